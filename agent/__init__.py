@@ -1,0 +1,1 @@
+"""Poki's game logic: rules, tracker, decision engine, house bots, tournaments."""

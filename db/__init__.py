@@ -1,0 +1,1 @@
+"""Opponent histories in SQLite; the only package that imports sqlite-utils."""
