@@ -1,0 +1,62 @@
+"""The `poki` command: one sub-command per job.
+
+Each sub-command lives in its own module and is imported only when run, so `poki --help`
+stays instant and a job's heavy imports (numpy tables, sqlite, irc) are paid by that job.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "info": ("agent.commands.info", "show the version, the evaluator backend and the config in use"),
+    "bench": ("agent.commands.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="poki",
+        description="Poki: a limit Texas Hold'em agent re-created from the University of "
+        "Alberta's Poki papers.",
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="settings file (default: config.toml in the working directory, else built-in defaults)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        cmd = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .config import ConfigError, load_config
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        args.settings = load_config(args.config)
+    except ConfigError as exc:
+        print(f"poki: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return int(args._module.run(args) or 0)
+    except KeyboardInterrupt:
+        print("poki: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

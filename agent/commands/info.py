@@ -1,0 +1,29 @@
+"""Show the installed version, which evaluator backend loaded, and the settings in use."""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from importlib.metadata import PackageNotFoundError, version
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    import evaluator_pyx
+
+    try:
+        ver = version("poki")
+    except PackageNotFoundError:
+        ver = "not installed"
+    info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "config": asdict(args.settings)}
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        print(f"poki {info['version']}")
+        print(f"evaluator backend: {info['evaluator_backend']}")
+        for section, values in info["config"].items():
+            print(f"[{section}] " + ", ".join(f"{k}={v}" for k, v in values.items()))
+    return 0
