@@ -14,6 +14,7 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("agent.commands.info", "show the version, the evaluator backend and the config in use"),
     "bench": ("agent.commands.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
+    "db": ("agent.commands.db", "the opponent database: stats, one player's model, recompute, check"),
 }
 
 

@@ -5,6 +5,7 @@ named instead of deep inside a hand.
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -45,12 +46,42 @@ class RandomConfig:
 
 
 @dataclass(frozen=True)
+class ModelConfig:
+    half_life_hands: float = 500.0
+    blend_observations: float = 20.0
+
+    def __post_init__(self) -> None:
+        for name in ("half_life_hands", "blend_observations"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigError(f"model.{name} must be a positive number, got {value!r}")
+            object.__setattr__(self, name, float(value))
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    path: str = "poki.sqlite"
+    synchronous: str = "normal"
+    batch_hands: int = 500
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.path, str) or not self.path.strip():
+            raise ConfigError(f"database.path must be a file name, got {self.path!r}")
+        if self.synchronous not in ("normal", "full"):
+            raise ConfigError(f"database.synchronous must be \"normal\" or \"full\", got {self.synchronous!r}")
+        if not isinstance(self.batch_hands, int) or self.batch_hands < 1:
+            raise ConfigError(f"database.batch_hands must be a positive integer, got {self.batch_hands!r}")
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig = field(default_factory=TableConfig)
     random: RandomConfig = field(default_factory=RandomConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    database: DatabaseConfig = field(default_factory=DatabaseConfig)
 
 
-_SECTIONS = {"table": TableConfig, "random": RandomConfig}
+_SECTIONS = {"table": TableConfig, "random": RandomConfig, "model": ModelConfig, "database": DatabaseConfig}
 
 
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:

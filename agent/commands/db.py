@@ -1,0 +1,133 @@
+"""Look after the opponent database: sizes, one player's model, rebuilding the models
+from the stored actions, and checking every invariant of the file."""
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from db.database import Database
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+
+    def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
+        return p
+
+    stats = with_db(sub.add_parser("stats", help="players, hands, actions, file size, migrations applied"))
+    stats.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    player = with_db(sub.add_parser("player", help="one player's 12-context model, decayed and lifetime"))
+    player.add_argument("nick", metavar="NICK")
+    player.add_argument("--network", default=None, help="the network the nick plays on (needed if on several)")
+    player.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    with_db(sub.add_parser("recompute", help="rebuild every model from the stored actions ([model] half_life_hands)"))
+    check = with_db(sub.add_parser("check", help="integrity check and every invariant (chips, whole hands, models)"))
+    check.add_argument("--no-models", action="store_true", help="skip comparing the models with a recomputation")
+
+
+def run(args: argparse.Namespace) -> int:
+    from db.database import Database, DatabaseError
+
+    path = args.db or args.settings.database.path
+    try:
+        with Database(path, create=False, synchronous=args.settings.database.synchronous) as database:
+            return _ACTIONS[args.db_command](database, args)
+    except DatabaseError as exc:
+        print(f"poki db: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:  # a file damaged past what `check` can report
+        print(f"poki db: {path}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _stats(database: Database, args: argparse.Namespace) -> int:
+    stats = database.stats()
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    counts = stats["counts"]
+    print(f"database: {stats['path']} ({stats['file_bytes'] / 1e6:.1f} MB, journal {stats['journal_mode']})")
+    print(f"players: {counts['players']} ({counts['aliases']} nicks)")
+    print(f"hands: {counts['hands']}" + "".join(f"\n  {net}: {n}" for net, n in stats["hands_by_network"].items()))
+    print(f"actions: {counts['actions']}  seats: {counts['seats']}  showdowns: {counts['showdowns']}  model rows: {counts['models']}")
+    print(f"model half-life: {stats['half_life_hands']:g} hands")
+    print(f"migrations applied: {', '.join(stats['migrations_applied']) or 'none'}")
+    if stats["migrations_pending"]:
+        print(f"migrations pending: {', '.join(stats['migrations_pending'])}")
+    return 0
+
+
+def _player(database: Database, args: argparse.Namespace) -> int:
+    from db.models import context_name
+
+    network = args.network
+    if network is None:
+        networks = database.networks_of(args.nick)
+        if not networks:
+            print(f"poki db: no player {args.nick!r} in {database.path}", file=sys.stderr)
+            return 1
+        if len(networks) > 1:
+            print(f"poki db: {args.nick!r} plays on {', '.join(networks)}: choose one with --network", file=sys.stderr)
+            return 1
+        network = networks[0]
+    elif database.player_id(args.nick, network) is None:
+        print(f"poki db: no player {args.nick!r} on network {network!r} in {database.path}", file=sys.stderr)
+        return 1
+    model = database.get(args.nick, network)
+    blend = args.settings.model.blend_observations
+    if args.json:
+        print(json.dumps({
+            "nick": model.nick, "network": model.network, "hands": model.hands, "half_life_hands": model.half_life,
+            "contexts": [
+                {
+                    "context": c, "name": context_name(c),
+                    "decayed": model.decayed[c], "decayed_total": model.decayed_totals[c],
+                    "lifetime": model.lifetime[c], "lifetime_total": model.lifetime_totals[c],
+                    "triple": model.triple(c, blend),
+                }
+                for c in range(len(model.decayed))
+            ],
+        }, indent=2))
+        return 0
+
+    def pct(triple) -> str:
+        return "   -    -    -" if triple is None else " ".join(f"{100 * x:4.0f}" for x in triple)
+
+    print(f"{model.nick} on {model.network}: {model.hands} hands dealt; half-life {model.half_life:g} hands")
+    print(f"{'context':17} {'decayed n':>9}  fold call raise %  {'lifetime n':>10}  fold call raise %   model triple")
+    for c in range(len(model.decayed)):
+        print(
+            f"{context_name(c):17} {model.decayed_totals[c]:9.1f}  {pct(model.frequencies(c)):17}  "
+            f"{model.lifetime_totals[c]:10d}  {pct(model.frequencies(c, decayed=False)):17}   {pct(model.triple(c, blend))}"
+        )
+    print(f"(model triple: decayed frequencies blended with the defaults until {blend:g} observations)")
+    return 0
+
+
+def _recompute(database: Database, args: argparse.Namespace) -> int:
+    old = database.half_life
+    new = args.settings.model.half_life_hands
+    rows = database.recompute(half_life=new)
+    change = f" (half-life {old:g} -> {new:g} hands)" if old != new else f" (half-life {new:g} hands)"
+    print(f"rebuilt {rows} model rows from {database.hand_count()} hands{change}")
+    return 0
+
+
+def _check(database: Database, args: argparse.Namespace) -> int:
+    problems = database.check(models=not args.no_models)
+    if problems:
+        for problem in problems:
+            print(problem)
+        print(f"{database.path}: {len(problems)} problem(s) found", file=sys.stderr)
+        return 1
+    print(f"{database.path}: ok ({database.hand_count()} hands; integrity, chips, whole hands"
+          f"{'' if args.no_models else ', models'} checked)")
+    return 0
+
+
+_ACTIONS = {"stats": _stats, "player": _player, "recompute": _recompute, "check": _check}

@@ -1,0 +1,649 @@
+"""Opponent histories in one SQLite file: every hand whole or not at all, each hand once,
+and the decayed per-context models updated in the same transaction as the hand.
+
+Durability: WAL with synchronous=NORMAL by default. A committed hand survives the
+program being killed at any instant (the WAL is written before COMMIT returns); a power
+cut or an OS crash may lose the last few commits but never corrupts the file or splits a
+hand, and hands come from logs or live tables where losing seconds is acceptable, while
+fsync on every commit would cost most of the write speed. `synchronous = "full"` in
+[database] makes every commit reach the disk before it returns.
+
+Concurrency: any number of readers alongside one writer at a time (WAL). Write
+transactions start with BEGIN IMMEDIATE so two writers queue instead of deadlocking, and
+the writer's in-memory copy of the models is dropped whenever PRAGMA data_version shows
+another connection has committed, so several writing processes stay correct.
+"""
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from agent.records import ACTION_CLASS, HandRecord, RecordError
+from evaluator_pyx.cards import cards_str
+
+from . import schema
+from .models import (
+    DEFAULT_HALF_LIFE,
+    N_CONTEXTS,
+    ContextCounts,
+    Decay,
+    PlayerModel,
+    PlayerState,
+    WriteReport,
+    apply_hand,
+)
+from .validate import validate_record
+
+SYNCHRONOUS = ("normal", "full")
+DEFAULT_BATCH = 500
+_DECISION_KINDS_SQL = "('f','k','c','b','r')"
+_MODEL_FIELDS = ("context", "fold_decayed", "call_decayed", "raise_decayed", "ref_hand", "fold_count", "call_count", "raise_count")
+_MODEL_COLUMNS = ", ".join(_MODEL_FIELDS)
+_IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
+
+
+class DatabaseError(Exception):
+    """A database file that cannot be used as it is; the message names the file."""
+
+
+def _state_from_rows(hands: int, rows: Iterable[tuple]) -> PlayerState:
+    state = PlayerState(hands)
+    for ctx, df, dc, dr, ref, lf, lc, lr in rows:
+        if ctx is not None:
+            state.contexts[ctx] = ContextCounts([df, dc, dr], ref, [lf, lc, lr])
+    return state
+
+
+class _Counters:
+    """The last hand and player numbers taken, read inside the write transaction."""
+
+    __slots__ = ("seq", "pid")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.seq: int = conn.execute("SELECT coalesce(max(seq), 0) FROM hands").fetchone()[0]
+        self.pid: int = conn.execute("SELECT coalesce(max(id), 0) FROM players").fetchone()[0]
+
+
+class _Prepared:
+    """The rows of one group of hands, ready to insert."""
+
+    __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts")
+
+    def __init__(self) -> None:
+        self.report = WriteReport()
+        self.players: list[tuple] = []
+        self.aliases: list[tuple] = []
+        self.hands: list[tuple] = []
+        self.seats: list[tuple] = []
+        self.actions: list[tuple] = []
+        self.shown: list[tuple] = []
+        self.results: list[tuple] = []
+        self.models: list[tuple] = []
+        self.hand_counts: list[tuple] = []
+
+
+def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
+    conn.executemany("INSERT INTO players (id, name, hands) VALUES (?, ?, 0)", p.players)
+    conn.executemany("INSERT INTO aliases (network, nick, player) VALUES (?, ?, ?)", p.aliases)
+    conn.executemany(
+        "INSERT INTO hands (seq, hand_id, network, source, started_at, small_blind, big_blind,"
+        " small_bet, big_bet, max_bets, board, players, pot, actions, shown)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        p.hands,
+    )
+    conn.executemany("INSERT INTO seats (hand, player, position, stack) VALUES (?,?,?,?)", p.seats)
+    conn.executemany(
+        "INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
+        " position, players_active, all_in, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        p.actions,
+    )
+    conn.executemany("INSERT INTO showdowns (hand, player, cards) VALUES (?,?,?)", p.shown)
+    conn.executemany("INSERT INTO results (hand, player, put_in, won) VALUES (?,?,?,?)", p.results)
+    conn.executemany(f"INSERT OR REPLACE INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.models)
+    conn.executemany("UPDATE players SET hands = ? WHERE id = ?", p.hand_counts)
+
+
+def _groups(
+    records: Iterable[HandRecord], network: str, size: int, report: WriteReport
+) -> Iterator[tuple[list[HandRecord], int]]:
+    """Valid records in groups of `size`, each with how many records it took; invalid
+    ones are listed in `report` and left out."""
+    group: list[HandRecord] = []
+    handled = 0
+    for record in records:
+        handled += 1
+        try:
+            validate_record(record, network)
+        except RecordError as exc:
+            report.rejected.append((str(getattr(record, "hand_id", "?")), str(exc)))
+        else:
+            group.append(record)
+            if len(group) >= size:
+                yield group, handled
+                group, handled = [], 0
+    if handled:
+        yield group, handled
+
+
+class Database:
+    """The Poki database. Implements the ModelStore protocol (get, write_hand)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        half_life: float | None = None,
+        create: bool = True,
+        synchronous: str = "normal",
+        batch_hands: int = DEFAULT_BATCH,
+        model_cache: int = 1024,
+        timeout: float = 30.0,
+    ) -> None:
+        """Open (and with `create`, make) the file and bring its schema up to date.
+        `half_life` None means the one the file was built with; a different number for a
+        file holding hands is an error until `recompute(half_life)` rebuilds the models."""
+        self.path = Path(path)
+        if synchronous not in SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, got {synchronous!r}")
+        if batch_hands < 1:
+            raise ValueError(f"batch_hands must be at least 1, got {batch_hands}")
+        if not create and not self.path.is_file():
+            raise DatabaseError(f"no database at {self.path}")
+        self.batch_hands = batch_hands
+        self.model_cache = model_cache
+        self._pid: dict[tuple[str, str], int] = {}
+        self._states: dict[int, PlayerState] = {}
+        self._lru: OrderedDict[tuple[str, str], PlayerModel] = OrderedDict()
+        self._data_version: int | None = None
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=timeout)
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"{self.path}: cannot open: {exc}") from None
+        try:
+            self.db = sqlite_utils.Database(conn, execute_plugins=False)
+            self._configure(synchronous)
+            self._migrate(create)
+            self.decay = self._settle_half_life(half_life)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise DatabaseError(f"{self.path}: not a usable SQLite database: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+
+    # -- opening -------------------------------------------------------------------------
+
+    def _configure(self, synchronous: str) -> None:
+        self.db.enable_wal()
+        conn = self.db.conn
+        conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: the by-player indexes stay hot
+        conn.execute("PRAGMA temp_store=MEMORY")
+        # Checkpoint every ~32 MiB of WAL rather than every 4 MiB: fewer fsyncs on long
+        # runs; the WAL file is cut back to 64 MiB after a checkpoint.
+        conn.execute("PRAGMA wal_autocheckpoint=8000")
+        conn.execute("PRAGMA journal_size_limit=67108864")
+
+    def _migrate(self, create: bool) -> None:
+        tables = set(self.db.table_names())
+        ours = "_sqlite_migrations" in tables and bool(schema.applied(self.db))
+        if not ours and tables - {"_sqlite_migrations"}:
+            raise DatabaseError(f"{self.path}: an SQLite file that is not a Poki database (tables: {sorted(tables)})")
+        if not ours and not create:
+            raise DatabaseError(f"{self.path}: an empty file, not a Poki database")
+        if schema.pending(self.db):
+            with self._write():  # under the write lock, so two openers cannot race
+                schema.migrations.apply(self.db)
+
+    def _settle_half_life(self, half_life: float | None) -> Decay:
+        stored = self._meta("half_life_hands")
+        if stored is not None and (half_life is None or float(stored) == float(half_life)):
+            return Decay(float(stored))
+        decay = Decay(DEFAULT_HALF_LIFE if half_life is None else half_life)
+        if stored is not None and self.hand_count() > 0:
+            raise DatabaseError(
+                f"{self.path} holds models decayed with a half-life of {float(stored):g} hands, "
+                f"not {decay.half_life:g}: run `poki db recompute` to rebuild them, or set "
+                f"[model] half_life_hands = {float(stored):g}"
+            )
+        with self._write():
+            self._set_meta("half_life_hands", repr(decay.half_life))
+        return decay
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    @property
+    def half_life(self) -> float:
+        return self.decay.half_life
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions and caches --------------------------------------------------------
+
+    def _sync_caches(self) -> None:
+        """Drop what this connection remembers if another connection has committed."""
+        version = self.db.conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._drop_caches()
+            self._data_version = version
+
+    def _drop_caches(self) -> None:
+        self._pid.clear()
+        self._states.clear()
+        self._lru.clear()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it is committed or none of it."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._sync_caches()
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            # The in-memory models may hold changes that were just rolled back.
+            self._drop_caches()
+            raise
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same committed state."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    # -- writing ------------------------------------------------------------------------
+
+    def write_hand(self, record: HandRecord, network: str) -> WriteReport:
+        """Store one hand and update its players' models in one transaction. A hand
+        already stored is counted as a duplicate; an inconsistent one raises RecordError
+        and nothing of it is written."""
+        validate_record(record, network)
+        return self._write_group([record], network)
+
+    def write_hands(
+        self,
+        records: Iterable[HandRecord],
+        network: str,
+        *,
+        batch_hands: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> WriteReport:
+        """Store many hands, committing `batch_hands` whole hands per transaction.
+        Inconsistent records are skipped and listed in the report with the reason;
+        `progress` is called with the number of records handled after each commit.
+        The file holds whole groups only, in order: an error stops the run after the
+        last group that committed."""
+        size = batch_hands or self.batch_hands
+        if size < 1:
+            raise ValueError(f"batch_hands must be at least 1, got {size}")
+        report = WriteReport()
+        for group, handled in _groups(records, network, size, report):
+            report.add(self._write_group(group, network))
+            if progress is not None:
+                progress(handled)
+        return report
+
+    def _write_group(self, records: list[HandRecord], network: str) -> WriteReport:
+        """Write already validated hands in one transaction, or nothing of them."""
+        if not records:
+            return WriteReport()
+        with self._write() as conn:
+            prepared = self._prepare(records, network, conn, _Counters(conn))
+            _insert(conn, prepared)
+        return prepared.report
+
+    def _existing_hand_ids(self, conn: sqlite3.Connection, hand_ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for i in range(0, len(hand_ids), _IN_CHUNK):
+            chunk = hand_ids[i : i + _IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in conn.execute(f"SELECT hand_id FROM hands WHERE hand_id IN ({marks})", chunk))
+        return found
+
+    def _state(self, conn: sqlite3.Connection, pid: int) -> PlayerState:
+        state = self._states.get(pid)
+        if state is None:
+            hands = conn.execute("SELECT hands FROM players WHERE id = ?", (pid,)).fetchone()[0]
+            rows = conn.execute(f"SELECT {_MODEL_COLUMNS} FROM models WHERE player = ?", (pid,))
+            state = self._states[pid] = _state_from_rows(hands, rows)
+        return state
+
+    def _prepare(
+        self, records: list[HandRecord], network: str, conn: sqlite3.Connection, counters: _Counters
+    ) -> _Prepared:
+        """Turn validated hands into rows and advance the models in memory (inside the
+        write transaction: a rollback drops the in-memory models with it)."""
+        out = _Prepared()
+        factor = self.decay.factor
+        existing = self._existing_hand_ids(conn, [r.hand_id for r in records])
+        touched_models: set[tuple[int, int]] = set()
+        touched_players: set[int] = set()
+        pid_cache = self._pid
+        seq = counters.seq
+        for rec in records:
+            if rec.hand_id in existing:
+                out.report.duplicates += 1
+                continue
+            existing.add(rec.hand_id)
+            seq += 1
+            pids = {}
+            for s in rec.seats:
+                pid = pid_cache.get((network, s.player))
+                if pid is None:
+                    pid = self._player_id(conn, network, s.player, counters, out)
+                pids[s.player] = pid
+            states = {nick: self._state(conn, pid) for nick, pid in pids.items()}
+            for nick, ctx in apply_hand(states, rec, factor):
+                touched_models.add((pids[nick], ctx))
+            touched_players.update(pids.values())
+            pot = 0
+            for r in rec.results:
+                out.results.append((seq, pids[r.player], r.put_in, r.won))
+                pot += r.put_in
+            out.hands.append((
+                seq, rec.hand_id, network, rec.source, rec.started_at, rec.small_blind,
+                rec.big_blind, rec.small_bet, rec.big_bet, rec.max_bets, cards_str(rec.board),
+                len(rec.seats), pot, len(rec.actions), len(rec.shown),
+            ))
+            for s in rec.seats:
+                out.seats.append((seq, pids[s.player], s.position, s.stack))
+            for i, a in enumerate(rec.actions):
+                btc = a.bets_to_call
+                out.actions.append((
+                    seq, i, pids[a.player], a.round, a.kind, a.amount, btc, a.raises,
+                    a.position, a.players_active, a.all_in, 3 * a.round + (btc if btc < 2 else 2),
+                ))
+            for s in rec.shown:
+                out.shown.append((seq, pids[s.player], cards_str(s.cards)))
+            out.report.stored += 1
+            for nick in pids:
+                self._lru.pop((network, nick), None)
+        counters.seq = seq
+        states_by_pid = self._states
+        for pid, ctx in touched_models:
+            cc = states_by_pid[pid].contexts[ctx]
+            out.models.append((pid, ctx, *cc.decayed, cc.ref, *cc.lifetime))  # type: ignore[union-attr]
+        out.hand_counts = [(states_by_pid[pid].hands, pid) for pid in touched_players]
+        return out
+
+    def _player_id(
+        self, conn: sqlite3.Connection, network: str, nick: str, counters: _Counters, out: _Prepared
+    ) -> int:
+        row = conn.execute("SELECT player FROM aliases WHERE network = ? AND nick = ?", (network, nick)).fetchone()
+        if row is None:
+            counters.pid += 1
+            pid = counters.pid
+            out.players.append((pid, nick))
+            out.aliases.append((network, nick, pid))
+            self._states[pid] = PlayerState(0)
+        else:
+            pid = row[0]
+        self._pid[(network, nick)] = pid
+        return pid
+
+    # -- reading models -----------------------------------------------------------------
+
+    def get(self, nick: str, network: str) -> PlayerModel:
+        """The model of one player, in one indexed query (or from the cache); a player
+        never seen gets an empty model."""
+        self._sync_caches()
+        key = (network, nick)
+        model = None if self.db.conn.in_transaction else self._lru.get(key)
+        if model is not None:
+            self._lru.move_to_end(key)
+            return model
+        rows = self.db.conn.execute(
+            f"SELECT p.hands, {', '.join('m.' + c for c in _MODEL_FIELDS)}"
+            " FROM aliases a JOIN players p ON p.id = a.player"
+            " LEFT JOIN models m ON m.player = p.id"
+            " WHERE a.network = ? AND a.nick = ?",
+            key,
+        ).fetchall()
+        if not rows:
+            return PlayerModel.empty(nick, network, self.decay.half_life)
+        model = _state_from_rows(rows[0][0], (r[1:] for r in rows)).snapshot(nick, network, self.decay)
+        # Inside an open read transaction the rows may be older than the data_version
+        # just seen, so only a model read on its own is cached.
+        if not self.db.conn.in_transaction:
+            self._lru[key] = model
+            if len(self._lru) > self.model_cache:
+                self._lru.popitem(last=False)
+        return model
+
+    def player_id(self, nick: str, network: str) -> int | None:
+        row = self.db.conn.execute(
+            "SELECT player FROM aliases WHERE network = ? AND nick = ?", (network, nick)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def networks_of(self, nick: str) -> list[str]:
+        """The networks a nick has been seen on."""
+        return [r[0] for r in self.db.conn.execute("SELECT network FROM aliases WHERE nick = ? ORDER BY network", (nick,))]
+
+    # -- recomputation ------------------------------------------------------------------
+
+    def recomputed_states(self, decay: Decay | None = None) -> dict[int, PlayerState]:
+        """Every player's model rebuilt from the stored seats and actions alone, replaying
+        the hands in the order they were stored (with this file's decay unless given)."""
+        decay = decay or self.decay
+        states: dict[int, PlayerState] = defaultdict(PlayerState)
+        with self.snapshot() as conn:
+            for (pid,) in conn.execute("SELECT id FROM players"):
+                states[pid] = PlayerState(0)
+            seats = conn.execute("SELECT hand, player FROM seats ORDER BY hand")
+            actions = groupby(
+                conn.execute(
+                    f"SELECT hand, player, context, kind FROM actions WHERE kind IN {_DECISION_KINDS_SQL}"
+                    " ORDER BY hand, ord"
+                ),
+                key=lambda row: row[0],
+            )
+            pending = next(actions, None)
+            for hand, seated in groupby(seats, key=lambda row: row[0]):
+                for _, pid in seated:
+                    states[pid].hands += 1
+                while pending is not None and pending[0] < hand:
+                    pending = next(actions, None)  # actions of an unseated hand: `check` reports them
+                if pending is not None and pending[0] == hand:
+                    for _, pid, ctx, kind in pending[1]:
+                        states[pid].observe(ctx, ACTION_CLASS[kind], decay.factor)
+                    pending = next(actions, None)
+        return dict(states)
+
+    def stored_states(self) -> dict[int, PlayerState]:
+        with self.snapshot() as conn:
+            hands = dict(conn.execute("SELECT id, hands FROM players"))
+            rows = conn.execute(f"SELECT player, {_MODEL_COLUMNS} FROM models ORDER BY player")
+            by_player = {pid: list(group) for pid, group in groupby(rows, key=lambda r: r[0])}
+        return {pid: _state_from_rows(n, (r[1:] for r in by_player.get(pid, ()))) for pid, n in hands.items()}
+
+    def compare_models(self, tolerance: float = 1e-9) -> list[str]:
+        """Differences between the stored models and a recomputation (empty if none),
+        decayed counts compared as seen from each player's latest hand."""
+        with self.snapshot():
+            stored = self.stored_states()
+            fresh = self.recomputed_states()
+        return _compare_states(stored, fresh, self.decay, tolerance)
+
+    def recompute(self, half_life: float | None = None) -> int:
+        """Rebuild the models table (and the players' hand counters) from the stored
+        actions, with a new half-life if given. Returns the number of model rows."""
+        decay = self.decay if half_life is None else Decay(half_life)
+        with self._write() as conn:
+            states = self.recomputed_states(decay)
+            conn.execute("DELETE FROM models")
+            rows = [
+                (pid, ctx, *cc.decayed, cc.ref, *cc.lifetime)
+                for pid, state in states.items()
+                for ctx, cc in enumerate(state.contexts)
+                if cc is not None
+            ]
+            conn.executemany(f"INSERT INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            conn.executemany("UPDATE players SET hands = ? WHERE id = ?", [(s.hands, p) for p, s in states.items()])
+            self._set_meta("half_life_hands", repr(decay.half_life))
+        self.decay = decay
+        self._drop_caches()
+        return len(rows)
+
+    # -- inspection ---------------------------------------------------------------------
+
+    def hand_count(self) -> int:
+        return self.db.conn.execute("SELECT count(*) FROM hands").fetchone()[0]
+
+    def has_hand(self, hand_id: str) -> bool:
+        return self.db.conn.execute("SELECT 1 FROM hands WHERE hand_id = ?", (hand_id,)).fetchone() is not None
+
+    def migrations_applied(self) -> list[str]:
+        return schema.applied(self.db)
+
+    def stats(self) -> dict[str, Any]:
+        """Sizes and settings, as printed by `poki db stats`."""
+        with self.snapshot() as conn:
+            counts = {
+                t: conn.execute(f"SELECT count(*) FROM [{t}]").fetchone()[0]
+                for t in ("players", "aliases", "hands", "seats", "actions", "showdowns", "results", "models")
+            }
+            networks = dict(conn.execute("SELECT network, count(*) FROM hands GROUP BY network ORDER BY network"))
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+        return {
+            "path": str(self.path),
+            "file_bytes": size,
+            "counts": counts,
+            "hands_by_network": networks,
+            "half_life_hands": self.decay.half_life,
+            "journal_mode": self.db.journal_mode,
+            "migrations_applied": self.migrations_applied(),
+            "migrations_pending": schema.pending(self.db),
+        }
+
+    def check(self, *, integrity: bool = True, models: bool = True, limit: int = 20) -> list[str]:
+        """Every invariant of a Poki database, in one read transaction; returns the
+        problems found (at most `limit` examples of each), empty when all is well."""
+        problems: list[str] = []
+
+        def report(what: str, rows: list) -> None:
+            for row in rows[:limit]:
+                problems.append(f"{what}: {row if len(row) > 1 else row[0]}")
+            if len(rows) > limit:
+                problems.append(f"{what}: ... {len(rows) - limit} more")
+
+        with self.snapshot() as conn:
+            if integrity:
+                try:
+                    result = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+                except sqlite3.DatabaseError as exc:
+                    result = [str(exc)]
+                if result != ["ok"]:
+                    # Nothing else can be trusted, or even read, in a damaged file.
+                    return [f"integrity_check: {r}" for r in result[:limit]]
+            report("foreign key", conn.execute("PRAGMA foreign_key_check").fetchall())
+            report(
+                "hand incomplete (hand_id, seats, results, actions, shown)",
+                conn.execute(
+                    """SELECT h.hand_id, coalesce(s.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(w.n, 0)
+                    FROM hands h
+                    LEFT JOIN (SELECT hand, count(*) n FROM seats GROUP BY hand) s ON s.hand = h.seq
+                    LEFT JOIN (SELECT hand, count(*) n FROM results GROUP BY hand) r ON r.hand = h.seq
+                    LEFT JOIN (SELECT hand, count(*) n FROM actions GROUP BY hand) a ON a.hand = h.seq
+                    LEFT JOIN (SELECT hand, count(*) n FROM showdowns GROUP BY hand) w ON w.hand = h.seq
+                    WHERE coalesce(s.n, 0) != h.players OR coalesce(r.n, 0) != h.players
+                       OR coalesce(a.n, 0) != h.actions OR coalesce(w.n, 0) != h.shown"""
+                ).fetchall(),
+            )
+            report(
+                "chips do not balance (hand_id, put in, won, pot)",
+                conn.execute(
+                    """SELECT h.hand_id, sum(r.put_in), sum(r.won), h.pot FROM results r
+                    JOIN hands h ON h.seq = r.hand GROUP BY r.hand
+                    HAVING sum(r.put_in) != sum(r.won) OR sum(r.put_in) != h.pot"""
+                ).fetchall(),
+            )
+            report(
+                "actions do not add up to put_in (hand, player, actions, put_in)",
+                conn.execute(
+                    """SELECT r.hand, r.player, coalesce(a.total, 0), r.put_in FROM results r
+                    LEFT JOIN (SELECT hand, player, sum(amount) total FROM actions GROUP BY hand, player) a
+                      ON a.hand = r.hand AND a.player = r.player
+                    WHERE coalesce(a.total, 0) != r.put_in"""
+                ).fetchall(),
+            )
+            for table in ("actions", "showdowns", "results"):
+                report(
+                    f"{table} row of a player not seated (hand, player)",
+                    conn.execute(
+                        f"""SELECT t.hand, t.player FROM {table} t
+                        LEFT JOIN seats s ON s.hand = t.hand AND s.player = t.player
+                        WHERE s.player IS NULL"""
+                    ).fetchall(),
+                )
+            report(
+                "action context is not 3 * round + min(bets_to_call, 2) (hand, ord)",
+                conn.execute(
+                    "SELECT hand, ord FROM actions WHERE context != 3 * round + min(bets_to_call, 2)"
+                ).fetchall(),
+            )
+            report(
+                "player's hand counter differs from seats (player, counter, seats)",
+                conn.execute(
+                    """SELECT p.id, p.hands, coalesce(s.n, 0) FROM players p
+                    LEFT JOIN (SELECT player, count(*) n FROM seats GROUP BY player) s ON s.player = p.id
+                    WHERE p.hands != coalesce(s.n, 0)"""
+                ).fetchall(),
+            )
+            if models:
+                problems.extend(self.compare_models()[:limit])
+        return problems
+
+
+def _compare_states(
+    stored: dict[int, PlayerState], fresh: dict[int, PlayerState], decay: Decay, tolerance: float
+) -> list[str]:
+    problems = []
+    for pid in sorted(set(stored) | set(fresh)):
+        a = stored.get(pid, PlayerState(0))
+        b = fresh.get(pid, PlayerState(0))
+        if a.hands != b.hands:
+            problems.append(f"model of player {pid}: hand counter {a.hands}, recomputed {b.hands}")
+        for ctx in range(N_CONTEXTS):
+            ca, cb = a.contexts[ctx] or ContextCounts(), b.contexts[ctx] or ContextCounts()
+            if ca.lifetime != cb.lifetime:
+                problems.append(f"model of player {pid} context {ctx}: lifetime {ca.lifetime}, recomputed {cb.lifetime}")
+            da = ca.decayed_at(a.hands, decay.factor)
+            db = cb.decayed_at(b.hands, decay.factor)
+            if any(not math.isclose(x, y, rel_tol=0.0, abs_tol=tolerance) for x, y in zip(da, db)):
+                problems.append(f"model of player {pid} context {ctx}: decayed {da}, recomputed {db}")
+    return problems
+
+
+__all__ = ["Database", "DatabaseError", "SYNCHRONOUS", "DEFAULT_BATCH"]

@@ -1,0 +1,266 @@
+"""Decayed per-context betting-frequency models: the arithmetic, the read-only model the
+modeler sees, the store protocol, and a store that lives in memory.
+
+A player's observations age by the player's own hands (seed 004 asks for a decay so that
+recent play counts more): every hand the player is dealt into multiplies the weight of
+everything seen before by 0.5 ** (1 / half_life), so an observation made h hands ago
+weighs 0.5 ** (h / half_life). Counts are kept lazily, as (count as of hand `ref`, ref),
+and scaled only when they are read or added to, so an update is O(1) however long the
+player has been away. The database and the in-memory store share this code, so the two
+can never disagree on the math.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from agent.records import ACTION_CLASS, BLIND_KINDS, HandRecord
+
+N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
+FOLD, CALL, RAISE = 0, 1, 2
+
+# Triples a context starts from before the player has shown anything (DESIGN.md):
+# facing no bet folding is pointless; facing bets a player folds more the more they face.
+DEFAULT_TRIPLES: tuple[tuple[float, float, float], ...] = (
+    (0.0, 0.5, 0.5),
+    (0.5, 0.3, 0.2),
+    (0.7, 0.2, 0.1),
+) * 4
+DEFAULT_HALF_LIFE = 500.0
+DEFAULT_BLEND_OBSERVATIONS = 20.0
+
+Triple = tuple[float, float, float]
+
+
+def context_name(context: int) -> str:
+    """'flop, 1 bet' for context 4."""
+    rnd = ("preflop", "flop", "turn", "river")[context // 3]
+    bets = ("0 bets", "1 bet", "2+ bets")[context % 3]
+    return f"{rnd}, {bets}"
+
+
+class Decay:
+    """The one definition of how observations age."""
+
+    __slots__ = ("half_life", "factor")
+
+    def __init__(self, half_life: float) -> None:
+        if isinstance(half_life, bool) or not isinstance(half_life, (int, float)):
+            raise ValueError(f"half-life must be a number of hands, got {half_life!r}")
+        if not (math.isfinite(half_life) and half_life > 0):
+            raise ValueError(f"half-life must be a positive number of hands, got {half_life!r}")
+        self.half_life = float(half_life)
+        self.factor = 0.5 ** (1.0 / self.half_life)
+
+    def weight(self, elapsed: int) -> float:
+        """What one observation made `elapsed` of the player's hands ago weighs now."""
+        return self.factor**elapsed
+
+
+class ContextCounts:
+    """One context of one player: decayed (fold, call, raise) as of the player's hand
+    `ref`, and lifetime counts."""
+
+    __slots__ = ("decayed", "ref", "lifetime")
+
+    def __init__(
+        self, decayed: list[float] | None = None, ref: int = 0, lifetime: list[int] | None = None
+    ) -> None:
+        self.decayed = decayed if decayed is not None else [0.0, 0.0, 0.0]
+        self.ref = ref
+        self.lifetime = lifetime if lifetime is not None else [0, 0, 0]
+
+    def observe(self, action_class: int, now: int, factor: float) -> None:
+        """Add one observation made in the player's hand `now` (never before `ref`)."""
+        d = self.decayed
+        if now != self.ref:
+            k = factor ** (now - self.ref)
+            d[0] *= k
+            d[1] *= k
+            d[2] *= k
+            self.ref = now
+        d[action_class] += 1.0
+        self.lifetime[action_class] += 1
+
+    def decayed_at(self, now: int, factor: float) -> Triple:
+        """The decayed counts as seen from the player's hand `now`."""
+        k = factor ** (now - self.ref)
+        d = self.decayed
+        return (d[0] * k, d[1] * k, d[2] * k)
+
+
+class PlayerState:
+    """Everything the model of one player needs: the player's hand counter and the 12
+    contexts (None where nothing was ever observed)."""
+
+    __slots__ = ("hands", "contexts")
+
+    def __init__(self, hands: int = 0) -> None:
+        self.hands = hands
+        self.contexts: list[ContextCounts | None] = [None] * N_CONTEXTS
+
+    def observe(self, context: int, action_class: int, factor: float) -> ContextCounts:
+        cc = self.contexts[context]
+        if cc is None:
+            cc = self.contexts[context] = ContextCounts()
+        cc.observe(action_class, self.hands, factor)
+        return cc
+
+    def snapshot(self, nick: str, network: str, decay: Decay) -> PlayerModel:
+        decayed = []
+        lifetime = []
+        for cc in self.contexts:
+            if cc is None:
+                decayed.append((0.0, 0.0, 0.0))
+                lifetime.append((0, 0, 0))
+            else:
+                decayed.append(cc.decayed_at(self.hands, decay.factor))
+                lifetime.append(tuple(cc.lifetime))
+        return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime))
+
+
+def apply_hand(
+    states: dict[str, PlayerState], record: HandRecord, factor: float
+) -> set[tuple[str, int]]:
+    """Advance every seated player's hand counter and add the hand's decisions to their
+    models (blinds are forced, so they say nothing about the player); `states` maps each
+    seated nick to its state. Returns the (nick, context) pairs that changed."""
+    for seat in record.seats:
+        states[seat.player].hands += 1
+    touched = set()
+    for act in record.actions:
+        kind = act.kind
+        if kind in BLIND_KINDS:
+            continue
+        btc = act.bets_to_call
+        context = 3 * act.round + (btc if btc < 2 else 2)
+        states[act.player].observe(context, ACTION_CLASS[kind], factor)
+        touched.add((act.player, context))
+    return touched
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerModel:
+    """What the modeler reads about one opponent: per context the decayed and lifetime
+    (fold, call, raise) counts, and how many hands the player has been dealt into."""
+
+    nick: str
+    network: str
+    hands: int
+    half_life: float
+    decayed: tuple[Triple, ...]  # 12 contexts, weighted as of the player's latest hand
+    lifetime: tuple[tuple[int, int, int], ...]  # 12 contexts, plain counts
+
+    @classmethod
+    def empty(cls, nick: str, network: str, half_life: float) -> PlayerModel:
+        return cls(nick, network, 0, half_life, ((0.0, 0.0, 0.0),) * N_CONTEXTS, ((0, 0, 0),) * N_CONTEXTS)
+
+    @property
+    def decayed_totals(self) -> tuple[float, ...]:
+        return tuple(sum(t) for t in self.decayed)
+
+    @property
+    def lifetime_totals(self) -> tuple[int, ...]:
+        return tuple(sum(t) for t in self.lifetime)
+
+    def frequencies(self, context: int, decayed: bool = True) -> Triple | None:
+        """Observed (fold, call, raise) frequencies in a context; None with no data."""
+        counts = self.decayed[context] if decayed else self.lifetime[context]
+        total = sum(counts)
+        if total <= 0:
+            return None
+        return (counts[0] / total, counts[1] / total, counts[2] / total)
+
+    def triple(self, context: int, blend_observations: float = DEFAULT_BLEND_OBSERVATIONS) -> Triple:
+        """The decayed frequencies blended with the context's default triple, the data's
+        share growing linearly until the context holds `blend_observations` (decayed)
+        observations."""
+        default = DEFAULT_TRIPLES[context]
+        counts = self.decayed[context]
+        total = sum(counts)
+        if total <= 0:
+            return default
+        w = min(1.0, total / blend_observations) if blend_observations > 0 else 1.0
+        return tuple((1.0 - w) * default[i] + w * counts[i] / total for i in range(3))  # type: ignore[return-value]
+
+
+@runtime_checkable
+class ModelStore(Protocol):
+    """Where the modeler gets opponent models and where finished hands go: the SQLite
+    `db.Database` and the in-memory `MemoryModelStore` both provide it."""
+
+    def get(self, nick: str, network: str) -> PlayerModel: ...
+
+    def write_hand(self, record: HandRecord, network: str) -> WriteReport: ...
+
+
+@dataclass
+class WriteReport:
+    """What became of the hands given to a store."""
+
+    stored: int = 0
+    duplicates: int = 0
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (hand id, reason)
+
+    def add(self, other: WriteReport) -> None:
+        self.stored += other.stored
+        self.duplicates += other.duplicates
+        self.rejected.extend(other.rejected)
+
+    def __str__(self) -> str:
+        return f"{self.stored} stored, {self.duplicates} duplicates, {len(self.rejected)} rejected"
+
+
+class MemoryModelStore:
+    """The same models without a database, for play with nothing stored: hands are
+    checked and counted once each exactly as the database does."""
+
+    def __init__(self, half_life: float = DEFAULT_HALF_LIFE) -> None:
+        self.decay = Decay(half_life)
+        self._players: dict[tuple[str, str], PlayerState] = {}
+        self._hand_ids: set[str] = set()
+
+    @property
+    def half_life(self) -> float:
+        return self.decay.half_life
+
+    def write_hand(self, record: HandRecord, network: str) -> WriteReport:
+        """Raise RecordError for an inconsistent hand; a hand already seen is a duplicate."""
+        from .validate import validate_record
+
+        validate_record(record, network)
+        if record.hand_id in self._hand_ids:
+            return WriteReport(duplicates=1)
+        self._hand_ids.add(record.hand_id)
+        states = {}
+        for seat in record.seats:
+            key = (network, seat.player)
+            state = self._players.get(key)
+            if state is None:
+                state = self._players[key] = PlayerState()
+            states[seat.player] = state
+        apply_hand(states, record, self.decay.factor)
+        return WriteReport(stored=1)
+
+    def write_hands(self, records: Iterable[HandRecord], network: str) -> WriteReport:
+        from agent.records import RecordError
+
+        report = WriteReport()
+        for record in records:
+            try:
+                report.add(self.write_hand(record, network))
+            except RecordError as exc:
+                report.rejected.append((str(getattr(record, "hand_id", "?")), str(exc)))
+        return report
+
+    def get(self, nick: str, network: str) -> PlayerModel:
+        state = self._players.get((network, nick))
+        if state is None:
+            return PlayerModel.empty(nick, network, self.decay.half_life)
+        return state.snapshot(nick, network, self.decay)
+
+    def players(self) -> list[tuple[str, str]]:
+        """(network, nick) of every player seen."""
+        return sorted(self._players)

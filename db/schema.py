@@ -1,0 +1,140 @@
+"""The schema, as sqlite-utils migrations: a file records which ones it has had, and
+opening it applies the rest in order. Never edit a released migration; add a new one.
+
+Tables read by the hot paths are WITHOUT ROWID, clustered on their primary key: a hand's
+actions are one contiguous range keyed (hand, ord), and one player's model is one range
+keyed (player, context), so inserting an action touches one b-tree plus the by-player
+index, and loading a model is one range scan.
+"""
+from __future__ import annotations
+
+from sqlite_utils import Database as _SUDatabase
+from sqlite_utils.migrations import Migrations
+
+MIGRATION_SET = "poki"
+migrations = Migrations(MIGRATION_SET)
+
+
+def _create_without_rowid(db: _SUDatabase, name: str, columns: dict, pk: tuple[str, ...], **kwargs) -> None:
+    sql = db.create_table_sql(name, columns, pk=pk, not_null=list(columns), **kwargs)
+    db.execute(sql.strip().rstrip(";") + " WITHOUT ROWID")
+
+
+@migrations()
+def m001_initial(db: _SUDatabase) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["players"].create(
+        {"id": int, "name": str, "hands": int},
+        pk="id",
+        not_null=["name", "hands"],
+        defaults={"hands": 0},
+    )
+    # A player is known by (network, nick); several aliases may name one player.
+    db["aliases"].create(
+        {"network": str, "nick": str, "player": int},
+        pk=("network", "nick"),
+        not_null=["network", "nick", "player"],
+        foreign_keys=[("player", "players", "id")],
+    )
+    db["aliases"].create_index(["player"], index_name="aliases_by_player")
+    # seq is the order hands were stored in: the order the models saw them. players,
+    # actions and shown count the rows the hand has in seats, actions and showdowns, so a
+    # hand can be seen to be whole; pot is the chips put in.
+    db["hands"].create(
+        {
+            "seq": int,
+            "hand_id": str,
+            "network": str,
+            "source": str,
+            "started_at": float,
+            "small_blind": int,
+            "big_blind": int,
+            "small_bet": int,
+            "big_bet": int,
+            "max_bets": int,
+            "board": str,
+            "players": int,
+            "pot": int,
+            "actions": int,
+            "shown": int,
+        },
+        pk="seq",
+        not_null=[
+            "hand_id", "network", "source", "small_blind", "big_blind", "small_bet",
+            "big_bet", "max_bets", "board", "players", "pot", "actions", "shown",
+        ],
+    )
+    db["hands"].create_index(["hand_id"], index_name="hands_by_hand_id", unique=True)
+    by_hand_player = [("hand", "hands", "seq"), ("player", "players", "id")]
+    _create_without_rowid(
+        db, "seats",
+        {"hand": int, "player": int, "position": int, "stack": int},
+        pk=("hand", "player"), foreign_keys=by_hand_player,
+    )
+    _create_without_rowid(
+        db, "actions",
+        {
+            "hand": int,
+            "ord": int,
+            "player": int,
+            "round": int,
+            "kind": str,
+            "amount": int,
+            "bets_to_call": int,
+            "raises": int,
+            "position": int,
+            "players_active": int,
+            "all_in": int,
+            "context": int,
+        },
+        pk=("hand", "ord"), foreign_keys=by_hand_player,
+    )
+    _create_without_rowid(
+        db, "showdowns", {"hand": int, "player": int, "cards": str},
+        pk=("hand", "player"), foreign_keys=by_hand_player,
+    )
+    _create_without_rowid(
+        db, "results", {"hand": int, "player": int, "put_in": int, "won": int},
+        pk=("hand", "player"), foreign_keys=by_hand_player,
+    )
+    # fold/call/raise_decayed are as of the player's hand ref_hand; scale them by
+    # 0.5 ** ((players.hands - ref_hand) / half_life) to read them now.
+    _create_without_rowid(
+        db, "models",
+        {
+            "player": int,
+            "context": int,
+            "fold_decayed": float,
+            "call_decayed": float,
+            "raise_decayed": float,
+            "ref_hand": int,
+            "fold_count": int,
+            "call_count": int,
+            "raise_count": int,
+        },
+        pk=("player", "context"), foreign_keys=[("player", "players", "id")],
+    )
+    # The by-player indexes lead with (player, hand): hands arrive in order, so each
+    # player's entries grow at one end, which keeps inserts local and fast; the rest of
+    # the actions index covers the report's usual filters (VPIP, PFR, aggression, context
+    # frequencies). A player's results and showdowns are reached through seats_by_player
+    # and their (hand, player) keys, as the player_hands view does, rather than paying for
+    # two more indexes on every hand written.
+    db["seats"].create_index(["player", "hand"], index_name="seats_by_player")
+    db["actions"].create_index(["player", "hand", "context", "kind"], index_name="actions_by_player")
+    db.create_view(
+        "player_hands",
+        """SELECT s.hand, s.player, s.position, s.stack, r.put_in, r.won, r.won - r.put_in AS net,
+                  w.cards AS shown
+           FROM seats s
+           JOIN results r ON r.hand = s.hand AND r.player = s.player
+           LEFT JOIN showdowns w ON w.hand = s.hand AND w.player = s.player""",
+    )
+
+
+def applied(db: _SUDatabase) -> list[str]:
+    return [m.name for m in migrations.applied(db)]
+
+
+def pending(db: _SUDatabase) -> list[str]:
+    return [m.name for m in migrations.pending(db)]
