@@ -1,0 +1,151 @@
+# C-level API of the hand evaluator, for other Cython modules' hot loops.
+#
+#     from evaluator_pyx._core cimport EvalTables, eval_tables, evaluate_key, KEY_INIT
+#     cdef const EvalTables* T = eval_tables()      # once, at module level
+#
+# Cards are ints 0..51 (4 * rank + suit) and hands 64-bit masks, card bit 16 * suit + rank
+# (cards.py; the suit-word layout of seed 001, shared/seeds/001_c47ec4d8986de367.txt,
+# Mick West). Values are 1..7462, higher
+# better, equal to _reference.evaluate for 5, 6 and 7 cards.
+#
+# Two ways to evaluate:
+#   evaluate_mask(T, mask)        from a mask alone.
+#   evaluate_key(T, key, mask)    from an incremental hand key plus the same hand's mask:
+#                                 key = KEY_INIT + sum of T.card_keys[c] over its cards.
+#                                 Keys add, so a loop keeps a board's key (mask_key) and
+#                                 adds a holding's (T.holding_keys[i], the HOLDINGS order)
+#                                 and ORs the masks (T.holding_masks[i]).
+#
+# A key's low 32 bits are the sum of per-rank keys (unique for every multiset of up to 7
+# ranks, so it identifies the hand's ranks); bits 32 + 4 * suit hold a counter per suit
+# that starts at 3 (KEY_INIT), so it reaches 8, setting bit 3 of its nibble, exactly when
+# that suit has 5 cards; with at most 7 cards no counter overflows into the next nibble.
+#
+# Every function here reads only inside the tables whatever the key or mask (card_key
+# needs a card 0..51), but values are only meaningful for 5 to 7 distinct cards, and a
+# key holds at most 7 cards.
+from libc.stdint cimport uint16_t, uint32_t, uint64_t
+
+cdef extern from *:
+    """
+    #define POKI_KEY_INIT        (0x3333ULL << 32)
+    #define POKI_KEY_FLUSH_BITS  (0x8888ULL << 32)
+    #define POKI_VALID_MASK_BITS 0x1fff1fff1fff1fffULL
+    #define POKI_RANK_SUM_MASK   0x1ffffffU
+    #define POKI_SUIT_WORD_FLUSH 0x02000000U
+    #define poki_ctz64(x)        ((unsigned)__builtin_ctzll(x))
+    #define poki_popcount64(x)   ((unsigned)__builtin_popcountll(x))
+    """
+    # Key of the empty hand: every suit counter at 3.
+    const uint64_t KEY_INIT "POKI_KEY_INIT"
+    # Bit 3 of each suit counter: set in a key exactly when that suit has 5+ cards.
+    const uint64_t KEY_FLUSH_BITS "POKI_KEY_FLUSH_BITS"
+    # The 52 bits that are cards (bits 13-15 of each suit word are not).
+    const uint64_t VALID_MASK_BITS "POKI_VALID_MASK_BITS"
+    # Rank-key sums of any set of cards are below 2**25; masking with this keeps every
+    # table index in bounds whatever the input.
+    const uint32_t RANK_SUM_MASK "POKI_RANK_SUM_MASK"
+    # Bit 25 of a suit-word entry: the word has 5+ cards.
+    const uint32_t SUIT_WORD_FLUSH "POKI_SUIT_WORD_FLUSH"
+    unsigned ctz64 "poki_ctz64"(uint64_t x) noexcept nogil
+    unsigned popcount64 "poki_popcount64"(uint64_t x) noexcept nogil
+
+cdef enum:
+    N_VALUES = 7462
+    N_HOLDINGS = 1326
+    SUIT_WORDS = 8192
+    # Perfect hash of a rank-key sum k: rank_values[(k >> HASH_ROW_BITS) + hash_offsets[k & HASH_ROW_MASK]].
+    HASH_ROW_BITS = 14
+    HASH_ROWS = 1 << HASH_ROW_BITS
+    HASH_ROW_MASK = HASH_ROWS - 1
+    # Room for every in-bounds index: the filled part plus (2**25 >> HASH_ROW_BITS).
+    RANK_TABLE_CAPACITY = 80000
+
+ctypedef struct EvalTables:
+    # Per 13-bit suit word w: bits 0-24 the sum of the rank keys of w's ranks, bit 25 set
+    # if w has 5+ cards, bits 26-31 the number of cards in w. Summed over a mask's four
+    # words: the rank-key sum, the flush bit, and the card count (bit 25 carries into the
+    # count only when two suits have 5+ cards, which makes the count 11 or more anyway).
+    uint32_t suit_words[SUIT_WORDS]
+    # Value of the best flush (or straight flush) in a suit word with 5+ cards, else 0.
+    uint16_t flush_values[SUIT_WORDS]
+    uint32_t hash_offsets[HASH_ROWS]
+    # Value of the best non-flush five of each rank multiset of 5-7 cards, by hashed key.
+    uint16_t rank_values[RANK_TABLE_CAPACITY]
+    # Incremental key of each card 0..51: its rank key + 1 in its suit's counter.
+    uint64_t card_keys[52]
+    # Key of each rank 0..12 (the low 32 bits of a card key).
+    uint32_t rank_keys[13]
+    # The 1326 two-card holdings in HOLDINGS order (cards.py: (a, b), a < b, by a then b):
+    # their masks, and their keys (the sum of the two card keys, without KEY_INIT), so a
+    # hand of board + holding i is key board_key + holding_keys[i], mask board | holding_masks[i].
+    uint64_t holding_masks[N_HOLDINGS]
+    uint64_t holding_keys[N_HOLDINGS]
+
+
+# The tables, built when evaluator_pyx._core is imported. Read-only.
+cdef const EvalTables* eval_tables() noexcept nogil
+
+
+cdef inline uint64_t card_key(const EvalTables* t, int card) noexcept nogil:
+    """Incremental key of one card 0..51; add to a hand key to add the card."""
+    return t.card_keys[card]
+
+
+cdef inline uint16_t rank_value(const EvalTables* t, uint32_t rank_sum) noexcept nogil:
+    """Value of the best non-flush five of the ranks whose rank-key sum is rank_sum."""
+    rank_sum &= RANK_SUM_MASK
+    return t.rank_values[(rank_sum >> HASH_ROW_BITS) + t.hash_offsets[rank_sum & HASH_ROW_MASK]]
+
+
+cdef inline uint16_t evaluate_key(const EvalTables* t, uint64_t key, uint64_t mask) noexcept nogil:
+    """Value of a 5-7 card hand from its incremental key and its mask (the mask is only
+    read when the hand has a flush, to find the flush suit's cards)."""
+    cdef uint64_t flush_bit = key & KEY_FLUSH_BITS
+    if flush_bit:
+        # The set bit is 32 + 4 * suit + 3; that suit's word starts at bit 16 * suit.
+        return t.flush_values[(mask >> (((ctz64(flush_bit) - 35) >> 2) << 4)) & 0x1fff]
+    return rank_value(t, <uint32_t>key)
+
+
+cdef inline uint32_t suit_sum(const EvalTables* t, uint64_t mask) noexcept nogil:
+    """Sum of the suit-word entries of a mask; (suit_sum >> 26) is its number of card bits
+    (exact up to 9 cards, and 8 or more for any mask of 8+ cards)."""
+    return (t.suit_words[mask & 0x1fff] + t.suit_words[(mask >> 16) & 0x1fff]
+            + t.suit_words[(mask >> 32) & 0x1fff] + t.suit_words[(mask >> 48) & 0x1fff])
+
+
+cdef inline uint16_t evaluate_suit_sum(const EvalTables* t, uint64_t mask, uint32_t e) noexcept nogil:
+    """Value of a 5-7 card mask given its suit_sum e."""
+    if e & SUIT_WORD_FLUSH:
+        return (t.flush_values[mask & 0x1fff] | t.flush_values[(mask >> 16) & 0x1fff]
+                | t.flush_values[(mask >> 32) & 0x1fff] | t.flush_values[(mask >> 48) & 0x1fff])
+    return rank_value(t, e)
+
+
+cdef inline uint16_t evaluate_mask(const EvalTables* t, uint64_t mask) noexcept nogil:
+    """Value of a 5-7 card hand mask (no validation)."""
+    cdef uint64_t a = mask & 0x1fff, b = (mask >> 16) & 0x1fff
+    cdef uint64_t c = (mask >> 32) & 0x1fff, d = (mask >> 48) & 0x1fff
+    cdef uint32_t e = t.suit_words[a] + t.suit_words[b] + t.suit_words[c] + t.suit_words[d]
+    if e & SUIT_WORD_FLUSH:
+        # With at most 7 cards only one suit can hold 5, and a flush then beats anything
+        # the other cards make; the other three words' flush values are 0.
+        return t.flush_values[a] | t.flush_values[b] | t.flush_values[c] | t.flush_values[d]
+    return rank_value(t, e)
+
+
+cdef inline uint64_t mask_key(const EvalTables* t, uint64_t mask) noexcept nogil:
+    """Incremental key of a mask's cards (e.g. a board's), same as summing card keys."""
+    cdef uint64_t key = KEY_INIT
+    cdef uint32_t e
+    cdef int s
+    for s in range(4):
+        e = t.suit_words[(mask >> (16 * s)) & 0x1fff]
+        key += (e & RANK_SUM_MASK) + (<uint64_t>(e >> 26) << (32 + 4 * s))
+    return key
+
+
+cdef inline bint mask_is_hand(uint64_t mask) noexcept nogil:
+    """True for a mask of 5 to 7 cards with no non-card bits."""
+    return (mask & ~VALID_MASK_BITS) == 0 and <unsigned>(popcount64(mask) - 5) <= 2

@@ -1,0 +1,576 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, always_allow_keywords=False, annotation_typing=False
+"""Compiled hand evaluator: 5-7 cards to a value 1..7462 (higher better) by table lookups.
+
+Layout (see _core.pxd for the C-level API): a hand's four 13-bit suit words (seed 001,
+shared/seeds/001_c47ec4d8986de367.txt, Mick West) each index one 8192-entry table of 32-bit entries: the sum of per-rank keys,
+a flag for 5+ cards, and the card count. Summed over the four words: if the flag is set
+the hand is a flush (only one suit can hold 5 of at most 7 cards, and a flush then beats
+anything else those cards make), valued by a second per-word table; otherwise the
+rank-key sum identifies the hand's rank multiset and a perfect hash maps it to the
+value of the best non-flush five. The count makes validating a mask nearly free.
+
+All tables are computed here, at import, in C.
+"""
+from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort, calloc
+from libc.string cimport memset
+from cpython.time cimport monotonic_ns
+
+import operator
+
+import numpy as np
+
+from .cards import CardError
+
+# The rank keys: 13 numbers, increasing, each the smallest above the previous one that
+# keeps the sums of all multisets of up to 7 ranks (at most 4 of a rank) distinct, found
+# by a greedy search starting from 1. The perfect-hash build below rejects them if two
+# multisets of 5-7 ranks ever share a sum.
+cdef uint32_t[13] _RANK_KEYS = [1, 5, 24, 112, 521, 2247, 9244, 30823, 103066, 250154,
+                                667453, 1526359, 3453520]
+
+CATEGORIES = (
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+)
+
+cdef EvalTables _T
+cdef uint32_t _codes[N_VALUES]          # sorted class codes; value = index + 1
+cdef int _rank_table_used = 0
+cdef long long _init_ns = 0
+
+
+cdef const EvalTables* eval_tables() noexcept nogil:
+    return &_T
+
+
+# ---------------------------------------------------------------------------------------
+# Hand classes. A class code is the category in bits 20-23 and the tie-breaking ranks in
+# the nibbles below, most significant first (the hand value of seed 001,
+# 001_c47ec4d8986de367.txt), so codes order like
+# hands; the dense value of a class is 1 + its position among the 7462 distinct codes.
+
+cdef inline uint32_t _push(uint32_t code, int rank) noexcept nogil:
+    return (code << 4) | <uint32_t>rank
+
+
+cdef inline uint32_t _finish(uint32_t code, int fields) noexcept nogil:
+    # Left-align the tie-break fields so the category lands in bits 20-23.
+    return code << (4 * (6 - fields))
+
+
+cdef int _straight_high(uint32_t ranks) noexcept nogil:
+    cdef int h
+    for h in range(12, 3, -1):
+        if ((ranks >> (h - 4)) & 0x1f) == 0x1f:
+            return h
+    if (ranks & 0x100f) == 0x100f:    # A-2-3-4-5: five high
+        return 3
+    return -1
+
+
+cdef uint32_t _flush_code(uint32_t word) noexcept nogil:
+    """Code of the best five of a suit word with 5+ cards: straight flush or flush."""
+    cdef int h = _straight_high(word)
+    cdef int r, n = 0
+    cdef uint32_t code
+    if h >= 0:
+        return _finish(_push(8, h), 2)
+    code = 5
+    for r in range(12, -1, -1):
+        if (word >> r) & 1 and n < 5:
+            code = _push(code, r)
+            n += 1
+    return _finish(code, 6)
+
+
+cdef uint32_t _rank_code(const int* cnt) noexcept nogil:
+    """Code of the best non-flush five of a rank multiset of 5-7 cards (cnt[r] each)."""
+    cdef int r, quad = -1, trip = -1, pair = -1, pair2 = -1, n = 0, h
+    cdef uint32_t present = 0, code
+    for r in range(12, -1, -1):
+        if cnt[r]:
+            present |= 1u << r
+    for r in range(12, -1, -1):
+        if cnt[r] == 4 and quad < 0:
+            quad = r
+        elif cnt[r] >= 3 and trip < 0:
+            trip = r
+    if quad >= 0:
+        code = _push(7, quad)
+        for r in range(12, -1, -1):
+            if r != quad and cnt[r]:
+                return _finish(_push(code, r), 3)
+    if trip >= 0:
+        for r in range(12, -1, -1):
+            if r != trip and cnt[r] >= 2:
+                return _finish(_push(_push(6, trip), r), 3)
+    h = _straight_high(present)
+    if h >= 0:
+        return _finish(_push(4, h), 2)
+    if trip >= 0:
+        code = _push(3, trip)
+        for r in range(12, -1, -1):
+            if r != trip and cnt[r] and n < 2:
+                code = _push(code, r)
+                n += 1
+        return _finish(code, 4)
+    for r in range(12, -1, -1):
+        if cnt[r] == 2:
+            if pair < 0:
+                pair = r
+            elif pair2 < 0:
+                pair2 = r
+    if pair2 >= 0:
+        code = _push(_push(2, pair), pair2)
+        for r in range(12, -1, -1):
+            if r != pair and r != pair2 and cnt[r]:
+                return _finish(_push(code, r), 4)
+    if pair >= 0:
+        code = _push(1, pair)
+        for r in range(12, -1, -1):
+            if r != pair and cnt[r] and n < 3:
+                code = _push(code, r)
+                n += 1
+        return _finish(code, 5)
+    code = 0
+    for r in range(12, -1, -1):
+        if cnt[r] and n < 5:
+            code = _push(code, r)
+            n += 1
+    return _finish(code, 6)
+
+
+cdef int _cmp_u32(const void* a, const void* b) noexcept nogil:
+    cdef uint32_t x = (<const uint32_t*>a)[0]
+    cdef uint32_t y = (<const uint32_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef uint16_t _value_of_code(uint32_t code) noexcept nogil:
+    cdef int lo = 0, hi = N_VALUES - 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _codes[mid] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    return <uint16_t>(lo + 1) if _codes[lo] == code else 0
+
+
+# Walks every rank multiset (at most 4 of a rank) of up to max_cards cards and, for those
+# of at least min_cards, records its code, or its rank-key sum and value.
+ctypedef struct _Walk:
+    int cnt[13]
+    int min_cards
+    int max_cards
+    int n            # multisets seen
+    int capacity     # room in the output arrays
+    uint32_t* codes
+    uint32_t* sums
+    uint16_t* values
+
+
+cdef void _walk(_Walk* w, int rank, int cards, uint32_t key_sum) noexcept nogil:
+    cdef int j
+    cdef uint32_t code
+    if rank == 13:
+        if cards >= w.min_cards and w.n < w.capacity:
+            code = _rank_code(w.cnt)
+            if w.codes != NULL:
+                w.codes[w.n] = code
+            else:
+                w.sums[w.n] = key_sum
+                w.values[w.n] = _value_of_code(code)
+        if cards >= w.min_cards:
+            w.n += 1
+        return
+    for j in range(5):
+        if cards + j > w.max_cards:
+            break
+        w.cnt[rank] = j
+        _walk(w, rank + 1, cards + j, key_sum + <uint32_t>j * _RANK_KEYS[rank])
+    w.cnt[rank] = 0
+
+
+cdef int _build_codes() except -1:
+    """Fill _codes with the 7462 distinct class codes, sorted."""
+    cdef uint32_t* buf = <uint32_t*>malloc(sizeof(uint32_t) * 8192)
+    cdef _Walk w
+    cdef int word, i, n
+    if buf == NULL:
+        raise MemoryError()
+    memset(&w, 0, sizeof(w))
+    w.min_cards = 5
+    w.max_cards = 5
+    w.capacity = 8192 - 1287
+    w.codes = buf
+    _walk(&w, 0, 0, 0)
+    n = w.n
+    if n > w.capacity:
+        raise RuntimeError("evaluator tables: too many five-card rank multisets")
+    for word in range(8192):
+        if popcount64(word) == 5:
+            buf[n] = _flush_code(word)
+            n += 1
+    qsort(buf, n, sizeof(uint32_t), _cmp_u32)
+    w.n = 0
+    for i in range(n):
+        if i == 0 or buf[i] != buf[i - 1]:
+            if w.n < N_VALUES:
+                _codes[w.n] = buf[i]
+            w.n += 1
+    free(buf)
+    if w.n != N_VALUES:
+        raise RuntimeError(f"evaluator tables: {w.n} hand classes, expected {N_VALUES}")
+    return 0
+
+
+cdef int _build_suit_tables() except -1:
+    cdef int word, r, a, b, h
+    cdef uint32_t rank_sum
+    cdef uint16_t flush
+    cdef int c
+    for r in range(13):
+        _T.rank_keys[r] = _RANK_KEYS[r]
+    for c in range(52):
+        _T.card_keys[c] = <uint64_t>_RANK_KEYS[c >> 2] + (1ULL << (32 + 4 * (c & 3)))
+    h = 0
+    for a in range(52):
+        for b in range(a + 1, 52):
+            _T.holding_masks[h] = (1ULL << (16 * (a & 3) + (a >> 2))) | (1ULL << (16 * (b & 3) + (b >> 2)))
+            _T.holding_keys[h] = _T.card_keys[a] + _T.card_keys[b]
+            h += 1
+    for word in range(SUIT_WORDS):
+        rank_sum = 0
+        for r in range(13):
+            if (word >> r) & 1:
+                rank_sum += _RANK_KEYS[r]
+        flush = _value_of_code(_flush_code(word)) if popcount64(word) >= 5 else 0
+        _T.flush_values[word] = flush
+        _T.suit_words[word] = (rank_sum | (popcount64(word) << 26)
+                               | (SUIT_WORD_FLUSH if popcount64(word) >= 5 else 0))
+    return 0
+
+
+# Perfect hash of the rank-key sums of all multisets of 5-7 ranks (row displacement): a
+# sum k is split into a row, its low HASH_ROW_BITS bits, and a column, the rest; each
+# row gets one displacement so that its columns land on free slots. Rows are placed
+# fullest first, each at the first displacement where all its columns are free, tested
+# 64 displacements at a time on a bitset of used slots. A row starts its search a little
+# before where the last row of the same size went, which keeps the build to a few
+# milliseconds for a table within about 2% of the 73,775 keys.
+cdef enum:
+    _SEARCH_BACK = 512
+    _MAX_MULTISETS = 80000   # rank multisets of 5-7 cards: 73,775
+
+
+cdef inline uint64_t _window(const uint64_t* bits, uint32_t p) noexcept nogil:
+    """Bits p .. p+63 of a bitset."""
+    cdef uint32_t w = p >> 6, b = p & 63
+    if b == 0:
+        return bits[w]
+    return (bits[w] >> b) | (bits[w + 1] << (64 - b))
+
+
+cdef int _build_rank_hash() except -1:
+    global _rank_table_used
+    cdef _Walk w
+    cdef int n, i, j, c, max_count = 0
+    cdef uint32_t row, d = 0, d0, start, p, size = 0
+    cdef uint32_t hint[64]
+    cdef uint64_t ok
+    cdef uint32_t* sums = NULL
+    cdef uint16_t* values = NULL
+    cdef int32_t* row_count = NULL
+    cdef int32_t* row_start = NULL
+    cdef int32_t* order = NULL
+    cdef int32_t* fill = NULL
+    cdef uint32_t* cols = NULL
+    cdef uint16_t* col_values = NULL
+    cdef uint64_t* used = NULL
+    cdef uint32_t lowfree = 0, tmp_c
+    cdef uint16_t tmp_v
+    cdef int n_words = (RANK_TABLE_CAPACITY + 2 * 64 * 64) // 64
+    cdef int by_count[64]
+    try:
+        sums = <uint32_t*>malloc(sizeof(uint32_t) * _MAX_MULTISETS)
+        values = <uint16_t*>malloc(sizeof(uint16_t) * _MAX_MULTISETS)
+        row_count = <int32_t*>calloc(HASH_ROWS, sizeof(int32_t))
+        row_start = <int32_t*>calloc(HASH_ROWS + 1, sizeof(int32_t))
+        order = <int32_t*>malloc(sizeof(int32_t) * HASH_ROWS)
+        fill = <int32_t*>malloc(sizeof(int32_t) * HASH_ROWS)
+        cols = <uint32_t*>malloc(sizeof(uint32_t) * _MAX_MULTISETS)
+        col_values = <uint16_t*>malloc(sizeof(uint16_t) * _MAX_MULTISETS)
+        used = <uint64_t*>calloc(n_words, sizeof(uint64_t))
+        if not (sums and values and row_count and row_start and order and fill and cols
+                and col_values and used):
+            raise MemoryError()
+
+        memset(&w, 0, sizeof(w))
+        w.min_cards = 5
+        w.max_cards = 7
+        w.capacity = _MAX_MULTISETS
+        w.sums = sums
+        w.values = values
+        _walk(&w, 0, 0, 0)
+        n = w.n
+        if n > _MAX_MULTISETS:
+            raise RuntimeError("evaluator tables: too many rank multisets")
+
+        # Bucket the keys by row, columns ascending within a row.
+        for i in range(n):
+            row_count[sums[i] & HASH_ROW_MASK] += 1
+        for i in range(HASH_ROWS):
+            row_start[i + 1] = row_start[i] + row_count[i]
+            fill[i] = row_start[i]
+            if row_count[i] > max_count:
+                max_count = row_count[i]
+        if max_count >= 64:
+            raise RuntimeError("evaluator tables: a hash row is too full")
+        for i in range(n):
+            row = sums[i] & HASH_ROW_MASK
+            j = fill[row]
+            fill[row] += 1
+            cols[j] = sums[i] >> HASH_ROW_BITS
+            col_values[j] = values[i]
+            while j > row_start[row] and cols[j - 1] > cols[j]:
+                tmp_c = cols[j]; cols[j] = cols[j - 1]; cols[j - 1] = tmp_c
+                tmp_v = col_values[j]; col_values[j] = col_values[j - 1]; col_values[j - 1] = tmp_v
+                j -= 1
+            if j > row_start[row] and cols[j - 1] == cols[j]:
+                raise RuntimeError("evaluator tables: two rank multisets share a key")
+
+        # Rows fullest first (counting sort by size).
+        memset(by_count, 0, sizeof(by_count))
+        for i in range(HASH_ROWS):
+            by_count[row_count[i]] += 1
+        j = 0
+        for c in range(max_count, -1, -1):
+            p = j
+            j += by_count[c]
+            by_count[c] = p
+        for i in range(HASH_ROWS):
+            order[by_count[row_count[i]]] = i
+            by_count[row_count[i]] += 1
+
+        memset(hint, 0, sizeof(hint))
+        for i in range(HASH_ROWS):
+            row = order[i]
+            c = row_count[row]
+            if c == 0:
+                _T.hash_offsets[row] = 0
+                continue
+            while used[lowfree >> 6] == 0xffffffffffffffffULL:
+                lowfree += 64
+            start = (lowfree & ~63u) - cols[row_start[row]] if (lowfree & ~63u) > cols[row_start[row]] else 0
+            if hint[c] > start + _SEARCH_BACK:
+                start = (hint[c] - _SEARCH_BACK) & ~63u
+            d0 = start
+            while True:
+                ok = 0xffffffffffffffffULL
+                j = row_start[row]
+                while j < row_start[row + 1] and ok:
+                    if d0 + cols[j] + 64 >= <uint32_t>(64 * n_words):
+                        raise RuntimeError("evaluator tables: hash table overflow")
+                    ok &= ~_window(used, d0 + cols[j])
+                    j += 1
+                if ok:
+                    d = d0 + ctz64(ok)
+                    break
+                d0 += 64
+            for j in range(row_start[row], row_start[row + 1]):
+                p = d + cols[j]
+                used[p >> 6] |= 1ULL << (p & 63)
+                if p + 1 > size:
+                    size = p + 1
+            hint[c] = d
+            _T.hash_offsets[row] = d
+        # Any 25-bit sum indexes below max offset + (2**25 >> HASH_ROW_BITS).
+        for i in range(HASH_ROWS):
+            if _T.hash_offsets[i] + ((RANK_SUM_MASK >> HASH_ROW_BITS) + 1) > RANK_TABLE_CAPACITY:
+                raise RuntimeError("evaluator tables: rank table capacity too small")
+        memset(_T.rank_values, 0, sizeof(_T.rank_values))
+        for i in range(HASH_ROWS):
+            for j in range(row_start[i], row_start[i + 1]):
+                _T.rank_values[_T.hash_offsets[i] + cols[j]] = col_values[j]
+        _rank_table_used = size
+    finally:
+        free(sums); free(values); free(row_count); free(row_start); free(order); free(fill)
+        free(cols); free(col_values); free(used)
+    return 0
+
+
+cdef tuple _category_floor():
+    floors = [0] * 9
+    cdef int i
+    for i in range(N_VALUES - 1, -1, -1):
+        floors[_codes[i] >> 20] = i + 1
+    return tuple(floors)
+
+
+cdef long long _t0 = monotonic_ns()
+_build_codes()
+_build_suit_tables()
+_build_rank_hash()
+_init_ns = monotonic_ns() - _t0
+
+# First value of each of the 9 categories, high card .. straight flush.
+CATEGORY_FLOOR = _category_floor()
+
+
+# ---------------------------------------------------------------------------------------
+# Python API.
+
+cdef object _bad_mask(object mask):
+    try:
+        mask = operator.index(mask)
+    except TypeError:
+        return TypeError(f"a hand mask is an int, not {type(mask).__name__}")
+    if mask < 0 or mask >> 64 or mask & ~VALID_MASK_BITS:
+        return CardError(f"mask {mask:#x} has bits that are not cards")
+    return CardError(f"need 5 to 7 cards to evaluate, got {bin(mask).count('1')} (mask {mask:#x})")
+
+
+def evaluate(mask: int) -> int:
+    """Value (1..7462, higher better) of the best five cards of a 5-7 card mask."""
+    cdef uint64_t m
+    try:
+        m = mask
+    except (OverflowError, TypeError):
+        raise _bad_mask(mask) from None
+    cdef uint32_t e = suit_sum(&_T, m)
+    if (m & ~VALID_MASK_BITS) or <uint32_t>((e >> 26) - 5) > 2:
+        raise _bad_mask(mask)
+    return evaluate_suit_sum(&_T, m, e)
+
+
+def evaluate_cards(cards) -> int:
+    """Value of 5-7 cards given as ints 0..51."""
+    cdef uint64_t mask = 0, bit
+    cdef int c
+    cdef Py_ssize_t n = 0
+    for card in cards:
+        if not isinstance(card, int) or not 0 <= card < 52:
+            raise CardError(f"not a card index: {card!r}")
+        c = card
+        bit = 1ULL << (16 * (c & 3) + (c >> 2))
+        if mask & bit:
+            raise CardError(f"duplicate card {card!r}")
+        mask |= bit
+        n += 1
+    if n < 5 or n > 7:
+        raise CardError(f"need 5 to 7 cards to evaluate, got {n}")
+    return evaluate_mask(&_T, mask)
+
+
+def evaluate_batch(masks, out=None, bint check=True) -> np.ndarray:
+    """Values of an array of 5-7 card masks (uint64) as a uint16 array of its shape.
+
+    `out` may be a preallocated 1-D contiguous uint16 array of the same size. With
+    `check` (the default) a bad mask raises CardError naming the first one (by flat
+    index); check=False skips the test for masks known to be good (a bad mask then gets
+    a meaningless value). The loop runs in C without the GIL.
+    """
+    arr = np.ascontiguousarray(masks, dtype=np.uint64)
+    cdef const uint64_t[::1] m = arr.reshape(-1)
+    cdef Py_ssize_t n = m.shape[0], i
+    cdef uint16_t[::1] o
+    if out is None:
+        out = np.empty(arr.shape, dtype=np.uint16)
+        o = out.reshape(-1)
+    else:
+        o = out
+    if o.shape[0] != n:
+        raise ValueError(f"out has {o.shape[0]} entries for {n} masks")
+    cdef uint64_t x, bad = 0, ok = 1
+    cdef uint32_t e
+    if not check:
+        with nogil:
+            for i in range(n):
+                o[i] = evaluate_mask(&_T, m[i])
+        return out
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            e = suit_sum(&_T, x)
+            # Branch-free checks: stray bits, and bit 0 of 0xe0 >> count, set for 5-7.
+            bad |= x & ~VALID_MASK_BITS
+            ok &= <uint64_t>0xe0 >> (e >> 26)
+            o[i] = evaluate_suit_sum(&_T, x, e)
+    if bad or not ok:
+        for i in range(n):
+            if not mask_is_hand(m[i]):
+                raise CardError(f"masks[{i}]: {_bad_mask(int(m[i]))}")
+    return out
+
+
+def hand_category(value: int) -> str:
+    """'high card' ... 'straight flush' for a hand value."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise ValueError(f"not a hand value: {value!r}") from None
+    if not 1 <= v <= N_VALUES:
+        raise ValueError(f"not a hand value: {value!r}")
+    cdef int cat = 8
+    while v < CATEGORY_FLOOR[cat]:
+        cat -= 1
+    return CATEGORIES[cat]
+
+
+# Exposed for tests and diagnostics: the incremental-key path and the table facts.
+
+def evaluate_batch_by_key(masks) -> np.ndarray:
+    """Values via the incremental-key path (key of the mask, then evaluate_key)."""
+    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    cdef Py_ssize_t n = m.shape[0], i
+    out = np.empty(n, dtype=np.uint16)
+    cdef uint16_t[::1] o = out
+    with nogil:
+        for i in range(n):
+            o[i] = evaluate_key(&_T, mask_key(&_T, m[i]), m[i])
+    return out
+
+
+def evaluate_cards_by_key(cards) -> int:
+    """Value of 5-7 card ints by adding their card keys one at a time."""
+    cdef uint64_t key = KEY_INIT, mask = 0
+    cdef int c
+    for card in cards:
+        c = card
+        if not 0 <= c < 52:
+            raise CardError(f"not a card index: {card!r}")
+        key += card_key(&_T, c)
+        mask |= 1ULL << (16 * (c & 3) + (c >> 2))
+    return evaluate_key(&_T, key, mask)
+
+
+def card_keys() -> tuple:
+    """The 52 incremental card keys."""
+    return tuple([_T.card_keys[i] for i in range(52)])
+
+
+def holding_tables() -> tuple:
+    """(holding masks, holding keys) as the C tables hold them, 1326 each."""
+    return (tuple([_T.holding_masks[i] for i in range(N_HOLDINGS)]),
+            tuple([_T.holding_keys[i] for i in range(N_HOLDINGS)]))
+
+
+def table_info() -> dict:
+    """Sizes of the tables and how long building them took at import."""
+    return {
+        "rank_keys": tuple([_T.rank_keys[i] for i in range(13)]),
+        "rank_table_used": _rank_table_used,
+        "rank_table_capacity": RANK_TABLE_CAPACITY,
+        "hash_row_bits": HASH_ROW_BITS,
+        "bytes": sizeof(EvalTables),
+        "build_ms": _init_ns / 1e6,
+    }
