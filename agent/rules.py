@@ -78,6 +78,50 @@ Rules
 * Equal blinds heads-up (small blind = big blind): the button still acts first
   pre-flop here; PokerKit would start with the big blind.
 * No rake: payoffs (chips won minus chips put in) sum to zero.
+* Leaving: :meth:`State.leave` takes a player out of the hand at any moment before it is
+  over, in turn or not (a quit or a kick on IRC): it is a fold that needs no turn and no
+  bet to face; the round ends if nobody left owes a move, the hand if one player is
+  left. At the showdown it gives up any claim, but with three or more still in, the last
+  claimant of a pot may not leave (as he may not muck); the last player may never
+  leave. :meth:`State.declare_all_in` makes a player with chips behind all-in for what
+  he has put in (the IRC dealer's treatment of a lost connection): he takes no further
+  part, may still win the pots he is in, and gets his chips behind back when the hand
+  ends. Neither happens unless called, so they change nothing for hands without them.
+
+Rule variants
+-------------
+Every rule above is the standard one (:data:`STANDARD`). A :class:`RuleVariant` passed as
+``variant=`` changes some of them; :data:`IRC_1995` holds what the April 1995 #holdem logs
+show of the IRC dealer (connectors/irc_logs.py, checked hand by hand against those logs):
+
+* ``heads_up_reverse_blinds=False``: heads-up the player left of the button posts the
+  small blind and acts first every round (the same as the keyword argument).
+* ``free_folds=True``: folding with nothing to call (the same as the keyword argument).
+* ``cap_heads_up=False``: no cap while at most two players can still bet (neither folded
+  nor all-in), counted afresh at each bet or raise, so the cap lifts in the middle of a
+  round once a fold or an all-in leaves two.
+* ``short_all_in_counts=False``: an all-in raise for less than a full bet lifts the bet to
+  what the player put in but is not one of the round's raises for the cap (the round's
+  opening bet is the bet even when short); the next raise goes one full bet above it, and
+  it re-opens the betting for everyone, those who already acted included.
+* ``short_blind_lowers_bet=False``: the pre-flop bet is the largest blind as set even when
+  its poster could not cover it (the others call the full blind).
+* ``raise_needs_caller=False``: who acts depends on the chips owed, not on whether a
+  raise could be called: a player facing a bet may raise though no other player could
+  call it (the chips nobody matched come back to him as a pot only he can win), and one
+  who owes nothing and whom nobody left could top is passed over (the big blind whose
+  only caller went all-in gets no option).
+* ``merge_same_winners=False``: every pot is split on its own, even when the same
+  players win the next one.
+* ``odd_chips_spread=True``: the odd chips of a split pot go one each to the winners in
+  turn, starting with the first clockwise from the button, instead of all to that one.
+
+How many blinds are posted, and how much, is a matter of the hand, not of the variant:
+``blinds=`` gives the amounts posted in order, starting with the seat that posts the
+small blind (left of the button, or the button heads-up with reverse blinds), default
+``(small_blind, big_blind)``. One blind is allowed (some IRC hands had a single blind of
+10): the largest blind is the pre-flop bet and the first bet for the cap, and the player
+after the last one to post acts first pre-flop.
 """
 from __future__ import annotations
 
@@ -99,16 +143,21 @@ __all__ = [
     "BlindPosted",
     "BoardDealt",
     "CheckedOrCalled",
+    "DeclaredAllIn",
     "Deck",
     "Folded",
     "HandEnded",
     "HoleDealt",
+    "IRC_1995",
     "IllegalActionError",
+    "Left",
     "Mucked",
     "Operation",
     "Phase",
     "Pot",
     "PotAwarded",
+    "RuleVariant",
+    "STANDARD",
     "ShowdownBegan",
     "Shown",
     "State",
@@ -202,7 +251,20 @@ class BetOrRaised:
     to: int  # the seat's bet this round afterwards
     amount: int  # chips put in by this move
     all_in: bool
-    full: bool  # False for a short all-in raise that does not re-open the betting
+    # False for a short all-in raise: standard rules, one that does not re-open the
+    # betting; short_all_in_counts=False, one that is not counted towards the cap.
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    seat: int  # out of the hand like a fold, in turn or not
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredAllIn:
+    seat: int
+    behind: int  # chips kept out of the hand, returned when it ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +311,8 @@ Operation = Union[
     Folded,
     CheckedOrCalled,
     BetOrRaised,
+    Left,
+    DeclaredAllIn,
     ShowdownBegan,
     Shown,
     Mucked,
@@ -262,6 +326,37 @@ Operation = Union[
 class Pot:
     amount: int
     eligible: tuple[int, ...]  # live players who can win it, clockwise from the button's left
+
+
+# --- rule variants ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RuleVariant:
+    """Departures from the standard rules; every default is the standard rule (see the
+    module docstring, "Rule variants")."""
+
+    heads_up_reverse_blinds: bool = True  # False: heads-up, the multi-way order
+    free_folds: bool = False  # True: folding with nothing to call
+    cap_heads_up: bool = True  # False: no cap while at most two can bet
+    short_all_in_counts: bool = True  # False: not counted, re-opens for everyone
+    short_blind_lowers_bet: bool = True  # False: the pre-flop bet is the full blind
+    raise_needs_caller: bool = True  # False: raising into nobody; idle players passed over
+    merge_same_winners: bool = True  # False: every pot split on its own
+    odd_chips_spread: bool = False  # True: odd chips one each from the button's left
+
+
+STANDARD = RuleVariant()
+IRC_1995 = RuleVariant(
+    heads_up_reverse_blinds=False,
+    free_folds=True,
+    cap_heads_up=False,
+    short_all_in_counts=False,
+    short_blind_lowers_bet=False,
+    raise_needs_caller=False,
+    merge_same_winners=False,
+    odd_chips_spread=True,
+)
 
 
 # --- deck -------------------------------------------------------------------------------
@@ -339,7 +434,10 @@ class State:
     cards are known as soon as the showdown begins (players with unknown cards still need
     :meth:`show` or :meth:`muck`). ``free_folds`` allows folding with nothing to call.
     ``heads_up_reverse_blinds=False`` gives heads-up hands the multi-way order (see the
-    module docstring).
+    module docstring). ``blinds`` are the blinds posted, in order from the small blind's
+    seat (default ``(small_blind, big_blind)``). ``variant`` changes rules as a whole
+    (:class:`RuleVariant`); ``free_folds`` and ``heads_up_reverse_blinds`` are shorthands
+    for two of its fields, and giving one that disagrees with ``variant`` is an error.
     """
 
     __slots__ = (
@@ -349,6 +447,8 @@ class State:
         "_raises", "_full", "_shorts", "_acted", "_queue", "_aggressor",
         "_holes", "_dealt", "_board", "_used", "_values", "_pending_show", "_show_order",
         "_deck", "_auto_show", "_free_folds", "_ops",
+        "_variant", "_cap_heads_up", "_short_counts", "_needs_caller", "_blind_seats",
+        "_blind_bet", "_parked", "_spread_odd", "_merge_pots",
     )
 
     def __init__(
@@ -362,7 +462,22 @@ class State:
         auto_show: bool = True,
         free_folds: bool = False,
         heads_up_reverse_blinds: bool = True,
+        blinds: Sequence[int] | None = None,
+        variant: RuleVariant | None = None,
     ) -> None:
+        if variant is None:
+            if not free_folds and heads_up_reverse_blinds:
+                variant = STANDARD
+            else:
+                variant = RuleVariant(heads_up_reverse_blinds=bool(heads_up_reverse_blinds),
+                                      free_folds=bool(free_folds))
+        elif not isinstance(variant, RuleVariant):
+            raise IllegalActionError(f"variant must be a RuleVariant, got {variant!r}")
+        elif free_folds and not variant.free_folds:
+            raise IllegalActionError("free_folds=True contradicts the variant's free_folds=False")
+        elif not heads_up_reverse_blinds and variant.heads_up_reverse_blinds:
+            raise IllegalActionError("heads_up_reverse_blinds=False contradicts the variant's "
+                                     "heads_up_reverse_blinds=True")
         n = len(stacks)
         if not 2 <= n <= MAX_PLAYERS:
             raise IllegalActionError(f"a hand needs 2-{MAX_PLAYERS} players, got {n}")
@@ -371,11 +486,30 @@ class State:
                 raise IllegalActionError(f"seat {seat} needs a positive whole stack, got {stack!r}")
         if type(button) is not int or not 0 <= button < n:
             raise IllegalActionError(f"button must be a seat 0..{n - 1}, got {button!r}")
+        if blinds is None:
+            posted = (config.small_blind, config.big_blind)
+        else:
+            posted = tuple(blinds)
+            if not 1 <= len(posted) <= n:
+                raise IllegalActionError(f"a hand needs 1-{n} blinds, got {len(posted)}")
+            for amount in posted:
+                if type(amount) is not int or amount <= 0:
+                    raise IllegalActionError(
+                        f"a blind must be a positive whole amount, got {amount!r}")
         self.config = config
+        self._variant = variant
+        self._cap_heads_up = variant.cap_heads_up
+        self._short_counts = variant.short_all_in_counts
+        self._needs_caller = variant.raise_needs_caller
+        self._spread_odd = variant.odd_chips_spread
+        self._merge_pots = variant.merge_same_winners
         self._n = n
         self._button = button
-        self._sb = button if n == 2 and heads_up_reverse_blinds else (button + 1) % n
-        self._bb = (self._sb + 1) % n
+        self._sb = button if n == 2 and variant.heads_up_reverse_blinds else (button + 1) % n
+        self._blind_seats = tuple((self._sb + k) % n for k in range(len(posted)))
+        self._bb = self._blind_seats[-1]
+        # With short_blind_lowers_bet the bet is whatever was posted, found when betting starts.
+        self._blind_bet = 0 if variant.short_blind_lowers_bet else max(posted)
         self._small = config.small_bet
         self._big = config.big_bet
         self._max_bets = config.max_bets
@@ -409,11 +543,15 @@ class State:
         self._show_order: tuple[int, ...] = ()
         self._deck: Deck | None = None
         self._auto_show = auto_show
-        self._free_folds = free_folds
+        self._free_folds = variant.free_folds
+        # Chips behind of players declared all-in, by seat; None until someone is.
+        self._parked: list[int] | None = None
         self._ops: list[Operation] = []
 
-        self._post_blind(self._sb, config.small_blind, False)
-        self._post_blind(self._bb, config.big_blind, True)
+        # The last of the largest blinds is the big one, the pre-flop bet.
+        big = len(posted) - 1 - posted[::-1].index(max(posted))
+        for k, (seat, amount) in enumerate(zip(self._blind_seats, posted)):
+            self._post_blind(seat, amount, k == big)
         if hole_cards:
             for seat, cards in sorted(hole_cards.items()):
                 self.deal_hole(seat, cards)
@@ -437,8 +575,11 @@ class State:
                      "_pre_order", "_post_order", "_starting", "_live", "_phase", "_street",
                      "_runout", "_level", "_size", "_cap", "_raises", "_full", "_shorts",
                      "_acted", "_aggressor", "_dealt", "_used", "_pending_show", "_show_order",
-                     "_auto_show", "_free_folds"):
+                     "_auto_show", "_free_folds", "_variant", "_cap_heads_up", "_short_counts",
+                     "_needs_caller", "_blind_seats", "_blind_bet", "_spread_odd",
+                     "_merge_pots"):
             setattr(other, name, getattr(self, name))
+        other._parked = None if self._parked is None else self._parked[:]
         other._stacks = self._stacks[:]
         other._bets = self._bets[:]
         other._put = self._put[:]
@@ -464,11 +605,22 @@ class State:
 
     @property
     def small_blind_seat(self) -> int:
+        """The first seat to post a blind (with a single blind, the seat that posted it)."""
         return self._sb
 
     @property
     def big_blind_seat(self) -> int:
+        """The last seat to post a blind (with a single blind, the seat that posted it)."""
         return self._bb
+
+    @property
+    def blind_seats(self) -> tuple[int, ...]:
+        """The seats that posted blinds, in the order they posted."""
+        return self._blind_seats
+
+    @property
+    def variant(self) -> RuleVariant:
+        return self._variant
 
     @property
     def phase(self) -> Phase:
@@ -508,7 +660,10 @@ class State:
 
     @property
     def stacks(self) -> tuple[int, ...]:
-        """Chips behind each seat now; the final stacks once the hand is over."""
+        """Chips behind each seat now (those of a player declared all-in included); the
+        final stacks once the hand is over."""
+        if self._parked is not None and self._phase != _OVER:
+            return tuple(s + k for s, k in zip(self._stacks, self._parked))
         return tuple(self._stacks)
 
     @property
@@ -576,7 +731,8 @@ class State:
 
     @property
     def is_capped(self) -> bool:
-        return self._phase == _BETTING and self._raises >= self._cap
+        return (self._phase == _BETTING and self._raises >= self._cap
+                and (self._cap_heads_up or self._able() > 2))
 
     @property
     def raise_to(self) -> int | None:
@@ -609,8 +765,10 @@ class State:
         """Live seats with no chips left behind."""
         folded, stacks = self._folded, self._stacks
         if self._phase == _OVER:  # stacks now include winnings
+            put, starting = self._put, self._starting
+            parked = self._parked or [0] * self._n
             return tuple(s for s in range(self._n)
-                         if not folded[s] and self._put[s] == self._starting[s])
+                         if not folded[s] and (parked[s] or put[s] == starting[s]))
         return tuple(s for s in range(self._n) if not folded[s] and not stacks[s])
 
     @property
@@ -795,12 +953,15 @@ class State:
     # --- betting rounds ------------------------------------------------------------------
 
     def _begin_round(self) -> None:
+        if self._live == 1:  # everyone else left while the cards were dealt
+            self._end_round()
+            return
         street = self._street
         stacks, bets, folded = self._stacks, self._bets, self._folded
         self._raises = self._full = self._shorts = self._acted = 0
         self._aggressor = -1
         if street == 0:
-            self._level = level = max(bets)
+            self._level = level = max(max(bets), self._blind_bet)
             order = self._pre_order
             self._cap = self._max_bets - 1
             self._size = self._small
@@ -814,6 +975,9 @@ class State:
             if folded[s] or not stacks[s]:
                 continue
             mine = bets[s]
+            if mine < level:  # owes chips, so must act
+                queue.append(s)
+                continue
             # Someone whose bet no other live player can top has nothing left to play for.
             for j in order:
                 if j != s and not folded[j] and bets[j] + stacks[j] > mine:
@@ -846,6 +1010,20 @@ class State:
         if self._deck is not None:
             self._deal_from_deck()
 
+    def _can_be_topped(self, seat: int) -> bool:
+        """Whether another live player could put in more than ``seat`` has this round;
+        someone whose bet nobody can top, and who owes nothing, has nothing to play for."""
+        mine, bets, stacks, folded = self._bets[seat], self._bets, self._stacks, self._folded
+        for j in range(self._n):
+            if j != seat and not folded[j] and bets[j] + stacks[j] > mine:
+                return True
+        return False
+
+    def _able(self) -> int:
+        """Players who can still bet: neither folded nor all-in."""
+        stacks, folded = self._stacks, self._folded
+        return sum(1 for s in range(self._n) if stacks[s] and not folded[s])
+
     def _actor_for(self, seat: int | None, what: str) -> int:
         if self._phase != _BETTING:
             who = "nobody can" if seat is None else f"seat {seat} cannot"
@@ -870,20 +1048,23 @@ class State:
         return "the hand is over"
 
     def _raise_problem(self, actor: int) -> str | None:
-        if self._raises >= self._cap:
+        if self._raises >= self._cap and (self._cap_heads_up or self._able() > 2):
             return f"betting is capped at {self._max_bets} bets this round"
         stacks, bets = self._stacks, self._bets
         stack = stacks[actor]
         facing = self._level - bets[actor]
         if stack <= facing:
             return f"seat {actor} cannot raise: its {stack} chips only cover the call"
-        full = self._full
-        if facing < full:
-            return (f"seat {actor} cannot raise: facing a short all-in raise "
-                    f"({facing} to call, less than a full {full})")
-        if self._shorts and self._shorts < full and self._acted >> actor & 1:
-            return (f"seat {actor} cannot raise: it has acted and the short all-in raise "
-                    "did not re-open the betting")
+        if self._short_counts:  # otherwise a short all-in re-opens the betting for everyone
+            full = self._full
+            if facing < full:
+                return (f"seat {actor} cannot raise: facing a short all-in raise "
+                        f"({facing} to call, less than a full {full})")
+            if self._shorts and self._shorts < full and self._acted >> actor & 1:
+                return (f"seat {actor} cannot raise: it has acted and the short all-in raise "
+                        "did not re-open the betting")
+        if not self._needs_caller:
+            return None
         level, folded = self._level, self._folded
         for j in range(self._n):
             if j != actor and not folded[j] and bets[j] + stacks[j] > level:
@@ -916,6 +1097,8 @@ class State:
         self._live -= 1
         op = Folded(actor)
         self._ops.append(op)
+        if queue and self._live > 1 and not self._needs_caller:
+            self._pass_over_idle()
         if self._live == 1 or not queue:
             self._end_round()
         return op
@@ -983,6 +1166,8 @@ class State:
             self._put[actor] += amount
         op = CheckedOrCalled(actor, amount, stacks[actor] == 0)
         self._ops.append(op)
+        if queue and not self._needs_caller:
+            self._pass_over_idle()
         if not queue:
             self._end_round()
         return op
@@ -1072,16 +1257,24 @@ class State:
             if not folded[s] and stacks[s]:
                 queue.append(s)
         self._queue = queue
-        is_full = by >= full
-        if is_full:
-            self._acted = 1 << actor
+        if self._short_counts:
+            is_full = by >= full
+            if is_full:
+                self._acted = 1 << actor
+            else:
+                self._acted |= 1 << actor
+            self._raises += 1
         else:
-            self._acted |= 1 << actor
+            # Only a full raise, or the round's opening bet however short, is one of the
+            # round's bets for the cap; any raise re-opens the betting.
+            is_full = by >= self._size or (self._street > 0 and self._raises == 0)
+            self._acted = 1 << actor
+            if is_full:
+                self._raises += 1
         if by > full:
             full = by
         self._full = full
-        self._raises += 1
-        if all_in:
+        if all_in and self._short_counts:
             self._shorts += by
             if self._shorts >= full:
                 self._shorts = 0
@@ -1091,6 +1284,8 @@ class State:
         self._aggressor = actor
         op = BetOrRaised(actor, to, added, all_in, is_full)
         self._ops.append(op)
+        if not queue:  # a raise nobody can answer (raise_needs_caller=False)
+            self._end_round()
         return op
 
     def act(self, action: Action | int, seat: int | None = None) -> Operation:
@@ -1102,6 +1297,108 @@ class State:
         if action == Action.BET_RAISE:
             return self.bet_or_raise(seat)
         raise IllegalActionError(f"not an action: {action!r}")
+
+    # --- leaving and declared all-ins (any seat, in turn or not) ------------------------
+
+    def _live_seat(self, seat: int, what: str) -> int:
+        if self._phase == _OVER:
+            raise IllegalActionError(f"seat {seat} cannot {what}: the hand is over")
+        if type(seat) is not int or not 0 <= seat < self._n:
+            raise IllegalActionError(f"cannot {what}: no seat {seat!r}")
+        if self._folded[seat]:
+            raise IllegalActionError(f"seat {seat} cannot {what}: it has folded")
+        return seat
+
+    def verify_leave(self, seat: int) -> int:
+        seat = self._live_seat(seat, "leave the hand")
+        if self._live == 1:
+            raise IllegalActionError(f"seat {seat} cannot leave: it is the last player in the hand")
+        if self._phase == _SHOWDOWN and self._live > 2 and self._last_claimant(seat):
+            # Otherwise a pot could be left to players who all mucked.
+            raise IllegalActionError(
+                f"seat {seat} cannot leave: no one else is left to claim a pot it is in")
+        return seat
+
+    def can_leave(self, seat: int) -> bool:
+        try:
+            self.verify_leave(seat)
+        except IllegalActionError:
+            return False
+        return True
+
+    def leave(self, seat: int) -> Left:
+        """Take a live player out of the hand at once, whoever's turn it is: a fold that
+        needs no turn and no bet to face (at the showdown, giving up any claim)."""
+        seat = self.verify_leave(seat)
+        self._folded[seat] = True
+        self._live -= 1
+        self._acted |= 1 << seat
+        op = Left(seat)
+        self._ops.append(op)
+        phase = self._phase
+        if phase == _SHOWDOWN:
+            self._pending_show &= ~(1 << seat)
+            if self._live == 1 or not self._pending_show:
+                self._settle()
+        elif phase == _BETTING:
+            self._leave_queue(seat)
+        elif self._live == 1 and phase == _BOARD_DEALING:
+            self._settle()
+        elif phase == _BOARD_DEALING:
+            self._runout = self._able() <= 1
+        return op
+
+    def verify_declare_all_in(self, seat: int) -> int:
+        seat = self._live_seat(seat, "be declared all-in")
+        if self._phase == _SHOWDOWN:
+            raise IllegalActionError(
+                f"seat {seat} cannot be declared all-in: the hand is at showdown")
+        if not self._stacks[seat]:
+            raise IllegalActionError(f"seat {seat} cannot be declared all-in: it already is")
+        return seat
+
+    def can_declare_all_in(self, seat: int) -> bool:
+        try:
+            self.verify_declare_all_in(seat)
+        except IllegalActionError:
+            return False
+        return True
+
+    def declare_all_in(self, seat: int) -> DeclaredAllIn:
+        """Make a live player with chips behind all-in for what he has put in, whoever's
+        turn it is: he takes no further part, may win the pots he is in, and gets his
+        chips behind back when the hand ends."""
+        seat = self.verify_declare_all_in(seat)
+        behind = self._stacks[seat]
+        if self._parked is None:
+            self._parked = [0] * self._n
+        self._parked[seat] = behind
+        self._stacks[seat] = 0
+        op = DeclaredAllIn(seat, behind)
+        self._ops.append(op)
+        if self._phase == _BETTING:
+            self._leave_queue(seat)
+        elif self._phase == _BOARD_DEALING:
+            self._runout = self._able() <= 1
+        return op
+
+    def _leave_queue(self, seat: int) -> None:
+        """Betting goes on without ``seat``: the round ends when nobody left owes a move."""
+        queue = self._queue
+        if seat in queue:
+            queue.remove(seat)
+        if self._live == 1:
+            self._end_round()
+            return
+        if not self._needs_caller:
+            self._pass_over_idle()
+        if not queue:
+            self._end_round()
+
+    def _pass_over_idle(self) -> None:
+        """Drop from the queue those with nothing to call whom nobody left could top."""
+        queue, level, bets = self._queue, self._level, self._bets
+        queue[:] = [s for s in queue if bets[s] < level or self._can_be_topped(s)]
 
     # --- showdown and settlement ---------------------------------------------------------
 
@@ -1192,13 +1489,19 @@ class State:
 
     def verify_muck(self, seat: int | None = None) -> int:
         seat = self._showdown_seat(seat, "muck")
+        if self._last_claimant(seat):
+            raise IllegalActionError(
+                f"seat {seat} cannot muck: no one else is left to claim a pot it is in")
+        return seat
+
+    def _last_claimant(self, seat: int) -> bool:
+        """Whether some pot ``seat`` is in has no other player who showed or still may."""
         values, pending = self._values, self._pending_show
         for _, eligible in self._pots():
             if seat in eligible and not any(
                     s != seat and (values[s] or pending >> s & 1) for s in eligible):
-                raise IllegalActionError(
-                    f"seat {seat} cannot muck: no one else is left to claim a pot it is in")
-        return seat
+                return True
+        return False
 
     def can_muck(self, seat: int | None = None) -> bool:
         try:
@@ -1283,14 +1586,18 @@ class State:
             else:
                 best = max(values[s] for s in eligible)
                 winners = tuple(s for s in eligible if values[s] == best)
-            if paid and paid[-1][2] == winners:
+            if paid and paid[-1][2] == winners and self._merge_pots:
                 paid[-1][0] += amount
             else:
                 paid.append([amount, eligible, winners])
         for index, (amount, eligible, winners) in enumerate(paid):
             share, odd = divmod(amount, len(winners))
             shares = [share] * len(winners)
-            shares[0] += odd
+            if self._spread_odd:
+                for k in range(odd):
+                    shares[k] += 1
+            else:
+                shares[0] += odd
             for s, chips in zip(winners, shares):
                 won[s] += chips
             ops.append(PotAwarded(index, amount, eligible, winners, tuple(shares)))
@@ -1304,6 +1611,9 @@ class State:
         for s in range(self._n):
             stacks[s] += won[s]
             bets[s] = 0
+        if self._parked is not None:  # declared all-in players get their chips behind back
+            for s, behind in enumerate(self._parked):
+                stacks[s] += behind
         self._ops.append(HandEnded(self.payoffs, tuple(stacks)))
 
 
