@@ -1,4 +1,4 @@
-"""Build the Cython core (evaluator_pyx._core); everything else is in pyproject.toml."""
+"""Build the Cython modules (evaluator_pyx._core, evaluator_pyx._assess); everything else is in pyproject.toml."""
 import os
 
 import numpy
@@ -18,7 +18,14 @@ extensions = [
         include_dirs=[numpy.get_include()],
         extra_compile_args=compile_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    )
+    ),
+    Extension(
+        "evaluator_pyx._assess",
+        ["evaluator_pyx/_assess.pyx"],
+        include_dirs=[numpy.get_include()],
+        extra_compile_args=compile_args,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    ),
 ]
 
 setup(

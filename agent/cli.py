@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -15,6 +16,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("agent.commands.info", "show the version, the evaluator backend and the config in use"),
     "bench": ("agent.commands.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
     "db": ("agent.commands.db", "the opponent database: stats, one player's model, recompute, check"),
+    "tables": ("agent.commands.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
+    "match": ("agent.commands.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95% intervals"),
 }
 
 
@@ -57,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("poki: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Output piped into a reader that stopped early (`poki ... | head`): not a failure.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -108,3 +108,58 @@ __all__ = [
     "random_card_arrays",
     "random_hand_masks",
 ]
+
+# Hand assessment (seed 003 §4.2-4.4, seed 001): exact weighted hand strength and
+# potential, all-holding ranks and strengths on a board, Monte Carlo roll-outs. Compiled
+# in _assess when built, else the slow pure-Python version; ASSESS_BACKEND says which.
+try:
+    from . import _assess as _assess_backend
+
+    ASSESS_BACKEND = "cython"
+except ImportError as exc:
+    if _compiled_required():
+        raise ImportError(
+            "evaluator_pyx: the compiled module evaluator_pyx._assess could not be imported "
+            f"({exc}) and POKI_REQUIRE_COMPILED is set; build it by running "
+            f"`{INSTALL_COMMAND}` in the repository root"
+        ) from exc
+    from . import _assess_python as _assess_backend
+
+    ASSESS_BACKEND = "python"
+
+HAND_TYPE_NAMES: tuple[str, ...] = _assess_backend.HAND_TYPE_NAMES
+hand_type_of_holding = _assess_backend.hand_type_of_holding
+holding_type_table = _assess_backend.holding_type_table
+win_probability = _assess_backend.win_probability
+rollout = _assess_backend.rollout
+income_rollout = _assess_backend.income_rollout
+hand_strength = _assess_backend.hand_strength
+hand_strength_counts = _assess_backend.hand_strength_counts
+hand_strength_n = _assess_backend.hand_strength_n
+hand_strength_multi = _assess_backend.hand_strength_multi
+potential_table = _assess_backend.potential_table
+hand_potential = _assess_backend.hand_potential
+ppot_npot = _assess_backend.ppot_npot
+ehs = _assess_backend.ehs
+holding_values = _assess_backend.holding_values
+holding_strengths = _assess_backend.holding_strengths
+
+__all__ += [
+    "ASSESS_BACKEND",
+    "HAND_TYPE_NAMES",
+    "ehs",
+    "hand_potential",
+    "hand_strength",
+    "hand_strength_counts",
+    "hand_strength_multi",
+    "hand_strength_n",
+    "hand_type_of_holding",
+    "holding_strengths",
+    "holding_type_table",
+    "holding_values",
+    "income_rollout",
+    "potential_table",
+    "ppot_npot",
+    "rollout",
+    "win_probability",
+]

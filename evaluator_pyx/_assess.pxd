@@ -1,0 +1,163 @@
+# C-level API of hand assessment (evaluator_pyx._assess), for the engine's, the opponent
+# modeler's and the simulator's hot loops.
+#
+#     from evaluator_pyx._core cimport EvalTables, eval_tables
+#     from evaluator_pyx._assess cimport Rng, rng_seed, hand_strength_c, ...
+#
+# Conventions (shared with _core.pxd): hands are 64-bit masks (cards.py layout), weight
+# tables are 1326 doubles in HOLDINGS order, NULL meaning uniform. These functions trust
+# their inputs: hole is 2 cards, board 3-5 (0-5 for the Monte Carlo kernels), disjoint
+# from hole, weights finite and >= 0. The Python wrappers in _assess.pyx check all that.
+# None of them allocates; all are nogil and keep their state on the stack or in the
+# caller's structs.
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+from evaluator_pyx._core cimport EvalTables
+
+cdef enum:
+    # Starting-hand types: 13 * x + y on the 13 x 13 grid of ranks (2..A = 0..12): pairs
+    # on the diagonal, suited hands at (high, low), offsuit at (low, high).
+    N_HAND_TYPES = 169
+    # Table 2 of seed 003: rows and columns in this order.
+    AHEAD = 0
+    TIED = 1
+    BEHIND = 2
+
+
+# ---- random numbers: xoshiro256** seeded through splitmix64 ---------------------------
+# Small, fast and well tested; a seed always gives the same stream on every machine.
+
+ctypedef struct Rng:
+    uint64_t s[4]
+
+
+cdef inline uint64_t splitmix64(uint64_t* x) noexcept nogil:
+    x[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = x[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline void rng_seed(Rng* r, uint64_t seed) noexcept nogil:
+    cdef uint64_t x = seed
+    r.s[0] = splitmix64(&x)
+    r.s[1] = splitmix64(&x)
+    r.s[2] = splitmix64(&x)
+    r.s[3] = splitmix64(&x)
+
+
+cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef inline uint64_t rng_next(Rng* r) noexcept nogil:
+    cdef uint64_t result = _rotl(r.s[1] * 5, 7) * 9
+    cdef uint64_t t = r.s[1] << 17
+    r.s[2] ^= r.s[0]
+    r.s[3] ^= r.s[1]
+    r.s[1] ^= r.s[2]
+    r.s[0] ^= r.s[3]
+    r.s[2] ^= t
+    r.s[3] = _rotl(r.s[3], 45)
+    return result
+
+
+cdef inline uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil:
+    """Uniform in 0..n-1 by multiply-shift of the top 32 bits (bias below n / 2**32,
+    far under Monte Carlo noise for the deck sizes used here)."""
+    return <uint32_t>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline double rng_uniform(Rng* r) noexcept nogil:
+    """Uniform in [0, 1) with 53 random bits."""
+    return <double>(rng_next(r) >> 11) * (1.0 / 9007199254740992.0)
+
+
+# ---- sampling holdings from a weight table (Vose's alias method) ----------------------
+
+ctypedef struct AliasTable:
+    int n                               # holdings with positive weight; 0 = none
+    double prob[1326]                   # chance of keeping slot k's own holding
+    uint16_t holding[1326]              # slot k's own holding
+    uint16_t alias[1326]                # the holding drawn otherwise
+
+# Build from a weight table (NULL = uniform), leaving out holdings that touch `dead`.
+# Returns the number of holdings that can be drawn (0: nothing to draw).
+cdef int alias_build(AliasTable* a, const double* weights, uint64_t dead) noexcept nogil
+
+
+cdef inline int alias_draw(const AliasTable* a, Rng* r) noexcept nogil:
+    """A holding index with probability proportional to its weight (a.n must be > 0)."""
+    cdef uint32_t k = rng_below(r, <uint32_t>a.n)
+    if rng_uniform(r) < a.prob[k]:
+        return a.holding[k]
+    return a.alias[k]
+
+
+# Starting-hand type (0..168, see N_HAND_TYPES) of each holding, in HOLDINGS order.
+cdef const uint8_t* holding_types() noexcept nogil
+
+
+# ---- exact enumerations (seed 003 §4.2-4.3) -------------------------------------------
+
+# Weighted hand strength counts of our hole cards against every opponent holding that
+# does not touch hole or board: out3 = (weight we beat, weight we tie, weight that beats
+# us). Returns 0, or -1 if the board is not 3-5 cards.
+cdef int hs_counts_c(const EvalTables* t, uint64_t hole, uint64_t board,
+                     const double* weights, double* out3) noexcept nogil
+
+# (ahead + tied / 2) / total of hs_counts_c; -1.0 when no opponent holding has weight.
+cdef double hand_strength_c(const EvalTables* t, uint64_t hole, uint64_t board,
+                            const double* weights) noexcept nogil
+
+# Table 2 of seed 003: out9[3 * now + later] is the weight of (opponent holding, run-out)
+# pairs where we are `now` (AHEAD/TIED/BEHIND) with the present board and `later` after
+# cards_to_come more cards (1 or 2 on the flop, 1 on the turn), each run-out counted once.
+# Returns 0, or -1 for a bad board size / cards_to_come.
+cdef int potential_table_c(const EvalTables* t, uint64_t hole, uint64_t board,
+                           const double* weights, int cards_to_come, double* out9) noexcept nogil
+
+# Ppot and Npot from a Table 2 (seed 003's formulas; 0 where a denominator is 0).
+cdef void ppot_npot_c(const double* t9, double* ppot, double* npot) noexcept nogil
+
+# Hand value (1..7462) of every holding with the board (3-5 cards), 0 for the holdings
+# that touch the board; out has 1326 entries.
+cdef void holding_values_c(const EvalTables* t, uint64_t board, int32_t* out) noexcept nogil
+
+# Hand strength of every holding against the weight table (card removal between the
+# holding and the opponent's holding exact); 0.0 for holdings touching the board and for
+# holdings with no opponent weight left. out has 1326 entries.
+cdef void holding_strengths_c(const EvalTables* t, uint64_t board, const double* weights,
+                              double* out) noexcept nogil
+
+
+# One-card Ppot (seed 003) of every holding on a flop or turn (3-4 cards) against the
+# weight table, exact, in one pass (a Fenwick-tree sweep per next card); 0.0 for holdings
+# touching the board or with nothing ahead of or tied with them. out has 1326 entries.
+# Returns 0, or -1 for a bad board size.
+cdef int holding_ppot1_c(const EvalTables* t, uint64_t board, const double* weights,
+                         double* out) noexcept nogil
+
+
+# ---- Monte Carlo (seed 001: deal the unknown cards at random, count our share) --------
+
+# Our pot share (1 / number tied for best, 0 if beaten) averaged over `trials` deals of
+# `opponents` hands and the rest of the board. tables = NULL deals opponents uniformly;
+# otherwise tables[k] is opponent k's alias table (built with dead = hole | board).
+# sum and sumsq receive the sum of shares and of squared shares. Returns 0, or -1 when
+# the tables admit no deal in 10,000 attempts (or the cards run out).
+cdef int rollout_c(const EvalTables* t, uint64_t hole, uint64_t board, int opponents,
+                   long trials, Rng* rng, const AliasTable** tables,
+                   double* sum, double* sumsq) noexcept nogil
+
+# Pre-flop income roll-out (seed 003 §4.1, seed 004): every player who plays has one small
+# bet in and the board is dealt out; our net in small bets is summed (our hand always
+# plays). plays[type] = 0 makes an opponent dealt that starting-hand type fold (iterated
+# roll-outs); plays = NULL: everyone plays. blinds = 0: a folder puts nothing in. blinds
+# = 1: our seat cycles round the table (trial % players; seat 0 posts the small blind,
+# half a small bet, seat 1 the big blind, one small bet); the big blind always plays and
+# a small blind that folds leaves its half bet in the pot.
+cdef int income_rollout_c(const EvalTables* t, uint64_t hole, int opponents, long trials,
+                          Rng* rng, const uint8_t* plays, int blinds,
+                          double* sum, double* sumsq) noexcept nogil
