@@ -139,6 +139,16 @@ def run_assess_bench(quick: bool = False) -> dict[str, Any]:
     out["river_ranks_python_call_us"] = _median_seconds(ranks_py, repeats) / n_deals * 1e6
     out["river_strengths_us"] = _median_seconds(strengths_c, repeats) / (n_deals * (reps_r // 5)) * 1e6
 
+    # One-card Ppot of all 1326 holdings at once, on a flop.
+    ppot_out = np.empty(1326)
+    ppot_flops = flops[: 2 if quick else 6]
+
+    def all_ppot() -> None:
+        for _, b in ppot_flops:
+            ev.holding_ppot(b, weights, ppot_out)
+
+    out["flop_all_holdings_ppot_ms"] = _median_seconds(all_ppot, repeats) / len(ppot_flops) * 1e3
+
     # Monte Carlo: showdowns (our hand against one opponent's) per second.
     trials = 20_000 if quick else 100_000
     h, b = flops[0]
@@ -221,6 +231,7 @@ def format_assess_bench(r: dict[str, Any]) -> str:
         ("flop Ppot/Npot, 1 to come (µs)", f("flop_potential_1_us", "{:.0f}"), "", "-", ""),
         ("turn Ppot/Npot (µs)", f("turn_potential_us", "{:.0f}"), "", "-", ""),
         ("river, ranks of all holdings (µs)", f("river_ranks_us"), f("river_ranks_python_call_us"), f("eval7_river_ranks_us", "{:.0f}") + " (evaluate loop)", "≤ 20"),
+        ("flop, one-card Ppot of all holdings (ms)", "", f("flop_all_holdings_ppot_ms"), "-", ""),
         ("river, strengths of all holdings (µs)", f("river_strengths_us"), "", f("eval7_river_strengths_us", "{:.0f}"), ""),
         ("Monte Carlo, 1 opponent (showdowns/s)", f("mc_showdowns_per_s", "{:,.0f}"), "", f("eval7_mc_showdowns_per_s", "{:,.0f}"), ""),
         ("Monte Carlo, weighted (showdowns/s)", f("mc_weighted_showdowns_per_s", "{:,.0f}"), "", "", ""),

@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("agent.commands.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
     "db": ("agent.commands.db", "the opponent database: stats, one player's model, recompute, check"),
     "tables": ("agent.commands.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
-    "match": ("agent.commands.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95% intervals"),
+    "match": ("agent.commands.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95%% intervals"),
 }
 
 

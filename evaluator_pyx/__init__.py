@@ -143,6 +143,7 @@ ppot_npot = _assess_backend.ppot_npot
 ehs = _assess_backend.ehs
 holding_values = _assess_backend.holding_values
 holding_strengths = _assess_backend.holding_strengths
+holding_ppot = _assess_backend.holding_ppot
 
 __all__ += [
     "ASSESS_BACKEND",
@@ -154,6 +155,7 @@ __all__ += [
     "hand_strength_multi",
     "hand_strength_n",
     "hand_type_of_holding",
+    "holding_ppot",
     "holding_strengths",
     "holding_type_table",
     "holding_values",

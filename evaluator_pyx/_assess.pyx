@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, annotation_typing=False
-"""Hand assessment in C: hand strength, hand potential, ranks and strengths of every
-holding on a board, and Monte Carlo roll-outs (C-level API in _assess.pxd).
+"""Hand assessment in C: hand strength, hand potential, ranks, strengths and one-card Ppot
+of every holding on a board, and Monte Carlo roll-outs (C-level API in _assess.pxd).
 
 The quantities are those of seed 003 (Billings, Papp, Schaeffer, Szafron 1998) §4.2-4.4:
 hand strength HS is the share of possible opponent holdings our hand beats now (ties
@@ -582,7 +582,7 @@ cdef int holding_ppot1_c(const EvalTables* t, uint64_t board, const double* weig
     cdef int32_t lv1[52]
     cdef double lw[52]
     cdef double s_whole, s_half
-    cdef bint gt
+    cdef int gt, lt1, v0k, v1k
     cdef double ahead_w[52]
     cdef double eq_w[52]
     cdef double w, above, eq_all, den, s, wo, tiny, total = 0.0
@@ -668,10 +668,13 @@ cdef int holding_ppot1_c(const EvalTables* t, uint64_t board, const double* weig
                 # (positions up to the end of k's group): behind after c counts half.
                 s_whole = 0.0
                 s_half = 0.0
+                v0k = lv0[k]
+                v1k = lv1[k]
                 for q in range(group_end[x][k]):
-                    gt = lv0[q] > lv0[k]
-                    s_whole += keep(lw[q], gt and lv1[q] < lv1[k])
-                    s_half += keep(lw[q], (gt and lv1[q] == lv1[k]) or (not gt and lv1[q] < lv1[k]))
+                    gt = lv0[q] > v0k
+                    lt1 = lv1[q] < v1k
+                    s_whole += keep(lw[q], gt & lt1)
+                    s_half += keep(lw[q], (gt & (lv1[q] == v1k)) | ((gt ^ 1) & lt1))
                 num[by_card[x][k]] -= s_whole + 0.5 * s_half
     # Denominators: weight of the holdings h faces that are ahead now, and tied.
     memset(ahead_w, 0, sizeof(ahead_w))

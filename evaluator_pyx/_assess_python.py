@@ -108,6 +108,15 @@ def holding_strengths(board, weights=None, out=None) -> np.ndarray:
     return out
 
 
+def holding_ppot(board, weights=None, out=None) -> np.ndarray:
+    b = ref.parse_mask(board, 3, 4, "board")
+    p = np.array(ref.holding_ppot(b, _weights(weights), _evaluate), dtype=np.float64)
+    if out is None:
+        return p
+    out[:] = p
+    return out
+
+
 def rollout(hole, board=0, opponents: int = 1, trials: int = 10000, seed=0, weights=None) -> tuple:
     h, b = _hole_board(hole, board, 0, 5)
     if not 1 <= opponents <= 22:

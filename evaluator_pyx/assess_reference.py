@@ -308,3 +308,36 @@ def income_rollout(
         s += net
         s2 += net * net
     return mean_stderr(s, s2, trials)
+
+
+def holding_ppot(board: int, weights: Sequence[float] | None = None, evaluate: Evaluate | None = None) -> list[float]:
+    """One-card Ppot of every holding by comparing every pair of holdings for every next
+    card (1326 x 1326 matrices; numpy for the arithmetic, no cleverness)."""
+    import numpy as np
+
+    from .cards import HOLDINGS
+
+    masks = np.array(HOLDINGS, dtype=np.uint64)
+    disjoint = (masks[:, None] & masks[None, :]) == 0
+    w = np.ones(N_HOLDINGS) if weights is None else np.asarray(weights, dtype=np.float64)
+    v0 = np.array(holding_values(board, evaluate))
+    live = v0 > 0
+    n_next = N_CARDS - bin(board).count("1") - 4
+    num = np.zeros(N_HOLDINGS)
+    # [h, o]: o's value against h's.
+    o_ahead = v0[None, :] > v0[:, None]
+    o_tied = v0[None, :] == v0[:, None]
+    for c in _unknown_cards(board):
+        v1 = np.array(holding_values(board | _bit(c), evaluate))
+        ok = live & (v1 > 0)
+        pair = disjoint & ok[:, None] & ok[None, :]
+        o_behind_later = v1[None, :] < v1[:, None]
+        o_tied_later = v1[None, :] == v1[:, None]
+        f = o_ahead * (o_behind_later + 0.5 * o_tied_later) + 0.5 * o_tied * o_behind_later
+        num += (pair * f) @ w
+    pair0 = disjoint & live[:, None] & live[None, :]
+    den = n_next * ((pair0 * (o_ahead + 0.5 * o_tied)) @ w)
+    out = np.zeros(N_HOLDINGS)
+    good = live & (den > 0)
+    out[good] = num[good] / den[good]
+    return out.tolist()

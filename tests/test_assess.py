@@ -227,6 +227,34 @@ def test_out_arrays_are_filled_in_place():
     assert out_v.tolist() == ev.holding_values(board).tolist()
 
 
+@pytest.mark.parametrize(
+    "text, kind", [("3h 4c Jh", "random"), ("2h 7h 9h Ks", "uniform"), ("5c 5d 9s", "sparse"), ("Ts Js Qs Ks", "floor")]
+)
+def test_batched_one_card_ppot_equals_pairwise_brute_force(text, kind):
+    board = M(text)
+    w = _weights(np.random.default_rng(len(text)), kind)
+    ours = ev.holding_ppot(board, w)
+    expect = np.array(ref.holding_ppot(board, w))
+    assert np.abs(ours - expect).max() <= 1e-9
+
+
+def test_batched_one_card_ppot_equals_table_2_per_holding():
+    board = FLOP_34J
+    ppot = ev.holding_ppot(board)
+    assert round(ppot[ev.holding_index(AQ)], 3) == 0.108
+    rng = np.random.default_rng(40)
+    w = rng.random(1326)
+    ppot_w = ev.holding_ppot(board | M("9d"), w)
+    for i in rng.choice(1326, 30, replace=False):
+        hole = ev.HOLDINGS[i]
+        if hole & (board | M("9d")):
+            assert ppot_w[i] == 0.0
+        else:
+            assert ppot_w[i] == pytest.approx(ev.hand_potential(hole, board | M("9d"), w, 1)[0], abs=1e-12)
+    with pytest.raises(ValueError):
+        ev.holding_ppot(board | M("9d 2s"))
+
+
 # --- Monte Carlo ------------------------------------------------------------------------
 
 
