@@ -73,15 +73,76 @@ class DatabaseConfig:
             raise ConfigError(f"database.batch_hands must be a positive integer, got {self.batch_hands!r}")
 
 
+ENGINE_CHOICES = {
+    "bettor": ("triples", "loki1"),
+    "reweight": ("triples", "loki1", "none"),
+    "weights": ("modeled", "uniform"),
+    "opponent_model": ("specific", "generic"),
+    "preflop": ("tight", "moderate", "loose"),
+}
+# Settings that are probabilities or hand strengths, so lie in [0, 1].
+_ENGINE_UNIT = (
+    "bet_threshold", "raise_threshold", "reraise_step", "late_position_bonus", "mix_width",
+    "call_margin", "semi_bluff", "check_raise", "slow_play", "slow_play_threshold",
+    "reweight_sigma", "reweight_floor", "opponent_width", "opponent_mix",
+)
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The Poki decision engine (agent.engine): one switch per enhancement, so each can be
+    measured against the same player without it, and the betting thresholds."""
+
+    bettor: str = "triples"
+    reweight: str = "triples"
+    weights: str = "modeled"
+    potential: bool = True
+    opponent_model: str = "specific"
+    preflop: str = "moderate"
+    bet_threshold: float = 0.5
+    raise_threshold: float = 0.85
+    reraise_step: float = 0.05
+    late_position_bonus: float = 0.03
+    mix_width: float = 0.05
+    call_margin: float = 0.0
+    semi_bluff: float = 0.5
+    check_raise: float = 0.2
+    slow_play: float = 0.15
+    slow_play_threshold: float = 0.95
+    reweight_sigma: float = 0.1
+    reweight_floor: float = 0.01
+    opponent_width: float = 0.1
+    opponent_mix: float = 0.2
+
+    def __post_init__(self) -> None:
+        for name, choices in ENGINE_CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ConfigError(f"engine.{name} must be one of {', '.join(choices)}, "
+                                  f"got {getattr(self, name)!r}")
+        if not isinstance(self.potential, bool):
+            raise ConfigError(f"engine.potential must be true or false, got {self.potential!r}")
+        for name in _ENGINE_UNIT:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise ConfigError(f"engine.{name} must be a number in [0, 1], got {value!r}")
+            object.__setattr__(self, name, float(value))
+        if self.bet_threshold > self.raise_threshold:
+            raise ConfigError("engine.bet_threshold must not exceed engine.raise_threshold")
+        if self.opponent_mix >= 1.0:
+            raise ConfigError("engine.opponent_mix must be below 1")
+
+
 @dataclass(frozen=True)
 class Config:
     table: TableConfig = field(default_factory=TableConfig)
     random: RandomConfig = field(default_factory=RandomConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
+    engine: EngineConfig = field(default_factory=EngineConfig)
 
 
-_SECTIONS = {"table": TableConfig, "random": RandomConfig, "model": ModelConfig, "database": DatabaseConfig}
+_SECTIONS = {"table": TableConfig, "random": RandomConfig, "model": ModelConfig, "database": DatabaseConfig,
+             "engine": EngineConfig}
 
 
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:

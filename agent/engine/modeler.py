@@ -1,0 +1,241 @@
+"""The opponent modeler (seed 002 §3-4, seed 004 "opponent modeling", "weight tables",
+"re-weighting"): one 1326-entry weight table per opponent per hand, re-weighted after each
+of that opponent's actions.
+
+A table starts at weight 1 for every holding (seed 004: when a new hand begins every entry
+is initialised to one; holdings that share a card with ours or the board are 0). What the
+income rates contribute is the pre-flop strength of a holding: its income-rate percentile
+for the field size, so the pre-flop re-weighting turns the table into the one the
+opponent carries to the flop (seed 002 §3: income rates "assign initial weight
+probabilities"). After the flop a holding's strength is an EHS-like value computed for
+all 1326 holdings at once (:func:`board_strengths`).
+
+Both rules read the opponent's (fold, call, raise) frequencies in the context of the
+action (round × bets to call 0 / 1 / 2+): their own decayed counts blended with the
+defaults (db.models.PlayerModel.triple, the specific opponent model of seed 004) or the
+defaults alone (the generic model). The frequencies become strength thresholds by weighted
+quantiles of the opponent's current table: if they fold a share f here, the holdings below
+the f-quantile are the ones they fold; if they raise a share r, the ones above the
+(1 − r)-quantile raise.
+
+* Loki-1 (Papp): μ is the threshold the action implies (the fold threshold for a call,
+  the raise threshold for a raise), σ a spread; weight × 0.01 below μ − σ, × 1 above
+  μ + σ, linear between. A call never lowers a strong holding.
+* Loki-2 (seed 002 §4): weight × the entry for the observed action of the triple this
+  opponent would produce holding each hand: ramps of half-width ``opponent_width`` round
+  the fold and raise thresholds, the strongest holdings raising (1 − opponent_mix) of the
+  time and calling the rest (seed 002's A-A [0, 0.2, 0.8]), so a call lowers them.
+
+No live holding's weight falls below ``reweight_floor``: nothing the opponent could hold is
+ever ruled out.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+import evaluator_pyx as ev
+from agent.income_rates import field_of_players, load_income_rates
+
+FOLD, CALL, RAISE = 0, 1, 2
+N_HOLDINGS = 1326
+_HOLDINGS = np.asarray(ev.HOLDINGS_ARRAY, dtype=np.uint64)
+
+
+@lru_cache(maxsize=1)
+def _card_contained() -> np.ndarray:
+    """bool[52, 1326]: holding h contains card c."""
+    out = np.zeros((ev.N_CARDS, N_HOLDINGS), dtype=bool)
+    for c in range(ev.N_CARDS):
+        out[c] = (_HOLDINGS & np.uint64(1 << ev.card_bit(c))) != 0
+    return out
+
+
+def live_holdings(known_mask: int) -> np.ndarray:
+    """bool[1326]: holdings that share no card with `known_mask` (a 64-bit card mask)."""
+    return (_HOLDINGS & np.uint64(known_mask)) == 0
+
+
+@lru_cache(maxsize=8)
+def preflop_strengths(field: str) -> np.ndarray:
+    """Pre-flop strength of every holding: its income-rate percentile (0..1, ties half)
+    among the 1326 holdings, from the shipped iterated table for the field size."""
+    players = {"2": 2, "3-4": 4, "5+": 7}[field]
+    ir = load_income_rates().holding_rates(players)
+    srt = np.sort(ir)
+    below = np.searchsorted(srt, ir, side="left")
+    upto = np.searchsorted(srt, ir, side="right")
+    out = (below + 0.5 * (upto - below)) / N_HOLDINGS
+    out.flags.writeable = False
+    return out
+
+
+_BOARD_CACHE: OrderedDict[tuple[int, bool], np.ndarray] = OrderedDict()
+_BOARD_CACHE_SIZE = 32
+
+
+def board_strengths(board_mask: int, potential: bool = True) -> np.ndarray:
+    """An EHS-like strength of every holding on a 3-5 card board, in one batch: its hand
+    strength against one uniformly random holding (evaluator_pyx.holding_strengths), plus,
+    with `potential` before the river, the expected rise of that hand strength over the
+    next card, E[max(0, HS' − HS)] over the cards that can come. That term stands in for
+    (1 − HS) × Ppot, which is too dear to compute exactly for 1326 holdings after every
+    action (DESIGN.md, "cost to plan for"); it rewards the same draws. 0 for holdings that
+    share a card with the board. Cached per board (every player at the table shares it)."""
+    key = (board_mask, potential)
+    hit = _BOARD_CACHE.get(key)
+    if hit is not None:
+        _BOARD_CACHE.move_to_end(key)
+        return hit
+    hs = ev.holding_strengths(board_mask)
+    n_board = bin(board_mask).count("1")
+    if potential and n_board < 5:
+        gain = np.zeros(N_HOLDINGS)
+        contained = _card_contained()
+        nxt = np.empty(N_HOLDINGS)
+        for c in range(ev.N_CARDS):
+            bit = 1 << ev.card_bit(c)
+            if board_mask & bit:
+                continue
+            ev.holding_strengths(board_mask | bit, None, nxt)
+            np.subtract(nxt, hs, out=nxt)
+            np.maximum(nxt, 0.0, out=nxt)
+            nxt[contained[c]] = 0.0
+            gain += nxt
+        hs = hs + gain / (ev.N_CARDS - n_board - 2)
+    hs.flags.writeable = False
+    _BOARD_CACHE[key] = hs
+    if len(_BOARD_CACHE) > _BOARD_CACHE_SIZE:
+        _BOARD_CACHE.popitem(last=False)
+    return hs
+
+
+def weighted_quantile(strength: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The strength below which a share `q` of the table's weight lies."""
+    live = weights > 0
+    s = strength[live]
+    w = weights[live]
+    if s.size == 0:
+        return 0.0
+    order = np.argsort(s, kind="stable")
+    cum = np.cumsum(w[order])
+    idx = int(np.searchsorted(cum, q * cum[-1], side="left"))
+    return float(s[order[min(idx, s.size - 1)]])
+
+
+def ramp_array(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """0 below lo, 1 above hi, linear between."""
+    if hi <= lo:
+        return (x >= hi).astype(np.float64)
+    return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
+
+
+def loki1_multipliers(strength: np.ndarray, mu: float, sigma: float, floor: float = 0.01) -> np.ndarray:
+    """Loki-1's re-weighting factor (Papp): `floor` below μ − σ, 1 above μ + σ, linear
+    between."""
+    return floor + (1.0 - floor) * ramp_array(strength, mu - sigma, mu + sigma)
+
+
+def opponent_triples(strength: np.ndarray, weights: np.ndarray, freq: Sequence[float],
+                     width: float, mix: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fold, call, raise) arrays: the triple the opponent would produce with each holding,
+    its thresholds set so that, over its current table, about the observed shares fold and
+    raise."""
+    f_freq, _, r_freq = (float(x) for x in freq)
+    top = 1.0 - mix
+    if r_freq > 0.0:
+        raise_at = weighted_quantile(strength, weights, 1.0 - min(1.0, r_freq / top))
+        r = top * ramp_array(strength, raise_at - width, raise_at + width)
+    else:
+        r = np.zeros_like(strength)
+    if f_freq > 0.0:
+        fold_at = weighted_quantile(strength, weights, f_freq)
+        f = (1.0 - ramp_array(strength, fold_at - width, fold_at + width)) * (1.0 - r)
+    else:
+        f = np.zeros_like(strength)
+    c = 1.0 - r - f
+    return f, c, r
+
+
+def loki1_threshold(strength: np.ndarray, weights: np.ndarray, freq: Sequence[float],
+                    action: int) -> float:
+    """μ: the strength the opponent's action implies, from its frequencies in the context."""
+    f_freq, _, r_freq = freq
+    if action == RAISE:
+        return weighted_quantile(strength, weights, 1.0 - r_freq)
+    return weighted_quantile(strength, weights, f_freq)
+
+
+def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.01) -> np.ndarray:
+    """Seed 002's update: each weight times the probability the holding's triple gave the
+    observed action (or Loki-1's factor); live holdings kept at `floor` at least."""
+    out = np.asarray(weights, dtype=np.float64) * multipliers
+    np.maximum(out, floor, out=out, where=np.asarray(weights) > 0)
+    return out
+
+
+def reweight(weights: np.ndarray, strength: np.ndarray, freq: Sequence[float], action: int,
+             rule: str, *, sigma: float = 0.1, width: float = 0.1, mix: float = 0.2,
+             floor: float = 0.01) -> np.ndarray:
+    """The table after the opponent took `action` (CALL or RAISE), by `rule` ("loki1",
+    "triples" or "none"); a new array, live holdings never below `floor`."""
+    if rule == "none" or action == FOLD:
+        return weights.copy()
+    if rule == "loki1":
+        mu = loki1_threshold(strength, weights, freq, action)
+        mult = loki1_multipliers(strength, mu, sigma, floor)
+    elif rule == "triples":
+        mult = opponent_triples(strength, weights, freq, width, mix)[action]
+    else:
+        raise ValueError(f"unknown re-weighting rule {rule!r}")
+    return apply_action(weights, mult, floor)
+
+
+class OpponentModeler:
+    """The weight tables of one hand: one per opponent, re-weighted as they act."""
+
+    def __init__(self, rule: str = "triples", *, sigma: float = 0.1, width: float = 0.1,
+                 mix: float = 0.2, floor: float = 0.01, potential: bool = True) -> None:
+        self.rule = rule
+        self.sigma = sigma
+        self.width = width
+        self.mix = mix
+        self.floor = floor
+        self.potential = potential
+        self.tables: dict[str, np.ndarray] = {}
+        self._known = 0
+
+    def new_hand(self, opponents: Iterable[str], hole_mask: int) -> None:
+        """Fresh tables: weight 1 except holdings touching our cards (seed 004)."""
+        base = live_holdings(hole_mask).astype(np.float64)
+        self.tables = {nick: base.copy() for nick in opponents}
+        self._known = hole_mask
+
+    def see_board(self, board_mask: int) -> None:
+        """Holdings that share a card with the board become impossible."""
+        new = board_mask & ~self._known
+        if new:
+            dead = ~live_holdings(new)
+            for table in self.tables.values():
+                table[dead] = 0.0
+            self._known |= new
+
+    def strengths(self, board_mask: int, players: int) -> np.ndarray:
+        if board_mask == 0:
+            return preflop_strengths(field_of_players(max(2, players)))
+        return board_strengths(board_mask, self.potential)
+
+    def observe(self, nick: str, action: int, freq: Sequence[float], board_mask: int,
+                players: int) -> None:
+        """Re-weight `nick`'s table after it took `action` with `players` in the hand,
+        its frequencies in the context being `freq`."""
+        table = self.tables.get(nick)
+        if table is None or action == FOLD or self.rule == "none":
+            return
+        self.see_board(board_mask)
+        strength = self.strengths(board_mask, players)
+        self.tables[nick] = reweight(table, strength, freq, action, self.rule, sigma=self.sigma,
+                                     width=self.width, mix=self.mix, floor=self.floor)

@@ -1,0 +1,287 @@
+"""The Poki player (seeds 002-004): pre-flop by income-rate strategy, after the flop EHS
+against each opponent's weight table turned into an action by the probability-triple
+strategy and the action selector (or by the Loki-1 Bettor), opponents' tables re-weighted
+after each of their actions, their per-context frequencies learned from finished hands.
+
+It implements agent.players' Player protocol and is registered as ``poki``, with one
+setting per enhancement so any of them can be switched off::
+
+    poki(bettor=loki1, reweight=none, weights=uniform, potential=off, opponent_model=generic)
+
+Defaults come from the [engine] and [model] sections of config.toml (read when the
+registry is first used). Everything the player knows about a hand comes from the game
+context: opponents' actions are read from its betting history when it is our turn, so the
+player works behind any connector; finished hands (end_hand) feed the opponent models.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+import evaluator_pyx as ev
+from agent.config import ENGINE_CHOICES, EngineConfig, ModelConfig, load_config
+from agent.engine.bettor_loki1 import loki1_action
+from agent.engine.modeler import FOLD, OpponentModeler
+from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
+from agent.engine.selector import select_action
+from agent.engine.triples import Situation, decision_triple
+from agent.income_rates import field_of_players, load_income_rates
+from agent.players import BasePlayer, Param, PlayerKind, register
+from agent.records import ACTION_CLASS, BLIND_KINDS, RecordError
+from agent.rules import Action
+from db.models import DEFAULT_TRIPLES, MemoryModelStore, ModelStore
+
+if TYPE_CHECKING:
+    from agent.events import HandStarted
+    from agent.records import HandRecord
+    from agent.tracker import GameContext
+
+__all__ = ["PokiPlayer", "order_key"]
+
+_BOARD_AT_ROUND = (0, 3, 4, 5)
+_VOLUNTARY = frozenset({"c", "b", "r"})
+
+
+def order_key(position: int, n: int, round_: int) -> int:
+    """Place in the betting order (0 acts first): after the flop from the seat after the
+    button; pre-flop from the seat after the big blind, heads-up from the button."""
+    if round_ > 0:
+        return position
+    if n == 2:
+        return (position - 2) % 2
+    return (position - 3) % n
+
+
+@dataclasses.dataclass
+class Decision:
+    """What the player saw and chose at its last decision (for tests and the bench)."""
+
+    round: int
+    ehs: float | None = None
+    hs_n: float | None = None
+    ppot: float | None = None
+    triple: tuple[float, float, float] | None = None
+    strategy: PreflopStrategy | None = None
+    action: Action | None = None
+
+
+class PokiPlayer(BasePlayer):
+    """See the module docstring."""
+
+    def __init__(self, name: str, rng: np.random.Generator, settings: EngineConfig | None = None,
+                 *, store: ModelStore | None = None, network: str = "local",
+                 model: ModelConfig | None = None) -> None:
+        super().__init__(name, rng)
+        self.settings = settings or EngineConfig()
+        self.model_settings = model or ModelConfig()
+        self.store: ModelStore = store if store is not None else MemoryModelStore(
+            self.model_settings.half_life_hands)
+        self.network = network
+        self.last: Decision | None = None
+        self._hand: str | None = None
+        self._rates: dict[str, np.ndarray] = {}
+        cfg = self.settings
+        self._modeler = OpponentModeler(
+            cfg.reweight, sigma=cfg.reweight_sigma, width=cfg.opponent_width,
+            mix=cfg.opponent_mix, floor=cfg.reweight_floor, potential=cfg.potential)
+        self._reweighting = cfg.weights == "modeled" and cfg.reweight != "none"
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    def new_hand(self, started: HandStarted) -> None:
+        self._hand = None  # tables are built at our first decision, when our cards are known
+
+    def end_hand(self, record: HandRecord) -> None:
+        if self.settings.opponent_model == "specific":
+            try:
+                self.store.write_hand(record, self.network)
+            except RecordError:
+                pass  # a hand the store refuses teaches nothing; play goes on
+
+    # --- per hand state --------------------------------------------------------------------
+
+    def _start(self, ctx: GameContext) -> None:
+        self._hand = ctx.hand_id
+        hole = ctx.hole_cards or ()
+        self._hole_mask = ev.cards_to_mask(hole) if hole else 0
+        self._modeler.new_hand([p for p in ctx.players if p != self.name], self._hole_mask)
+        self._models: dict[str, Any] = {}
+        self._done = [0, 0, 0, 0]
+        self._round = -1
+        self._level = 0.0
+        self._contrib: dict[str, float] = {}
+        self._folded: set[str] = set()
+        self._strategy: PreflopStrategy | None = None
+
+    def _freq(self, nick: str, context: int) -> tuple[float, float, float]:
+        """The opponent's (fold, call, raise) shares in a context: its own decayed counts
+        blended with the defaults (specific), or the defaults (generic)."""
+        if self.settings.opponent_model == "generic":
+            return DEFAULT_TRIPLES[context]
+        model = self._models.get(nick)
+        if model is None:
+            model = self._models[nick] = self.store.get(nick, self.network)
+        return model.triple(context, self.model_settings.blend_observations)
+
+    def _catch_up(self, ctx: GameContext) -> None:
+        """Replay the betting since our last decision: bets to call at each action (the
+        context of the opponent model) and re-weighting of live opponents' tables."""
+        active = set(ctx.active)
+        n_players = len(ctx.players)
+        for rnd, acts in enumerate(ctx.history):
+            start = self._done[rnd]
+            if start >= len(acts):
+                continue
+            if rnd != self._round:
+                self._round = rnd
+                self._level = 0.0
+                self._contrib = {}
+            board_mask = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
+            for player, kind in acts[start:]:
+                have = self._contrib.get(player, 0.0)
+                btc = max(0, math.ceil(self._level - have - 1e-9))
+                if kind == "sb":
+                    self._contrib[player] = 0.5
+                    continue
+                if kind == "bb":
+                    self._level = max(self._level, 1.0)
+                    self._contrib[player] = self._level
+                    continue
+                in_hand = n_players - len(self._folded)
+                if kind == "f":
+                    self._folded.add(player)
+                elif kind in ("b", "r"):
+                    self._level += 1.0
+                    self._contrib[player] = self._level
+                else:
+                    self._contrib[player] = self._level
+                if (self._reweighting and player != self.name and player in active
+                        and kind not in BLIND_KINDS):
+                    action = ACTION_CLASS[kind]
+                    if action != FOLD:
+                        context = 3 * rnd + min(btc, 2)
+                        self._modeler.observe(player, action, self._freq(player, context),
+                                              board_mask, in_hand)
+            self._done[rnd] = len(acts)
+
+    def _to_act_after(self, ctx: GameContext) -> int:
+        n = len(ctx.players)
+        me = ctx.players.index(self.name)
+        mine = order_key(ctx.positions[me], n, ctx.round)
+        count = 0
+        for seat, player in enumerate(ctx.players):
+            if (player != self.name and player in ctx.active and ctx.stacks[seat] > 0
+                    and order_key(ctx.positions[seat], n, ctx.round) > mine):
+                count += 1
+        return count
+
+    # --- decisions -------------------------------------------------------------------------
+
+    def act(self, ctx: GameContext) -> Action:
+        if ctx.hand_id != self._hand:
+            self._start(ctx)
+        self._catch_up(ctx)
+        if ctx.round == 0 or not ctx.hole_cards:
+            action = self._preflop(ctx)
+        else:
+            action = self._postflop(ctx)
+        if action not in ctx.legal_actions:
+            action = Action.CHECK_CALL if Action.CHECK_CALL in ctx.legal_actions else ctx.legal_actions[0]
+        if self.last is not None:
+            self.last.action = action
+        return action
+
+    def _holding_rates(self, players: int) -> np.ndarray:
+        field = field_of_players(max(2, players))
+        rates = self._rates.get(field)
+        if rates is None:
+            rates = self._rates[field] = load_income_rates().holding_rates(max(2, players))
+        return rates
+
+    def _preflop(self, ctx: GameContext) -> Action:
+        if self._strategy is None:
+            if ctx.hole_cards:
+                ir = float(self._holding_rates(ctx.players_active)[
+                    ev.holding_index_of_cards(*ctx.hole_cards)])
+            else:
+                ir = float("-inf")
+            self._strategy = choose_strategy(ir, self._to_act_after(ctx), self.settings.preflop)
+        unopened = not any(kind in _VOLUNTARY for _, kind in ctx.history[0]) if ctx.history else True
+        self.last = Decision(0, strategy=self._strategy)
+        return preflop_action(self._strategy, ctx.bets_this_round, ctx.to_call, ctx.can_raise,
+                              unopened, ctx.max_bets)
+
+    def assess(self, ctx: GameContext) -> tuple[float, float, float]:
+        """(EHS, HS_n, Ppot) of our hand now (seed 003 §4.2-4.4): HS_n the product of our
+        hand strength against each live opponent's weight table (uniform tables with
+        weights=uniform), Ppot with one card to come against their pooled tables (0 on the
+        river or with potential off)."""
+        cfg = self.settings
+        hole = self._hole_mask
+        board = ev.cards_to_mask(ctx.board)
+        opponents = [p for p in ctx.active if p != self.name]
+        modeled = cfg.weights == "modeled"
+        if modeled:
+            self._modeler.see_board(board)
+            tables = [self._modeler.tables[p] for p in opponents]
+        else:
+            tables = []
+        hs_n = 1.0
+        if modeled:
+            for t in tables:
+                hs_n *= ev.hand_strength(hole, board, t)
+        else:
+            hs_n = ev.hand_strength(hole, board) ** max(1, len(opponents))
+        ppot = 0.0
+        if cfg.potential and len(ctx.board) < 5:
+            pooled = None
+            if modeled and tables:
+                pooled = np.zeros(tables[0].shape)
+                for t in tables:
+                    pooled += t / t.sum()
+            ppot = ev.hand_potential(hole, board, pooled, 1)[0]
+        return hs_n + (1.0 - hs_n) * ppot, hs_n, ppot
+
+    def _postflop(self, ctx: GameContext) -> Action:
+        cfg = self.settings
+        ehs, hs_n, ppot = self.assess(ctx)
+        can_raise = ctx.can_raise
+        if cfg.bettor == "loki1":
+            self.last = Decision(ctx.round, ehs, hs_n, ppot)
+            return loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
+                                ctx.bets_this_round, can_raise, cfg)
+        situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
+                              ctx.max_bets, ctx.round, self._to_act_after(ctx), can_raise)
+        triple = decision_triple(situation, cfg)
+        self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+        return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
+
+
+# --- registry ------------------------------------------------------------------------------
+
+_WORDS = {key: choices for key, choices in ENGINE_CHOICES.items()}
+
+
+def _kind() -> PlayerKind:
+    config = load_config()
+    eng = config.engine
+    params = {
+        key: Param(str, getattr(eng, key), f"one of {', '.join(choices)}", choices=choices)
+        for key, choices in _WORDS.items()
+    }
+    params["potential"] = Param(bool, eng.potential, "add hand potential to EHS (on/off)")
+    params["bet_threshold"] = Param(float, eng.bet_threshold, "EHS to bet", low=0.0, high=1.0)
+    params["raise_threshold"] = Param(float, eng.raise_threshold, "EHS to raise", low=0.0, high=1.0)
+    model = config.model
+
+    def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:
+        return PokiPlayer(name, rng, dataclasses.replace(eng, **settings), model=model)
+
+    return PlayerKind("poki", factory, params,
+                      "the Poki engine: income-rate pre-flop, EHS triples, weight tables (seeds 002-004)")
+
+
+register(_kind())

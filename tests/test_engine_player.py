@@ -1,0 +1,142 @@
+"""The Poki player in the in-process dealer and the tournament runner."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import evaluator_pyx as ev
+from agent.config import EngineConfig, TableConfig
+from agent.dealer import Deal, Dealer, play_match
+from agent.engine.player import PokiPlayer, order_key
+from agent.engine.preflop import PreflopStrategy
+from agent.players import create_player, parse_spec
+from agent.rules import Action
+from agent.tournament import TournamentSetup, run_tournament
+
+
+def test_spec_switches():
+    spec = parse_spec("poki(bettor=loki1, reweight=none, weights=uniform, potential=off, "
+                      "opponent_model=generic, preflop=tight)")
+    player = create_player(spec, np.random.default_rng(0), name="p")
+    assert isinstance(player, PokiPlayer)
+    s = player.settings
+    assert (s.bettor, s.reweight, s.weights, s.potential, s.opponent_model, s.preflop) == (
+        "loki1", "none", "uniform", False, "generic", "tight")
+    default = create_player("poki", np.random.default_rng(0))
+    assert default.settings.bettor == "triples" and default.settings.potential is True
+
+
+def test_order_key():
+    # Ten seats: pre-flop position 3 (under the gun) first, the big blind (2) last.
+    assert [order_key(p, 10, 0) for p in (3, 10, 1, 2)] == [0, 7, 8, 9]
+    assert [order_key(p, 10, 1) for p in (1, 2, 10)] == [1, 2, 10]
+    # Heads-up: the button (2) acts first pre-flop, last after.
+    assert order_key(2, 2, 0) < order_key(1, 2, 0) and order_key(2, 2, 1) > order_key(1, 2, 1)
+
+
+@pytest.mark.parametrize("spec", [
+    "poki",
+    "poki(bettor=loki1, reweight=loki1)",
+    "poki(bettor=loki1, reweight=none, weights=uniform, potential=off, opponent_model=generic)",
+])
+def test_plays_legal_hands(spec):
+    rng = np.random.default_rng(5)
+    players = [create_player(spec, np.random.default_rng(1), name="hero")]
+    for i, kind in enumerate(["call", "raise", "random", "tight-aggressive", "loose-passive"]):
+        players.append(create_player(f"{kind}(trials=50)" if "-" in kind else kind,
+                                     np.random.default_rng(10 + i), name=f"b{i}"))
+    table = TableConfig(seats=len(players))
+    dealer = Dealer(table)
+    for hand in range(60):
+        deal = Deal.draw(rng, len(players))
+        dealer.play_hand(players, deal, button=hand % len(players), hand_id=f"t:{hand}")
+    assert dealer.invalid_actions == {}
+
+
+def test_reproducible_with_seed():
+    def run() -> dict[str, int]:
+        players = [create_player("poki", np.random.default_rng(7), name="a"),
+                   create_player("poki(bettor=loki1)", np.random.default_rng(8), name="b"),
+                   create_player("call", np.random.default_rng(9), name="c")]
+        return play_match(players, TableConfig(seats=3), 80, seed=11).chips
+    assert run() == run()
+
+
+def test_weight_tables_follow_the_betting():
+    # A heads-up hand: the opponent raises pre-flop and bets the flop; its table must move
+    # weight toward strong holdings, and our EHS is computed against it.
+    villain = create_player("raise", np.random.default_rng(1), name="villain")
+    deal = Deal(((ev.parse_card("As"), ev.parse_card("Ah")), (ev.parse_card("Ks"), ev.parse_card("Kh"))),
+                tuple(ev.parse_cards("Qd 8s 3c 4h 9d")))
+    seen = []
+
+    class Spy(PokiPlayer):
+        def act(self, ctx):
+            action = super().act(ctx)
+            if ctx.round >= 1:
+                seen.append((ctx.round, self._modeler.tables["villain"].copy(), self.last))
+            return action
+
+    hero = Spy("hero", np.random.default_rng(0))
+    Dealer(TableConfig(seats=2)).play_hand([hero, villain], deal, button=1, hand_id="h:1")
+    assert seen  # aces play on
+    table = seen[0][1]
+    aa = ev.holding_index(ev.cards_to_mask(ev.parse_cards("Ac Ad")))
+    seven_three = ev.holding_index(ev.cards_to_mask(ev.parse_cards("7s 3h")))
+    assert table[aa] > 5 * table[seven_three]
+    assert seen[0][2].ehs is not None and 0.0 <= seen[0][2].ehs <= 1.0
+
+
+def test_preflop_strategy_held_for_the_round():
+    hero = PokiPlayer("hero", np.random.default_rng(0))
+    others = [create_player("raise", np.random.default_rng(i), name=f"r{i}") for i in range(3)]
+    deal = Deal(((ev.parse_card("As"), ev.parse_card("Ah")),) + tuple(
+        (ev.parse_card(a), ev.parse_card(b)) for a, b in (("2c", "3d"), ("4c", "5d"), ("6c", "8d"))),
+        tuple(ev.parse_cards("Kd Qs Jc 9h 7d")))
+    strategies = []
+
+    class Spy(PokiPlayer):
+        def act(self, ctx):
+            action = super().act(ctx)
+            if ctx.round == 0:
+                strategies.append(self._strategy)
+            return action
+
+    hero = Spy("hero", np.random.default_rng(0))
+    Dealer(TableConfig(seats=4)).play_hand([hero, *others], deal, button=3, hand_id="h:2")
+    assert strategies and set(strategies) == {PreflopStrategy.MAKE4}
+
+
+def test_opponent_models_learn_from_finished_hands():
+    hero = PokiPlayer("hero", np.random.default_rng(0))
+    players = [hero, create_player("raise", np.random.default_rng(1), name="maniac"),
+               create_player("call", np.random.default_rng(2), name="station")]
+    play_match(players, TableConfig(seats=3), 60, seed=3)
+    maniac = hero.store.get("maniac", "local")
+    station = hero.store.get("station", "local")
+    assert maniac.frequencies(4)[2] == pytest.approx(1.0)  # always raises facing a flop bet
+    assert station.frequencies(4)[1] == pytest.approx(1.0)
+    hero._models = {}
+    assert hero._freq("maniac", 4) == pytest.approx(maniac.triple(4, hero.model_settings.blend_observations))
+    assert hero._freq("maniac", 4)[2] > 0.2  # moved from the default toward always raising
+    # generic ignores them
+    generic = PokiPlayer("g", np.random.default_rng(0), EngineConfig(opponent_model="generic"))
+    assert generic._freq("maniac", 4) == (0.5, 0.3, 0.2)
+
+
+def test_tournament_two_enhanced_eight_control():
+    specs = ["poki"] * 2 + ["poki(bettor=loki1, reweight=loki1)"] * 8
+    setup = TournamentSetup.from_text(specs, TableConfig(seats=10), 5, chunk=2)
+    result = run_tournament(setup, 4)
+    assert result.hands == 40
+    assert sum(result.invalid_actions.values()) == 0
+    # Zero-sum: chips won by all players add to nothing.
+    assert sum(s.chips for s in result.summary()) == 0
+
+
+def test_engine_bench_quick():
+    from agent.bench_engine import run_engine_bench
+
+    out = run_engine_bench(quick=True)
+    assert out["stations"]["decisions"] > 0 and out["poki"]["decisions"] > 0
+    assert 0 < out["median_postflop_decision_ms"] < 1000
