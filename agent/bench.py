@@ -173,17 +173,37 @@ def _machine() -> dict[str, Any]:
     }
 
 
-def run_all(quick: bool = False) -> dict[str, Any]:
-    """Every benchmark section this checkout has, plus a note of the machine."""
+# Every section of `poki bench`: name -> (module, function). Each function takes `quick`
+# and returns a dict of figures; a section whose module is missing is left out.
+SECTIONS: dict[str, tuple[str, str]] = {
+    "evaluator": ("agent.bench", "run_evaluator_bench"),
+    "assess": ("agent.bench_assess", "run_assess_bench"),
+    "selfplay": ("agent.tournament", "run_selfplay_bench"),
+    "engine": ("agent.bench_engine", "run_engine_bench"),
+    "db": ("db.bench", "run_db_bench"),
+    "replay": ("agent.replay", "run_replay_bench"),
+}
+
+
+def run_all(quick: bool = False, only: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The chosen benchmark sections (all by default), plus a note of the machine."""
+    import importlib
+
+    names = list(SECTIONS) if not only else only
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        raise ValueError(f"unknown bench section(s) {', '.join(unknown)}; known: {', '.join(SECTIONS)}")
     figures: dict[str, Any] = {"machine": _machine(), "quick": quick}
     t0 = time.perf_counter()
-    figures["evaluator"] = run_evaluator_bench(quick)
-    try:
-        from db.bench import run_db_bench
-    except ImportError:
-        pass
-    else:
-        figures["db"] = run_db_bench(quick)
+    for name in names:
+        module_name, function = SECTIONS[name]
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if progress:
+            progress(name)
+        figures[name] = getattr(module, function)(quick)
     figures["seconds"] = round(time.perf_counter() - t0, 1)
     return figures
 
@@ -192,46 +212,73 @@ def _rate(x: float) -> str:
     return f"{x / 1e6:,.1f} M/s"
 
 
-def format_table(figures: dict[str, Any]) -> str:
-    """The figures as an aligned text table (what `poki bench` prints)."""
-    rows: list[tuple[str, str, str, str]] = [("figure", "ours", "anchor (same run)", "target")]
-    e = figures.get("evaluator")
-    if e:
-        e7 = e.get("eval7", {})
-        ph = e.get("phevaluator", {})
-        rows.append((
-            f"7-card eval, batch, one core [{e['backend']}]",
-            _rate(e["batch_hands_per_s"]),
-            f"eval7 {_rate(e7['batch_hands_per_s'])} (Python path)" if e7.get("available") else "eval7 n/a",
-            f">= {_rate(e['target_batch_hands_per_s'])}",
-        ))
-        rows.append((
-            "7-card eval, batch, unchecked",
-            _rate(e["batch_unchecked_hands_per_s"]),
-            "",
-            "",
-        ))
-        anchor = []
-        if e7.get("available"):
-            anchor.append(f"eval7 {e7['call_ns']:.0f} ns")
-        if ph.get("available"):
-            anchor.append(f"phevaluator {ph['call_ns']:.0f} ns (C fn {ph['native_call_ns']:.0f} ns)")
-        rows.append((
-            "7-card eval, one Python call",
-            f"{e['call_ns']:.0f} ns",
-            ", ".join(anchor) or "n/a",
-            f"<= {e['target_call_ns']:.0f} ns",
-        ))
-        if "table_build_ms" in e:
-            rows.append(("evaluator tables built at import", f"{e['table_build_ms']:.1f} ms", "", ""))
-    d = figures.get("db")
-    if d and "hands_per_s" in d:
-        rows.append(("hand records into SQLite", f"{d['hands_per_s']:,} hands/s", "", ">= 5,000 hands/s"))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append(f"(medians over repeats; {figures.get('seconds', '?')} s in all)")
-    return "\n".join(lines)
+    return lines
+
+
+def _evaluator_rows(e: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    e7 = e.get("eval7", {})
+    ph = e.get("phevaluator", {})
+    rows = [(
+        f"7-card eval, batch, one core [{e['backend']}]",
+        _rate(e["batch_hands_per_s"]),
+        f"eval7 {_rate(e7['batch_hands_per_s'])} (Python path)" if e7.get("available") else "eval7 n/a",
+        f">= {_rate(e['target_batch_hands_per_s'])}",
+    ), ("7-card eval, batch, unchecked", _rate(e["batch_unchecked_hands_per_s"]), "", "")]
+    anchor = []
+    if e7.get("available"):
+        anchor.append(f"eval7 {e7['call_ns']:.0f} ns")
+    if ph.get("available"):
+        anchor.append(f"phevaluator {ph['call_ns']:.0f} ns (C fn {ph['native_call_ns']:.0f} ns)")
+    rows.append(("7-card eval, one Python call", f"{e['call_ns']:.0f} ns", ", ".join(anchor) or "n/a",
+                 f"<= {e['target_call_ns']:.0f} ns"))
+    if "table_build_ms" in e:
+        rows.append(("evaluator tables built at import", f"{e['table_build_ms']:.1f} ms", "", ""))
+    return rows
+
+
+def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    rows = []
+    sp = figures.get("selfplay")
+    if sp:
+        for label, t in sp["tables"].items():
+            rows.append((f"self-play, house bots, {label}", f"{t['hands_per_s']:,.0f} hands/s",
+                         f"{t['hands_per_cpu_s']:,.0f} per CPU s", ">= 2,000 hands/s"))
+    en = figures.get("engine")
+    if en:
+        for kind, label in (("stations", "vs 9 callers"), ("poki", "10 Poki players")):
+            if kind in en:
+                rows.append((f"Poki post-flop decision, 10 seats, {label}",
+                             f"{en[kind]['median_ms']:.2f} ms median", f"p90 {en[kind]['p90_ms']:.2f} ms", ""))
+    d = figures.get("db")
+    if d and "hands_per_s" in d:
+        rows.append(("hand records into SQLite, models updated", f"{d['hands_per_s']:,} hands/s",
+                     f"{d.get('hands_per_cpu_s', 0):,} per CPU s", ""))
+    r = figures.get("replay")
+    if r and "hands_per_s" in r:
+        rows.append(("replay of the 1995 IRC logs into SQLite", f"{r['hands_per_s']:,.0f} hands/s", "",
+                     ">= 5,000 hands/s"))
+    return rows
+
+
+def format_table(figures: dict[str, Any]) -> str:
+    """The figures as aligned text tables (what `poki bench` prints)."""
+    head = ("figure", "ours", "anchor (same run)", "target")
+    blocks = []
+    if figures.get("evaluator"):
+        blocks.append("\n".join(_aligned([head, *_evaluator_rows(figures["evaluator"])])))
+    if figures.get("assess"):
+        from agent.bench_assess import format_assess_bench
+
+        blocks.append(format_assess_bench(figures["assess"]))
+    rows = _pipeline_rows(figures)
+    if rows:
+        blocks.append("\n".join(_aligned([("figure", "ours", "also", "target"), *rows])))
+    blocks.append(f"(medians over repeats, one core; {figures.get('seconds', '?')} s in all)")
+    return "\n\n".join(blocks)
 
 
 if __name__ == "__main__":
