@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -265,16 +266,30 @@ class PokiPlayer(BasePlayer):
 _WORDS = {key: choices for key, choices in ENGINE_CHOICES.items()}
 
 
+_HELP = {
+    "bet_threshold": "EHS to bet",
+    "raise_threshold": "EHS to raise",
+    "semi_bluff": "chance to bet a draw that beats the odds of a bet",
+    "check_raise": "chance to check a raising hand with players behind",
+    "slow_play": "chance to only call with a near-certain winner",
+    "call_margin": "call when EHS beats the pot odds by this",
+    "mix_width": "half-width of the threshold ramps",
+}
+
+
 def _kind() -> PlayerKind:
-    config = load_config()
+    # POKI_CONFIG names the settings file a command was given (default: config.toml here).
+    config = load_config(os.environ.get("POKI_CONFIG") or None)
     eng = config.engine
     params = {
         key: Param(str, getattr(eng, key), f"one of {', '.join(choices)}", choices=choices)
         for key, choices in _WORDS.items()
     }
     params["potential"] = Param(bool, eng.potential, "add hand potential to EHS (on/off)")
-    params["bet_threshold"] = Param(float, eng.bet_threshold, "EHS to bet", low=0.0, high=1.0)
-    params["raise_threshold"] = Param(float, eng.raise_threshold, "EHS to raise", low=0.0, high=1.0)
+    for f in dataclasses.fields(EngineConfig):
+        if f.name not in params:
+            params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),
+                                   low=0.0, high=1.0)
     model = config.model
 
     def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:

@@ -2,7 +2,8 @@
 seed 004 "basic betting strategy"), turning effective hand strength and the game
 situation into a probability triple (fold, call, raise) that sums to 1.
 
-EHS = HS_n + (1 − HS_n) × Ppot (seed 003 §4.4), HS_n against each opponent's weight table.
+EHS = HS_n + (1 − HS_n) × Ppot (seed 003 §4.4), HS_n the product of our hand strength
+against each live opponent's weight table, so the number of opponents enters there.
 Rules, each a ramp of half-width ``mix_width`` rather than a step, so that hands near a
 threshold get a mixed strategy (seed 002: "analogous to a mixed strategy"):
 
