@@ -13,11 +13,13 @@ from collections.abc import Sequence
 
 # name -> (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("agent.commands.demo", "the whole pipeline on this machine: a match, its logs and the 1995 IRC logs into a database, what it learned"),
     "info": ("agent.commands.info", "show the version, the evaluator backend and the config in use"),
     "bench": ("agent.commands.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
     "db": ("agent.commands.db", "the opponent database: stats, one player's model, recompute, check"),
     "tables": ("agent.commands.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
     "match": ("agent.commands.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95%% intervals"),
+    "replay": ("agent.commands.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),
 }
 
 
@@ -55,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"poki: {exc}", file=sys.stderr)
         return 2
+    if args.config:
+        # Players are built from specs deep inside matches, often in worker processes;
+        # they find the settings file through the environment the workers inherit.
+        os.environ["POKI_CONFIG"] = os.path.abspath(args.config)
     try:
         return int(args._module.run(args) or 0)
     except KeyboardInterrupt:

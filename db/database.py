@@ -447,6 +447,19 @@ class Database:
         ).fetchone()
         return None if row is None else row[0]
 
+    def most_seen_players(self, per_network: int) -> list[tuple[str, str]]:
+        """(network, nick) of the players with the most hands, ``per_network`` of each
+        network, networks in name order."""
+        rows = self.db.conn.execute(
+            """SELECT network, nick FROM (
+                   SELECT a.network, a.nick, row_number() OVER (
+                       PARTITION BY a.network ORDER BY p.hands DESC, a.nick) AS rank
+                   FROM aliases a JOIN players p ON p.id = a.player)
+               WHERE rank <= ? ORDER BY network, rank""",
+            (per_network,),
+        )
+        return [(network, nick) for network, nick in rows]
+
     def networks_of(self, nick: str) -> list[str]:
         """The networks a nick has been seen on."""
         return [r[0] for r in self.db.conn.execute("SELECT network FROM aliases WHERE nick = ? ORDER BY network", (nick,))]

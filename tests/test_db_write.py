@@ -272,3 +272,28 @@ def test_schema_stats_and_plain_sqlite_access(tmp_path) -> None:
     if shutil.which("sqlite3"):
         out = subprocess.run(["sqlite3", str(path), "SELECT count(*) FROM hands;"], capture_output=True, text=True)
         assert out.returncode == 0 and out.stdout.strip() == "200"
+
+
+def test_most_seen_players_per_network(tmp_path):
+    from db.database import Database
+    from db.testing import synthetic_hands
+
+    database = Database(tmp_path / "seen.sqlite")
+    records = list(synthetic_hands(120, seed=5))
+    database.write_hands(records[:60], "net-a")
+    database.write_hands(records[60:], "net-b")
+    # Count each network's hands per nick independently of the database.
+    expected = {}
+    for network, part in (("net-a", records[:60]), ("net-b", records[60:])):
+        counts = {}
+        for r in part:
+            for s in r.seats:
+                counts[s.player] = counts.get(s.player, 0) + 1
+        expected[network] = counts
+    got = database.most_seen_players(2)
+    assert [n for n, _ in got] == ["net-a", "net-a", "net-b", "net-b"]
+    for network, nick in got:
+        # Players are per (network, nick), so each pick is among the top counts of its network.
+        top = sorted(expected[network].values(), reverse=True)[:2]
+        assert expected[network][nick] >= top[-1]
+    database.close()
