@@ -1,0 +1,30 @@
+"""`poki demo`, the README's main job, runs from start to end: a match whose logs are
+replayed into a fresh database that then holds every hand of the match."""
+from __future__ import annotations
+
+import sqlite3
+
+from agent.cli import main
+
+
+def test_demo_runs_the_whole_pipeline(tmp_path, capsys):
+    out = tmp_path / "demo"
+    status = main(["demo", "--out", str(out), "--deals", "4", "--seed", "7", "--no-irc", "--no-progress",
+                   "--players", "poki", "rr", "call"])
+    assert status == 0
+    printed = capsys.readouterr().out
+    # 4 deals, each played once per rotation of 3 seats.
+    assert "4 deals x 3 (duplicate) = 12 hands" in printed
+    assert (out / "match.acpc.log").is_file() and any((out / "phh").iterdir())
+    with sqlite3.connect(out / "poki.sqlite") as conn:
+        assert conn.execute("SELECT count(*) FROM hands").fetchone()[0] == 12
+        seated = {r[0] for r in conn.execute("SELECT nick FROM aliases")}
+    assert seated == {"poki", "rr", "call"}
+    assert "opponent model of" in printed
+
+
+def test_demo_refuses_unknown_players(tmp_path, capsys):
+    status = main(["demo", "--out", str(tmp_path / "d"), "--deals", "2", "--no-irc", "--no-progress",
+                   "--players", "nobody", "call"])
+    assert status != 0
+    assert "nobody" in capsys.readouterr().err
