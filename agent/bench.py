@@ -22,7 +22,7 @@ TARGET_BATCH_HANDS_PER_S = 150e6
 TARGET_CALL_NS = 200.0
 
 
-def _median_runs(fn: Callable[[], Any], repeats: int) -> tuple[float, list[float]]:
+def median_runs(fn: Callable[[], Any], repeats: int) -> tuple[float, list[float]]:
     """Median and all wall times (seconds) of fn() over repeats, GC off while timing."""
     times = []
     enabled = gc.isenabled()
@@ -45,7 +45,7 @@ def _per_call_ns(fn: Callable[[Any], Any], args: list, repeats: int) -> tuple[fl
         for a in args:
             fn(a)
 
-    median, times = _median_runs(loop, repeats)
+    median, times = median_runs(loop, repeats)
     return median / len(args) * 1e9, [t / len(args) * 1e9 for t in times]
 
 
@@ -54,7 +54,7 @@ def _per_call_ns_star(fn: Callable[..., Any], args: list[tuple], repeats: int) -
         for a in args:
             fn(*a)
 
-    return _median_runs(loop, repeats)[0] / len(args) * 1e9
+    return median_runs(loop, repeats)[0] / len(args) * 1e9
 
 
 def _eval7_figures(cards: np.ndarray, repeats: int) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _eval7_figures(cards: np.ndarray, repeats: int) -> dict[str, Any]:
     hands = [[deck[c] for c in row] for row in cards.tolist()]
     evaluate = eval7.evaluate
     evaluate(hands[0])
-    batch_s, batch_runs = _median_runs(lambda: [evaluate(h) for h in hands], repeats)
+    batch_s, batch_runs = median_runs(lambda: [evaluate(h) for h in hands], repeats)
     call_ns, _ = _per_call_ns(evaluate, hands, repeats)
     return {
         "available": True,
@@ -130,8 +130,8 @@ def run_evaluator_bench(quick: bool = False) -> dict[str, Any]:
         masks, out, call_masks, repeats = masks[:2000], out[:2000], call_masks[:2000], 3
 
     ev.evaluate_batch(masks, out)  # warm-up: tables into cache, output pages touched
-    batch_s, batch_runs = _median_runs(lambda: ev.evaluate_batch(masks, out), repeats)
-    unchecked_s, _ = _median_runs(lambda: ev.evaluate_batch(masks, out, check=False), repeats)
+    batch_s, batch_runs = median_runs(lambda: ev.evaluate_batch(masks, out), repeats)
+    unchecked_s, _ = median_runs(lambda: ev.evaluate_batch(masks, out, check=False), repeats)
     call_ns, call_runs = _per_call_ns(ev.evaluate, call_masks, repeats)
     abs_call_ns, _ = _per_call_ns(abs, call_masks, repeats)
 

@@ -10,15 +10,13 @@ py_hand_vs_range_monte_carlo a Monte Carlo equity. eval7 has no hand potential.
 """
 from __future__ import annotations
 
-import gc
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 import evaluator_pyx as ev
+from agent.bench import median_runs
 
 # DESIGN.md targets.
 TARGET_FLOP_HS_US = 3.0
@@ -30,18 +28,7 @@ EVAL7_CORE_FLOP_POTENTIAL_MS = 13.7
 
 
 def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
-    times = []
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            t0 = time.perf_counter_ns()
-            fn()
-            times.append((time.perf_counter_ns() - t0) / 1e9)
-    finally:
-        if enabled:
-            gc.enable()
-    return statistics.median(times)
+    return median_runs(fn, repeats)[0]
 
 
 def _deals(rng: np.random.Generator, n: int, n_board: int) -> list[tuple[int, int]]:

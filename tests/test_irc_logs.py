@@ -1,7 +1,6 @@
 """The IRC poker database reader, on the real April 1995 #holdem logs and on crafted files."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -33,19 +32,7 @@ DATASET = "irc-holdem-199504-dev"
 N_HANDS = 20_078
 
 
-def _dataset() -> Path | None:
-    env = os.environ.get("POKI_SHARED_DATA")
-    candidates = []
-    if env:
-        candidates += [Path(env), Path(env) / DATASET, Path(env) / "data" / DATASET]
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "data" / DATASET)
-    for c in candidates:
-        if (c / "holdem").is_dir() or (c / "hdb").is_file():
-            return c
-    return None
-
-
-DATA = _dataset()
+from shared_data import DATA  # the shared 1995 logs (located in one place)
 needs_data = pytest.mark.skipif(
     DATA is None,
     reason=f"the IRC hand logs ({DATASET}) are not there: set POKI_SHARED_DATA to the folder holding them",

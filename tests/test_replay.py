@@ -25,19 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 DATASET = "irc-holdem-199504-dev"
 
 
-def _dataset() -> Path | None:
-    env = os.environ.get("POKI_SHARED_DATA")
-    candidates = []
-    if env:
-        candidates += [Path(env), Path(env) / DATASET, Path(env) / "data" / DATASET]
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "data" / DATASET)
-    for c in candidates:
-        if (c / "holdem").is_dir() or (c / "hdb").is_file():
-            return c
-    return None
-
-
-DATA = _dataset()
+from shared_data import DATA  # the shared 1995 logs (located in one place)
 pytestmark = pytest.mark.skipif(DATA is None, reason=f"the IRC hand logs ({DATASET}) are not there: "
                                 "set POKI_SHARED_DATA to the folder holding them")
 

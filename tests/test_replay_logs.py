@@ -5,7 +5,6 @@ command line; the compact records the workers send."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -44,19 +43,7 @@ END GAMEDEF
 """
 
 
-def _dataset() -> Path | None:
-    env = os.environ.get("POKI_SHARED_DATA")
-    candidates = []
-    if env:
-        candidates += [Path(env), Path(env) / DATASET, Path(env) / "data" / DATASET]
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "data" / DATASET)
-    for c in candidates:
-        if (c / "holdem").is_dir() or (c / "hdb").is_file():
-            return c
-    return None
-
-
-DATA = _dataset()
+from shared_data import DATA  # the shared 1995 logs (located in one place)
 needs_data = pytest.mark.skipif(DATA is None, reason=f"the IRC hand logs ({DATASET}) are not there")
 
 

@@ -3,10 +3,8 @@ through State, unit tests of each rule variant, and property tests under those r
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,19 +77,7 @@ def play(state: State, moves: str) -> None:
 DATASET = "irc-holdem-199504-dev"
 
 
-def _dataset() -> Path | None:
-    env = os.environ.get("POKI_SHARED_DATA")
-    candidates = []
-    if env:
-        candidates += [Path(env), Path(env) / DATASET, Path(env) / "data" / DATASET]
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "data" / DATASET)
-    for c in candidates:
-        if (c / "holdem").is_dir() or (c / "hdb").is_file():
-            return c
-    return None
-
-
-DATA = _dataset()
+from shared_data import DATA  # the shared 1995 logs (located in one place)
 needs_data = pytest.mark.skipif(
     DATA is None,
     reason=f"the IRC hand logs ({DATASET}) are not there: "

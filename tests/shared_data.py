@@ -1,0 +1,16 @@
+"""Where the tests find the shared April 1995 IRC logs: ../shared/data beside the
+repository, or $POKI_SHARED_DATA. On a developer's machine without them the tests on real
+data are skipped; under CI they must be there, since a run that skipped them would prove
+nothing about real logs."""
+from __future__ import annotations
+
+import os
+
+from agent.replay import shared_irc_logs
+
+DATA = shared_irc_logs()
+if DATA is None and os.environ.get("CI"):
+    raise RuntimeError(
+        "the shared IRC hand logs were not found (../shared/data/irc-holdem-199504-dev "
+        "beside the repository, or $POKI_SHARED_DATA); CI needs them"
+    )
