@@ -67,7 +67,8 @@ def serial(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def irc_items():
-    return list(read_irc_database(DATA))
+    # The replay names files by their resolved paths (the shared data may sit behind a link).
+    return list(read_irc_database(DATA.resolve()))
 
 
 def test_every_hand_is_read_or_skipped_with_its_reason(serial) -> None:
