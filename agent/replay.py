@@ -3,22 +3,27 @@
 
 Flow: connectors.replay cuts the logs into chunks; each chunk is read and every hand fed
 through a Tracker (agent.tracker), which checks it against the rules and the log's own
-result and builds its HandRecord; the records go to db.Database.write_hands in log order,
-a transaction per ``batch_hands`` hands. A hand that cannot be read, or that the tracker
-or the database refuses, is counted under its reason and never written, in part or whole.
+result and builds its HandRecord; db.rows.prepare_hand checks the record as the database
+would and turns it into rows, which go to db.Database.write_prepared in log order, a
+transaction per ``batch_hands`` hands. A hand that cannot be read, or that the tracker or
+the database checks refuse, is counted under its reason and never written, in part or
+whole. A replay into a database holding fewer hands than the logs writes without the
+by-player indexes and builds them at the end (Database.deferred_indexes).
 
-Parallel (``workers`` > 1): worker processes read and track chunks and send back their
-records in a compact form (plain tuples, marshalled: a HandRecord pickled whole costs
-more than tracking it); the main process alone writes, taking the chunks in log order,
-so the database, its models included, is the same as after a serial replay.
+Parallel (``workers`` > 1): worker processes read, track and prepare chunks and send back
+the rows (plain tuples, marshalled: a HandRecord pickled whole costs more than tracking
+it); the main process alone writes, taking the chunks in log order and only numbering
+hands and players and updating the models, so the database, its models included, is the
+same as after a serial replay.
 
 Running again: hands are keyed by stable ids. Before a hand is parsed and tracked, its id
 is looked up in the database (through a read connection of the reading process) and a
 hand already stored is only counted, so a second replay of the same logs is quick and
 stores nothing; a replay killed at any moment left whole transactions only, and running
 it again skips what they hold and goes on where it stopped, ending with the database an
-uninterrupted replay makes. With ``predict`` every hand is tracked (the scorer needs them
-all, in order) and the database still counts stored hands as duplicates.
+uninterrupted replay makes. With ``predict`` every hand is tracked and its record goes to
+the main process (the scorer needs them all, in order), and the database still counts
+stored hands as duplicates.
 
 ``strict``: the first problem, in log order, stops the replay; every hand before it is
 written, nothing after it.
@@ -42,7 +47,18 @@ from typing import Any
 from agent.events import PlayerActed, PlayerAllIn, PlayerLeft
 from agent.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
 from agent.tracker import Tracker, TrackerError, _slot_constructor
-from connectors.replay import AcpcSettings, Chunk, KnownHand, LogHand, LogProblem, clear_cache, plan, read_chunk
+from db.rows import prepare_hand
+from connectors.replay import (
+    AcpcSettings,
+    Chunk,
+    KnownHand,
+    LogHand,
+    LogProblem,
+    clear_cache,
+    plan,
+    preload,
+    read_chunk,
+)
 
 __all__ = [
     "ReplayOptions",
@@ -56,7 +72,11 @@ __all__ = [
 
 DATASET = "irc-holdem-199504-dev"
 # Entry tags of a chunk's results.
-_RECORD, _PROBLEM, _KNOWN = 0, 1, 2
+_RECORD, _PROBLEM, _KNOWN, _PREPARED = 0, 1, 2, 3
+# What a chunk's finished hands become: HandRecords as they are (the scorer needs them),
+# HandRecords in compact form (the same, from a worker process), or database rows
+# (db.rows.prepare_hand: checked and built where the hand was tracked).
+RECORDS, ENCODED, PREPARED = "records", "encoded", "prepared"
 # Problem categories of hands the tracker or the database refused.
 ILLEGAL_ACTION = "illegal-action"
 RESULT_MISMATCH = "result-mismatch"
@@ -178,20 +198,21 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _track(chunk: Chunk, known_db: str | None, compact: bool) -> list[tuple]:
-    """Read one chunk and track its hands: its entries in log order: records (encoded
-    when ``compact``, else (tag, HandRecord)), problems (tag, where, category, reason,
-    hand id) and hands already in the database (tag, hand id)."""
+def _track(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]:
+    """Read one chunk and track its hands: its entries in log order: finished hands (as
+    ``output`` says), problems (tag, where, category, reason, hand id) and hands already
+    in the database (tag, hand id)."""
     with _no_gc():
-        return _track_chunk(chunk, known_db, compact)
+        return _track_chunk(chunk, known_db, output)
 
 
-def _track_chunk(chunk: Chunk, known_db: str | None, compact: bool) -> list[tuple]:
+def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]:
     global _tracker
     skip = _skipper(known_db) if known_db is not None else None
     if _tracker is None:
         _tracker = Tracker()
     apply = _tracker.apply
+    network = chunk.network
     entries: list[tuple] = []
     append = entries.append
     for item in read_chunk(chunk, skip):
@@ -208,8 +229,18 @@ def _track_chunk(chunk: Chunk, known_db: str | None, compact: bool) -> list[tupl
             if record is None:
                 append((_PROBLEM, item.where, INCOMPLETE, f"{INCOMPLETE}: {item.where}: the hand has no end",
                         item.hand_id))
+            elif output == PREPARED:
+                try:
+                    prepared = prepare_hand(record, network)
+                except RecordError as exc:
+                    append((_PROBLEM, item.where, REJECTED, f"{REJECTED}: {exc}", item.hand_id))
+                else:
+                    # marshal takes plain tuples only.
+                    append((_PREPARED, tuple(prepared)))
+            elif output == ENCODED:
+                append(encode_record(record))
             else:
-                append(encode_record(record) if compact else (_RECORD, record))
+                append((_RECORD, record))
         elif kind is KnownHand:
             append((_KNOWN, item.hand_id))
         else:
@@ -218,32 +249,34 @@ def _track_chunk(chunk: Chunk, known_db: str | None, compact: bool) -> list[tupl
     return entries
 
 
-def track_chunk(task: tuple[Chunk, str | None]) -> bytes:
-    """_track in a worker process: the entries marshalled, records in compact form."""
-    chunk, known_db = task
-    return marshal.dumps(_track(chunk, known_db, compact=True))
+def track_chunk(task: tuple[Chunk, str | None, str]) -> bytes:
+    """_track in a worker process: the entries marshalled."""
+    chunk, known_db, output = task
+    return marshal.dumps(_track(chunk, known_db, output))
 
 
-def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any,
-                   window: int) -> Iterator[list[tuple] | bytes]:
+def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window: int,
+                   prepared: bool) -> Iterator[list[tuple] | bytes]:
     """The entries of every chunk, in order: tracked here (records as they are), or in
     the pool (marshalled, records compact) with at most ``window`` chunks under way, so
-    a slow writer never has the whole input waiting in memory."""
+    a slow writer never has the whole input waiting in memory; with ``prepared`` the
+    hands come as database rows instead of records."""
     if pool is None:
         for chunk in chunks:
-            yield _track(chunk, known_db, compact=False)
+            yield _track(chunk, known_db, PREPARED if prepared else RECORDS)
         return
+    output = PREPARED if prepared else ENCODED
     pending: deque = deque()
     it = iter(chunks)
     for chunk in it:
-        pending.append(pool.apply_async(track_chunk, ((chunk, known_db),)))
+        pending.append(pool.apply_async(track_chunk, ((chunk, known_db, output),)))
         if len(pending) >= window:
             break
     while pending:
         result = pending.popleft().get()
         nxt = next(it, None)
         if nxt is not None:
-            pending.append(pool.apply_async(track_chunk, ((nxt, known_db),)))
+            pending.append(pool.apply_async(track_chunk, ((nxt, known_db, output),)))
         yield result
 
 
@@ -395,13 +428,19 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         # copy of the writer's connection.
         pool = None
         if workers > 1:
-            pool = stack.enter_context(_pool_context().Pool(workers))
+            context = _pool_context()
+            if context.get_start_method() == "fork":
+                preload(chunks)
+            pool = stack.enter_context(context.Pool(workers))
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
                                                 batch_hands=options.batch_hands))
-        if known_db is not None and database.hand_count() == 0:
+        stored = database.hand_count()
+        if known_db is not None and stored == 0:
             known_db = None
-        results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2)
+        if sum(c.units for c in chunks) >= stored:
+            stack.enter_context(database.deferred_indexes())
+        results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
                 entries = marshal.loads(result) if isinstance(result, bytes) else result
@@ -422,13 +461,17 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
 
 def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, options: ReplayOptions,
                 summary: ReplaySummary, players: set[tuple[str, str]]) -> LogProblem | None:
-    """Count one chunk's entries, score and write its records; returns the problem that
+    """Count one chunk's entries, score and write its hands; returns the problem that
     stops a strict run, if there is one."""
     network = chunk.network
     records: list[HandRecord] = []
+    prepared: list[tuple] = []
     stop: LogProblem | None = None
     for e in entries:
         tag = e[0]
+        if tag == _PREPARED:
+            prepared.append(e[1])
+            continue
         if tag == _RECORD:
             record = e[1] if len(e) == 2 else decode_record(e)
             # --strict: a record the database would refuse stops the run before anything
@@ -446,7 +489,13 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
         if options.strict:
             stop = problem
             break
-    rejected = 0
+    if prepared:
+        for hand in prepared:
+            summary.actions += len(hand[5])
+            for nick in hand[2]:
+                players.add((network, nick))
+        _count_written(summary, database.write_prepared(prepared, network, batch_hands=options.batch_hands),
+                       len(prepared), {})
     if records:
         for r in records:
             summary.actions += len(r.actions)
@@ -455,18 +504,20 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
         if scorer is not None:
             for r in records:
                 scorer.observe(r, network)
-        report = database.write_hands(records, network, batch_hands=options.batch_hands)
-        summary.stored += report.stored
-        summary.duplicates_written += report.duplicates
-        if report.rejected:
-            where = {r.hand_id: r.source for r in records}
-            for hand_id, reason in report.rejected:
-                summary.add_problem(LogProblem(where.get(hand_id, hand_id), REJECTED, f"{REJECTED}: {reason}",
-                                               hand_id))
-            rejected = len(report.rejected)
-    summary.read += len(records) - rejected
-    summary.hands += len(records) - rejected
+        _count_written(summary, database.write_hands(records, network, batch_hands=options.batch_hands),
+                       len(records), {r.hand_id: r.source for r in records})
     return stop
+
+
+def _count_written(summary: ReplaySummary, report: Any, given: int, where: dict[str, str]) -> None:
+    """Count what the database made of ``given`` hands: stored, duplicates, rejected."""
+    summary.stored += report.stored
+    summary.duplicates_written += report.duplicates
+    for hand_id, reason in report.rejected:
+        summary.add_problem(LogProblem(where.get(hand_id, hand_id), REJECTED, f"{REJECTED}: {reason}", hand_id))
+    accepted = given - len(report.rejected)
+    summary.read += accepted
+    summary.hands += accepted
 
 
 def _invalid(record: HandRecord, network: str) -> LogProblem | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import agent  # noqa: F401  (first: agent.native's guard covers this package's compiled modules)
+
 from .models import (
     DEFAULT_BLEND_OBSERVATIONS,
     DEFAULT_HALF_LIFE,

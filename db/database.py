@@ -27,7 +27,6 @@ from typing import Any
 import sqlite_utils
 
 from agent.records import ACTION_CLASS, HandRecord, RecordError
-from evaluator_pyx.cards import cards_str
 
 from . import schema
 from .models import (
@@ -38,9 +37,9 @@ from .models import (
     PlayerModel,
     PlayerState,
     WriteReport,
-    apply_hand,
+    advance,
 )
-from .validate import validate_record
+from .rows import PreparedHand, prepare_hand
 
 SYNCHRONOUS = ("normal", "full")
 DEFAULT_BATCH = 500
@@ -113,22 +112,21 @@ def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
 
 def _groups(
     records: Iterable[HandRecord], network: str, size: int, report: WriteReport
-) -> Iterator[tuple[list[HandRecord], int]]:
-    """Valid records in groups of `size`, each with how many records it took; invalid
-    ones are listed in `report` and left out."""
-    group: list[HandRecord] = []
+) -> Iterator[tuple[list[PreparedHand], int]]:
+    """The rows of valid records in groups of `size`, each with how many records it
+    took; invalid ones are listed in `report` and left out."""
+    group: list[PreparedHand] = []
     handled = 0
     for record in records:
         handled += 1
         try:
-            validate_record(record, network)
+            group.append(prepare_hand(record, network))
         except RecordError as exc:
             report.rejected.append((str(getattr(record, "hand_id", "?")), str(exc)))
-        else:
-            group.append(record)
-            if len(group) >= size:
-                yield group, handled
-                group, handled = [], 0
+            continue
+        if len(group) >= size:
+            yield group, handled
+            group, handled = [], 0
     if handled:
         yield group, handled
 
@@ -202,6 +200,8 @@ class Database:
         if schema.pending(self.db):
             with self._write():  # under the write lock, so two openers cannot race
                 schema.migrations.apply(self.db)
+        if create and schema.missing_indexes(self.db):
+            self.restore_indexes()
 
     def _settle_half_life(self, half_life: float | None) -> Decay:
         stored = self._meta("half_life_hands")
@@ -282,14 +282,34 @@ class Database:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
 
+    # -- bulk loading -------------------------------------------------------------------
+
+    @contextmanager
+    def deferred_indexes(self) -> Iterator[None]:
+        """Write many hands without the by-player indexes (schema.DEFERRABLE_INDEXES) and
+        build them once at the end, also when the writing fails. Worth it when the hands
+        written are about as many as those stored already or more. Readers meanwhile get
+        the same answers, more slowly; if the process is killed first, the next writer to
+        open the file (create=True) builds them, and `check` reports them missing."""
+        with self._write():
+            schema.drop_deferrable_indexes(self.db)
+        try:
+            yield
+        finally:
+            self.restore_indexes()
+
+    def restore_indexes(self) -> None:
+        """Build whichever deferrable indexes the file lacks."""
+        with self._write():
+            schema.create_deferrable_indexes(self.db)
+
     # -- writing ------------------------------------------------------------------------
 
     def write_hand(self, record: HandRecord, network: str) -> WriteReport:
         """Store one hand and update its players' models in one transaction. A hand
         already stored is counted as a duplicate; an inconsistent one raises RecordError
         and nothing of it is written."""
-        validate_record(record, network)
-        return self._write_group([record], network)
+        return self._write_group([prepare_hand(record, network)], network)
 
     def write_hands(
         self,
@@ -304,9 +324,7 @@ class Database:
         `progress` is called with the number of records handled after each commit.
         The file holds whole groups only, in order: an error stops the run after the
         last group that committed."""
-        size = batch_hands or self.batch_hands
-        if size < 1:
-            raise ValueError(f"batch_hands must be at least 1, got {size}")
+        size = self._batch_size(batch_hands)
         report = WriteReport()
         for group, handled in _groups(records, network, size, report):
             report.add(self._write_group(group, network))
@@ -314,12 +332,38 @@ class Database:
                 progress(handled)
         return report
 
-    def _write_group(self, records: list[HandRecord], network: str) -> WriteReport:
-        """Write already validated hands in one transaction, or nothing of them."""
-        if not records:
+    def write_prepared(
+        self, hands: Iterable[PreparedHand], network: str, *, batch_hands: int | None = None
+    ) -> WriteReport:
+        """Store hands already checked and turned into rows by db.rows.prepare_hand (in
+        this process or another), committing `batch_hands` per transaction, as
+        write_hands does. Every hand must be of `network`."""
+        size = self._batch_size(batch_hands)
+        report = WriteReport()
+        group: list[PreparedHand] = []
+        for hand in hands:
+            if hand[1] != network:
+                raise ValueError(f"hand {hand[0]} was prepared for network {hand[1]!r}, not {network!r}")
+            group.append(hand)
+            if len(group) >= size:
+                report.add(self._write_group(group, network))
+                group = []
+        if group:
+            report.add(self._write_group(group, network))
+        return report
+
+    def _batch_size(self, batch_hands: int | None) -> int:
+        size = batch_hands or self.batch_hands
+        if size < 1:
+            raise ValueError(f"batch_hands must be at least 1, got {size}")
+        return size
+
+    def _write_group(self, hands: list[PreparedHand], network: str) -> WriteReport:
+        """Write prepared hands in one transaction, or nothing of them."""
+        if not hands:
             return WriteReport()
         with self._write() as conn:
-            prepared = self._prepare(records, network, conn, _Counters(conn))
+            prepared = self._prepare(hands, network, conn, _Counters(conn))
             _insert(conn, prepared)
         return prepared.report
 
@@ -340,55 +384,46 @@ class Database:
         return state
 
     def _prepare(
-        self, records: list[HandRecord], network: str, conn: sqlite3.Connection, counters: _Counters
+        self, hands: list[PreparedHand], network: str, conn: sqlite3.Connection, counters: _Counters
     ) -> _Prepared:
-        """Turn validated hands into rows and advance the models in memory (inside the
-        write transaction: a rollback drops the in-memory models with it)."""
+        """Number the prepared hands and their players and advance the models in memory
+        (inside the write transaction: a rollback drops the in-memory models with it)."""
         out = _Prepared()
         factor = self.decay.factor
-        existing = self._existing_hand_ids(conn, [r.hand_id for r in records])
+        existing = self._existing_hand_ids(conn, [h[0] for h in hands])
         touched_models: set[tuple[int, int]] = set()
         touched_players: set[int] = set()
         pid_cache = self._pid
+        lru_pop = self._lru.pop
         seq = counters.seq
-        for rec in records:
-            if rec.hand_id in existing:
+        hand_rows, seat_rows, action_rows = out.hands, out.seats, out.actions
+        for hand_id, _, players, hand, seats, actions, shown, results, observations in hands:
+            if hand_id in existing:
                 out.report.duplicates += 1
                 continue
-            existing.add(rec.hand_id)
+            existing.add(hand_id)
             seq += 1
-            pids = {}
-            for s in rec.seats:
-                pid = pid_cache.get((network, s.player))
+            pids = []
+            for nick in players:
+                pid = pid_cache.get((network, nick))
                 if pid is None:
-                    pid = self._player_id(conn, network, s.player, counters, out)
-                pids[s.player] = pid
-            states = {nick: self._state(conn, pid) for nick, pid in pids.items()}
-            for nick, ctx in apply_hand(states, rec, factor):
-                touched_models.add((pids[nick], ctx))
-            touched_players.update(pids.values())
-            pot = 0
-            for r in rec.results:
-                out.results.append((seq, pids[r.player], r.put_in, r.won))
-                pot += r.put_in
-            out.hands.append((
-                seq, rec.hand_id, network, rec.source, rec.started_at, rec.small_blind,
-                rec.big_blind, rec.small_bet, rec.big_bet, rec.max_bets, cards_str(rec.board),
-                len(rec.seats), pot, len(rec.actions), len(rec.shown),
-            ))
-            for s in rec.seats:
-                out.seats.append((seq, pids[s.player], s.position, s.stack))
-            for i, a in enumerate(rec.actions):
-                btc = a.bets_to_call
-                out.actions.append((
-                    seq, i, pids[a.player], a.round, a.kind, a.amount, btc, a.raises,
-                    a.position, a.players_active, a.all_in, 3 * a.round + (btc if btc < 2 else 2),
-                ))
-            for s in rec.shown:
-                out.shown.append((seq, pids[s.player], cards_str(s.cards)))
+                    pid = self._player_id(conn, network, nick, counters, out)
+                pids.append(pid)
+                lru_pop((network, nick), None)
+            advance([self._state(conn, pid) for pid in pids], observations, factor)
+            for seat, context, _ in observations:
+                touched_models.add((pids[seat], context))
+            touched_players.update(pids)
+            hand_rows.append((seq, *hand))
+            for seat, position, stack in seats:
+                seat_rows.append((seq, pids[seat], position, stack))
+            for a in actions:
+                action_rows.append((seq, a[0], pids[a[1]], *a[2:]))
+            for seat, cards in shown:
+                out.shown.append((seq, pids[seat], cards))
+            for seat, put_in, won in results:
+                out.results.append((seq, pids[seat], put_in, won))
             out.report.stored += 1
-            for nick in pids:
-                self._lru.pop((network, nick), None)
         counters.seq = seq
         states_by_pid = self._states
         for pid, ctx in touched_models:
@@ -581,6 +616,8 @@ class Database:
                     # Nothing else can be trusted, or even read, in a damaged file.
                     return [f"integrity_check: {r}" for r in result[:limit]]
             report("foreign key", conn.execute("PRAGMA foreign_key_check").fetchall())
+            report("index missing (open the file for writing to rebuild it)",
+                   [(name,) for name in schema.missing_indexes(self.db)])
             report(
                 "hand incomplete (hand_id, seats, results, actions, shown)",
                 conn.execute(

@@ -12,11 +12,11 @@ can never disagree on the math.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from agent.records import ACTION_CLASS, BLIND_KINDS, HandRecord
+from agent.records import HandRecord
 
 N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
 FOLD, CALL, RAISE = 0, 1, 2
@@ -121,24 +121,14 @@ class PlayerState:
         return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime))
 
 
-def apply_hand(
-    states: dict[str, PlayerState], record: HandRecord, factor: float
-) -> set[tuple[str, int]]:
-    """Advance every seated player's hand counter and add the hand's decisions to their
-    models (blinds are forced, so they say nothing about the player); `states` maps each
-    seated nick to its state. Returns the (nick, context) pairs that changed."""
-    for seat in record.seats:
-        states[seat.player].hands += 1
-    touched = set()
-    for act in record.actions:
-        kind = act.kind
-        if kind in BLIND_KINDS:
-            continue
-        btc = act.bets_to_call
-        context = 3 * act.round + (btc if btc < 2 else 2)
-        states[act.player].observe(context, ACTION_CLASS[kind], factor)
-        touched.add((act.player, context))
-    return touched
+def advance(states: Sequence[PlayerState], observations: Iterable[tuple[int, int, int]], factor: float) -> None:
+    """One hand's effect on its players' models: every seated player's hand counter moves
+    on, then each decision (seat index into ``states``, context, action class) is
+    observed. Blinds are forced, so they are not observations (db.rows)."""
+    for state in states:
+        state.hands += 1
+    for seat, context, action_class in observations:
+        states[seat].observe(context, action_class, factor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,20 +218,20 @@ class MemoryModelStore:
 
     def write_hand(self, record: HandRecord, network: str) -> WriteReport:
         """Raise RecordError for an inconsistent hand; a hand already seen is a duplicate."""
-        from .validate import validate_record
+        from .rows import prepare_hand
 
-        validate_record(record, network)
+        prepared = prepare_hand(record, network)
         if record.hand_id in self._hand_ids:
             return WriteReport(duplicates=1)
         self._hand_ids.add(record.hand_id)
-        states = {}
-        for seat in record.seats:
-            key = (network, seat.player)
+        states = []
+        for nick in prepared.players:
+            key = (network, nick)
             state = self._players.get(key)
             if state is None:
                 state = self._players[key] = PlayerState()
-            states[seat.player] = state
-        apply_hand(states, record, self.decay.factor)
+            states.append(state)
+        advance(states, prepared.observations, self.decay.factor)
         return WriteReport(stored=1)
 
     def write_hands(self, records: Iterable[HandRecord], network: str) -> WriteReport:

@@ -132,6 +132,32 @@ def m001_initial(db: _SUDatabase) -> None:
     )
 
 
+# The by-player indexes serve reads only (reports, `poki db player`). A bulk load into a
+# small database drops them and builds them once at the end (Database.deferred_indexes):
+# sorting every row once costs far less than keeping them up to date row by row. These are
+# the definitions m001 made them with (tests/test_db_write.py compares the two).
+DEFERRABLE_INDEXES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "seats_by_player": ("seats", ("player", "hand")),
+    "actions_by_player": ("actions", ("player", "hand", "context", "kind")),
+}
+
+
+def missing_indexes(db: _SUDatabase) -> list[str]:
+    """The deferrable indexes the file lacks (a bulk load stopped before it rebuilt them)."""
+    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    return [name for name in DEFERRABLE_INDEXES if name not in present]
+
+
+def drop_deferrable_indexes(db: _SUDatabase) -> None:
+    for name in DEFERRABLE_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS [{name}]")
+
+
+def create_deferrable_indexes(db: _SUDatabase) -> None:
+    for name, (table, columns) in DEFERRABLE_INDEXES.items():
+        db[table].create_index(list(columns), index_name=name, if_not_exists=True)
+
+
 def applied(db: _SUDatabase) -> list[str]:
     return [m.name for m in migrations.applied(db)]
 

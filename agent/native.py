@@ -1,0 +1,140 @@
+"""The pure-Python modules that are also compiled with Cython, and the guard that keeps a
+compiled copy older than its source from being imported.
+
+These modules are ordinary Python (the hot paths of the rules, the tracker, the log
+readers and the database writer); setup.py compiles each one as it is, into an
+extension module beside the source, which Python then imports in preference to the
+``.py``: the same code, about a quarter to a half faster. setup.py also records the
+SHA-256 of every source it compiled (``agent/_compiled_sources.py``, generated). When a
+source no longer matches (edited after the build), its compiled copy would silently run
+the old code, so :func:`guard` makes Python import that module from its source instead
+and warns; with POKI_REQUIRE_COMPILED=1 a stale or missing compiled module is an error.
+
+Every package holding such modules imports ``agent`` first, whose ``__init__`` calls
+:func:`guard` before any of them can be imported.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+# Modules setup.py compiles (setup.py reads this list from this file).
+COMPILED_MODULES: tuple[str, ...] = (
+    "agent.events",
+    "agent.records",
+    "agent.rules",
+    "agent.tracker",
+    "agent.dealer",
+    "agent.replay",
+    "connectors.irc_logs",
+    "connectors.irc_events",
+    "connectors.replay",
+    "db.validate",
+    "db.rows",
+    "db.models",
+    "db.database",
+)
+SOURCES_MODULE = "agent._compiled_sources"
+REBUILD_COMMAND = "pip install -e ."
+ROOT = Path(__file__).resolve().parent.parent  # the folder holding agent/, connectors/, db/
+
+
+def source_path(module: str, root: Path = ROOT) -> Path:
+    return root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def compiled_path(module: str, root: Path = ROOT) -> Path | None:
+    """The extension module built for ``module``, if there is one."""
+    source = source_path(module, root)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = source.with_name(source.stem + suffix)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def source_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stale_modules(modules: Iterable[str], digests: Mapping[str, str], root: Path = ROOT) -> list[str]:
+    """Modules with a compiled copy that was not built from their present source."""
+    stale = []
+    for module in modules:
+        source = source_path(module, root)
+        if compiled_path(module, root) is not None and source.is_file() \
+                and digests.get(module) != source_digest(source):
+            stale.append(module)
+    return stale
+
+
+class SourceFirst(importlib.abc.MetaPathFinder):
+    """Imports the named modules from their ``.py`` files, whatever else lies beside them."""
+
+    def __init__(self, modules: Sequence[str], root: Path = ROOT) -> None:
+        self.paths = {m: source_path(m, root) for m in modules}
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        source = self.paths.get(fullname)
+        if source is None:
+            return None
+        return importlib.util.spec_from_file_location(fullname, source)
+
+
+def _recorded_digests() -> dict[str, str]:
+    try:
+        from agent._compiled_sources import SOURCES  # type: ignore[import-not-found]
+    except ImportError:
+        return {}
+    return dict(SOURCES)
+
+
+def _required() -> bool:
+    return os.environ.get("POKI_REQUIRE_COMPILED", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def status() -> dict[str, str]:
+    """Each compiled-capable module: "compiled", "stale" (imported from source) or
+    "source" (no compiled copy)."""
+    stale = set(stale_modules(COMPILED_MODULES, _recorded_digests()))
+    return {
+        m: "stale" if m in stale else ("compiled" if compiled_path(m) is not None else "source")
+        for m in COMPILED_MODULES
+    }
+
+
+_guarded = False
+
+
+def guard() -> None:
+    """Make stale compiled modules import from source (once per process)."""
+    global _guarded
+    if _guarded:
+        return
+    _guarded = True
+    stale = stale_modules(COMPILED_MODULES, _recorded_digests())
+    if _required():
+        missing = [m for m in COMPILED_MODULES if compiled_path(m) is None]
+        if stale or missing:
+            raise ImportError(
+                "POKI_REQUIRE_COMPILED is set but these modules are "
+                + "; ".join(part for part in (
+                    f"compiled from an older source: {', '.join(stale)}" if stale else "",
+                    f"not compiled: {', '.join(missing)}" if missing else "") if part)
+                + f"; rebuild with `{REBUILD_COMMAND}`"
+            )
+    if stale:
+        sys.meta_path.insert(0, SourceFirst(stale))
+        warnings.warn(
+            f"compiled modules older than their source, imported from source instead (slower): "
+            f"{', '.join(stale)}; rebuild with `{REBUILD_COMMAND}`",
+            RuntimeWarning,
+            stacklevel=2,
+        )
