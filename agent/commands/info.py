@@ -1,4 +1,5 @@
-"""Show the installed version, which evaluator backend loaded, and the settings in use."""
+"""Show the installed version, which evaluator backend loaded, which modules run compiled,
+and the settings in use."""
 from __future__ import annotations
 
 import argparse
@@ -13,17 +14,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import evaluator_pyx
+    from agent import native
 
     try:
         ver = version("poki")
     except PackageNotFoundError:
         ver = "not installed"
-    info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "config": asdict(args.settings)}
+    compiled = native.status()
+    info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "compiled_modules": compiled,
+            "config": asdict(args.settings)}
     if args.json:
         print(json.dumps(info, indent=2))
     else:
         print(f"poki {info['version']}")
         print(f"evaluator backend: {info['evaluator_backend']}")
+        done = sum(1 for state in compiled.values() if state == "compiled")
+        line = f"compiled modules: {done} of {len(compiled)}"
+        others = [f"{m} ({state})" for m, state in compiled.items() if state != "compiled"]
+        if others:
+            line += "; from source: " + ", ".join(others)
+        print(line)
         for section, values in info["config"].items():
             print(f"[{section}] " + ", ".join(f"{k}={v}" for k, v in values.items()))
     return 0

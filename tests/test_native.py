@@ -1,0 +1,82 @@
+"""The pure-Python modules compiled with Cython: in CI every one is compiled and imported
+compiled, and a compiled copy older than its source is never imported."""
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import os
+import sys
+import warnings
+
+import pytest
+
+from agent import native
+
+EXTENSION = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+@pytest.mark.skipif(os.environ.get("POKI_REQUIRE_COMPILED") != "1", reason="compiled build not required here")
+def test_every_listed_module_is_imported_compiled() -> None:
+    assert set(native.status().values()) == {"compiled"}
+    for name in native.COMPILED_MODULES:
+        module = importlib.import_module(name)
+        assert module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), name
+
+
+def _package(tmp_path, name: str, source: str) -> None:
+    pkg = tmp_path / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text(source)
+    # Not a loadable extension: importing it fails, so only the source can be imported.
+    (pkg / f"mod{EXTENSION}").write_bytes(b"not an ELF file")
+
+
+def test_a_compiled_copy_is_stale_unless_built_from_the_present_source(tmp_path) -> None:
+    _package(tmp_path, "pkga", "VALUE = 1\n")
+    digest = native.source_digest(tmp_path / "pkga" / "mod.py")
+    assert native.stale_modules(["pkga.mod"], {"pkga.mod": digest}, tmp_path) == []
+    assert native.stale_modules(["pkga.mod"], {"pkga.mod": "0" * 64}, tmp_path) == ["pkga.mod"]
+    assert native.stale_modules(["pkga.mod"], {}, tmp_path) == ["pkga.mod"]
+    (tmp_path / "pkga" / f"mod{EXTENSION}").unlink()
+    assert native.stale_modules(["pkga.mod"], {}, tmp_path) == []  # nothing compiled: nothing stale
+
+
+def test_a_stale_module_is_imported_from_its_source(tmp_path, monkeypatch) -> None:
+    _package(tmp_path, "pkgb", "VALUE = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError):
+        importlib.import_module("pkgb.mod")  # the broken "compiled" copy comes first
+    sys.modules.pop("pkgb.mod", None)
+    finder = native.SourceFirst(["pkgb.mod"], tmp_path)
+    sys.meta_path.insert(0, finder)
+    try:
+        module = importlib.import_module("pkgb.mod")
+    finally:
+        sys.meta_path.remove(finder)
+        sys.modules.pop("pkgb.mod", None)
+        sys.modules.pop("pkgb", None)
+    assert module.VALUE == 2 and module.__file__.endswith("mod.py")
+
+
+def test_the_guard_warns_or_refuses_when_a_build_is_stale(monkeypatch) -> None:
+    compiled = [m for m in native.COMPILED_MODULES if native.compiled_path(m) is not None]
+    if not compiled:
+        pytest.skip("nothing compiled in this install")
+    monkeypatch.setattr(native, "_recorded_digests", lambda: {})  # as if every source changed
+    before = list(sys.meta_path)
+    try:
+        monkeypatch.setattr(native, "_guarded", False)
+        monkeypatch.setenv("POKI_REQUIRE_COMPILED", "1")
+        with pytest.raises(ImportError, match="rebuild with"):
+            native.guard()
+        monkeypatch.setattr(native, "_guarded", False)
+        monkeypatch.delenv("POKI_REQUIRE_COMPILED")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            native.guard()
+        assert any("imported from source" in str(w.message) for w in caught)
+        added = [f for f in sys.meta_path if f not in before]
+        assert len(added) == 1 and set(added[0].paths) == set(compiled)
+    finally:
+        sys.meta_path[:] = before
