@@ -11,6 +11,11 @@ import os
 import sys
 from collections.abc import Sequence
 
+# numpy's OpenBLAS starts a thread per CPU that spins for a while whenever it wakes; Poki's
+# arrays are small, so those threads only take CPU time from the replay and match workers.
+# Set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # name -> (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("agent.commands.demo", "the whole pipeline on this machine: a match, its logs and the 1995 IRC logs into a database, what it learned"),

@@ -46,7 +46,8 @@ from typing import Any
 
 from agent.events import PlayerActed, PlayerAllIn, PlayerLeft
 from agent.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
-from agent.tracker import Tracker, TrackerError, _slot_constructor
+from agent.slots import slot_constructor
+from agent.tracker import Tracker, TrackerError
 from db.rows import prepare_hand
 from connectors.replay import (
     AcpcSettings,
@@ -56,7 +57,6 @@ from connectors.replay import (
     LogProblem,
     clear_cache,
     plan,
-    preload,
     read_chunk,
 )
 
@@ -105,11 +105,11 @@ def shared_irc_logs() -> Path | None:
 
 # Records are rebuilt by filling their slots directly (the tracker's own way of making
 # them): a frozen dataclass's __init__ would be most of the cost of decoding.
-_seat = _slot_constructor(SeatRecord)
-_action = _slot_constructor(ActionRecord)
-_shown = _slot_constructor(ShownCards)
-_result = _slot_constructor(PlayerResult)
-_hand = _slot_constructor(HandRecord)
+_seat = slot_constructor(SeatRecord)
+_action = slot_constructor(ActionRecord)
+_shown = slot_constructor(ShownCards)
+_result = slot_constructor(PlayerResult)
+_hand = slot_constructor(HandRecord)
 
 
 def encode_record(r: HandRecord) -> tuple:
@@ -428,10 +428,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         # copy of the writer's connection.
         pool = None
         if workers > 1:
-            context = _pool_context()
-            if context.get_start_method() == "fork":
-                preload(chunks)
-            pool = stack.enter_context(context.Pool(workers))
+            pool = stack.enter_context(_pool_context().Pool(workers))
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
                                                 batch_hands=options.batch_hands))

@@ -133,6 +133,7 @@ from typing import Union
 import numpy as np
 
 from agent.config import TableConfig
+from agent.slots import slot_constructor
 from evaluator_pyx import evaluate
 from evaluator_pyx.cards import N_CARDS, card_bit, card_str
 
@@ -362,6 +363,18 @@ IRC_1995 = RuleVariant(
 # --- deck -------------------------------------------------------------------------------
 
 
+# The operations made at every deal and action, built without the frozen dataclass's
+# slower __init__ (agent/slots.py).
+_make_blind_posted = slot_constructor(BlindPosted)
+_make_hole_dealt = slot_constructor(HoleDealt)
+_make_board_dealt = slot_constructor(BoardDealt)
+_make_folded = slot_constructor(Folded)
+_make_checked_or_called = slot_constructor(CheckedOrCalled)
+_make_bet_or_raised = slot_constructor(BetOrRaised)
+_make_shown = slot_constructor(Shown)
+_make_pot_awarded = slot_constructor(PotAwarded)
+
+
 class Deck:
     """A shuffled deck drawn from an injected generator, so a seed reproduces a deal."""
 
@@ -563,7 +576,7 @@ class State:
         self._stacks[seat] -= amount
         self._bets[seat] = amount
         self._put[seat] = amount
-        self._ops.append(BlindPosted(seat, amount, big, self._stacks[seat] == 0))
+        self._ops.append(_make_blind_posted(seat, amount, big, self._stacks[seat] == 0))
 
     # --- copying -------------------------------------------------------------------------
 
@@ -884,7 +897,7 @@ class State:
         if cards is not None:
             self._holes[seat] = cards
             self._used |= _CARD_MASK[cards[0]] | _CARD_MASK[cards[1]]
-        op = HoleDealt(seat, cards)
+        op = _make_hole_dealt(seat, cards)
         self._ops.append(op)
         if self._dealt == (1 << self._n) - 1:
             self._begin_round()
@@ -942,7 +955,7 @@ class State:
             self._used |= _CARD_MASK[c]
         self._board.extend(cards)
         self._street += 1
-        op = BoardDealt(_STREETS[self._street], cards)
+        op = _make_board_dealt(_STREETS[self._street], cards)
         self._ops.append(op)
         if not self._runout:
             self._begin_round()
@@ -1095,7 +1108,7 @@ class State:
         self._acted |= 1 << actor
         self._folded[actor] = True
         self._live -= 1
-        op = Folded(actor)
+        op = _make_folded(actor)
         self._ops.append(op)
         if queue and self._live > 1 and not self._needs_caller:
             self._pass_over_idle()
@@ -1164,7 +1177,7 @@ class State:
             stacks[actor] -= amount
             self._bets[actor] += amount
             self._put[actor] += amount
-        op = CheckedOrCalled(actor, amount, stacks[actor] == 0)
+        op = _make_checked_or_called(actor, amount, stacks[actor] == 0)
         self._ops.append(op)
         if queue and not self._needs_caller:
             self._pass_over_idle()
@@ -1282,7 +1295,7 @@ class State:
             self._shorts = 0
         self._level = to
         self._aggressor = actor
-        op = BetOrRaised(actor, to, added, all_in, is_full)
+        op = _make_bet_or_raised(actor, to, added, all_in, is_full)
         self._ops.append(op)
         if not queue:  # a raise nobody can answer (raise_needs_caller=False)
             self._end_round()
@@ -1483,7 +1496,7 @@ class State:
         value = evaluate(mask)
         self._values[seat] = value
         self._pending_show &= ~(1 << seat)
-        op = Shown(seat, cards, value)
+        op = _make_shown(seat, cards, value)
         self._ops.append(op)
         return op
 
@@ -1600,7 +1613,7 @@ class State:
                 shares[0] += odd
             for s, chips in zip(winners, shares):
                 won[s] += chips
-            ops.append(PotAwarded(index, amount, eligible, winners, tuple(shares)))
+            ops.append(_make_pot_awarded(index, amount, eligible, winners, tuple(shares)))
         self._finish()
 
     def _finish(self) -> None:

@@ -21,10 +21,10 @@ unfinished abandons that hand (counted in :attr:`Tracker.hands_abandoned`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
+from typing import cast
 
 from agent.config import TableConfig
 from agent.events import (
@@ -53,6 +53,7 @@ from agent.records import (
     SeatRecord,
     ShownCards,
 )
+from agent.slots import slot_constructor
 from agent.rules import (
     MAX_PLAYERS,
     Action,
@@ -161,28 +162,12 @@ _HOLE_DEALING, _BETTING, _BOARD_DEALING, _SHOWDOWN, _OVER = (
     Phase.HOLE_DEALING, Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER)
 
 
-def _slot_constructor(cls: type) -> Callable[..., Any]:
-    """A positional constructor for a frozen slots dataclass that fills the slots
-    directly. A frozen dataclass's own __init__ goes through object.__setattr__ for every
-    field, which made up half the cost of a snapshot, and snapshots are taken at every
-    decision. The instance is the same as one built by the class (no __post_init__ here)."""
-    names = [f.name for f in fields(cls)]
-    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    lines = [f"def make({', '.join(names)}):", "    obj = new(cls)"]
-    for name in names:
-        env[f"set_{name}"] = getattr(cls, name).__set__
-        lines.append(f"    set_{name}(obj, {name})")
-    lines.append("    return obj")
-    exec("\n".join(lines), env)
-    return env["make"]
-
-
-_make_context = _slot_constructor(GameContext)
-_make_action_record = _slot_constructor(ActionRecord)
-_make_seat = _slot_constructor(SeatRecord)
-_make_result = _slot_constructor(PlayerResult)
-_make_shown = _slot_constructor(ShownCards)
-_make_hand_record = _slot_constructor(HandRecord)
+_make_context = slot_constructor(GameContext)
+_make_action_record = slot_constructor(ActionRecord)
+_make_seat = slot_constructor(SeatRecord)
+_make_result = slot_constructor(PlayerResult)
+_make_shown = slot_constructor(ShownCards)
+_make_hand_record = slot_constructor(HandRecord)
 
 
 @lru_cache(maxsize=256)

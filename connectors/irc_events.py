@@ -28,7 +28,7 @@ from agent.events import (
 )
 from agent.records import BET, CALL, CHECK, FOLD, RAISE
 from agent.rules import IRC_1995, Action
-from agent.tracker import _slot_constructor
+from agent.slots import slot_constructor
 from connectors import irc_logs
 from connectors.irc_logs import IrcHand
 
@@ -51,12 +51,12 @@ _GONE = frozenset((irc_logs.FOLD, irc_logs.QUIT, irc_logs.KICKED))
 
 # Events are built by filling their slots directly: a frozen dataclass's own __init__
 # goes through object.__setattr__ per field, which would be most of this module's time.
-_started = _slot_constructor(HandStarted)
-_acted = _slot_constructor(PlayerActed)
-_board = _slot_constructor(BoardDealt)
-_holes = _slot_constructor(HoleCards)
-_shown = _slot_constructor(CardsShown)
-_ended = _slot_constructor(HandEnded)
+_started = slot_constructor(HandStarted)
+_acted = slot_constructor(PlayerActed)
+_board = slot_constructor(BoardDealt)
+_holes = slot_constructor(HoleCards)
+_shown = slot_constructor(CardsShown)
+_ended = slot_constructor(HandEnded)
 # A player's decision events are the same value every time (player, action, kind): one
 # shared immutable object per combination saves building a quarter million of them a month.
 _decision_events: dict[tuple[str, str], PlayerActed] = {}

@@ -55,7 +55,6 @@ __all__ = [
     "PHH_NETWORK",
     "clear_cache",
     "plan",
-    "preload",
     "read_chunk",
 ]
 
@@ -348,14 +347,6 @@ _CACHE_SIZE = 2
 def clear_cache() -> None:
     """Forget the files read so far (a caller about to read logs that may have changed)."""
     _cache.clear()
-
-
-def preload(chunks: Sequence[Chunk]) -> None:
-    """Index now the IRC months the first chunks read (as many as the cache keeps), so
-    worker processes forked afterwards share this index instead of each building its own."""
-    months = list(dict.fromkeys(c.path for c in chunks if c.kind == IRC))
-    for path in months[:_CACHE_SIZE]:
-        _month(path)
 
 
 def _cached(kind: str, path: str, build: Callable[[], object]) -> object:

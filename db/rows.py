@@ -1,21 +1,30 @@
-"""A checked hand as the rows the database stores, before the database numbers them.
+"""A hand checked and turned into the rows the database stores, in one pass.
 
-``prepare_hand`` validates a HandRecord and turns it into plain nested tuples: the hand's
-row without its sequence number, and its seats, actions, shown cards, results and model
-observations with players referred to by seat index rather than by player id. Only the
-writer knows the sequence numbers and player ids, so it fills those in; everything else
-(the checking and the row building, most of the work) can happen anywhere, including in
-another process: the tuples hold only ints, floats, strings and bools, so ``marshal``
-sends them cheaply. ``Database.write_prepared`` stores them.
+``prepare_hand`` makes every check a hand must pass before anything of it is stored
+(those of HandRecord.check(): chips balance, every actor seated, rounds in order; and
+what the database relies on: every actor at the position the action names, cards that
+exist and appear once, fields of the right types; and what no real hand can show, such as
+acting after folding), and while it reads the record it builds plain nested tuples: the
+hand's row without its sequence number, and its seats, actions, shown cards, results and
+model observations with players referred to by seat index rather than by player id.
+Checking and building in the same pass reads each field of the record once, which is most
+of the cost of storing a hand.
+
+Only the writer knows the sequence numbers and player ids, so it fills those in;
+everything else can happen anywhere, including in another process: the tuples hold only
+ints, floats, strings and bools, so ``marshal`` sends them cheaply.
+``Database.write_prepared`` stores them.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
-from agent.records import ACTION_CLASS, BLIND_KINDS, HandRecord
+from agent.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
 from evaluator_pyx.cards import cards_str
 
-from .validate import validate_record
+MAX_SEATS = 23  # what one deck can deal; logs of real games hold up to 12
+_SIZES = ("small_blind", "big_blind", "small_bet", "big_bet", "max_bets")
 
 
 class PreparedHand(NamedTuple):
@@ -35,34 +44,160 @@ class PreparedHand(NamedTuple):
 
 
 def prepare_hand(record: HandRecord, network: str) -> PreparedHand:
-    """The rows of ``record``; RecordError (naming the hand and the fault) unless it can
-    be stored (db.validate)."""
-    validate_record(record, network)
-    players = tuple([s.player for s in record.seats])
-    seat_of = {p: i for i, p in enumerate(players)}
-    actions = []
+    """The rows of ``record``; RecordError, naming the hand and the fault, unless it can
+    be stored."""
+    if not isinstance(record, HandRecord):
+        raise RecordError(f"not a hand record: {type(record).__name__}")
+    hid = record.hand_id
+    if not isinstance(hid, str) or not hid.strip():
+        raise RecordError(f"hand id must be a non-empty string, got {hid!r}")
+    if not isinstance(network, str) or not network.strip():
+        raise RecordError(f"{hid}: network must be a non-empty string, got {network!r}")
+    try:
+        return _prepare(record, hid, network)
+    except RecordError:
+        raise
+    except (TypeError, AttributeError, ValueError, KeyError, IndexError) as exc:
+        # Fields of the wrong type make the checks themselves fail; a bad record too.
+        raise RecordError(f"{hid}: malformed record: {exc}") from None
+
+
+def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
+    if not isinstance(record.source, str):
+        raise RecordError(f"{hid}: source must be a string")
+    started_at = record.started_at
+    if started_at is not None and not (
+        isinstance(started_at, (int, float)) and not isinstance(started_at, bool) and math.isfinite(started_at)
+    ):
+        raise RecordError(f"{hid}: started_at must be a Unix time or None, got {started_at!r}")
+    for name in _SIZES:
+        value = getattr(record, name)
+        if type(value) is not int or value <= 0:
+            raise RecordError(f"{hid}: {name} must be a positive integer, got {value!r}")
+
+    # Seats.
+    seats = record.seats
+    n = len(seats)
+    if not 2 <= n <= MAX_SEATS:
+        raise RecordError(f"{hid}: {n} players seated")
+    seat_of: dict[str, int] = {}
+    players = []
+    positions = []
+    seat_rows = []
+    for i, s in enumerate(seats):
+        player, position, stack = s.player, s.position, s.stack
+        if not isinstance(player, str) or not player.strip():
+            raise RecordError(f"{hid}: seat with empty player name {player!r}")
+        if player in seat_of:
+            raise RecordError(f"{hid}: a player is seated twice")
+        if type(stack) is not int or type(position) is not int:
+            raise RecordError(f"{hid}: {player} has stack {stack!r} and position {position!r}")
+        seat_of[player] = i
+        players.append(player)
+        positions.append(position)
+        seat_rows.append((i, position, stack))
+    if sorted(positions) != list(range(1, n + 1)):
+        raise RecordError(f"{hid}: positions {sorted(positions)} are not 1..{n}")
+
+    board = record.board
+    if len(board) not in (0, 3, 4, 5):
+        raise RecordError(f"{hid}: board of {len(board)} cards")
+
+    # Actions.
+    put_in = [0] * n
+    folded = [False] * n
+    decided = False
+    last_round = 0
+    action_rows = []
     observations = []
     for i, a in enumerate(record.actions):
-        seat = seat_of[a.player]
-        kind = a.kind
-        context = a.context
-        actions.append((i, seat, a.round, kind, a.amount, a.bets_to_call, a.raises, a.position,
-                        a.players_active, a.all_in, context))
-        if kind not in BLIND_KINDS:
+        player = a.player
+        seat = seat_of.get(player)
+        if seat is None:
+            raise RecordError(f"{hid}: action {i} by unseated player {player!r}")
+        kind, rnd, amount, btc, raises = a.kind, a.round, a.amount, a.bets_to_call, a.raises
+        position, active, all_in = a.position, a.players_active, a.all_in
+        # type() is int, not isinstance: rejects bools (and, strictly, int subclasses).
+        if not (type(rnd) is int and type(amount) is int and type(btc) is int and type(raises) is int
+                and type(position) is int and type(active) is int and type(all_in) is bool):
+            raise RecordError(f"{hid}: action {i} ({player} {kind}) has a field of the wrong type: {a}")
+        blind = kind in BLIND_KINDS
+        if not blind and kind not in DECISION_KINDS:
+            raise RecordError(f"{hid}: action {i} has unknown kind {kind!r}")
+        if rnd < last_round or not 0 <= rnd <= 3:
+            raise RecordError(f"{hid}: action {i} in round {rnd} out of order")
+        if amount < 0:
+            raise RecordError(f"{hid}: action {i} puts in {amount} chips")
+        if position != positions[seat] or folded[seat] or btc < 0 or raises < 0 or not 1 <= active <= n:
+            where = f"{hid}: action {i} ({player} {kind})"
+            if position != positions[seat]:
+                raise RecordError(f"{where}: position {position} but seated at {positions[seat]}")
+            if folded[seat]:
+                raise RecordError(f"{where}: acts after folding")
+            if btc < 0 or raises < 0:
+                raise RecordError(f"{where}: negative bets to call or raises")
+            raise RecordError(f"{where}: {active} players active of {n}")
+        if blind:
+            if rnd != 0 or decided:
+                raise RecordError(f"{hid}: action {i} ({player} {kind}): blind posted after the betting started")
+        else:
+            decided = True
+            if kind == FOLD:
+                folded[seat] = True
+            if amount and (kind == FOLD or kind == CHECK):
+                raise RecordError(f"{hid}: action {i} ({player} {kind}): puts in {amount} chips")
+        last_round = rnd
+        put_in[seat] += amount
+        context = 3 * rnd + (btc if btc < 2 else 2)
+        action_rows.append((i, seat, rnd, kind, amount, btc, raises, position, active, all_in, context))
+        if not blind:
             observations.append((seat, context, ACTION_CLASS[kind]))
-    results = tuple([(seat_of[r.player], r.put_in, r.won) for r in record.results])
-    pot = sum([r[1] for r in results])
-    hand = (record.hand_id, network, record.source, record.started_at, record.small_blind,
-            record.big_blind, record.small_bet, record.big_bet, record.max_bets,
-            cards_str(record.board), len(players), pot, len(actions), len(record.shown))
-    return PreparedHand(
-        record.hand_id,
-        network,
-        players,
-        hand,
-        tuple([(i, s.position, s.stack) for i, s in enumerate(record.seats)]),
-        tuple(actions),
-        tuple([(seat_of[s.player], cards_str(s.cards)) for s in record.shown]),
-        results,
-        tuple(observations),
-    )
+
+    # Results: every seated player once, chips in as the actions say, all of them won.
+    results = record.results
+    if len(results) != n:
+        raise RecordError(f"{hid}: results do not list every seated player once")
+    listed = [False] * n
+    result_rows = []
+    total_in = total_won = 0
+    for r in results:
+        seat = seat_of.get(r.player)
+        if seat is None or listed[seat]:
+            raise RecordError(f"{hid}: results do not list every seated player once")
+        listed[seat] = True
+        chips_in, won = r.put_in, r.won
+        if type(chips_in) is not int or type(won) is not int:
+            raise RecordError(f"{hid}: {r.player} put in {chips_in!r} and won {won!r}: not integers")
+        if chips_in != put_in[seat]:
+            raise RecordError(f"{hid}: {r.player} put in {chips_in} by the results but {put_in[seat]} by the actions")
+        if won < 0:
+            raise RecordError(f"{hid}: {r.player} won {won}")
+        total_in += chips_in
+        total_won += won
+        result_rows.append((seat, chips_in, won))
+    if total_in != total_won:
+        raise RecordError(f"{hid}: {total_in} chips put in but {total_won} won")
+
+    # Cards: the board and the shown hands, each a real card, none twice.
+    cards = list(board)
+    shown_seats = []
+    for s in record.shown:
+        seat = seat_of.get(s.player)
+        if seat is None or len(s.cards) != 2:
+            raise RecordError(f"{hid}: bad shown cards for {s.player!r}")
+        if seat in shown_seats:
+            raise RecordError(f"{hid}: {s.player} shows cards twice")
+        shown_seats.append(seat)
+        cards.extend(s.cards)
+    for c in cards:
+        if type(c) is not int or not 0 <= c < 52:
+            raise RecordError(f"{hid}: {c!r} is not a card")
+    if len(set(cards)) != len(cards):
+        raise RecordError(f"{hid}: a card appears twice among the board and shown hands")
+
+    shown_rows = tuple([(seat, cards_str(s.cards)) for seat, s in zip(shown_seats, record.shown)])
+    hand = (hid, network, record.source, started_at, record.small_blind, record.big_blind,
+            record.small_bet, record.big_bet, record.max_bets, cards_str(board), n, total_in,
+            len(action_rows), len(shown_rows))
+    return PreparedHand(hid, network, tuple(players), hand, tuple(seat_rows), tuple(action_rows), shown_rows,
+                        tuple(result_rows), tuple(observations))

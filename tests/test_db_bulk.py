@@ -91,3 +91,64 @@ def test_indexes_dropped_by_a_killed_load_are_reported_and_rebuilt_by_the_next_w
     with Database(path) as writer:
         assert writer.check() == []
     assert _index_sql(path) == made
+
+
+def _faults(h):
+    """Records each broken in one way, with the words the refusal must contain."""
+    from dataclasses import replace
+
+    from agent.records import ShownCards
+
+    first = h.actions[2]
+    blind = h.actions[0]
+    folder = next(a for a in h.actions if a.kind == "f")
+    folders = {a.player for a in h.actions if a.kind == "f"}
+    stayer = next(a for a in reversed(h.actions) if a.player not in folders)
+    return [
+        (replace(h, seats=h.seats + (h.seats[0],)), "seated twice"),
+        (replace(h, seats=h.seats[:1]), "1 players seated"),
+        (replace(h, actions=h.actions + (replace(stayer, round=0, kind="k", amount=0),)), "out of order"),
+        (replace(h, actions=h.actions[:3] + (replace(blind, kind="bb", amount=0),) + h.actions[3:]), "blind posted after"),
+        (replace(h, actions=h.actions[:2] + (replace(first, kind="f", amount=first.amount or 5),) + h.actions[3:]), "puts in"),
+        (replace(h, actions=h.actions[:2] + (replace(first, players_active=len(h.seats) + 1),) + h.actions[3:]), "players active"),
+        (replace(h, actions=h.actions[:2] + (replace(first, position=first.position % len(h.seats) + 1),) + h.actions[3:]), "but seated at"),
+        (replace(h, actions=h.actions + (replace(folder, kind="k", amount=0, round=h.actions[-1].round),)), "after folding"),
+        (replace(h, actions=h.actions[:2] + (replace(first, raises=-1),) + h.actions[3:]), "negative"),
+        (replace(h, actions=h.actions[:2] + (replace(first, all_in=0),) + h.actions[3:]), "wrong type"),
+        (replace(h, actions=h.actions[:2] + (replace(first, player="ghost"),) + h.actions[3:]), "unseated"),
+        (replace(h, actions=h.actions[:2] + (replace(first, kind="x"),) + h.actions[3:]), "unknown kind"),
+        (replace(h, results=(replace(h.results[0], put_in=h.results[0].put_in + 1, won=h.results[0].won + 1),)
+                 + h.results[1:]), "by the actions"),
+        (replace(h, results=(replace(h.results[0], won=h.results[0].won + 1),) + h.results[1:]), "won"),
+        (replace(h, results=(replace(h.results[0], won=float(h.results[0].won)),) + h.results[1:]), "not integers"),
+        (replace(h, results=h.results[1:] + h.results[:1] * 1 + h.results[1:2]), "every seated player once"),
+        (replace(h, board=(1, 2)), "board of 2"),
+        (replace(h, board=(1, 2, 52)), "not a card"),
+        (replace(h, board=(1, 2, 3), shown=(ShownCards(h.seats[0].player, (3, 4)),)), "appears twice"),
+        (replace(h, board=(), shown=(ShownCards(h.seats[0].player, (3, 4)), ShownCards(h.seats[0].player, (5, 6)))),
+         "shows cards twice"),
+        (replace(h, shown=(ShownCards("ghost", (40, 41)),)), "bad shown cards"),
+        (replace(h, started_at=float("nan")), "started_at"),
+        (replace(h, big_bet=0), "big_bet"),
+        (replace(h, source=7), "source"),
+        (replace(h, seats=(replace(h.seats[0], position="1"),) + h.seats[1:]), "position"),
+        (replace(h, seats=(replace(h.seats[0], player=" "),) + h.seats[1:]), "empty player name"),
+        (replace(h, actions=h.actions[:2] + (replace(first, round=None),) + h.actions[3:]), "wrong type"),
+        (replace(h, actions=None), "malformed record"),
+    ]
+
+
+def test_each_fault_is_refused_for_its_own_reason() -> None:
+    from agent.records import RecordError
+
+    hands = [h for h in synthetic_hands(80, seed=12, min_players=4)
+             if any(a.kind == "f" for a in h.actions[3:]) and h.actions[-1].round > 0]
+    for h in hands[:5]:
+        prepare_hand(h, "irc")  # the unbroken hand passes
+        for bad, words in _faults(h):
+            with pytest.raises(RecordError, match=words):
+                prepare_hand(bad, "irc")
+    with pytest.raises(RecordError, match="network"):
+        prepare_hand(hands[0], " ")
+    with pytest.raises(RecordError, match="not a hand record"):
+        prepare_hand(hands[0].seats[0], "irc")

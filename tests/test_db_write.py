@@ -93,6 +93,21 @@ def _broken(h: HandRecord) -> dict[str, HandRecord]:
         "text position": replace(h, seats=(replace(h.seats[0], position="1"),) + h.seats[1:]),
         "float chips": replace(h, results=(replace(h.results[0], won=float(h.results[0].won)),) + h.results[1:]),
         "no such kind": replace(h, actions=h.actions[:2] + (replace(first, kind="x"),) + h.actions[3:]),
+        "seated twice": replace(h, seats=h.seats + (h.seats[0],)),
+        "one player": replace(h, seats=h.seats[:1]),
+        "rounds backwards": replace(h, actions=h.actions + (replace(h.actions[-1], round=0),)),
+        "blind after betting": replace(h, actions=h.actions[:3] + (replace(h.actions[0], kind="bb"),) + h.actions[3:]),
+        "fold puts in chips": replace(h, actions=h.actions[:2] + (replace(first, kind="f", amount=5),) + h.actions[3:]),
+        "too many active": replace(h, actions=h.actions[:2] + (replace(first, players_active=len(h.seats) + 1),) + h.actions[3:]),
+        "put in differs": replace(h, results=(replace(h.results[0], put_in=h.results[0].put_in + 1,
+                                                      won=h.results[0].won + 1),) + h.results[1:]),
+        "negative winnings": replace(h, results=(replace(h.results[0], won=-1),) + h.results[1:]),
+        "board of two": replace(h, board=(1, 2)),
+        "shows twice": replace(h, board=(), shown=(ShownCards(h.seats[0].player, (3, 4)),
+                                                   ShownCards(h.seats[0].player, (5, 6)))),
+        "not a time": replace(h, started_at=float("nan")),
+        "zero big bet": replace(h, big_bet=0),
+        "not a record": h.seats[0],
     }
 
 
@@ -107,7 +122,8 @@ def test_an_inconsistent_hand_is_rejected_whole(tmp_path) -> None:
         for what, bad in _broken(victim).items():
             with pytest.raises(RecordError) as err:
                 database.write_hand(bad, "irc")
-            assert bad.hand_id.strip() == "" or bad.hand_id in str(err.value), what
+            hand_id = getattr(bad, "hand_id", "")
+            assert hand_id.strip() == "" or hand_id in str(err.value), what
             assert _counts(path) == counts, what
             assert not database.has_hand(victim.hand_id), what
         with pytest.raises(RecordError, match="network"):
