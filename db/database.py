@@ -20,7 +20,7 @@ import sqlite3
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import groupby
+from itertools import chain, groupby
 from pathlib import Path
 from typing import Any
 
@@ -89,23 +89,45 @@ class _Prepared:
         self.hand_counts: list[tuple] = []
 
 
+# Rows per INSERT statement: most of the cost of inserting a row with executemany is the
+# statement's own work per execution (step, reset, locks), which a statement of many rows
+# pays once; past about a hundred rows, longer statements gain nothing. SQLite before 3.32
+# takes at most 999 parameters a statement.
+_ROWS_PER_STATEMENT = 100
+_MAX_PARAMETERS = 999
+_HANDS_INSERT = ("INSERT INTO hands (seq, hand_id, network, source, started_at, small_blind, big_blind,"
+                 " small_bet, big_bet, max_bets, board, players, pot, actions, shown) VALUES ")
+_SEATS_INSERT = "INSERT INTO seats (hand, player, position, stack) VALUES "
+_ACTIONS_INSERT = ("INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
+                   " position, players_active, all_in, context) VALUES ")
+_SHOWN_INSERT = "INSERT INTO showdowns (hand, player, cards) VALUES "
+_RESULTS_INSERT = "INSERT INTO results (hand, player, put_in, won) VALUES "
+
+
+def _insert_many(conn: sqlite3.Connection, insert: str, width: int, rows: list[tuple]) -> None:
+    """INSERT ``rows`` (each of ``width`` values) with ``insert`` ("INSERT ... VALUES "),
+    up to _ROWS_PER_STATEMENT rows to a statement."""
+    one = "(" + ",".join("?" * width) + ")"
+    per = min(_ROWS_PER_STATEMENT, _MAX_PARAMETERS // width)
+    full = len(rows) - len(rows) % per
+    if full:
+        sql = insert + ",".join([one] * per)
+        values = list(chain.from_iterable(rows[:full]))
+        step = per * width
+        for start in range(0, len(values), step):
+            conn.execute(sql, values[start:start + step])
+    if full < len(rows):
+        conn.executemany(insert + one, rows[full:])
+
+
 def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
     conn.executemany("INSERT INTO players (id, name, hands) VALUES (?, ?, 0)", p.players)
     conn.executemany("INSERT INTO aliases (network, nick, player) VALUES (?, ?, ?)", p.aliases)
-    conn.executemany(
-        "INSERT INTO hands (seq, hand_id, network, source, started_at, small_blind, big_blind,"
-        " small_bet, big_bet, max_bets, board, players, pot, actions, shown)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        p.hands,
-    )
-    conn.executemany("INSERT INTO seats (hand, player, position, stack) VALUES (?,?,?,?)", p.seats)
-    conn.executemany(
-        "INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
-        " position, players_active, all_in, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        p.actions,
-    )
-    conn.executemany("INSERT INTO showdowns (hand, player, cards) VALUES (?,?,?)", p.shown)
-    conn.executemany("INSERT INTO results (hand, player, put_in, won) VALUES (?,?,?,?)", p.results)
+    _insert_many(conn, _HANDS_INSERT, 15, p.hands)
+    _insert_many(conn, _SEATS_INSERT, 4, p.seats)
+    _insert_many(conn, _ACTIONS_INSERT, 12, p.actions)
+    _insert_many(conn, _SHOWN_INSERT, 3, p.shown)
+    _insert_many(conn, _RESULTS_INSERT, 4, p.results)
     conn.executemany(f"INSERT OR REPLACE INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.models)
     conn.executemany("UPDATE players SET hands = ? WHERE id = ?", p.hand_counts)
 
