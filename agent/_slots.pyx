@@ -2,16 +2,18 @@
 """Constructors for frozen slots dataclasses that write the slots in C (agent/slots.py).
 
 A slots class keeps each field at a fixed offset in the instance, given by its member
-descriptor; the constructor allocates the instance as ``object.__new__`` would and stores
-each value at its offset, which is what the descriptor's own ``__set__`` does, without a
-Python call per field.
+descriptor; the constructor allocates the instance with the type's own allocator, as
+``object.__new__`` does, and stores each value at its offset, which is what the
+descriptor's own ``__set__`` does, without a Python call per field.
 """
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
 from libc.stdlib cimport free, malloc
 
 
 cdef extern from "Python.h":
+    ctypedef struct PyTypeObject:
+        PyObject *(*tp_alloc)(PyTypeObject *, Py_ssize_t)
     ctypedef struct PyMemberDef:
         const char *name
         int type
@@ -27,7 +29,7 @@ cdef class SlotMaker:
     """Called with the fields' values in order, returns the instance of ``cls``."""
 
     cdef object cls
-    cdef object new
+    cdef PyTypeObject *type
     cdef Py_ssize_t n
     cdef Py_ssize_t *offsets
 
@@ -37,7 +39,7 @@ cdef class SlotMaker:
         cdef Py_ssize_t i
         cdef PyMemberDef *member
         self.cls = cls
-        self.new = object.__new__
+        self.type = <PyTypeObject *>cls
         self.n = len(descriptors)
         self.offsets = <Py_ssize_t *>malloc(max(self.n, 1) * sizeof(Py_ssize_t))
         if self.offsets == NULL:
@@ -53,11 +55,18 @@ cdef class SlotMaker:
 
     def __call__(self, *values):
         cdef Py_ssize_t i
+        cdef PyObject *raw
         cdef PyObject *value
         cdef PyObject **slot
         if len(values) != self.n:
             raise TypeError(f"{self.cls.__name__} takes {self.n} values, got {len(values)}")
-        obj = self.new(self.cls)
+        # What object.__new__ does for a slots class with nothing to check: allocate the
+        # instance (slots empty, tracked by the garbage collector).
+        raw = self.type.tp_alloc(self.type, 0)
+        if raw == NULL:
+            raise MemoryError()
+        obj = <object>raw
+        Py_DECREF(obj)  # the cast took a second reference
         for i in range(self.n):
             value = <PyObject *>values[i]
             slot = <PyObject **>((<char *><PyObject *>obj) + self.offsets[i])

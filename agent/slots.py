@@ -29,7 +29,10 @@ def slot_constructor(cls: type) -> Callable[..., Any]:
     """A function taking ``cls``'s fields in order and returning the instance."""
     names = [f.name for f in fields(cls)]
     descriptors = [cls.__dict__.get(name) for name in names]
-    if SlotMaker is not None and all(type(d) is types.MemberDescriptorType for d in descriptors):
+    # The compiled constructor allocates as object.__new__ does for a concrete class, so
+    # it takes only plain slots classes that are not abstract.
+    if SlotMaker is not None and not getattr(cls, "__abstractmethods__", None) \
+            and all(type(d) is types.MemberDescriptorType for d in descriptors):
         return SlotMaker(cls, descriptors)
     return _generated(cls, names)
 
