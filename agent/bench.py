@@ -259,7 +259,10 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                      f"{d.get('hands_per_cpu_s', 0):,} per CPU s", ""))
     r = figures.get("replay")
     if r and "hands_per_s" in r:
-        rows.append(("replay of the 1995 IRC logs into SQLite", f"{r['hands_per_s']:,.0f} hands/s", "",
+        also = f"{r['workers']} workers; serial {r['serial_hands_per_s']:,}"
+        if r.get("load_average"):
+            also += f"; load {r['load_average'][0]:.1f}"
+        rows.append(("replay of the 1995 IRC logs into SQLite", f"{r['hands_per_s']:,.0f} hands/s", also,
                      ">= 5,000 hands/s"))
     return rows
 
