@@ -16,6 +16,8 @@ cdef class State:
     cdef public bint _runout, _auto_show, _free_folds, _cap_heads_up, _short_counts
     cdef public bint _needs_caller, _spread_odd, _merge_pots
 
+    cpdef to_call(self, seat)
+
     @cython.locals(s=Py_ssize_t, j=Py_ssize_t, mine=Py_ssize_t, level=Py_ssize_t, street=Py_ssize_t)
     cpdef _begin_round(self)
 

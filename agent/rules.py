@@ -128,6 +128,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from typing import Union
 
 import numpy as np
@@ -375,6 +376,15 @@ _make_shown = slot_constructor(Shown)
 _make_pot_awarded = slot_constructor(PotAwarded)
 
 
+@lru_cache(maxsize=1024)
+def _seat_orders(n: int, button: int, sb: int, blinds: int) -> tuple[tuple[int, ...], ...]:
+    """The blind seats, the pre-flop order and the post-flop order of a hand: the same
+    for every hand with these seats, so worked out once."""
+    blind_seats = tuple((sb + k) % n for k in range(blinds))
+    bb = blind_seats[-1]
+    return blind_seats, tuple((bb + 1 + k) % n for k in range(n)), tuple((button + 1 + k) % n for k in range(n))
+
+
 class Deck:
     """A shuffled deck drawn from an injected generator, so a seed reproduces a deal."""
 
@@ -519,15 +529,13 @@ class State:
         self._n = n
         self._button = button
         self._sb = button if n == 2 and variant.heads_up_reverse_blinds else (button + 1) % n
-        self._blind_seats = tuple((self._sb + k) % n for k in range(len(posted)))
+        self._blind_seats, self._pre_order, self._post_order = _seat_orders(n, button, self._sb, len(posted))
         self._bb = self._blind_seats[-1]
         # With short_blind_lowers_bet the bet is whatever was posted, found when betting starts.
         self._blind_bet = 0 if variant.short_blind_lowers_bet else max(posted)
         self._small = config.small_bet
         self._big = config.big_bet
         self._max_bets = config.max_bets
-        self._pre_order = tuple((self._bb + 1 + k) % n for k in range(n))
-        self._post_order = tuple((button + 1 + k) % n for k in range(n))
         self._starting = tuple(stacks)
         self._stacks = list(stacks)
         self._bets = [0] * n

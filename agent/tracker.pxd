@@ -14,3 +14,6 @@ cdef class Tracker:
     cdef public list _actions, _late_shown
     cdef public Py_ssize_t hands_abandoned, _history_upto, _live, _round, _decisions
     cdef public bint _ended, _holes_pending
+
+    @cython.locals(st=State)
+    cpdef _player_acted(self, ev)

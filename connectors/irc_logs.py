@@ -45,12 +45,12 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from evaluator_pyx.cards import CardError, parse_card
+from evaluator_pyx.cards import CARD_INDEX, CardError, parse_card
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
 SMALL_BLIND = 5
@@ -368,61 +368,111 @@ def _index_roster(path: Path, stray: list[SkippedHand]) -> dict[int, tuple[str, 
     return index
 
 
+class NotRead(NamedTuple):
+    """A hand the caller of :meth:`IrcMonth.read` chose to pass over (by its timestamp);
+    nothing of it was built."""
+
+    hand_id: int
+    source: str  # hdb:line
+
+
+class IrcMonth:
+    """One month folder (hdb, hroster, pdb/) indexed once, so that any range of its hdb
+    lines can be read on its own (:meth:`read`) with the same hands and problems, in the
+    same order, as :func:`read_irc_month` gives for them; :meth:`strays` gives the rest.
+    Building the index reads the whole month (the pdb files hold every player's line of
+    every hand), so a reader of many ranges keeps one."""
+
+    def __init__(self, folder: Path | str) -> None:
+        folder = Path(folder)
+        self.hdb_path = str(folder / "hdb")
+        self.roster_path = str(folder / "hroster")
+        # Lines no hand can own, found while indexing: hroster's first, then pdb's.
+        self.index_problems: list[SkippedHand] = []
+        self.hdb_lines = _read_lines(folder / "hdb")
+        self.roster = _index_roster(folder / "hroster", self.index_problems)
+        self.pdb = _index_pdb(folder / "pdb", self.index_problems)
+        # The first hdb line of each hand: a later line for the same hand is a problem.
+        first: dict[int, int] = {}
+        for lineno, text in enumerate(self.hdb_lines, start=1):
+            head = text.split(None, 1)
+            if head:
+                try:
+                    first.setdefault(int(head[0]), lineno)
+                except ValueError:
+                    pass
+        self.first_line = first
+
+    def __len__(self) -> int:
+        """hdb lines (blank ones included)."""
+        return len(self.hdb_lines)
+
+    def read(self, start: int = 0, stop: int | None = None,
+             skip: Callable[[int], bool] | None = None) -> Iterator[IrcHand | SkippedHand | NotRead]:
+        """The hands of hdb lines ``start + 1`` to ``stop`` (line numbers from 1; all of
+        them by default), in order: each an IrcHand or a SkippedHand saying why not; a hand
+        whose timestamp ``skip`` accepts comes out as NotRead, unbuilt."""
+        spath = self.hdb_path
+        lines = self.hdb_lines
+        first = self.first_line
+        roster_get = self.roster.get
+        pdb_get = self.pdb.get
+        end = len(lines) if stop is None else min(stop, len(lines))
+        for lineno in range(start + 1, end + 1):
+            text = lines[lineno - 1]
+            fields = text.split()
+            if not fields:
+                continue
+            try:
+                timestamp = int(fields[0])
+            except ValueError:
+                yield _stray(spath, lineno, "no hand timestamp in column 1", text)
+                continue
+            source = f"{spath}:{lineno}"
+            if first[timestamp] != lineno:
+                yield SkippedHand(timestamp, source,
+                                  f"{MALFORMED}: {spath} line {lineno}: a second hdb line for hand {timestamp}")
+                continue
+            if skip is not None and skip(timestamp):
+                yield NotRead(timestamp, source)
+                continue
+            try:
+                yield _build_hand(timestamp, fields, source, spath, lineno, roster_get(timestamp),
+                                  pdb_get(timestamp), self.roster_path)
+            except _Reject as e:
+                yield SkippedHand(timestamp, source, e.reason)
+
+    def strays(self) -> Iterator[SkippedHand]:
+        """Lines of the month that belong to no hand of hdb: those found while indexing,
+        then pdb lines and hroster lines of hands hdb does not have (category orphan)."""
+        yield from self.index_problems
+        hdb = self.first_line
+        for t, lines in self.pdb.items():
+            if t not in hdb:
+                first = lines[0]
+                yield SkippedHand(t, f"{first.path}:{first.line}",
+                                  f"{ORPHAN}: {len(lines)} pdb line(s) for hand {t}, which hdb does not have")
+        for t, (_, rline) in self.roster.items():
+            if t not in hdb:
+                yield SkippedHand(t, f"{self.roster_path}:{rline}",
+                                  f"{ORPHAN}: an hroster line for hand {t}, which hdb does not have")
+
+
 def read_irc_month(folder: Path | str, strict: bool = False) -> Iterator[IrcHand | SkippedHand]:
     """Read one month folder (hdb, hroster, pdb/): its hands in hdb order, then strays.
 
     Strays are lines that belong to no hand of hdb (category ``orphan``) or have no
     timestamp (``malformed``); each comes out as a ``SkippedHand``.
     """
-    folder = Path(folder)
-    hdb_path = folder / "hdb"
-    roster_path = str(folder / "hroster")
-    stray: list[SkippedHand] = []
-    hdb_lines = _read_lines(hdb_path)
-    roster = _index_roster(folder / "hroster", stray)
-    pdb = _index_pdb(folder / "pdb", stray)
-    if strict and stray:
-        s = stray[0]
+    month = IrcMonth(folder)
+    if strict and month.index_problems:
+        s = month.index_problems[0]
         raise ParseError(s.source, s.reason, s.hand_id)
-    spath = str(hdb_path)
-    seen: set[int] = set()
-    roster_get = roster.get
-    pdb_get = pdb.get
-    lineno = 0
-    for text in hdb_lines:
-        lineno += 1
-        fields = text.split()
-        if not fields:
-            continue
-        try:
-            hand_id = int(fields[0])
-        except ValueError:
-            item: IrcHand | SkippedHand = _stray(spath, lineno, "no hand timestamp in column 1", text)
-        else:
-            source = f"{spath}:{lineno}"
-            if hand_id in seen:
-                item = SkippedHand(hand_id, source,
-                                   f"{MALFORMED}: {spath} line {lineno}: a second hdb line for hand {hand_id}")
-            else:
-                seen.add(hand_id)
-                try:
-                    item = _build_hand(hand_id, fields, source, spath, lineno,
-                                       roster_get(hand_id), pdb_get(hand_id), roster_path)
-                except _Reject as e:
-                    item = SkippedHand(hand_id, source, e.reason)
+    for item in month.read():
         if strict and type(item) is SkippedHand:
             raise ParseError(item.source, item.reason, item.hand_id)
-        yield item
-    for t, lines in pdb.items():
-        if t not in seen:
-            first = lines[0]
-            stray.append(SkippedHand(t, f"{first.path}:{first.line}",
-                                     f"{ORPHAN}: {len(lines)} pdb line(s) for hand {t}, which hdb does not have"))
-    for t, (_, rline) in roster.items():
-        if t not in seen:
-            stray.append(SkippedHand(t, f"{roster_path}:{rline}",
-                                     f"{ORPHAN}: an hroster line for hand {t}, which hdb does not have"))
-    for s in stray:
+        yield item  # type: ignore[misc]  (no skip: never NotRead)
+    for s in month.strays():
         if strict:
             raise ParseError(s.source, s.reason, s.hand_id)
         yield s
@@ -528,8 +578,8 @@ def _build_hand(hand_id: int, hf: list[str], source: str, hdb_path: str, hdb_lin
     board = ()
     if nf > 8:
         try:
-            board = tuple([parse_card(x) for x in hf[8:]])
-        except CardError:
+            board = tuple([CARD_INDEX[x] for x in hf[8:]])
+        except KeyError:
             for x in hf[8:]:
                 _card(x, f"{hdb_path} line {hdb_line}")
         if len(set(board)) != len(board):
@@ -586,8 +636,8 @@ def _build_hand(hand_id: int, hf: list[str], source: str, hdb_path: str, hdb_lin
             raise _Reject(f"{MALFORMED}: {pl.path} line {pl.line}: a negative chip count")
         if npf == 13:
             try:
-                hole = (parse_card(f0[11]), parse_card(f0[12]))
-            except CardError:
+                hole = (CARD_INDEX[f0[11]], CARD_INDEX[f0[12]])
+            except KeyError:
                 hole = (_card(f0[11], f"{pl.path} line {pl.line}"), _card(f0[12], f"{pl.path} line {pl.line}"))
         else:
             hole = None

@@ -386,33 +386,8 @@ def read_chunk(chunk: Chunk, skip: Callable[[str], bool] | None = None) -> Itera
 # IRC ----------------------------------------------------------------------------------------
 
 
-class _IrcMonth:
-    """One month's files indexed as connectors.irc_logs.read_irc_month indexes them, so
-    any range of its hdb lines can be built on its own, giving the same hands and
-    problems as the whole-month reader (tests/test_replay.py compares the two)."""
-
-    def __init__(self, folder: str) -> None:
-        base = Path(folder)
-        self.hdb_path = str(base / "hdb")
-        self.roster_path = str(base / "hroster")
-        self.index_problems: list[irc_logs.SkippedHand] = []
-        self.hdb_lines = irc_logs._read_lines(base / "hdb")
-        self.roster = irc_logs._index_roster(base / "hroster", self.index_problems)
-        self.pdb = irc_logs._index_pdb(base / "pdb", self.index_problems)
-        # The first hdb line of each hand: a later line for the same hand is a problem.
-        first: dict[int, int] = {}
-        for lineno, text in enumerate(self.hdb_lines, start=1):
-            head = text.split(None, 1)
-            if head:
-                try:
-                    first.setdefault(int(head[0]), lineno)
-                except ValueError:
-                    pass
-        self.first_line = first
-
-
-def _month(path: str) -> _IrcMonth:
-    return _cached(IRC, path, lambda: _IrcMonth(path))  # type: ignore[return-value]
+def _month(path: str) -> irc_logs.IrcMonth:
+    return _cached(IRC, path, lambda: irc_logs.IrcMonth(path))  # type: ignore[return-value]
 
 
 def _irc_problem(s: irc_logs.SkippedHand) -> LogProblem:
@@ -421,60 +396,23 @@ def _irc_problem(s: irc_logs.SkippedHand) -> LogProblem:
 
 def _irc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
     month = _month(chunk.path)
-    spath = month.hdb_path
-    lines = month.hdb_lines
-    first = month.first_line
-    roster_get = month.roster.get
-    pdb_get = month.pdb.get
-    build = irc_logs._build_hand
-    reject = irc_logs._Reject
-    skipped = irc_logs.SkippedHand
-    for lineno in range(chunk.start + 1, min(chunk.stop, len(lines)) + 1):
-        text = lines[lineno - 1]
-        fields = text.split()
-        if not fields:
-            continue
-        source = f"{spath}:{lineno}"
-        try:
-            timestamp = int(fields[0])
-        except ValueError:
-            yield _irc_problem(irc_logs._stray(spath, lineno, "no hand timestamp in column 1", text))
-            continue
-        hand_id = irc_hand_id(timestamp)
-        if first[timestamp] != lineno:
-            yield LogProblem(source, MALFORMED, f"{MALFORMED}: {spath} line {lineno}: a second hdb line for "
-                                                f"hand {timestamp}", hand_id)
-            continue
-        if skip is not None and skip(hand_id):
-            yield KnownHand(hand_id, source)
-            continue
-        try:
-            hand = build(timestamp, fields, source, spath, lineno, roster_get(timestamp), pdb_get(timestamp),
-                         month.roster_path)
-        except reject as e:
-            yield _irc_problem(skipped(timestamp, source, e.reason))
-            continue
-        yield LogHand(hand_id, source, irc_hand_events(hand))
+    known = None if skip is None else (lambda timestamp: skip(irc_hand_id(timestamp)))
+    hand_type, not_read = irc_logs.IrcHand, irc_logs.NotRead
+    for item in month.read(chunk.start, chunk.stop, known):
+        kind = type(item)
+        if kind is hand_type:
+            yield LogHand(irc_hand_id(item.hand_id), item.source, irc_hand_events(item))
+        elif kind is not_read:
+            yield KnownHand(irc_hand_id(item.hand_id), item.source)
+        else:
+            yield _irc_problem(item)
 
 
 def _irc_strays(chunk: Chunk) -> Iterator[Item]:
     """Lines of the month that belong to no hand: those without a timestamp, and pdb and
     hroster lines of hands hdb does not have."""
-    month = _month(chunk.path)
-    for s in month.index_problems:
+    for s in _month(chunk.path).strays():
         yield _irc_problem(s)
-    hdb = month.first_line
-    for t, lines in month.pdb.items():
-        if t not in hdb:
-            first = lines[0]
-            yield LogProblem(f"{first.path}:{first.line}", irc_logs.ORPHAN,
-                             f"{irc_logs.ORPHAN}: {len(lines)} pdb line(s) for hand {t}, which hdb does not have",
-                             irc_hand_id(t))
-    for t, (_, rline) in month.roster.items():
-        if t not in hdb:
-            yield LogProblem(f"{month.roster_path}:{rline}", irc_logs.ORPHAN,
-                             f"{irc_logs.ORPHAN}: an hroster line for hand {t}, which hdb does not have",
-                             irc_hand_id(t))
 
 
 # ACPC ---------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import math
 from typing import NamedTuple
 
 from agent.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
-from evaluator_pyx.cards import cards_str
+from evaluator_pyx.cards import CARD_NAMES
 
 MAX_SEATS = 23  # what one deck can deal; logs of real games hold up to 12
 _SIZES = ("small_blind", "big_blind", "small_bet", "big_bet", "max_bets")
@@ -195,9 +195,11 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     if len(set(cards)) != len(cards):
         raise RecordError(f"{hid}: a card appears twice among the board and shown hands")
 
-    shown_rows = tuple([(seat, cards_str(s.cards)) for seat, s in zip(shown_seats, record.shown)])
+    # The cards are checked: their text is a lookup (as evaluator_pyx.cards.cards_str).
+    names = CARD_NAMES
+    shown_rows = tuple([(seat, " ".join([names[c] for c in s.cards])) for seat, s in zip(shown_seats, record.shown)])
     hand = (hid, network, record.source, started_at, record.small_blind, record.big_blind,
-            record.small_bet, record.big_bet, record.max_bets, cards_str(board), n, total_in,
+            record.small_bet, record.big_bet, record.max_bets, " ".join([names[c] for c in board]), n, total_in,
             len(action_rows), len(shown_rows))
     return PreparedHand(hid, network, tuple(players), hand, tuple(seat_rows), tuple(action_rows), shown_rows,
                         tuple(result_rows), tuple(observations))

@@ -7,7 +7,8 @@ card (rank r, suit s) is bit ``16 * s + r``, so each suit's ranks form one 13-bi
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -19,6 +20,9 @@ _CARD_BY_NAME = {name: c for c, name in enumerate(CARD_NAMES)}
 # Accept the common spellings people and logs use: lower-case ranks, '10' for ten.
 _CARD_BY_NAME.update({name[0].lower() + name[1]: c for name, c in list(_CARD_BY_NAME.items())})
 _CARD_BY_NAME.update({"10" + SUITS[s]: 4 * 8 + s for s in range(4)})
+# Every card text parse_card accepts -> its card, for readers that parse cards by the
+# hundred thousand and give their own message for a miss.
+CARD_INDEX: Mapping[str, int] = MappingProxyType(_CARD_BY_NAME)
 
 
 class CardError(ValueError):
