@@ -532,44 +532,65 @@ def _invalid(record: HandRecord, network: str) -> LogProblem | None:
 # --------------------------------------------------------------------------- benchmark
 
 
-def _cpu_seconds() -> tuple[float, float]:
-    """CPU seconds used so far by this process, and by its finished child processes."""
+def _cpu_seconds(who: int) -> float:
     import resource
 
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def bench_child() -> None:
+    """One measured replay, in a fresh interpreter started by run_replay_bench (arguments:
+    logs, database, workers): prints its hands, seconds and CPU seconds as JSON."""
+    import json
+    import resource
+    import sys
+
+    data, path, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    summary = replay([data], ReplayOptions(db_path=path, workers=workers))
+    print(json.dumps({"hands": summary.hands, "stored": summary.stored, "seconds": summary.seconds,
+                      "main_cpu_s": _cpu_seconds(resource.RUSAGE_SELF),
+                      "workers_cpu_s": _cpu_seconds(resource.RUSAGE_CHILDREN)}))
 
 
 def run_replay_bench(quick: bool = False, workers: int | None = None) -> dict[str, Any]:
     """Hands per second replaying the shared April 1995 IRC logs into a fresh database
     (models updated), serially and with ``workers`` processes (default: the CPUs, at
-    least 2); medians over repeats, each into a new file.
+    least 2); medians over repeats, each into a new file and in a new interpreter, as
+    ``poki replay`` runs (a process that has replayed before forks slower workers).
 
     Wall-clock rates move with the machine's load (``load_average``), so each run also
     gives its CPU seconds: the main process's (reading nothing in parallel runs: decoding
-    and writing) and all processes' together. ``*_hands_per_cpu_s`` is hands over all CPU
-    seconds; ``parallel_idle_estimate_hands_per_s`` is what the parallel run would reach
-    on ``workers`` otherwise idle cores: hands over the larger of the main process's CPU
+    and writing) and all processes' together (the interpreter's start included).
+    ``*_hands_per_cpu_s`` is hands over all CPU seconds;
+    ``parallel_idle_estimate_hands_per_s`` is what the parallel run would reach on
+    ``workers`` otherwise idle cores: hands over the larger of the main process's CPU
     seconds and all CPU seconds shared among the cores. ``hands_per_s`` is the parallel
     figure: ``poki replay`` as it runs by default."""
+    import json
+    import subprocess
+    import sys
+
     data = shared_irc_logs()
     if data is None:
         raise FileNotFoundError(f"the shared IRC logs ({DATASET}) are not there: set POKI_SHARED_DATA")
     workers = workers or max(2, os.cpu_count() or 1)
     repeats = 1 if quick else 3
     out: dict[str, Any] = {"dataset": str(data), "repeats": repeats, "workers": workers}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
     with tempfile.TemporaryDirectory(prefix="poki-replay-bench-") as tmp:
         for label, w in (("serial", 1), ("parallel", workers)):
             runs = []
             for i in range(repeats):
                 path = Path(tmp) / f"{label}{i}.sqlite"
-                main0, kids0 = _cpu_seconds()
-                summary = replay([data], ReplayOptions(db_path=path, workers=w))
-                main1, kids1 = _cpu_seconds()
-                runs.append((summary.seconds, main1 - main0, (main1 - main0) + (kids1 - kids0)))
-                out["hands"] = summary.hands
-                out["stored"] = summary.stored
+                done = subprocess.run(
+                    [sys.executable, "-c", "from agent.replay import bench_child; bench_child()",
+                     str(data), str(path), str(w)],
+                    capture_output=True, text=True, env=env, check=True)
+                run = json.loads(done.stdout.strip().splitlines()[-1])
+                runs.append((run["seconds"], run["main_cpu_s"], run["main_cpu_s"] + run["workers_cpu_s"]))
+                out["hands"] = run["hands"]
+                out["stored"] = run["stored"]
             hands = out["hands"]
             wall = statistics.median(r[0] for r in runs)
             main_cpu = statistics.median(r[1] for r in runs)
