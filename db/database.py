@@ -20,7 +20,7 @@ import sqlite3
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import chain, groupby
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,9 @@ class _Counters:
 
 
 class _Prepared:
-    """The rows of one group of hands, ready to insert."""
+    """The rows of one group of hands, ready to insert: players, aliases, models and
+    hand counts as lists of rows; hands, seats, actions, shown and results as their rows'
+    values laid end to end (_insert_many)."""
 
     __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts")
 
@@ -80,11 +82,11 @@ class _Prepared:
         self.report = WriteReport()
         self.players: list[tuple] = []
         self.aliases: list[tuple] = []
-        self.hands: list[tuple] = []
-        self.seats: list[tuple] = []
-        self.actions: list[tuple] = []
-        self.shown: list[tuple] = []
-        self.results: list[tuple] = []
+        self.hands: list = []
+        self.seats: list = []
+        self.actions: list = []
+        self.shown: list = []
+        self.results: list = []
         self.models: list[tuple] = []
         self.hand_counts: list[tuple] = []
 
@@ -104,20 +106,19 @@ _SHOWN_INSERT = "INSERT INTO showdowns (hand, player, cards) VALUES "
 _RESULTS_INSERT = "INSERT INTO results (hand, player, put_in, won) VALUES "
 
 
-def _insert_many(conn: sqlite3.Connection, insert: str, width: int, rows: list[tuple]) -> None:
-    """INSERT ``rows`` (each of ``width`` values) with ``insert`` ("INSERT ... VALUES "),
-    up to _ROWS_PER_STATEMENT rows to a statement."""
+def _insert_many(conn: sqlite3.Connection, insert: str, width: int, values: list) -> None:
+    """INSERT the rows laid end to end in ``values`` (``width`` values a row) with
+    ``insert`` ("INSERT ... VALUES "), up to _ROWS_PER_STATEMENT rows to a statement."""
     one = "(" + ",".join("?" * width) + ")"
     per = min(_ROWS_PER_STATEMENT, _MAX_PARAMETERS // width)
-    full = len(rows) - len(rows) % per
+    step = per * width
+    full = len(values) - len(values) % step
     if full:
         sql = insert + ",".join([one] * per)
-        values = list(chain.from_iterable(rows[:full]))
-        step = per * width
-        for start in range(0, len(values), step):
+        for start in range(0, full, step):
             conn.execute(sql, values[start:start + step])
-    if full < len(rows):
-        conn.executemany(insert + one, rows[full:])
+    if full < len(values):
+        conn.execute(insert + ",".join([one] * ((len(values) - full) // width)), values[full:])
 
 
 def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
@@ -436,15 +437,17 @@ class Database:
             for seat, context, _ in observations:
                 touched_models.add((pids[seat], context))
             touched_players.update(pids)
-            hand_rows.append((seq, *hand))
+            # Rows go end to end into one list per table (_insert_many).
+            hand_rows.append(seq)
+            hand_rows += hand
             for seat, position, stack in seats:
-                seat_rows.append((seq, pids[seat], position, stack))
+                seat_rows += (seq, pids[seat], position, stack)
             for a in actions:
-                action_rows.append((seq, a[0], pids[a[1]], *a[2:]))
+                action_rows += (seq, a[0], pids[a[1]], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10])
             for seat, cards in shown:
-                out.shown.append((seq, pids[seat], cards))
+                out.shown += (seq, pids[seat], cards)
             for seat, put_in, won in results:
-                out.results.append((seq, pids[seat], put_in, won))
+                out.results += (seq, pids[seat], put_in, won)
             out.report.stored += 1
         counters.seq = seq
         states_by_pid = self._states
