@@ -48,7 +48,6 @@ from agent.events import PlayerActed, PlayerAllIn, PlayerLeft
 from agent.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
 from agent.slots import slot_constructor
 from agent.tracker import Tracker, TrackerError
-from db.rows import prepare_hand
 from connectors.replay import (
     AcpcSettings,
     Chunk,
@@ -59,6 +58,7 @@ from connectors.replay import (
     plan,
     read_chunk,
 )
+from db.rows import prepare_hand
 
 __all__ = [
     "ReplayOptions",
