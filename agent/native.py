@@ -96,7 +96,8 @@ def _recorded_digests() -> dict[str, str]:
     return dict(SOURCES)
 
 
-def _required() -> bool:
+def compiled_required() -> bool:
+    """POKI_REQUIRE_COMPILED is set: a module that is not compiled is an error."""
     return os.environ.get("POKI_REQUIRE_COMPILED", "").strip().lower() not in ("", "0", "false", "no")
 
 
@@ -120,7 +121,7 @@ def guard() -> None:
         return
     _guarded = True
     stale = stale_modules(COMPILED_MODULES, _recorded_digests())
-    if _required():
+    if compiled_required():
         missing = [m for m in COMPILED_MODULES if compiled_path(m) is None]
         if stale or missing:
             raise ImportError(

@@ -10,16 +10,17 @@ path checks anything.
 """
 from __future__ import annotations
 
-import os
 import types
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
+from agent.native import compiled_required
+
 try:
     from agent._slots import SlotMaker
 except ImportError:
-    if os.environ.get("POKI_REQUIRE_COMPILED", "").strip().lower() not in ("", "0", "false", "no"):
+    if compiled_required():
         raise ImportError("POKI_REQUIRE_COMPILED is set but agent._slots is not compiled; "
                           "rebuild with `pip install -e .`") from None
     SlotMaker = None
