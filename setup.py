@@ -1,7 +1,7 @@
 """Build the compiled modules; everything else is in pyproject.toml.
 
 * evaluator_pyx._core and evaluator_pyx._assess: the Cython evaluator and assessment code;
-  agent._slots: constructors for the frozen dataclasses built on the hot paths.
+  agent.game._slots: constructors for the frozen dataclasses built on the hot paths.
 * the pure-Python modules listed in agent/native.py, each compiled as it is into an
   extension beside its source, with the SHA-256 of every such source recorded in
   agent/_compiled_sources.py so a stale build is never imported (agent/native.py).
@@ -48,7 +48,7 @@ evaluator = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in ("evaluator_pyx._core", "evaluator_pyx._assess")
-] + [Extension("agent._slots", ["agent/_slots.pyx"], extra_compile_args=compile_args)]
+] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [
     Extension(m, [str(native.source_path(m, HERE).relative_to(HERE))], extra_compile_args=["-O2"])

@@ -26,7 +26,7 @@ from typing import Any
 
 import sqlite_utils
 
-from agent.records import ACTION_CLASS, HandRecord, RecordError
+from agent.game.records import ACTION_CLASS, HandRecord, RecordError
 
 from . import schema
 from .models import (

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from agent.records import HandRecord
+from agent.game.records import HandRecord
 
 N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
 FOLD, CALL, RAISE = 0, 1, 2
@@ -235,7 +235,7 @@ class MemoryModelStore:
         return WriteReport(stored=1)
 
     def write_hands(self, records: Iterable[HandRecord], network: str) -> WriteReport:
-        from agent.records import RecordError
+        from agent.game.records import RecordError
 
         report = WriteReport()
         for record in records:

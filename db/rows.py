@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from agent.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
+from agent.game.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
 from evaluator_pyx.cards import CARD_NAMES
 
 MAX_SEATS = 23  # what one deck can deal; logs of real games hold up to 12

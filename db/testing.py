@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from agent.records import (
+from agent.game.records import (
     BET,
     BIG_BLIND,
     CALL,

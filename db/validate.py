@@ -2,7 +2,7 @@
 the same pass that turns the hand into rows, for callers that need only the answer."""
 from __future__ import annotations
 
-from agent.records import HandRecord
+from agent.game.records import HandRecord
 
 from .rows import prepare_hand
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from agent.replay import shared_irc_logs
+from agent.play.replay import shared_irc_logs
 
 DATA = shared_irc_logs()
 if DATA is None and os.environ.get("CI"):

@@ -1,7 +1,7 @@
 """The database benchmark runs and reports its figures (a measurement, not a speed test)."""
 from __future__ import annotations
 
-from db.bench import run_db_bench
+from agent.bench.database import run_db_bench
 
 
 def test_db_bench_quick() -> None:

@@ -97,7 +97,7 @@ def _faults(h):
     """Records each broken in one way, with the words the refusal must contain."""
     from dataclasses import replace
 
-    from agent.records import ShownCards
+    from agent.game.records import ShownCards
 
     first = h.actions[2]
     blind = h.actions[0]
@@ -139,7 +139,7 @@ def _faults(h):
 
 
 def test_each_fault_is_refused_for_its_own_reason() -> None:
-    from agent.records import RecordError
+    from agent.game.records import RecordError
 
     hands = [h for h in synthetic_hands(80, seed=12, min_players=4)
              if any(a.kind == "f" for a in h.actions[3:]) and h.actions[-1].round > 0]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord
+from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord
 from db import DEFAULT_TRIPLES, Database, Decay, MemoryModelStore, ModelStore, PlayerModel
 from db.models import ContextCounts
 from db.testing import synthetic_hands

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from agent.records import ACTION_CLASS, BLIND_KINDS, ActionRecord, HandRecord, RecordError, ShownCards
+from agent.game.records import ACTION_CLASS, BLIND_KINDS, ActionRecord, HandRecord, RecordError, ShownCards
 from db import Database, DatabaseError
 from db.testing import synthetic_hands
 

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
-from agent.dealer import Deal, Dealer, HandLog, play_match
-from agent.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.play.dealer import Deal, Dealer, HandLog, play_match
+from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.players import BasePlayer, create_player
-from agent.rules import Action
-from agent.tournament import run_selfplay_bench
-from agent.tracker import GameContext
+from agent.game.rules import Action
+from agent.play.tournament import run_selfplay_bench
+from agent.game.tracker import GameContext
 
 
 class Spy(BasePlayer):

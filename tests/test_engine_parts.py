@@ -26,7 +26,7 @@ from agent.engine.preflop import PreflopStrategy as PS
 from agent.engine.preflop import choose_strategy, preflop_action, threshold
 from agent.engine.selector import legal_triple, select_action
 from agent.engine.triples import Situation, decision_triple
-from agent.rules import Action
+from agent.game.rules import Action
 from db.models import DEFAULT_TRIPLES, Decay, PlayerModel, PlayerState
 
 CFG = EngineConfig()

@@ -6,12 +6,12 @@ import pytest
 
 import evaluator_pyx as ev
 from agent.config import EngineConfig, TableConfig
-from agent.dealer import Deal, Dealer, play_match
+from agent.play.dealer import Deal, Dealer, play_match
 from agent.engine.player import PokiPlayer, order_key
 from agent.engine.preflop import PreflopStrategy
 from agent.players import create_player, parse_spec
-from agent.rules import Action
-from agent.tournament import TournamentSetup, run_tournament
+from agent.game.rules import Action
+from agent.play.tournament import TournamentSetup, run_tournament
 
 
 def test_spec_switches():
@@ -135,7 +135,7 @@ def test_tournament_two_enhanced_eight_control():
 
 
 def test_engine_bench_quick():
-    from agent.bench_engine import run_engine_bench
+    from agent.bench.engine import run_engine_bench
 
     out = run_engine_bench(quick=True)
     assert out["stations"]["decisions"] > 0 and out["poki"]["decisions"] > 0

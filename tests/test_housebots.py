@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
-from agent.dealer import play_match
-from agent.events import BoardDealt, HandStarted, HoleCards, PlayerActed
-from agent.housebots import RateOfReturn, preflop_percentile, rate_of_return, rr_triple
+from agent.play.dealer import play_match
+from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
+from agent.players.housebots import RateOfReturn, preflop_percentile, rate_of_return, rr_triple
 from agent.players import SpecError, create_player, known_kinds, parse_spec
-from agent.rules import Action
-from agent.tracker import Tracker
+from agent.game.rules import Action
+from agent.game.tracker import Tracker
 from evaluator_pyx.cards import parse_cards
 
 FOLD, CALL, RAISE = Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import evaluator_pyx as ev
-from agent import income_rates as ir
+from agent.engine import income_rates as ir
 from agent.cli import main as poki
 
 
@@ -185,6 +185,6 @@ def test_shipped_show_lists_every_hand(capsys):
 
 
 def test_help_does_not_import_the_simulation():
-    code = "import sys, agent.cli as c; c.build_parser(); print('agent.income_rates' in sys.modules)"
+    code = "import sys, agent.cli as c; c.build_parser(); print('agent.engine.income_rates' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "False", result.stderr

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from connectors.irc_logs import (
+from connectors.logs.irc_database import (
     ALL_IN,
     BET,
     BLIND_BIG,

@@ -1,4 +1,4 @@
-"""Shadow scoring (agent.predict): the scores of single predictions, predictions from the
+"""Shadow scoring (agent.play.shadow): the scores of single predictions, predictions from the
 past only, the models equal to the database's as of each hand, and the report."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from agent.predict import EPSILON, ShadowScorer, _scores, format_report
-from agent.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
+from agent.play.shadow import EPSILON, ShadowScorer, _scores, format_report
+from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from db import Database
 from db.models import DEFAULT_TRIPLES
 from db.testing import synthetic_hands

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.replay import ReplayOptions, replay
-from connectors.irc_events import irc_hand_events
-from connectors.irc_logs import IrcHand, SkippedHand, read_irc_database
-from connectors.replay import KnownHand, LogHand, LogProblem, plan, read_chunk
+from agent.play.replay import ReplayOptions, replay
+from connectors.logs.irc_events import irc_hand_events
+from connectors.logs.irc_database import IrcHand, SkippedHand, read_irc_database
+from connectors.logs.sources import KnownHand, LogHand, LogProblem, plan, read_chunk
 from db import Database
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,8 +93,8 @@ def test_every_hand_is_read_or_skipped_with_its_reason(serial) -> None:
 
 
 def test_chunked_reading_equals_the_whole_month_reader(irc_items) -> None:
-    """connectors.replay builds any range of a month on its own; the hands and problems
-    are exactly those of connectors.irc_logs.read_irc_database."""
+    """connectors.logs.sources builds any range of a month on its own; the hands and problems
+    are exactly those of connectors.logs.irc_database.read_irc_database."""
     chunks, problems = plan([DATA], chunk_hands=777)
     assert problems == []
     items = [item for chunk in chunks for item in read_chunk(chunk)]

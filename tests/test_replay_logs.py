@@ -13,14 +13,14 @@ import pytest
 
 from agent.cli import main
 from agent.config import TableConfig
-from agent.events import HandStarted
-from agent.replay import ReplayOptions, decode_record, encode_record, replay
-from agent.rules import IRC_1995
-from agent.tournament import TournamentSetup, run_tournament
-from connectors.acpc_game import GameError, parse_game, standard_game
-from connectors.irc_events import irc_hand_events
-from connectors.irc_logs import IrcHand, read_irc_database
-from connectors.replay import AcpcSettings, plan
+from agent.game.events import HandStarted
+from agent.play.replay import ReplayOptions, decode_record, encode_record, replay
+from agent.game.rules import IRC_1995
+from agent.play.tournament import TournamentSetup, run_tournament
+from connectors.acpc.game import GameError, parse_game, standard_game
+from connectors.logs.irc_events import irc_hand_events
+from connectors.logs.irc_database import IrcHand, read_irc_database
+from connectors.logs.sources import AcpcSettings, plan
 from db.testing import synthetic_hands
 
 DATASET = "irc-holdem-199504-dev"

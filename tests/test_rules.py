@@ -1,4 +1,4 @@
-"""Unit and property tests of the limit hold'em rules (agent/rules.py)."""
+"""Unit and property tests of the limit hold'em rules (agent/game/rules.py)."""
 from __future__ import annotations
 
 import random
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.config import TableConfig
-from agent.rules import (
+from agent.game.rules import (
     Action,
     AwardedExternally,
     BetOrRaised,

@@ -1,4 +1,4 @@
-"""The 1995 IRC dealer's rules in agent/rules.py: the real April 1995 #holdem hands replayed
+"""The 1995 IRC dealer's rules in agent/game/rules.py: the real April 1995 #holdem hands replayed
 through State, unit tests of each rule variant, and property tests under those rules."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.config import TableConfig
-from agent.rules import (
+from agent.game.rules import (
     IRC_1995,
     Action,
     STANDARD,
@@ -30,7 +30,7 @@ from agent.rules import (
     State,
     Street,
 )
-from connectors.irc_logs import (
+from connectors.logs.irc_database import (
     ALL_IN,
     BET,
     BIG_BLIND,

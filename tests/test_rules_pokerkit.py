@@ -25,7 +25,7 @@ from pokerkit import (  # noqa: E402
 )
 
 from agent.config import TableConfig  # noqa: E402
-from agent.rules import Action, BetOrRaised, Deck, Phase, ShowdownBegan, State  # noqa: E402
+from agent.game.rules import Action, BetOrRaised, Deck, Phase, ShowdownBegan, State  # noqa: E402
 from evaluator_pyx.cards import card_str  # noqa: E402
 
 AUTOMATIONS = (

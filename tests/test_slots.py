@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agent import events, records, rules, slots
-from agent.tracker import GameContext
+from agent.game import events, records, rules, slots
+from agent.game.tracker import GameContext
 
 CLASSES = [
     c for module in (rules, records, events)

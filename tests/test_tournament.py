@@ -12,8 +12,8 @@ import pytest
 
 from agent.cli import main
 from agent.config import TableConfig
-from agent.tournament import TournamentSetup, deal_cards, run_tournament, seat_names
-from connectors.phh import parse_hands
+from agent.play.tournament import TournamentSetup, deal_cards, run_tournament, seat_names
+from connectors.logs.phh import parse_hands
 from agent.players import parse_spec
 
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agent.config import TableConfig
-from agent.events import (
+from agent.game.events import (
     BoardDealt,
     CardsMucked,
     CardsShown,
@@ -16,9 +16,9 @@ from agent.events import (
     HoleCards,
     PlayerActed,
 )
-from agent.records import BET, CALL, CHECK, FOLD, RAISE
-from agent.rules import Action, Phase, State
-from agent.tracker import GameContext, Tracker, TrackerError
+from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from agent.game.rules import Action, Phase, State
+from agent.game.tracker import GameContext, Tracker, TrackerError
 from evaluator_pyx.cards import parse_cards
 
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy")
@@ -322,8 +322,8 @@ def test_late_show_by_a_winner_without_showdown() -> None:
 
 @pytest.mark.skipif(not hasattr(State, "leave"), reason="rules without leave / declare_all_in")
 def test_quits_and_declared_all_ins_under_the_irc_rules() -> None:
-    from agent.events import PlayerAllIn, PlayerLeft
-    from agent.rules import IRC_1995
+    from agent.game.events import PlayerAllIn, PlayerLeft
+    from agent.game.rules import IRC_1995
 
     t = Tracker()
     t.apply(HandStarted(

@@ -11,7 +11,7 @@ probability-triple strategy is measured against: deterministic thresholds on EHS
 from __future__ import annotations
 
 from agent.config import EngineConfig
-from agent.rules import Action
+from agent.game.rules import Action
 
 
 def loki1_action(ehs: float, ppot: float, pot: int, to_call: int, bets_to_call: int,

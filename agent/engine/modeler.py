@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 
 import evaluator_pyx as ev
-from agent.income_rates import field_of_players, load_income_rates
+from agent.engine.income_rates import field_of_players, load_income_rates
 
 FOLD, CALL, RAISE = 0, 1, 2
 N_HOLDINGS = 1326

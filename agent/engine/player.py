@@ -29,16 +29,16 @@ from agent.engine.modeler import FOLD, OpponentModeler
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
 from agent.engine.triples import Situation, decision_triple
-from agent.income_rates import field_of_players, load_income_rates
+from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
-from agent.records import ACTION_CLASS, BLIND_KINDS, RecordError
-from agent.rules import Action
+from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
+from agent.game.rules import Action
 from db.models import DEFAULT_TRIPLES, MemoryModelStore, ModelStore
 
 if TYPE_CHECKING:
-    from agent.events import HandStarted
-    from agent.records import HandRecord
-    from agent.tracker import GameContext
+    from agent.game.events import HandStarted
+    from agent.game.records import HandRecord
+    from agent.game.tracker import GameContext
 
 __all__ = ["PokiPlayer", "order_key"]
 

@@ -3,7 +3,7 @@
 
 Before the flop there is little to go on but the two cards, the number of players and the
 position, so the decision is a small expert system on the hand's income rate (IR, in
-milli-bets, from agent.income_rates for the field size of the hand). The IR is compared
+milli-bets, from agent.engine.income_rates for the field size of the hand). The IR is compared
 with one threshold per strategy, each ``base + increment × players still to act`` (Papp's
 form: the more players behind, the more can go wrong, the better the hand must be); the
 best strategy whose threshold the hand reaches is kept for the rest of the pre-flop.
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from agent.rules import Action
+from agent.game.rules import Action
 
 
 class PreflopStrategy(IntEnum):

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agent.rules import Action
+from agent.game.rules import Action
 
 Triple = tuple[float, float, float]
 

@@ -1,0 +1,98 @@
+"""Run the whole pipeline on one machine with nothing but the package: a duplicate match of
+house bots (and Poki) through the in-process dealer, its hand logs and the real April 1995
+IRC games (when ../shared/data is present) replayed into a fresh opponent database, then
+what the database learned.
+
+Each step is the same code as its own sub-command (`poki match`, `poki replay`,
+`poki db`), so the demo is also a smoke test of them all.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+DEFAULT_FIELD = (
+    "poki",
+    "rr",
+    "tight-aggressive",
+    "tight-passive",
+    "loose-aggressive",
+    "loose-passive",
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default="out/demo", metavar="DIR",
+                        help="folder for the logs and the database (default out/demo; emptied first)")
+    parser.add_argument("--deals", type=int, default=100,
+                        help="deals in the match, each played once per seat rotation (default 100)")
+    parser.add_argument("--seed", type=int, default=None, help="match seed (default: [random] seed)")
+    parser.add_argument("--players", nargs="+", default=list(DEFAULT_FIELD), metavar="SPEC",
+                        help="player specs for the match (default: Poki, the rate-of-return bot "
+                        "and the four tight/loose x aggressive/passive styles)")
+    parser.add_argument("--no-irc", action="store_true",
+                        help="do not replay the 1995 IRC logs even when they are present")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _step(title: str) -> None:
+    print(f"\n== {title}", flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent.cli import main as poki
+    from agent.play.replay import shared_irc_logs
+
+    out = Path(args.out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    db_path = out / "poki.sqlite"
+    phh_dir = out / "phh"
+    seed = args.seed if args.seed is not None else args.settings.random.seed
+    quiet = ["--no-progress"] if args.no_progress else []
+    config = ["--config", args.config] if args.config else []
+
+    _step(f"duplicate match, {args.deals} deals: {' '.join(args.players)}")
+    status = poki([*config, "match", *args.players, "--deals", str(args.deals), "--seed", str(seed),
+                   "--name", "demo", "--log-acpc", str(out / "match.acpc.log"), "--log-phh", str(phh_dir),
+                   *quiet])
+    if status:
+        return status
+
+    logs = [str(phh_dir)]
+    irc = None if args.no_irc else shared_irc_logs()
+    if irc is not None:
+        logs.append(str(irc))
+    elif not args.no_irc:
+        print("(the 1995 IRC logs were not found beside the repository; set POKI_SHARED_DATA "
+              "to replay them too)", file=sys.stderr)
+    _step("replay into the opponent database: " + ", ".join(logs))
+    status = poki([*config, "replay", *logs, "--db", str(db_path), *quiet])
+    if status:
+        return status
+
+    _step("what the database holds")
+    status = poki([*config, "db", "stats", "--db", str(db_path)])
+    if status:
+        return status
+    for player in _most_seen_players(db_path, 2):
+        _step(f"opponent model of {player[1]} ({player[0]})")
+        status = poki([*config, "db", "player", player[1], "--network", player[0], "--db", str(db_path)])
+        if status:
+            return status
+    print(f"\nlogs and database in {out}/")
+    return 0
+
+
+def _most_seen_players(db_path: Path, per_network: int) -> list[tuple[str, str]]:
+    """(network, nick) of the players with the most hands, a few per network."""
+    from db.database import Database
+
+    database = Database(db_path, create=False)
+    try:
+        return database.most_seen_players(per_network)
+    finally:
+        database.close()

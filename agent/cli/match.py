@@ -1,0 +1,95 @@
+"""Play a match between house bots (and later Poki) in the in-process dealer: a duplicate
+tournament by default (seeds 002 and 003: every deal replayed with the seats rotated so
+each player holds every hand once), results in small bets per hand with 95% intervals.
+
+Players are specs, one per seat: rr, call, raise, random, tight-aggressive,
+loose-passive(vpip=0.5), hero=rr(trials=2000), ... (`--list` shows every kind and its
+settings). Blinds, bets and stacks come from the [table] section of the config.
+
+Example: poki match rr call --deals 2000 --seed 1
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("specs", nargs="*", metavar="SPEC",
+                        help="one player spec per seat (2-10), e.g. rr call 'loose-passive(vpip=0.5)'")
+    parser.add_argument("--deals", type=int, default=1000, help="deals to play (default 1000)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the cards, seatings and players (default: [random] seed)")
+    parser.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
+                        help="replay every deal once per seat rotation (default: on)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes to play batches of deals in (default 1)")
+    parser.add_argument("--chunk", type=int, default=50,
+                        help="deals per batch; results depend on it, not on --workers (default 50)")
+    parser.add_argument("--name", default="match", help="match name in hand ids and logs")
+    parser.add_argument("--log-acpc", metavar="FILE", help="write every hand as ACPC STATE: lines")
+    parser.add_argument("--log-phh", metavar="DIR", help="write every hand as PHH (.phhs files)")
+    parser.add_argument("--csv", metavar="FILE", help="write raw per-hand results as CSV")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--json-hands", action="store_true",
+                        help="with --json, include raw per-hand results")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--list", action="store_true", help="list the player kinds and exit")
+
+
+def _list_kinds() -> str:
+    from agent.players import known_kinds
+
+    lines = []
+    for name, kind in known_kinds().items():
+        lines.append(f"{name}: {kind.help}")
+        for key, param in kind.params.items():
+            lines.append(f"    {key} = {param.default!r}  {param.help}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent.players import SpecError
+    from agent.play.tournament import TournamentSetup, run_tournament
+
+    if args.list:
+        print(_list_kinds())
+        return 0
+    if not 2 <= len(args.specs) <= 10:
+        print(f"poki match: give 2-10 player specs, got {len(args.specs)}", file=sys.stderr)
+        return 2
+    if args.deals < 1 or args.workers < 1 or args.chunk < 1:
+        print("poki match: --deals, --workers and --chunk must be at least 1", file=sys.stderr)
+        return 2
+    seed = args.settings.random.seed if args.seed is None else args.seed
+    table = dataclasses.replace(args.settings.table, seats=len(args.specs))
+    try:
+        setup = TournamentSetup.from_text(args.specs, table, seed, duplicate=args.duplicate,
+                                          chunk=args.chunk, name=args.name)
+    except (SpecError, ValueError) as exc:
+        print(f"poki match: {exc}", file=sys.stderr)
+        return 2
+    bar = None
+    progress = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.deals * setup.rotations, unit="hand", file=sys.stderr,
+                   disable=None)
+        progress = bar.update
+    try:
+        result = run_tournament(setup, args.deals, workers=args.workers,
+                                log_acpc=args.log_acpc, log_phh=args.log_phh,
+                                progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.csv:
+        result.write_csv(args.csv)
+    if args.json:
+        print(json.dumps(result.to_json(hands=args.json_hands), indent=2))
+    else:
+        print(result.format_table())
+    return 0

@@ -1,0 +1,143 @@
+"""Replay hand logs through the tracker into the opponent database: IRC Poker Database
+months (holdem/YYYYMM with hdb, hroster, pdb/), ACPC dealer logs (STATE: lines) and PHH
+files (.phh, .phhs), given as files or folders. Every hand is stored once: a second run
+over the same logs stores nothing new, and a run killed part-way resumes where it stopped.
+Hands that cannot be read or break the rules are skipped and counted by reason.
+
+ACPC logs need the game's blinds, bets and cap: from --game, else a game definition
+beside the log (named as in the log's header, or LOG.game), else the standard ACPC game
+the header names; --blinds, --bets and --cap override single figures.
+
+--predict scores the opponent model: before every real decision, how often its most
+likely action was the one taken and the mean log-likelihood of the actual actions,
+beside a baseline of the player's own pooled frequencies.
+
+Example: poki replay ../shared/data/irc-holdem-199504-dev --db irc.sqlite --predict
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def _pair(text: str) -> tuple[int, int]:
+    try:
+        a, b = (int(x) for x in text.replace(",", "/").split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two whole numbers like 5/10, got {text!r}") from None
+    if a <= 0 or b <= 0 or a > b:
+        raise argparse.ArgumentTypeError(f"expected 0 < first <= second, got {text!r}")
+    return a, b
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
+    parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
+    parser.add_argument("--network", default=None,
+                        help="network the players are known on (default: irc1995, acpc or phh by format)")
+    parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
+    parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
+    parser.add_argument("--workers", type=_positive, default=None,
+                        help="processes reading and tracking hands (default: the number of CPUs)")
+    parser.add_argument("--chunk", type=_positive, default=1000, help="hands per chunk of work (default 1000)")
+    parser.add_argument("--game", metavar="FILE", default=None, help="ACPC game definition for every ACPC log")
+    parser.add_argument("--blinds", type=_pair, default=None, metavar="SB/BB", help="ACPC logs: blinds, e.g. 5/10")
+    parser.add_argument("--bets", type=_pair, default=None, metavar="SMALL/BIG", help="ACPC logs: bets, e.g. 10/20")
+    parser.add_argument("--cap", type=_positive, default=None, metavar="N",
+                        help="ACPC logs: bets a round, the big blind the first pre-flop (e.g. 4)")
+    parser.add_argument("--min-hands", type=int, default=500, metavar="N",
+                        help="--predict: players with this many hands are also scored as a group (default 500)")
+    parser.add_argument("--skipped", metavar="FILE", default=None,
+                        help="write every skipped hand as a line: where, reason (tab-separated)")
+    parser.add_argument("--json", action="store_true", help="print the summary (and scores) as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent.play.replay import ReplayOptions, replay
+    from connectors.acpc.game import GameError
+    from connectors.logs.sources import AcpcSettings
+    from db.database import DatabaseError
+
+    settings = args.settings
+    acpc = AcpcSettings(
+        game_file=args.game,
+        small_blind=args.blinds[0] if args.blinds else None,
+        big_blind=args.blinds[1] if args.blinds else None,
+        small_bet=args.bets[0] if args.bets else None,
+        big_bet=args.bets[1] if args.bets else None,
+        max_bets=args.cap,
+    )
+    options = ReplayOptions(
+        db_path=args.db or settings.database.path,
+        network=args.network,
+        strict=args.strict,
+        predict=args.predict,
+        workers=args.workers or os.cpu_count() or 1,
+        chunk_hands=args.chunk,
+        acpc=acpc,
+        half_life=settings.model.half_life_hands,
+        blend_observations=settings.model.blend_observations,
+        synchronous=settings.database.synchronous,
+        batch_hands=settings.database.batch_hands,
+        min_hands=args.min_hands,
+    )
+    for path in args.paths:
+        if not os.path.exists(path):
+            print(f"poki replay: no such file or folder: {path}", file=sys.stderr)
+            return 2
+    if args.game is not None and not os.path.isfile(args.game):
+        print(f"poki replay: no such game definition: {args.game}", file=sys.stderr)
+        return 2
+
+    bar = None
+    progress = on_total = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        # No monitor thread: the worker processes are forked, best from a single thread.
+        tqdm.monitor_interval = 0
+        bar = tqdm(total=0, unit="hand", file=sys.stderr, disable=None, smoothing=0.1)
+
+        def on_total(total: int) -> None:
+            bar.total = total
+            bar.refresh()
+
+        progress = bar.update
+    try:
+        summary = replay(args.paths, options, progress=progress, on_total=on_total)
+    except (FileNotFoundError, GameError, DatabaseError) as exc:
+        print(f"poki replay: {exc}", file=sys.stderr)
+        return 2 if not isinstance(exc, DatabaseError) else 1
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.skipped:
+        with open(args.skipped, "w", encoding="utf-8") as out:
+            for p in summary.problems:
+                out.write(f"{p.where}\t{p.reason}\n")
+    if args.json:
+        print(json.dumps(summary.to_json(), indent=2))
+    else:
+        print(summary.format())
+        if summary.prediction is not None:
+            from agent.play.shadow import format_report
+
+            print()
+            print(format_report(summary.prediction))
+    if summary.stopped is not None:
+        print(f"poki replay: stopped at the first problem: {summary.stopped}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,110 @@
+"""Pre-flop income-rate tables (seed 003 §4.1, seed 004): build them by roll-out and
+iterated roll-out simulation, or show the shipped ones."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+
+# Defaults live in agent/engine/income_rates.py (DEFAULT_*); they are repeated in the help text
+# only, so `poki --help` need not import the simulation.
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="tables_command", metavar="ACTION", required=True)
+    build = sub.add_parser("build", help="simulate the income-rate tables and write them")
+    build.add_argument("--trials", type=int, default=None,
+                       help="roll-out trials per hand type and field, also the iterated tables' final pass (default 2,000,000)")
+    build.add_argument("--iteration-trials", type=int, default=None,
+                       help="trials per hand type and field in each iteration (default 200,000)")
+    build.add_argument("--seed", type=int, default=None, help="random seed (default 20240)")
+    build.add_argument("--workers", type=int, default=1, help="threads running the simulation (default 1)")
+    build.add_argument("--noise", type=float, default=None, help="initial noise of the iterations, milli-bets (default 200)")
+    build.add_argument("--cooling", type=float, default=None, help="noise factor per iteration (default 0.85)")
+    build.add_argument("--min-noise", type=float, default=None, help="noise below this is dropped, milli-bets (default 1)")
+    build.add_argument("--max-iterations", type=int, default=None, help="stop iterating after this many (default 80)")
+    build.add_argument("--out", default=None, metavar="FILE", help="output file (default agent/engine/data/income_rates.json)")
+    build.add_argument("--quiet", action="store_true", help="no progress bars")
+    show = sub.add_parser("show", help="print the tables")
+    show.add_argument("--kind", choices=("roll-out", "iterated"), default=None, help="only this kind (default both)")
+    show.add_argument("--field", choices=("2", "3-4", "5+"), default=None, help="only this field size")
+    show.add_argument("--file", default=None, metavar="FILE", help="tables file (default agent/engine/data/income_rates.json)")
+    show.add_argument("--top", type=int, default=None, metavar="N", help="only the N best and N worst hands")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.tables_command == "build":
+        return _build(args)
+    return _show(args)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from agent.engine import income_rates as ir
+
+    defaults = {
+        "trials": ir.DEFAULT_TRIALS, "iteration_trials": ir.DEFAULT_ITERATION_TRIALS, "seed": ir.DEFAULT_SEED,
+        "noise": ir.DEFAULT_NOISE, "cooling": ir.DEFAULT_COOLING, "min_noise": ir.DEFAULT_MIN_NOISE,
+        "max_iterations": ir.DEFAULT_MAX_ITERATIONS,
+    }
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    for name in ("trials", "iteration_trials", "workers", "max_iterations"):
+        if getattr(args, name) < 1:
+            print(f"poki tables: --{name.replace('_', '-')} must be >= 1", file=sys.stderr)
+            return 2
+    if args.trials < 2 or args.iteration_trials < 2:
+        print("poki tables: need at least 2 trials", file=sys.stderr)
+        return 2
+    command = "poki tables build " + " ".join(
+        shlex.quote(a) for a in [
+            f"--trials={args.trials}", f"--iteration-trials={args.iteration_trials}", f"--seed={args.seed}",
+            f"--workers={args.workers}", f"--noise={args.noise:g}", f"--cooling={args.cooling:g}",
+            f"--min-noise={args.min_noise:g}", f"--max-iterations={args.max_iterations}",
+        ]
+    )
+    data = ir.build_tables(
+        trials=args.trials, iteration_trials=args.iteration_trials, seed=args.seed, workers=args.workers,
+        noise=args.noise, cooling=args.cooling, min_noise=args.min_noise, max_iterations=args.max_iterations,
+        command=command, show_progress=not args.quiet,
+    )
+    path = ir.write_tables(data, args.out or ir.DATA_PATH)
+    print(f"wrote {path} in {data['build_seconds']:.0f} s")
+    for label, t in data["tables"]["iterated"].items():
+        print(f"  field {label}: {t['iterations']} iterations (stopped: {t['stopped']}), {t['playing']} of 169 types play")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from agent.engine import income_rates as ir
+
+    kinds = [args.kind] if args.kind else list(ir.KINDS)
+    labels = [args.field] if args.field else list(ir.FIELDS)
+    try:
+        loaded = {k: ir.load_income_rates(k, args.file) for k in kinds}
+    except ir.IncomeRateError as exc:
+        print(f"poki tables: {exc}", file=sys.stderr)
+        return 1
+    meta = next(iter(loaded.values())).meta
+    print(f"income rates, {meta['unit']}")
+    print(f"generated by: {meta.get('command') or '?'} (seed {meta.get('seed')}, "
+          f"{meta.get('trials_per_type', 0):,} trials per type, {meta.get('build_seconds', '?')} s)")
+    for kind, rates in loaded.items():
+        for label in labels:
+            info = rates.meta["table"][label]
+            extra = ""
+            if kind == "iterated":
+                extra = f", {info['iterations']} iterations, {info['playing']} types play"
+            print(f"\n{kind}, field {label} ({info['players']} players{extra})")
+            t = rates.rates[label]
+            se = rates.stderr[label]
+            order = rates.ranking(info["players"])
+            if args.top:
+                order = order[: args.top] + (["..."] if len(order) > 2 * args.top else []) + order[-args.top:]
+            for rank, name in enumerate(order, 1):
+                if name == "...":
+                    print("   ...")
+                    continue
+                i = ir.HAND_TYPES.index(name)
+                pos = rank if not args.top or rank <= args.top else 169 - len(order) + rank
+                print(f"  {pos:3d}  {name:4s} {t[i]:+9.1f}  ± {se[i]:.1f}")
+    return 0

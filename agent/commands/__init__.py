@@ -1,1 +1,0 @@
-"""One module per `poki` sub-command: `add_arguments(parser)` and `run(args) -> int`."""

@@ -1,0 +1,216 @@
+"""The in-process dealer: seats any mix of players and plays hands through the rules and
+the tracker, with no network in between.
+
+Each hand is a :class:`Deal` (every seat's hole cards and the five board cards) drawn from
+a seeded generator, so a seed reproduces a match and a duplicate tournament can replay the
+same deal with the seats rotated (agent.play.tournament). The dealer sends the tracker the
+same events a connector would (HandStarted, HoleCards, PlayerActed, BoardDealt,
+HandEnded); at each decision the player to act gets the tracker's snapshot as it sees
+the table, its own hole cards and nobody else's. Players that define the optional hooks
+(agent.players) are told of the new hand, of every public event and of their own cards,
+and get the finished hand's record.
+
+A move that is not legal is replaced by check-or-call and counted, as the ACPC dealer
+does. Chips: by default every hand starts from the configured stack (limit cash-game
+measurement in small bets per hand); with ``reset_stacks=False`` stacks carry over and a
+player who goes broke buys in again.
+
+Hand logs (:class:`HandLog`) are kept as ACPC ``STATE:`` lines (connectors.logs.acpc_log) and
+PHH hands (connectors.logs.phh).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agent.config import TableConfig
+from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.players import HOOKS, Player
+from agent.game.records import HandRecord
+from agent.game.rules import Action, Phase
+from agent.game.tracker import Tracker
+from connectors.logs import acpc_log
+from connectors.logs import phh
+
+__all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "play_match"]
+
+_BETTING, _BOARD_DEALING = Phase.BETTING, Phase.BOARD_DEALING
+_LEGAL_ACTIONS = frozenset(Action)
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """All the cards of one hand: two hole cards per seat (seat order) and the board."""
+
+    holes: tuple[tuple[int, int], ...]
+    board: tuple[int, ...]  # five cards: flop, turn, river
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator, seats: int) -> Deal:
+        cards = rng.permutation(52)[: 2 * seats + 5].tolist()
+        holes = tuple((cards[2 * s], cards[2 * s + 1]) for s in range(seats))
+        return cls(holes, tuple(cards[2 * seats:]))
+
+    def rotated(self, by: int) -> Deal:
+        """Seat s gets the cards of seat s + by (mod seats)."""
+        n = len(self.holes)
+        return Deal(tuple(self.holes[(s + by) % n] for s in range(n)), self.board)
+
+
+class HandLog:
+    """Logs of played hands kept in memory, in play order: ACPC ``STATE:`` lines and/or
+    PHH hands (written out by the caller)."""
+
+    def __init__(self, acpc: bool = False, phh: bool = False) -> None:
+        self.acpc = acpc
+        self.phh = phh
+        self.acpc_lines: list[str] = []
+        self.phh_hands: list[phh.PhhHand] = []
+
+    def add(self, record: HandRecord, holes: dict[str, tuple[int, int]], hand_number: int) -> None:
+        if self.acpc:
+            self.acpc_lines.append(acpc_log.format_state(
+                acpc_log.hand_from_record(record, holes, hand_number)))
+        if self.phh:
+            self.phh_hands.append(phh.hand_from_record(record, holes))
+
+
+class Dealer:
+    """Plays hands among players with a private tracker; see the module docstring.
+
+    ``source`` prefixes hand ids and error messages.
+    """
+
+    def __init__(self, config: TableConfig, *, source: str = "dealer",
+                 log: HandLog | None = None) -> None:
+        self.config = config
+        self.source = source
+        self.log = log
+        self.tracker = Tracker()
+        self.invalid_actions: dict[str, int] = {}
+        self.hands_played = 0
+        self._hooks: dict[int, tuple] = {}
+        self._acted: dict[tuple[str, Action], PlayerActed] = {}
+
+    def _hooks_of(self, player: Player) -> tuple:
+        hooks = self._hooks.get(id(player))
+        if hooks is None:
+            hooks = (*(getattr(player, hook, None) for hook in HOOKS), player)
+            self._hooks[id(player)] = hooks  # the player kept alive by the tuple
+        return hooks
+
+    def play_hand(self, players: Sequence[Player], deal: Deal, *, button: int,
+                  hand_id: str, stacks: Sequence[int] | None = None,
+                  hand_number: int | None = None, started_at: float | None = None) -> HandRecord:
+        """Play one hand: ``players`` in seat order, ``deal`` their cards by seat."""
+        n = len(players)
+        if len(deal.holes) != n:
+            raise ValueError(f"{hand_id}: a deal for {len(deal.holes)} seats at a table of {n}")
+        names = tuple(p.name for p in players)
+        if len(set(names)) != n:
+            raise ValueError(f"{hand_id}: two players share a name: {names}")
+        config = self.config
+        if stacks is None:
+            stacks = (config.starting_stack,) * n
+        tracker = self.tracker
+        apply = tracker.apply
+        started = HandStarted(
+            hand_id=hand_id, source=self.source, players=names, stacks=tuple(stacks),
+            button=button, small_blind=config.small_blind, big_blind=config.big_blind,
+            small_bet=config.small_bet, big_bet=config.big_bet, max_bets=config.max_bets,
+            heads_up_reverse_blinds=True, started_at=started_at)
+        apply(started)
+        hooks = [self._hooks_of(p) for p in players]
+        observers = [h[1] for h in hooks if h[1] is not None]
+        for h in hooks:
+            if h[0] is not None:
+                h[0](started)
+        for seat, (name, cards) in enumerate(zip(names, deal.holes)):
+            event = HoleCards(name, cards)
+            apply(event)
+            if hooks[seat][1] is not None:
+                hooks[seat][1](event)
+        state = tracker.state
+        board = deal.board
+        dealt = 0
+        while True:
+            phase = state.phase
+            if phase == _BETTING:
+                seat = state.actor
+                player = players[seat]
+                ctx = tracker.snapshot(player.name)
+                action = player.act(ctx)
+                if action not in ctx.legal_actions:
+                    # The ACPC dealer's rule: an invalid move becomes a call.
+                    self.invalid_actions[player.name] = self.invalid_actions.get(player.name, 0) + 1
+                    action = Action.CHECK_CALL
+                # Events are immutable: one per player and move, built once.
+                event = self._acted.get((player.name, action))
+                if event is None:
+                    event = self._acted[player.name, action] = PlayerActed(player.name, action)
+                apply(event)
+            elif phase == _BOARD_DEALING:
+                count = state.pending_board_count
+                event = BoardDealt(board[dealt:dealt + count])
+                dealt += count
+                apply(event)
+            else:
+                break
+            for observe in observers:
+                observe(event)
+        ended = HandEnded()
+        record = apply(ended)
+        for observe in observers:
+            observe(ended)
+        for h in hooks:
+            if h[2] is not None:
+                h[2](record)
+        if self.log is not None:
+            holes = dict(zip(names, deal.holes))
+            self.log.add(record, holes, self.hands_played if hand_number is None else hand_number)
+        self.hands_played += 1
+        return record  # type: ignore[return-value]
+
+
+@dataclass
+class MatchResult:
+    names: tuple[str, ...]
+    hands: int
+    chips: dict[str, int]  # net chips won over the match
+    small_bet: int
+    records: list[HandRecord]
+
+    def sb_per_hand(self, name: str) -> float:
+        return self.chips[name] / (self.hands * self.small_bet) if self.hands else 0.0
+
+
+def play_match(players: Sequence[Player], config: TableConfig, hands: int, seed: int, *,
+               reset_stacks: bool = True, log: HandLog | None = None, source: str = "match",
+               keep_records: bool = False,
+               progress: Callable[[int], None] | None = None) -> MatchResult:
+    """Plain (not duplicate) play: seats fixed, the button moving one seat each hand, the
+    cards from ``numpy.random.default_rng(seed)``."""
+    n = len(players)
+    rng = np.random.default_rng(seed)
+    dealer = Dealer(config, source=source, log=log)
+    names = tuple(p.name for p in players)
+    stacks = {name: config.starting_stack for name in names}
+    chips = dict.fromkeys(names, 0)
+    records = []
+    for hand in range(hands):
+        deal = Deal.draw(rng, n)
+        start = None if reset_stacks else tuple(stacks[name] or config.starting_stack for name in names)
+        record = dealer.play_hand(players, deal, button=hand % n, hand_id=f"{source}:{hand}",
+                                  stacks=start, hand_number=hand)
+        for result in record.results:
+            net = result.won - result.put_in
+            chips[result.player] += net
+            if not reset_stacks:
+                stacks[result.player] = (stacks[result.player] or config.starting_stack) + net
+        if keep_records:
+            records.append(record)
+        if progress is not None:
+            progress(1)
+    return MatchResult(names, hands, chips, config.small_bet, records)

@@ -1,0 +1,619 @@
+"""The replay runner: hand logs through the tracker into the opponent database
+(``poki replay``), with counting, resuming, parallel reading and shadow scoring.
+
+Flow: connectors.logs.sources cuts the logs into chunks; each chunk is read and every hand fed
+through a Tracker (agent.game.tracker), which checks it against the rules and the log's own
+result and builds its HandRecord; db.rows.prepare_hand checks the record as the database
+would and turns it into rows, which go to db.Database.write_prepared in log order, a
+transaction per ``batch_hands`` hands. A hand that cannot be read, or that the tracker or
+the database checks refuse, is counted under its reason and never written, in part or
+whole. A replay into a database holding fewer hands than the logs writes without the
+by-player indexes and builds them at the end (Database.deferred_indexes).
+
+Parallel (``workers`` > 1): worker processes read, track and prepare chunks and send back
+the rows (plain tuples, marshalled: a HandRecord pickled whole costs more than tracking
+it); the main process alone writes, taking the chunks in log order and only numbering
+hands and players and updating the models, so the database, its models included, is the
+same as after a serial replay.
+
+Running again: hands are keyed by stable ids. Before a hand is parsed and tracked, its id
+is looked up in the database (through a read connection of the reading process) and a
+hand already stored is only counted, so a second replay of the same logs is quick and
+stores nothing; a replay killed at any moment left whole transactions only, and running
+it again skips what they hold and goes on where it stopped, ending with the database an
+uninterrupted replay makes. With ``predict`` every hand is tracked and its record goes to
+the main process (the scorer needs them all, in order), and the database still counts
+stored hands as duplicates.
+
+``strict``: the first problem, in log order, stops the replay; every hand before it is
+written, nothing after it.
+"""
+from __future__ import annotations
+
+import gc
+import marshal
+import multiprocessing
+import os
+import statistics
+import tempfile
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.game.events import PlayerActed, PlayerAllIn, PlayerLeft
+from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
+from agent.game.slots import slot_constructor
+from agent.game.tracker import Tracker, TrackerError
+from connectors.logs.sources import (
+    AcpcSettings,
+    Chunk,
+    KnownHand,
+    LogHand,
+    LogProblem,
+    clear_cache,
+    plan,
+    read_chunk,
+)
+from db.rows import prepare_hand
+
+__all__ = [
+    "ReplayOptions",
+    "ReplaySummary",
+    "decode_record",
+    "encode_record",
+    "replay",
+    "run_replay_bench",
+    "shared_irc_logs",
+]
+
+DATASET = "irc-holdem-199504-dev"
+# Entry tags of a chunk's results.
+_RECORD, _PROBLEM, _KNOWN, _PREPARED = 0, 1, 2, 3
+# What a chunk's finished hands become: HandRecords as they are (the scorer needs them),
+# HandRecords in compact form (the same, from a worker process), or database rows
+# (db.rows.prepare_hand: checked and built where the hand was tracked).
+RECORDS, ENCODED, PREPARED = "records", "encoded", "prepared"
+# Problem categories of hands the tracker or the database refused.
+ILLEGAL_ACTION = "illegal-action"
+RESULT_MISMATCH = "result-mismatch"
+INCOMPLETE = "incomplete"
+REFUSED = "refused"  # any other event the tracker refused (a bad start, board or show)
+REJECTED = "rejected"  # refused by the database
+EXAMPLES = 3  # problems quoted per reason in the summary
+
+
+def shared_irc_logs() -> Path | None:
+    """The shared April 1995 IRC logs: $POKI_SHARED_DATA (the data folder, the dataset
+    or the folder above ``data``), else ../shared/data beside the repository."""
+    candidates = []
+    env = os.environ.get("POKI_SHARED_DATA")
+    if env:
+        candidates += [Path(env), Path(env) / DATASET, Path(env) / "data" / DATASET]
+    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "data" / DATASET)
+    for c in candidates:
+        if (c / "holdem").is_dir() or (c / "hdb").is_file():
+            return c
+    return None
+
+
+# --------------------------------------------------------------------------- compact records
+
+
+# Records are rebuilt by filling their slots directly (the tracker's own way of making
+# them): a frozen dataclass's __init__ would be most of the cost of decoding.
+_seat = slot_constructor(SeatRecord)
+_action = slot_constructor(ActionRecord)
+_shown = slot_constructor(ShownCards)
+_result = slot_constructor(PlayerResult)
+_hand = slot_constructor(HandRecord)
+
+
+def encode_record(r: HandRecord) -> tuple:
+    """A HandRecord as nested tuples of ints, floats, strings and bools (marshal-able);
+    players are named once, actions and shown hands refer to their seat."""
+    seats = r.seats
+    players = tuple([s.player for s in seats])
+    seat_of = {p: i for i, p in enumerate(players)}
+    results = r.results
+    return (
+        _RECORD, r.hand_id, r.source, r.started_at, r.small_blind, r.big_blind, r.small_bet, r.big_bet,
+        r.max_bets, players, tuple([s.stack for s in seats]), tuple([s.position for s in seats]), r.board,
+        tuple([(a.round, seat_of[a.player], a.kind, a.amount, a.bets_to_call, a.raises, a.position,
+                a.players_active, a.all_in) for a in r.actions]),
+        tuple([(seat_of[s.player], s.cards) for s in r.shown]),
+        tuple([seat_of[x.player] for x in results]),
+        tuple([x.put_in for x in results]),
+        tuple([x.won for x in results]),
+    )
+
+
+def decode_record(e: tuple) -> HandRecord:
+    """The HandRecord of encode_record's tuple (equal to the original)."""
+    (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
+     board, actions, shown, result_seats, put_in, won) = e
+    return _hand(
+        hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
+        tuple(map(_seat, players, stacks, positions)),
+        board,
+        tuple([_action(rnd, players[i], kind, amount, btc, raises, pos, active, all_in)
+               for rnd, i, kind, amount, btc, raises, pos, active, all_in in actions]),
+        tuple([_shown(players[i], cards) for i, cards in shown]),
+        tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
+    )
+
+
+# --------------------------------------------------------------------------- reading + tracking
+
+_tracker: Tracker | None = None
+_known_dbs: dict[str, Any] = {}
+
+
+def _skipper(db_path: str) -> Callable[[str], bool]:
+    """has_hand of a read connection to the database, one per process."""
+    db = _known_dbs.get(db_path)
+    if db is None:
+        from db.database import Database
+
+        db = _known_dbs[db_path] = Database(db_path, create=False)
+    return db.has_hand
+
+
+def _forget_files() -> None:
+    """Drop the cached log files and the read connections used to recognise stored hands."""
+    clear_cache()
+    for db in _known_dbs.values():
+        db.close()
+    _known_dbs.clear()
+
+
+def _tracker_problem(exc: TrackerError) -> tuple[str, str]:
+    """(category, reason) of a hand the tracker refused."""
+    reason = str(exc)
+    if "disagree with the rules" in reason:
+        category = RESULT_MISMATCH
+    elif isinstance(exc.event, (PlayerActed, PlayerLeft, PlayerAllIn)):
+        category = ILLEGAL_ACTION
+    else:
+        category = REFUSED
+    return category, f"{category}: {reason}"
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused: a chunk allocates a few hundred thousand
+    short-lived objects (events, records, rows) and holds none in cycles, while each
+    collection would walk every object alive, the month's index of pdb lines included;
+    pausing it saves about a fifth of the time. Whatever it would have found is
+    collected once it runs again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _track(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]:
+    """Read one chunk and track its hands: its entries in log order: finished hands (as
+    ``output`` says), problems (tag, where, category, reason, hand id) and hands already
+    in the database (tag, hand id)."""
+    with _no_gc():
+        return _track_chunk(chunk, known_db, output)
+
+
+def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]:
+    global _tracker
+    skip = _skipper(known_db) if known_db is not None else None
+    if _tracker is None:
+        _tracker = Tracker()
+    apply = _tracker.apply
+    network = chunk.network
+    entries: list[tuple] = []
+    append = entries.append
+    for item in read_chunk(chunk, skip):
+        kind = type(item)
+        if kind is LogHand:
+            record = None
+            try:
+                for event in item.events:
+                    record = apply(event)
+            except TrackerError as exc:
+                category, reason = _tracker_problem(exc)
+                append((_PROBLEM, item.where, category, reason, item.hand_id))
+                continue
+            if record is None:
+                append((_PROBLEM, item.where, INCOMPLETE, f"{INCOMPLETE}: {item.where}: the hand has no end",
+                        item.hand_id))
+            elif output == PREPARED:
+                try:
+                    prepared = prepare_hand(record, network)
+                except RecordError as exc:
+                    append((_PROBLEM, item.where, REJECTED, f"{REJECTED}: {exc}", item.hand_id))
+                else:
+                    # marshal takes plain tuples only.
+                    append((_PREPARED, tuple(prepared)))
+            elif output == ENCODED:
+                append(encode_record(record))
+            else:
+                append((_RECORD, record))
+        elif kind is KnownHand:
+            append((_KNOWN, item.hand_id))
+        else:
+            assert isinstance(item, LogProblem)
+            append((_PROBLEM, item.where, item.category, item.reason, item.hand_id))
+    return entries
+
+
+def track_chunk(task: tuple[Chunk, str | None, str]) -> bytes:
+    """_track in a worker process: the entries marshalled."""
+    chunk, known_db, output = task
+    return marshal.dumps(_track(chunk, known_db, output))
+
+
+def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window: int,
+                   prepared: bool) -> Iterator[list[tuple] | bytes]:
+    """The entries of every chunk, in order: tracked here (records as they are), or in
+    the pool (marshalled, records compact) with at most ``window`` chunks under way, so
+    a slow writer never has the whole input waiting in memory; with ``prepared`` the
+    hands come as database rows instead of records."""
+    if pool is None:
+        for chunk in chunks:
+            yield _track(chunk, known_db, PREPARED if prepared else RECORDS)
+        return
+    output = PREPARED if prepared else ENCODED
+    pending: deque = deque()
+    it = iter(chunks)
+    for chunk in it:
+        pending.append(pool.apply_async(track_chunk, ((chunk, known_db, output),)))
+        if len(pending) >= window:
+            break
+    while pending:
+        result = pending.popleft().get()
+        nxt = next(it, None)
+        if nxt is not None:
+            pending.append(pool.apply_async(track_chunk, ((nxt, known_db, output),)))
+        yield result
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    db_path: str | Path
+    network: str | None = None  # None: one per format (irc1995, acpc, phh)
+    strict: bool = False
+    predict: bool = False
+    workers: int = 1
+    chunk_hands: int = 1000
+    acpc: AcpcSettings = AcpcSettings()
+    half_life: float = 500.0
+    blend_observations: float = 20.0
+    synchronous: str = "normal"
+    batch_hands: int = 500
+    min_hands: int = 500  # predict: players scored as a group of regulars
+    epsilon: float = 1e-3  # predict: floor of the triples' entries
+
+
+@dataclass
+class ReplaySummary:
+    hands: int = 0  # every hand of the logs met: read, or skipped for a problem
+    read: int = 0  # read whole (tracked), or recognised as stored by their id
+    stored: int = 0
+    known: int = 0  # already in the database, recognised by their id before reading
+    duplicates_written: int = 0  # tracked, then found in the database when written
+    skipped: int = 0
+    skipped_by_reason: Counter = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[LogProblem] = field(default_factory=list)
+    players: int = 0  # distinct players in the hands tracked
+    actions: int = 0  # actions (blinds included) in the hands tracked
+    seconds: float = 0.0
+    stopped: LogProblem | None = None  # strict: the problem that stopped the run
+    prediction: dict[str, Any] | None = None
+    db_path: str = ""
+    workers: int = 1
+
+    @property
+    def duplicates(self) -> int:
+        return self.known + self.duplicates_written
+
+    @property
+    def hands_per_s(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else 0.0
+
+    def add_problem(self, problem: LogProblem) -> None:
+        self.hands += 1
+        self.skipped += 1
+        self.skipped_by_reason[problem.category] += 1
+        self.problems.append(problem)
+        examples = self.examples.setdefault(problem.category, [])
+        if len(examples) < EXAMPLES:
+            examples.append(str(problem.reason) if problem.where in problem.reason
+                            else f"{problem.where}: {problem.reason}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "database": self.db_path,
+            "workers": self.workers,
+            "hands": self.hands,
+            "read": self.read,
+            "stored": self.stored,
+            "duplicates": self.duplicates,
+            "already_stored_unread": self.known,
+            "duplicates_at_write": self.duplicates_written,
+            "skipped": self.skipped,
+            "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "examples": self.examples,
+            "players": self.players,
+            "actions": self.actions,
+            "seconds": round(self.seconds, 3),
+            "hands_per_s": round(self.hands_per_s, 1),
+            "stopped": None if self.stopped is None else str(self.stopped),
+            **({"prediction": self.prediction} if self.prediction is not None else {}),
+        }
+
+    def format(self) -> str:
+        lines = [
+            f"database: {self.db_path}",
+            f"hands read: {self.read:,} of {self.hands:,}",
+            f"stored: {self.stored:,}",
+            f"duplicates: {self.duplicates:,} (already in the database)",
+            f"skipped: {self.skipped:,}",
+        ]
+        for reason, n in sorted(self.skipped_by_reason.items()):
+            lines.append(f"  {reason}: {n:,}")
+            for example in self.examples.get(reason, ()):
+                lines.append(f"      e.g. {example}")
+        lines += [
+            f"players: {self.players:,}",
+            f"actions: {self.actions:,}",
+            f"seconds: {self.seconds:.2f}",
+            f"hands/s: {self.hands_per_s:,.0f} ({self.workers} worker{'s' if self.workers != 1 else ''})",
+        ]
+        if self.stopped is not None:
+            lines.append(f"stopped (--strict) at: {self.stopped}")
+        return "\n".join(lines)
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    # fork: the workers start at once with the modules already imported.
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def replay(paths: Sequence[str | Path], options: ReplayOptions,
+           progress: Callable[[int], None] | None = None,
+           on_total: Callable[[int], None] | None = None) -> ReplaySummary:
+    """Replay the logs at ``paths`` into the database of ``options``; see the module
+    docstring. ``on_total(hands)`` is told how many hands the logs hold (roughly, for a
+    progress bar) and ``progress(hands)`` how many more are done. FileNotFoundError for
+    a missing path; connectors.acpc.game.GameError for a bad game file;
+    db.DatabaseError for a database that cannot be used."""
+    from db.database import Database
+
+    start = time.perf_counter()
+    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers))
+    chunks, problems = plan(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
+    if on_total is not None:
+        on_total(sum(c.units for c in chunks) + len(problems))
+    for problem in problems:
+        summary.add_problem(problem)
+        if options.strict:
+            summary.stopped = problem
+            summary.seconds = time.perf_counter() - start
+            return summary
+    scorer = None
+    if options.predict:
+        from agent.play.shadow import ShadowScorer
+
+        scorer = ShadowScorer(half_life=options.half_life, blend=options.blend_observations,
+                              epsilon=options.epsilon, min_hands=options.min_hands)
+    # Hands already stored are recognised by id only when there can be some (and when
+    # the scorer does not need every hand).
+    known_db = str(options.db_path) if Path(options.db_path).is_file() and scorer is None else None
+    workers = summary.workers if len(chunks) > 1 else 1
+    players: set[tuple[str, str]] = set()
+    with ExitStack() as stack:
+        # Logs read by an earlier replay in this process may have changed since; forked
+        # workers inherit this process's caches.
+        _forget_files()
+        stack.callback(_forget_files)
+        # The pool is made before the database is opened: forked workers then hold no
+        # copy of the writer's connection.
+        pool = None
+        if workers > 1:
+            pool = stack.enter_context(_pool_context().Pool(workers))
+        database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
+                                                synchronous=options.synchronous,
+                                                batch_hands=options.batch_hands))
+        stored = database.hand_count()
+        if known_db is not None and stored == 0:
+            known_db = None
+        if sum(c.units for c in chunks) >= stored:
+            stack.enter_context(database.deferred_indexes())
+        results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
+        for chunk, result in zip(chunks, results):
+            with _no_gc():
+                entries = marshal.loads(result) if isinstance(result, bytes) else result
+                stop = _take_chunk(chunk, entries, database, scorer, options, summary, players)
+            if progress is not None:
+                progress(chunk.units)
+            if stop is not None:
+                summary.stopped = stop
+                break
+        summary.read += summary.known
+        summary.hands += summary.known
+    summary.players = len(players)
+    if scorer is not None:
+        summary.prediction = scorer.report()
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, options: ReplayOptions,
+                summary: ReplaySummary, players: set[tuple[str, str]]) -> LogProblem | None:
+    """Count one chunk's entries, score and write its hands; returns the problem that
+    stops a strict run, if there is one."""
+    network = chunk.network
+    records: list[HandRecord] = []
+    prepared: list[tuple] = []
+    stop: LogProblem | None = None
+    for e in entries:
+        tag = e[0]
+        if tag == _PREPARED:
+            prepared.append(e[1])
+            continue
+        if tag == _RECORD:
+            record = e[1] if len(e) == 2 else decode_record(e)
+            # --strict: a record the database would refuse stops the run before anything
+            # after it is written.
+            problem = _invalid(record, network) if options.strict else None
+            if problem is None:
+                records.append(record)
+                continue
+        elif tag == _KNOWN:
+            summary.known += 1
+            continue
+        else:
+            problem = LogProblem(e[1], e[2], e[3], e[4])
+        summary.add_problem(problem)
+        if options.strict:
+            stop = problem
+            break
+    if prepared:
+        for hand in prepared:
+            summary.actions += len(hand[5])
+            for nick in hand[2]:
+                players.add((network, nick))
+        _count_written(summary, database.write_prepared(prepared, network, batch_hands=options.batch_hands),
+                       len(prepared), {})
+    if records:
+        for r in records:
+            summary.actions += len(r.actions)
+            for seat in r.seats:
+                players.add((network, seat.player))
+        if scorer is not None:
+            for r in records:
+                scorer.observe(r, network)
+        _count_written(summary, database.write_hands(records, network, batch_hands=options.batch_hands),
+                       len(records), {r.hand_id: r.source for r in records})
+    return stop
+
+
+def _count_written(summary: ReplaySummary, report: Any, given: int, where: dict[str, str]) -> None:
+    """Count what the database made of ``given`` hands: stored, duplicates, rejected."""
+    summary.stored += report.stored
+    summary.duplicates_written += report.duplicates
+    for hand_id, reason in report.rejected:
+        summary.add_problem(LogProblem(where.get(hand_id, hand_id), REJECTED, f"{REJECTED}: {reason}", hand_id))
+    accepted = given - len(report.rejected)
+    summary.read += accepted
+    summary.hands += accepted
+
+
+def _invalid(record: HandRecord, network: str) -> LogProblem | None:
+    """Strict mode: the problem the database would find in ``record``, checked before any
+    hand after it is written."""
+    from db.validate import validate_record
+
+    try:
+        validate_record(record, network)
+    except RecordError as exc:
+        return LogProblem(record.source, REJECTED, f"{REJECTED}: {exc}", record.hand_id)
+    return None
+
+
+# --------------------------------------------------------------------------- benchmark
+
+
+def _cpu_seconds(who: int) -> float:
+    import resource
+
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def bench_child() -> None:
+    """One measured replay, in a fresh interpreter started by run_replay_bench (arguments:
+    logs, database, workers): prints its hands, seconds and CPU seconds as JSON."""
+    import json
+    import resource
+    import sys
+
+    data, path, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    summary = replay([data], ReplayOptions(db_path=path, workers=workers))
+    print(json.dumps({"hands": summary.hands, "stored": summary.stored, "seconds": summary.seconds,
+                      "main_cpu_s": _cpu_seconds(resource.RUSAGE_SELF),
+                      "workers_cpu_s": _cpu_seconds(resource.RUSAGE_CHILDREN)}))
+
+
+def run_replay_bench(quick: bool = False, workers: int | None = None) -> dict[str, Any]:
+    """Hands per second replaying the shared April 1995 IRC logs into a fresh database
+    (models updated), serially and with ``workers`` processes (default: the CPUs, at
+    least 2); medians over repeats, each into a new file and in a new interpreter, as
+    ``poki replay`` runs (a process that has replayed before forks slower workers).
+
+    Wall-clock rates move with the machine's load (``load_average``), so each run also
+    gives its CPU seconds: the main process's (reading nothing in parallel runs: decoding
+    and writing) and all processes' together (the interpreter's start included).
+    ``*_hands_per_cpu_s`` is hands over all CPU seconds;
+    ``parallel_idle_estimate_hands_per_s`` is what the parallel run would reach on
+    ``workers`` otherwise idle cores: hands over the larger of the main process's CPU
+    seconds and all CPU seconds shared among the cores. ``hands_per_s`` is the parallel
+    figure: ``poki replay`` as it runs by default."""
+    import json
+    import subprocess
+    import sys
+
+    data = shared_irc_logs()
+    if data is None:
+        raise FileNotFoundError(f"the shared IRC logs ({DATASET}) are not there: set POKI_SHARED_DATA")
+    workers = workers or max(2, os.cpu_count() or 1)
+    repeats = 1 if quick else 3
+    out: dict[str, Any] = {"dataset": str(data), "repeats": repeats, "workers": workers}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
+    with tempfile.TemporaryDirectory(prefix="poki-replay-bench-") as tmp:
+        for label, w in (("serial", 1), ("parallel", workers)):
+            runs = []
+            for i in range(repeats):
+                path = Path(tmp) / f"{label}{i}.sqlite"
+                done = subprocess.run(
+                    [sys.executable, "-c", "from agent.play.replay import bench_child; bench_child()",
+                     str(data), str(path), str(w)],
+                    capture_output=True, text=True, env=env, check=True)
+                run = json.loads(done.stdout.strip().splitlines()[-1])
+                runs.append((run["seconds"], run["main_cpu_s"], run["main_cpu_s"] + run["workers_cpu_s"]))
+                out["hands"] = run["hands"]
+                out["stored"] = run["stored"]
+            hands = out["hands"]
+            wall = statistics.median(r[0] for r in runs)
+            main_cpu = statistics.median(r[1] for r in runs)
+            all_cpu = statistics.median(r[2] for r in runs)
+            out[f"{label}_hands_per_s"] = round(hands / wall)
+            out[f"{label}_runs_hands_per_s"] = [round(hands / r[0]) for r in runs]
+            out[f"{label}_main_cpu_s"] = round(main_cpu, 2)
+            out[f"{label}_all_cpu_s"] = round(all_cpu, 2)
+            out[f"{label}_hands_per_cpu_s"] = round(hands / all_cpu)
+            if w > 1:
+                out["parallel_idle_estimate_hands_per_s"] = round(hands / max(main_cpu, all_cpu / w))
+    # The headline: `poki replay` as it runs by default, with one worker per CPU.
+    out["hands_per_s"] = out["parallel_hands_per_s"]
+    try:
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    out["target_hands_per_s"] = 5000
+    return out
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(run_replay_bench(quick="--quick" in sys.argv), indent=2))

@@ -1,0 +1,1 @@
+"""The ACPC dealer's formats: game definitions."""

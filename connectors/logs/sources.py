@@ -1,0 +1,511 @@
+"""The replay-log dealer's input side: find hand logs of every format we read, cut them
+into chunks, and turn a chunk into tracker events; pure parsing, no tracker, no database.
+
+Formats (one entry point, :func:`plan`, for files and folders of any of them):
+
+* the IRC Poker Database (connectors.logs.irc_database): a month folder ``holdem/YYYYMM`` with
+  ``hdb``, ``hroster`` and ``pdb/``, or a folder above such folders; hands become events
+  through connectors.logs.irc_events;
+* ACPC dealer logs (connectors.logs.acpc_log): files of ``STATE:`` lines. The betting sizes come
+  from a game definition (connectors.acpc.game): the one given, else a file beside the
+  log named as in the log's ``# name/game/hands/seed`` header or like the log with the
+  suffix ``.game``, else the standard ACPC game the header names; single figures can be
+  overridden (:class:`AcpcSettings`);
+* PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables.
+
+A chunk (:class:`Chunk`) is a small picklable description of a range of one file's hands,
+so chunks can be read in other processes; :func:`read_chunk` yields, in log order, a
+:class:`LogHand` (a hand's events) or a :class:`LogProblem` (a hand or line that cannot be
+used, with file, line and reason), or a :class:`KnownHand` for a hand the caller's
+``skip`` recognised by its id before it was parsed further. Hand ids are stable and
+prefixed by the format: ``irc:<timestamp>``; ``acpc:<match>:<hand number>:<digest>`` and
+``phh:<hand>:<digest>``, where the digest of the hand's own text keeps apart the hands of
+two matches that share a name and numbering, and recognises the same hand in a log read
+again.
+
+The IRC reader indexes a whole month before it can build any hand of it (the pdb files
+hold every player's line of every hand); a process that reads chunks of a month keeps
+that index (:func:`read_chunk` caches the last few files it opened), so each process
+indexes each month once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.config import ConfigError, TableConfig
+from agent.game.events import Event, HandStarted
+from connectors.logs import acpc_log
+from connectors.logs import irc_database
+from connectors.logs import phh
+from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
+from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
+
+__all__ = [
+    "ACPC_NETWORK",
+    "AcpcSettings",
+    "Chunk",
+    "IRC_NETWORK",
+    "KnownHand",
+    "LogHand",
+    "LogProblem",
+    "PHH_NETWORK",
+    "clear_cache",
+    "plan",
+    "read_chunk",
+]
+
+ACPC_NETWORK = "acpc"
+PHH_NETWORK = "phh"
+
+# Problem categories (the reader's own for IRC hands: connectors.logs.irc_database).
+MALFORMED = irc_logs.MALFORMED
+BAD_CARD = irc_logs.BAD_CARD
+UNREADABLE = "unreadable"
+UNKNOWN_FORMAT = "unknown-format"
+NO_GAME = "no-game-definition"
+
+IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES = "irc", "irc-strays", "acpc", "phhs", "phh-files"
+
+
+@dataclass(frozen=True, slots=True)
+class LogHand:
+    hand_id: str
+    where: str  # file:line
+    events: list[Event]
+
+
+@dataclass(frozen=True, slots=True)
+class LogProblem:
+    """A hand or line that cannot be used, and why; ``where`` is file:line."""
+
+    where: str
+    category: str
+    reason: str
+    hand_id: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class KnownHand:
+    """A hand the caller's ``skip`` recognised by its id; nothing else of it was read."""
+
+    hand_id: str
+    where: str
+
+
+Item = LogHand | LogProblem | KnownHand
+
+
+@dataclass(frozen=True, slots=True)
+class AcpcSettings:
+    """Where ACPC logs get their betting figures: ``game_file`` for every log, else the
+    definition beside each log; each figure given here overrides the definition's."""
+
+    game_file: str | None = None
+    small_blind: int | None = None
+    big_blind: int | None = None
+    small_bet: int | None = None
+    big_bet: int | None = None
+    max_bets: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        return None not in (self.small_blind, self.big_blind, self.small_bet, self.big_bet, self.max_bets)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Units ``start`` to ``stop`` (0-based, stop excluded) of one log file: hdb lines of an
+    IRC month, lines of an ACPC log, tables of a .phhs file, or the files of ``paths``."""
+
+    kind: str
+    path: str  # the IRC month folder, or the file
+    start: int
+    stop: int
+    network: str
+    units: int  # hands expected, for progress
+    game: AcpcGame | str | None = None  # ACPC: the figures, or why there are none
+    name: str = ""  # ACPC: the match name in hand ids
+    paths: tuple[str, ...] = ()  # PHH_FILES
+
+
+# --------------------------------------------------------------------------- finding logs
+
+
+def _sniff(path: Path) -> str | None:
+    """The format of a file by its name or its first lines: 'acpc', 'phh' or None."""
+    suffix = path.suffix.lower()
+    if suffix in (".phh", ".phhs"):
+        return "phh"
+    if suffix == ".game":
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for line in head.splitlines():
+        line = line.strip()
+        if line.startswith("STATE:") or line.startswith("# name/game/hands/seed"):
+            return "acpc"
+    return None
+
+
+def _is_irc_month(folder: Path) -> bool:
+    return (folder / "hdb").is_file()
+
+
+def _find(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool) -> None:
+    if path.is_dir():
+        if _is_irc_month(path):
+            found.append(("irc", path))
+            return
+        try:
+            entries = sorted(path.iterdir())
+        except OSError as exc:
+            problems.append(LogProblem(str(path), UNREADABLE, f"{UNREADABLE}: cannot list {path}: {exc}"))
+            return
+        for entry in entries:
+            _find(entry, found, problems, False)
+        return
+    if path.name == "hdb" and _is_irc_month(path.parent):
+        found.append(("irc", path.parent))
+        return
+    kind = _sniff(path)
+    if kind is not None:
+        found.append((kind, path))
+    elif explicit:
+        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT,
+                                   f"{UNKNOWN_FORMAT}: {path} is not an IRC Poker Database month, an ACPC "
+                                   "log or a PHH file"))
+
+
+def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
+    """Every log at or under ``paths`` as (format, path), in the order given and sorted
+    within folders; FileNotFoundError for a path that does not exist."""
+    found: list[tuple[str, Path]] = []
+    problems: list[LogProblem] = []
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise FileNotFoundError(f"no such file or folder: {p}")
+        _find(path.resolve(), found, problems, True)
+    return found, problems
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def _read_text(path: str | Path) -> str:
+    # Undecodable bytes become U+FFFD, so the line holding them is reported, not the file.
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+def _acpc_header(lines: list[str]) -> tuple[str | None, str | None]:
+    """(match name, game name) from the dealer's first comment line, if there is one."""
+    for line in lines[:20]:
+        words = line.split()
+        if len(words) >= 4 and words[0] == "#" and words[1] == "name/game/hands/seed":
+            return words[2], words[3]
+    return None, None
+
+
+def _acpc_game(path: Path, game_name: str | None, settings: AcpcSettings) -> AcpcGame | str:
+    """The figures of one log's game, or why there are none."""
+    game: AcpcGame | None = None
+    if settings.game_file is not None:
+        game = parse_game(_read_text(settings.game_file), settings.game_file)  # checked by the caller
+    else:
+        # The dealer names the game file as it was given to it, possibly with a folder.
+        game_name = Path(game_name).name if game_name else None
+        beside = [path.parent / game_name] if game_name else []
+        beside.append(path.with_suffix(".game"))
+        for candidate in beside:
+            if candidate.is_file():
+                try:
+                    game = parse_game(_read_text(candidate), str(candidate))
+                except (GameError, OSError) as exc:
+                    return f"{NO_GAME}: {exc}"
+                break
+        if game is None and game_name:
+            game = standard_game(game_name)
+    if game is None:
+        if not settings.complete:
+            named = f"names the game {game_name!r}, which" if game_name else "names no game, and"
+            return (f"{NO_GAME}: {path} {named} is neither a standard ACPC limit game nor a file "
+                    f"beside the log; give --game FILE or --blinds, --bets and --cap")
+        game = AcpcGame(None, 1, 1, 1, 1, 1)
+    over = {k: getattr(settings, k) for k in ("small_blind", "big_blind", "small_bet", "big_bet", "max_bets")
+            if getattr(settings, k) is not None}
+    return dataclasses.replace(game, **over) if over else game
+
+
+def _phhs_tables(text: str) -> tuple[list[tuple[str, int, str]], list[tuple[int, str]]]:
+    """A .phhs text cut at its ``[key]`` lines: (key, line of the header, body text) per
+    table, and (line, what) for anything outside a table."""
+    tables: list[tuple[str, int, str]] = []
+    stray: list[tuple[int, str]] = []
+    key = None
+    start = 0
+    body: list[str] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        m = _TABLE_HEADER.match(line)
+        if m is not None:
+            if key is not None:
+                tables.append((key, start, "\n".join(body)))
+            key, start, body = m.group(1), lineno, []
+            continue
+        if key is None:
+            bare = line.split("#", 1)[0].strip()
+            if bare:
+                stray.append((lineno, f"text outside any [hand] table: {line.strip()[:60]!r}"))
+            continue
+        body.append(line)
+    if key is not None:
+        tables.append((key, start, "\n".join(body)))
+    return tables, stray
+
+
+_TABLE_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+
+
+def _line_marks(path: Path) -> list[bool]:
+    """For each line of a file, whether it holds anything."""
+    with open(path, "rb") as f:
+        return [bool(line.strip()) for line in f.read().split(b"\n")]
+
+
+def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
+         acpc: AcpcSettings = AcpcSettings()) -> tuple[list[Chunk], list[LogProblem]]:
+    """The chunks of every log at or under ``paths``, in reading order, and the problems
+    found on the way (unreadable folders, files of no known format). ``network`` names
+    the players' network for every log (default: one per format). FileNotFoundError for a
+    path that does not exist; GameError for a bad ``acpc.game_file``."""
+    if chunk_hands < 1:
+        raise ValueError(f"chunk_hands must be at least 1, got {chunk_hands}")
+    if acpc.game_file is not None:
+        parse_game(_read_text(acpc.game_file), acpc.game_file)
+    found, problems = find_logs(paths)
+    chunks: list[Chunk] = []
+    phh_files: list[str] = []
+
+    def flush_phh_files() -> None:
+        for i in range(0, len(phh_files), chunk_hands):
+            group = tuple(phh_files[i:i + chunk_hands])
+            chunks.append(Chunk(PHH_FILES, group[0], 0, len(group), network or PHH_NETWORK, len(group),
+                                paths=group))
+        phh_files.clear()
+
+    for kind, path in found:
+        if kind != "phh" or path.suffix.lower() == ".phhs":
+            flush_phh_files()
+        spath = str(path)
+        try:
+            if kind == "irc":
+                net = network or IRC_NETWORK
+                marks = _line_marks(path / "hdb")
+                chunks.append(Chunk(IRC_STRAYS, spath, 0, 0, net, 0))
+                for start in range(0, len(marks), chunk_hands):
+                    stop = min(len(marks), start + chunk_hands)
+                    chunks.append(Chunk(IRC, spath, start, stop, net, sum(marks[start:stop])))
+            elif kind == "acpc":
+                lines = _read_text(path).split("\n")
+                name, game_name = _acpc_header(lines)
+                game = _acpc_game(path, game_name, acpc)
+                for start in range(0, len(lines), chunk_hands):
+                    stop = min(len(lines), start + chunk_hands)
+                    units = sum(1 for line in lines[start:stop] if line.startswith("STATE:"))
+                    chunks.append(Chunk(ACPC, spath, start, stop, network or ACPC_NETWORK, units,
+                                        game=game, name=name or path.stem))
+            elif path.suffix.lower() == ".phhs":
+                tables, _ = _phhs_tables(_read_text(path))
+                count = max(1, len(tables))  # stray text is reported by the first chunk
+                for start in range(0, count, chunk_hands):
+                    stop = min(count, start + chunk_hands)
+                    chunks.append(Chunk(PHHS, spath, start, stop, network or PHH_NETWORK, stop - start))
+            else:
+                phh_files.append(spath)
+        except OSError as exc:
+            problems.append(LogProblem(f"{spath}:1", UNREADABLE, f"{UNREADABLE}: cannot read {spath}: {exc}"))
+    flush_phh_files()
+    return chunks, problems
+
+
+# --------------------------------------------------------------------------- reading
+
+_cache: OrderedDict[tuple[str, str], object] = OrderedDict()
+_CACHE_SIZE = 2
+
+
+def clear_cache() -> None:
+    """Forget the files read so far (a caller about to read logs that may have changed)."""
+    _cache.clear()
+
+
+def _cached(kind: str, path: str, build: Callable[[], object]) -> object:
+    key = (kind, path)
+    value = _cache.get(key)
+    if value is None:
+        value = build()
+        _cache[key] = value
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    else:
+        _cache.move_to_end(key)
+    return value
+
+
+def read_chunk(chunk: Chunk, skip: Callable[[str], bool] | None = None) -> Iterator[Item]:
+    """The hands and problems of one chunk, in log order. ``skip(hand_id)`` True: the
+    hand comes out as a KnownHand without being parsed further."""
+    try:
+        if chunk.kind == IRC:
+            yield from _irc_hands(chunk, skip)
+        elif chunk.kind == IRC_STRAYS:
+            yield from _irc_strays(chunk)
+        elif chunk.kind == ACPC:
+            yield from _acpc_hands(chunk, skip)
+        elif chunk.kind == PHHS:
+            yield from _phhs_hands(chunk, skip)
+        elif chunk.kind == PHH_FILES:
+            yield from _phh_files(chunk, skip)
+        else:
+            raise ValueError(f"unknown chunk kind {chunk.kind!r}")
+    except OSError as exc:
+        yield LogProblem(f"{chunk.path}:{chunk.start + 1}", UNREADABLE,
+                         f"{UNREADABLE}: cannot read {chunk.path}: {exc}")
+
+
+# IRC ----------------------------------------------------------------------------------------
+
+
+def _month(path: str) -> irc_logs.IrcMonth:
+    return _cached(IRC, path, lambda: irc_logs.IrcMonth(path))  # type: ignore[return-value]
+
+
+def _irc_problem(s: irc_logs.SkippedHand) -> LogProblem:
+    return LogProblem(s.source, s.category, s.reason, None if s.hand_id is None else irc_hand_id(s.hand_id))
+
+
+def _irc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
+    month = _month(chunk.path)
+    known = None if skip is None else (lambda timestamp: skip(irc_hand_id(timestamp)))
+    hand_type, not_read = irc_logs.IrcHand, irc_logs.NotRead
+    for item in month.read(chunk.start, chunk.stop, known):
+        kind = type(item)
+        if kind is hand_type:
+            yield LogHand(irc_hand_id(item.hand_id), item.source, irc_hand_events(item))
+        elif kind is not_read:
+            yield KnownHand(irc_hand_id(item.hand_id), item.source)
+        else:
+            yield _irc_problem(item)
+
+
+def _irc_strays(chunk: Chunk) -> Iterator[Item]:
+    """Lines of the month that belong to no hand: those without a timestamp, and pdb and
+    hroster lines of hands hdb does not have."""
+    for s in _month(chunk.path).strays():
+        yield _irc_problem(s)
+
+
+# ACPC ---------------------------------------------------------------------------------------
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=6).hexdigest()
+
+
+def _category(message: str) -> str:
+    low = message.lower()
+    if "not a card" in low or "cannot read cards" in low or "unknown card" in low:
+        return BAD_CARD
+    return MALFORMED
+
+
+def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
+    lines: list[str] = _cached(ACPC, chunk.path, lambda: _read_text(chunk.path).split("\n"))  # type: ignore[assignment]
+    game = chunk.game
+    table = None
+    if isinstance(game, AcpcGame):
+        try:
+            table = TableConfig(small_blind=game.small_blind, big_blind=game.big_blind, small_bet=game.small_bet,
+                                big_bet=game.big_bet, max_bets=game.max_bets)
+        except ConfigError as exc:
+            game = f"{NO_GAME}: {exc}"
+    for lineno in range(chunk.start + 1, min(chunk.stop, len(lines)) + 1):
+        text = lines[lineno - 1].strip()
+        if not text or text.startswith("#") or text.startswith("SCORE:"):
+            continue
+        where = f"{chunk.path}:{lineno}"
+        if not text.startswith("STATE:"):
+            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: not a STATE or SCORE line: {text[:80]!r}")
+            continue
+        try:
+            hand = acpc_log.parse_state(text, where)
+        except acpc_log.AcpcLogError as exc:
+            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
+            continue
+        hand_id = f"acpc:{chunk.name}:{hand.hand_number}:{_digest(text)}"
+        if table is None:
+            yield LogProblem(where, NO_GAME, str(game), hand_id)
+            continue
+        assert isinstance(game, AcpcGame)
+        if game.players is not None and len(hand.players) != game.players:
+            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: {len(hand.players)} players in a game of "
+                                               f"{game.players}", hand_id)
+            continue
+        if skip is not None and skip(hand_id):
+            yield KnownHand(hand_id, where)
+            continue
+        events = acpc_log.hand_events(hand, table, stack=game.stack, source=where, hand_id=hand_id)
+        started = events[0]
+        assert isinstance(started, HandStarted)
+        events[0] = dataclasses.replace(started, source=where)
+        yield LogHand(hand_id, where, events)
+
+
+# PHH ----------------------------------------------------------------------------------------
+
+
+def _phh_hand(text: str, where: str, label: str, skip: Callable[[str], bool] | None) -> Item:
+    try:
+        hand = phh.parse_hand(text, where)
+    except phh.PhhError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
+    hand_id = f"phh:{hand.hand if hand.hand is not None else label}:{_digest(text)}"
+    if skip is not None and skip(hand_id):
+        return KnownHand(hand_id, where)
+    try:
+        events = phh.hand_events(hand, source=where, hand_id=hand_id)
+    except phh.PhhError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
+    return LogHand(hand_id, where, events)
+
+
+def _phhs_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
+    tables, stray = _cached(PHHS, chunk.path, lambda: _phhs_tables(_read_text(chunk.path)))  # type: ignore[misc]
+    if chunk.start == 0:
+        for lineno, what in stray:
+            yield LogProblem(f"{chunk.path}:{lineno}", MALFORMED, f"{MALFORMED}: {chunk.path}:{lineno}: {what}")
+    stem = Path(chunk.path).stem
+    for key, lineno, body in tables[chunk.start:chunk.stop]:
+        yield _phh_hand(body, f"{chunk.path}:{lineno}", f"{stem}:{key}", skip)
+
+
+def _phh_files(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
+    for path in chunk.paths:
+        try:
+            text = _read_text(path)
+        except OSError as exc:
+            yield LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc}")
+            continue
+        yield _phh_hand(text, f"{path}:1", Path(path).stem, skip)
