@@ -31,14 +31,14 @@ COMPILED_MODULES: tuple[str, ...] = (
     "agent.game.records",
     "agent.game.rules",
     "agent.game.tracker",
+    "agent.game.context",
+    "agent.game.frequencies",
+    "agent.game.prepared",
     "agent.play.dealer",
     "agent.play.replay",
     "connectors.logs.irc_database",
     "connectors.logs.irc_events",
     "connectors.logs.sources",
-    "db.validate",
-    "db.rows",
-    "db.models",
     "db.database",
 )
 SOURCES_MODULE = "agent._compiled_sources"

@@ -26,20 +26,12 @@ from typing import Any
 
 import sqlite_utils
 
-from agent.game.records import ACTION_CLASS, HandRecord, RecordError
+from agent.game.context import N_CONTEXTS
+from agent.game.frequencies import DEFAULT_HALF_LIFE, ContextCounts, Decay, PlayerModel, PlayerState, advance
+from agent.game.prepared import PreparedHand, prepare_hand
+from agent.game.records import ACTION_CLASS, HandRecord, RecordError, WriteReport
 
 from . import schema
-from .models import (
-    DEFAULT_HALF_LIFE,
-    N_CONTEXTS,
-    ContextCounts,
-    Decay,
-    PlayerModel,
-    PlayerState,
-    WriteReport,
-    advance,
-)
-from .rows import PreparedHand, prepare_hand
 
 SYNCHRONOUS = ("normal", "full")
 DEFAULT_BATCH = 500
@@ -358,7 +350,7 @@ class Database:
     def write_prepared(
         self, hands: Iterable[PreparedHand], network: str, *, batch_hands: int | None = None
     ) -> WriteReport:
-        """Store hands already checked and turned into rows by db.rows.prepare_hand (in
+        """Store hands already checked and turned into rows by agent.game.prepared.prepare_hand (in
         this process or another), committing `batch_hands` per transaction, as
         write_hands does. Every hand must be of `network`."""
         size = self._batch_size(batch_hands)

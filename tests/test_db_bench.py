@@ -7,5 +7,4 @@ from agent.bench.database import run_db_bench
 def test_db_bench_quick() -> None:
     figures = run_db_bench(quick=True)
     assert figures["hands"] == 5_000 and len(figures["hands_per_s_runs"]) == figures["repeats"]
-    assert figures["hands_per_s"] > 0 and figures["hands_per_cpu_s"] > 0
     assert 6 <= figures["players_per_hand"] <= 10 and figures["actions_per_hand"] > 10

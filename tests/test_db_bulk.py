@@ -10,7 +10,7 @@ import pytest
 
 from db import Database
 from db import schema
-from db.rows import prepare_hand
+from agent.game.prepared import prepare_hand
 from db.testing import synthetic_hands
 
 TABLES = ("players", "aliases", "hands", "seats", "actions", "showdowns", "results", "models")

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord
-from db import DEFAULT_TRIPLES, Database, Decay, MemoryModelStore, ModelStore, PlayerModel
-from db.models import ContextCounts
+from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_triple
+from agent.game.frequencies import ContextCounts, Decay, PlayerModel
+from db import Database
 from db.testing import synthetic_hands
 
 
@@ -114,16 +115,16 @@ def test_decay_rejects_nonsense() -> None:
 
 def test_triple_blends_defaults_until_enough_observations() -> None:
     empty = PlayerModel.empty("x", "net", 100)
-    assert all(empty.triple(c) == DEFAULT_TRIPLES[c] for c in range(12))
+    assert all(predict_triple(empty, c) == DEFAULT_TRIPLES[c] for c in range(12))
     assert empty.frequencies(4) is None
     decayed = [(0.0, 0.0, 0.0)] * 12
     decayed[4] = (0.0, 10.0, 0.0)  # half of the 20 observations the blend waits for
     decayed[7] = (10.0, 30.0, 0.0)
     m = PlayerModel("x", "net", 50, 100.0, tuple(decayed), ((0, 0, 0),) * 12)
     d = DEFAULT_TRIPLES[4]
-    assert m.triple(4, 20) == pytest.approx((0.5 * d[0], 0.5 * d[1] + 0.5, 0.5 * d[2]))
-    assert m.triple(7, 20) == pytest.approx((0.25, 0.75, 0.0))
-    assert sum(m.triple(4)) == pytest.approx(1.0)
+    assert predict_triple(m, 4, 20) == pytest.approx((0.5 * d[0], 0.5 * d[1] + 0.5, 0.5 * d[2]))
+    assert predict_triple(m, 7, 20) == pytest.approx((0.25, 0.75, 0.0))
+    assert sum(predict_triple(m, 4)) == pytest.approx(1.0)
 
 
 def test_memory_store_matches_the_database(tmp_path) -> None:

@@ -27,7 +27,8 @@ from agent.engine.preflop import choose_strategy, preflop_action, threshold
 from agent.engine.selector import legal_triple, select_action
 from agent.engine.triples import Situation, decision_triple
 from agent.game.rules import Action
-from db.models import DEFAULT_TRIPLES, Decay, PlayerModel, PlayerState
+from agent.engine.opponent_model import DEFAULT_TRIPLES, predict_triple
+from agent.game.frequencies import Decay, PlayerModel, PlayerState
 
 CFG = EngineConfig()
 
@@ -109,15 +110,15 @@ def test_count_halves_after_one_half_life():
 
 def test_blending_toward_defaults():
     empty = PlayerModel.empty("x", "net", 500.0)
-    assert empty.triple(4) == DEFAULT_TRIPLES[4] == (0.5, 0.3, 0.2)
+    assert predict_triple(empty, 4) == DEFAULT_TRIPLES[4] == (0.5, 0.3, 0.2)
     decayed = [(0.0, 0.0, 0.0)] * 12
     decayed[4] = (0.0, 0.0, 10.0)  # ten raises facing a bet on the flop
     model = PlayerModel("x", "net", 10, 500.0, tuple(decayed), ((0, 0, 0),) * 12)
     # 10 of 20 observations: halfway from the defaults to the data.
-    assert model.triple(4, 20.0) == pytest.approx((0.25, 0.15, 0.6))
+    assert predict_triple(model, 4, 20.0) == pytest.approx((0.25, 0.15, 0.6))
     decayed[4] = (0.0, 40.0, 0.0)
     model = PlayerModel("x", "net", 40, 500.0, tuple(decayed), ((0, 0, 0),) * 12)
-    assert model.triple(4, 20.0) == pytest.approx((0.0, 1.0, 0.0))
+    assert predict_triple(model, 4, 20.0) == pytest.approx((0.0, 1.0, 0.0))
 
 
 # --- hand strengths for every holding ----------------------------------------------------------

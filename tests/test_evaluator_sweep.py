@@ -11,11 +11,13 @@ import itertools
 import numpy as np
 import pytest
 
+from conftest import reference_package
+
 import evaluator_pyx as ev
 
-eval7 = pytest.importorskip("eval7")
-phevaluator = pytest.importorskip("phevaluator")
-_pheval = pytest.importorskip("phevaluator._pheval")
+eval7 = reference_package("eval7")
+phevaluator = reference_package("phevaluator")
+_pheval = reference_package("phevaluator._pheval")
 
 pytestmark = pytest.mark.slow
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import reference_package
+
 from agent.config import TableConfig
 from agent.play.dealer import HandLog, play_match
 from agent.players import create_player
@@ -18,7 +20,7 @@ from connectors.logs.phh import (
     parse_hands,
 )
 
-pokerkit = pytest.importorskip("pokerkit")
+pokerkit = reference_package("pokerkit")
 from pokerkit import HandHistory  # noqa: E402
 
 SPECS = ("random", "call", "raise", "random(fold=0.2)", "rr(trials=100)", "tight-aggressive(trials=100)")

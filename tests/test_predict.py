@@ -9,7 +9,7 @@ import pytest
 from agent.play.shadow import EPSILON, ShadowScorer, _scores, format_report
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from db import Database
-from db.models import DEFAULT_TRIPLES
+from agent.engine.opponent_model import DEFAULT_TRIPLES, predict_triple
 from db.testing import synthetic_hands
 
 
@@ -51,7 +51,7 @@ def test_predictions_use_only_earlier_hands() -> None:
     assert report["overall"]["decisions"] == 40 and report["hands"] == 40
     # By the 21st fold the context holds 20 observations: the model is all folds.
     model = scorer.store.get("alice", "t")
-    assert model.triple(1, 20.0)[0] == pytest.approx(1.0, abs=1e-3)
+    assert predict_triple(model, 1, 20.0)[0] == pytest.approx(1.0, abs=1e-3)
     assert report["overall"]["model"]["accuracy"] == 1.0
     # Baseline after n folds: (n + 1) / (n + 3).
     expect = sum(math.log((n + 1) / (n + 3)) for n in range(40)) / 40

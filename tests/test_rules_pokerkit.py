@@ -12,7 +12,9 @@ import time
 import numpy as np
 import pytest
 
-pokerkit = pytest.importorskip("pokerkit")
+from conftest import reference_package
+
+pokerkit = reference_package("pokerkit")
 from pokerkit import (  # noqa: E402
     Automation,
     BettingStructure,

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from agent.game import events, records, rules, slots
-from agent.game.tracker import GameContext
+from agent.game.context import GameContext
 
 CLASSES = [
     c for module in (rules, records, events)

@@ -18,7 +18,8 @@ from agent.game.events import (
 )
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from agent.game.rules import Action, Phase, State
-from agent.game.tracker import GameContext, Tracker, TrackerError
+from agent.game.context import GameContext
+from agent.game.tracker import Tracker, TrackerError
 from evaluator_pyx.cards import parse_cards
 
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy")
@@ -320,7 +321,6 @@ def test_late_show_by_a_winner_without_showdown() -> None:
     assert [(s.player, s.cards) for s in record.shown] == [("bob", tuple(parse_cards("7c2d")))]
 
 
-@pytest.mark.skipif(not hasattr(State, "leave"), reason="rules without leave / declare_all_in")
 def test_quits_and_declared_all_ins_under_the_irc_rules() -> None:
     from agent.game.events import PlayerAllIn, PlayerLeft
     from agent.game.rules import IRC_1995

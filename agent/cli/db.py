@@ -63,7 +63,8 @@ def _stats(database: Database, args: argparse.Namespace) -> int:
 
 
 def _player(database: Database, args: argparse.Namespace) -> int:
-    from db.models import context_name
+    from agent.engine.opponent_model import predict_triple
+    from agent.game.context import context_name
 
     network = args.network
     if network is None:
@@ -88,7 +89,7 @@ def _player(database: Database, args: argparse.Namespace) -> int:
                     "context": c, "name": context_name(c),
                     "decayed": model.decayed[c], "decayed_total": model.decayed_totals[c],
                     "lifetime": model.lifetime[c], "lifetime_total": model.lifetime_totals[c],
-                    "triple": model.triple(c, blend),
+                    "triple": predict_triple(model, c, blend),
                 }
                 for c in range(len(model.decayed))
             ],
@@ -103,7 +104,7 @@ def _player(database: Database, args: argparse.Namespace) -> int:
     for c in range(len(model.decayed)):
         print(
             f"{context_name(c):17} {model.decayed_totals[c]:9.1f}  {pct(model.frequencies(c)):17}  "
-            f"{model.lifetime_totals[c]:10d}  {pct(model.frequencies(c, decayed=False)):17}   {pct(model.triple(c, blend))}"
+            f"{model.lifetime_totals[c]:10d}  {pct(model.frequencies(c, decayed=False)):17}   {pct(predict_triple(model, c, blend))}"
         )
     print(f"(model triple: decayed frequencies blended with the defaults until {blend:g} observations)")
     return 0

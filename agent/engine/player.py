@@ -10,13 +10,12 @@ setting per enhancement so any of them can be switched off::
 
 Defaults come from the [engine] and [model] sections of config.toml (read when the
 registry is first used). Everything the player knows about a hand comes from the game
-context: opponents' actions are read from its betting history when it is our turn, so the
-player works behind any connector; finished hands (end_hand) feed the opponent models.
+context: opponents' actions, each with the context the tracker recorded, are read when it
+is our turn, so the player works behind any connector; finished hands (end_hand) feed the opponent models.
 """
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +32,12 @@ from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.rules import Action
-from db.models import DEFAULT_TRIPLES, MemoryModelStore, ModelStore
+from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_triple
 
 if TYPE_CHECKING:
     from agent.game.events import HandStarted
     from agent.game.records import HandRecord
-    from agent.game.tracker import GameContext
+    from agent.game.context import GameContext
 
 __all__ = ["PokiPlayer", "order_key"]
 
@@ -82,7 +81,9 @@ class PokiPlayer(BasePlayer):
             self.model_settings.half_life_hands)
         self.network = network
         self.last: Decision | None = None
+        self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self._hand: str | None = None
+        self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
         cfg = self.settings
         self._modeler = OpponentModeler(
@@ -110,11 +111,7 @@ class PokiPlayer(BasePlayer):
         self._hole_mask = ev.cards_to_mask(hole) if hole else 0
         self._modeler.new_hand([p for p in ctx.players if p != self.name], self._hole_mask)
         self._models: dict[str, Any] = {}
-        self._done = [0, 0, 0, 0]
-        self._round = -1
-        self._level = 0.0
-        self._contrib: dict[str, float] = {}
-        self._folded: set[str] = set()
+        self._seen = 0  # actions of this hand already re-weighted for
         self._strategy: PreflopStrategy | None = None
 
     def _freq(self, nick: str, context: int) -> tuple[float, float, float]:
@@ -125,48 +122,29 @@ class PokiPlayer(BasePlayer):
         model = self._models.get(nick)
         if model is None:
             model = self._models[nick] = self.store.get(nick, self.network)
-        return model.triple(context, self.model_settings.blend_observations)
+        return predict_triple(model, context, self.model_settings.blend_observations)
 
     def _catch_up(self, ctx: GameContext) -> None:
-        """Replay the betting since our last decision: bets to call at each action (the
-        context of the opponent model) and re-weighting of live opponents' tables."""
-        active = set(ctx.active)
-        n_players = len(ctx.players)
-        for rnd, acts in enumerate(ctx.history):
-            start = self._done[rnd]
-            if start >= len(acts):
-                continue
-            if rnd != self._round:
-                self._round = rnd
-                self._level = 0.0
-                self._contrib = {}
-            board_mask = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
-            for player, kind in acts[start:]:
-                have = self._contrib.get(player, 0.0)
-                btc = max(0, math.ceil(self._level - have - 1e-9))
-                if kind == "sb":
-                    self._contrib[player] = 0.5
+        """Re-weight live opponents' tables for every action since our last decision, each
+        in the opponent-model context the tracker recorded for it (agent.game.context)."""
+        actions = ctx.actions
+        if self._reweighting:
+            active = set(ctx.active)
+            masks: dict[int, int] = {}
+            for a in actions[self._seen:]:
+                player = a.player
+                if player == self.name or player not in active or a.kind in BLIND_KINDS:
                     continue
-                if kind == "bb":
-                    self._level = max(self._level, 1.0)
-                    self._contrib[player] = self._level
+                action = ACTION_CLASS[a.kind]
+                if action == FOLD:
                     continue
-                in_hand = n_players - len(self._folded)
-                if kind == "f":
-                    self._folded.add(player)
-                elif kind in ("b", "r"):
-                    self._level += 1.0
-                    self._contrib[player] = self._level
-                else:
-                    self._contrib[player] = self._level
-                if (self._reweighting and player != self.name and player in active
-                        and kind not in BLIND_KINDS):
-                    action = ACTION_CLASS[kind]
-                    if action != FOLD:
-                        context = 3 * rnd + min(btc, 2)
-                        self._modeler.observe(player, action, self._freq(player, context),
-                                              board_mask, in_hand)
-            self._done[rnd] = len(acts)
+                rnd = a.round
+                mask = masks.get(rnd)
+                if mask is None:
+                    mask = masks[rnd] = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
+                self._modeler.observe(player, action, self._freq(player, a.context), mask,
+                                      a.players_active)
+        self._seen = len(actions)
 
     def _to_act_after(self, ctx: GameContext) -> int:
         n = len(ctx.players)
@@ -190,6 +168,7 @@ class PokiPlayer(BasePlayer):
         else:
             action = self._postflop(ctx)
         if action not in ctx.legal_actions:
+            self.illegal_choices += 1  # a bug in a strategy; counted so tests can see it
             action = Action.CHECK_CALL if Action.CHECK_CALL in ctx.legal_actions else ctx.legal_actions[0]
         if self.last is not None:
             self.last.action = action

@@ -6,7 +6,9 @@ boundary or be written as JSON unchanged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from agent.game.context import decision_context
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
 
@@ -51,7 +53,7 @@ class ActionRecord:
     @property
     def context(self) -> int:
         """Opponent-model context 0..11: round × bets to call (0, 1, 2+) (seed 004)."""
-        return 3 * self.round + min(self.bets_to_call, 2)
+        return decision_context(self.round, self.bets_to_call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +127,20 @@ class HandRecord:
         for s in self.shown:
             if s.player not in seated or len(s.cards) != 2:
                 raise RecordError(f"{self.hand_id}: bad shown cards for {s.player!r}")
+
+
+@dataclass
+class WriteReport:
+    """What became of the hands given to a store (the database or an in-memory one)."""
+
+    stored: int = 0
+    duplicates: int = 0
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (hand id, reason)
+
+    def add(self, other: WriteReport) -> None:
+        self.stored += other.stored
+        self.duplicates += other.duplicates
+        self.rejected.extend(other.rejected)
+
+    def __str__(self) -> str:
+        return f"{self.stored} stored, {self.duplicates} duplicates, {len(self.rejected)} rejected"

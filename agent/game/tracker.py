@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import cast
 
 from agent.config import TableConfig
+from agent.game.context import GameContext
 from agent.game.events import (
     BoardDealt,
     CardsMucked,
@@ -65,7 +66,7 @@ from agent.game.rules import (
 )
 from evaluator_pyx.cards import N_CARDS, card_str
 
-__all__ = ["GameContext", "Tracker", "TrackerError"]
+__all__ = ["Tracker", "TrackerError"]
 
 
 class TrackerError(ValueError):
@@ -79,68 +80,6 @@ class TrackerError(ValueError):
         self.hand_id = hand_id
         self.event = event
         self.reason = reason or message
-
-
-@dataclass(frozen=True, slots=True)
-class GameContext:
-    """The public game context at one moment of a hand, as one viewer sees it.
-
-    Per-seat tuples are indexed by seat (clockwise table order, as ``players``).
-    ``history`` holds one tuple per round reached, each a tuple of (player, kind) in the
-    order taken, kinds as in agent.game.records (sb bb f k c b r).
-    """
-
-    hand_id: str
-    players: tuple[str, ...]
-    button: int
-    positions: tuple[int, ...]  # seats after the button: 1 = first after it, n = the button
-    stacks: tuple[int, ...]  # chips behind now
-    put_in: tuple[int, ...]  # chips put in this hand so far
-    active: tuple[str, ...]  # players not folded (all-in ones included), in seat order
-    round: int  # 0 pre-flop, 1 flop, 2 turn, 3 river (4 showdown, 5 over)
-    board: tuple[int, ...]
-    pot: int  # every chip put in so far, this round's bets included
-    small_bet: int
-    big_bet: int
-    bet_size: int  # the fixed bet of this round
-    max_bets: int
-    bets_this_round: int  # bets made this round; pre-flop the big blind is the first
-    raises_this_round: int
-    actor: str | None  # who is to act (None while dealing, at showdown, when over)
-    actor_seat: int | None
-    to_call: int  # chips the actor would put in by calling (0 when checking is free)
-    bets_to_call: int  # ceil(to_call / bet_size)
-    legal_actions: tuple[Action, ...]
-    history: tuple[tuple[tuple[str, str], ...], ...]
-    viewer: str | None
-    hole_cards: tuple[int, ...] | None  # the viewer's own cards, if known
-
-    @property
-    def players_active(self) -> int:
-        return len(self.active)
-
-    @property
-    def opponents(self) -> int:
-        """Live players besides the actor (or the viewer when nobody acts)."""
-        return len(self.active) - 1
-
-    @property
-    def position(self) -> int | None:
-        """The actor's position (1 = first after the button, n = the button)."""
-        return None if self.actor_seat is None else self.positions[self.actor_seat]
-
-    @property
-    def pot_odds(self) -> float:
-        """Chips to call over the pot after calling (seed 001); 0 when checking is free."""
-        return self.to_call / (self.pot + self.to_call) if self.to_call else 0.0
-
-    @property
-    def can_raise(self) -> bool:
-        return Action.BET_RAISE in self.legal_actions
-
-    @property
-    def can_fold(self) -> bool:
-        return Action.FOLD in self.legal_actions
 
 
 _PHASE_WAITING = {
@@ -329,6 +268,7 @@ class Tracker:
             -(-to_call // bet_size),
             st.legal_actions(),
             history,
+            tuple(self._actions),
             viewer,
             holes,
         )

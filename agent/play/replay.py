@@ -3,7 +3,7 @@
 
 Flow: connectors.logs.sources cuts the logs into chunks; each chunk is read and every hand fed
 through a Tracker (agent.game.tracker), which checks it against the rules and the log's own
-result and builds its HandRecord; db.rows.prepare_hand checks the record as the database
+result and builds its HandRecord; agent.game.prepared.prepare_hand checks the record as the database
 would and turns it into rows, which go to db.Database.write_prepared in log order, a
 transaction per ``batch_hands`` hands. A hand that cannot be read, or that the tracker or
 the database checks refuse, is counted under its reason and never written, in part or
@@ -58,7 +58,7 @@ from connectors.logs.sources import (
     plan,
     read_chunk,
 )
-from db.rows import prepare_hand
+from agent.game.prepared import prepare_hand
 
 __all__ = [
     "ReplayOptions",
@@ -75,7 +75,7 @@ DATASET = "irc-holdem-199504-dev"
 _RECORD, _PROBLEM, _KNOWN, _PREPARED = 0, 1, 2, 3
 # What a chunk's finished hands become: HandRecords as they are (the scorer needs them),
 # HandRecords in compact form (the same, from a worker process), or database rows
-# (db.rows.prepare_hand: checked and built where the hand was tracked).
+# (agent.game.prepared.prepare_hand: checked and built where the hand was tracked).
 RECORDS, ENCODED, PREPARED = "records", "encoded", "prepared"
 # Problem categories of hands the tracker or the database refused.
 ILLEGAL_ACTION = "illegal-action"
@@ -520,7 +520,7 @@ def _count_written(summary: ReplaySummary, report: Any, given: int, where: dict[
 def _invalid(record: HandRecord, network: str) -> LogProblem | None:
     """Strict mode: the problem the database would find in ``record``, checked before any
     hand after it is written."""
-    from db.validate import validate_record
+    from agent.game.prepared import validate_record
 
     try:
         validate_record(record, network)

@@ -4,7 +4,7 @@ Before each real decision of each player (fold, check, call, bet, raise; blinds 
 forced and not scored), three predictors give a (fold, call, raise) triple, where check
 counts as call and bet as raise:
 
-* **model**: the player's specific model (db.models.PlayerModel.triple: decayed
+* **model**: the player's specific model (agent.engine.opponent_model.predict_triple: decayed
   per-context frequencies blended with the context's default triple until the context
   holds ``blend`` observations), as it stood before the hand: models learn hand by hand,
   in log order, so a prediction uses only hands played before it;
@@ -21,7 +21,7 @@ ln(0.001) ≈ -6.9 instead of minus infinity. Scores are kept overall, per round
 context, and per player; players with at least ``min_hands`` hands in the replay are
 also scored as a group, as the ones whose models have had time to learn.
 
-The models are kept in a db.models.MemoryModelStore fed the same hands in the same
+The models are kept in a agent.engine.opponent_model.MemoryModelStore fed the same hands in the same
 order as the database, so they are the database's models as of each hand when the
 replay starts from an empty database (the arithmetic is shared, db/models.py).
 """
@@ -31,8 +31,10 @@ import math
 from typing import Any
 
 from agent.game.records import ACTION_CLASS, DECISION_KINDS, ROUND_NAMES, HandRecord, RecordError
-from db.models import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_HALF_LIFE, DEFAULT_TRIPLES, MemoryModelStore, context_name
-from db.validate import validate_record
+from agent.engine.opponent_model import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_TRIPLES, MemoryModelStore, predict_triple
+from agent.game.context import context_name
+from agent.game.frequencies import DEFAULT_HALF_LIFE
+from agent.game.prepared import validate_record
 
 __all__ = ["EPSILON", "MIN_HANDS", "PREDICTORS", "ShadowScorer", "format_report"]
 
@@ -132,7 +134,7 @@ class ShadowScorer:
             total = pooled[0] + pooled[1] + pooled[2] + 3
             baseline = ((pooled[0] + 1) / total, (pooled[1] + 1) / total, (pooled[2] + 1) / total)
             scores = [
-                _scores(model.triple(ctx, blend), actual, eps),
+                _scores(predict_triple(model, ctx, blend), actual, eps),
                 _scores(baseline, actual, eps),
                 _scores(DEFAULT_TRIPLES[ctx], actual, eps),
             ]

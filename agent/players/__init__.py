@@ -26,7 +26,7 @@ import numpy as np
 from agent.game.rules import Action
 
 if TYPE_CHECKING:
-    from agent.game.tracker import GameContext
+    from agent.game.context import GameContext
 
 __all__ = [
     "BasePlayer",

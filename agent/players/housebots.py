@@ -27,7 +27,7 @@ import numpy as np
 
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.rules import Action
-from agent.game.tracker import GameContext
+from agent.game.context import GameContext
 from evaluator_pyx.cards import N_CARDS, card_bit
 
 __all__ = [

@@ -35,19 +35,19 @@ from connectors.logs.irc_database import IrcHand
 __all__ = ["IRC_NETWORK", "irc_hand_events", "irc_hand_id"]
 
 IRC_NETWORK = "irc1995"  # the network the IRC Poker Database's nicks are stored under
-_TWO_BLINDS = (irc_logs.SMALL_BLIND, irc_logs.BIG_BLIND)
-_ONE_BLIND = (irc_logs.BIG_BLIND,)
+_TWO_BLINDS = (irc_database.SMALL_BLIND, irc_database.BIG_BLIND)
+_ONE_BLIND = (irc_database.BIG_BLIND,)
 _STREETS = ((0, 0), (0, 3), (3, 4), (4, 5))  # board slice of each round
 _DECISIONS = {
-    irc_logs.FOLD: (Action.FOLD, FOLD),
-    irc_logs.CHECK: (Action.CHECK_CALL, CHECK),
-    irc_logs.CALL: (Action.CHECK_CALL, CALL),
-    irc_logs.BET: (Action.BET_RAISE, BET),
-    irc_logs.RAISE: (Action.BET_RAISE, RAISE),
+    irc_database.FOLD: (Action.FOLD, FOLD),
+    irc_database.CHECK: (Action.CHECK_CALL, CHECK),
+    irc_database.CALL: (Action.CHECK_CALL, CALL),
+    irc_database.BET: (Action.BET_RAISE, BET),
+    irc_database.RAISE: (Action.BET_RAISE, RAISE),
 }
-_LEAVING = (irc_logs.QUIT, irc_logs.KICKED)
-_BLINDS = (irc_logs.BLIND_SMALL, irc_logs.BLIND_BIG)
-_GONE = frozenset((irc_logs.FOLD, irc_logs.QUIT, irc_logs.KICKED))
+_LEAVING = (irc_database.QUIT, irc_database.KICKED)
+_BLINDS = (irc_database.BLIND_SMALL, irc_database.BLIND_BIG)
+_GONE = frozenset((irc_database.FOLD, irc_database.QUIT, irc_database.KICKED))
 
 # Events are built by filling their slots directly: a frozen dataclass's own __init__
 # goes through object.__setattr__ per field, which would be most of this module's time.
@@ -78,8 +78,8 @@ def irc_hand_events(hand: IrcHand) -> list[Event]:
     # bets, cap, heads-up reverse blinds, start time, free folds, blinds posted, variant.
     events: list[Event] = [_started(
         irc_hand_id(hand.hand_id), hand.source, nicks, tuple([p.bankroll for p in players]), n - 1,
-        irc_logs.SMALL_BLIND, irc_logs.BIG_BLIND, irc_logs.BET_SIZES[0], irc_logs.BET_SIZES[2],
-        irc_logs.MAX_RAISES + 1, False, float(hand.hand_id), True,
+        irc_database.SMALL_BLIND, irc_database.BIG_BLIND, irc_database.BET_SIZES[0], irc_database.BET_SIZES[2],
+        irc_database.MAX_RAISES + 1, False, float(hand.hand_id), True,
         _TWO_BLINDS if hand.two_blinds else _ONE_BLIND, IRC_1995,
     )]
     append = events.append
@@ -111,7 +111,7 @@ def irc_hand_events(hand: IrcHand) -> list[Event]:
             append(event)
         elif kind in _LEAVING:
             append(PlayerLeft(a.nick))
-        else:  # irc_logs.ALL_IN: declared all-in for what he put in
+        else:  # irc_database.ALL_IN: declared all-in for what he put in
             append(PlayerAllIn(a.nick))
         if kind in _GONE:
             live[a.position - 1] = False

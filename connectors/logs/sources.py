@@ -64,8 +64,8 @@ ACPC_NETWORK = "acpc"
 PHH_NETWORK = "phh"
 
 # Problem categories (the reader's own for IRC hands: connectors.logs.irc_database).
-MALFORMED = irc_logs.MALFORMED
-BAD_CARD = irc_logs.BAD_CARD
+MALFORMED = irc_database.MALFORMED
+BAD_CARD = irc_database.BAD_CARD
 UNREADABLE = "unreadable"
 UNKNOWN_FORMAT = "unknown-format"
 NO_GAME = "no-game-definition"
@@ -388,18 +388,18 @@ def read_chunk(chunk: Chunk, skip: Callable[[str], bool] | None = None) -> Itera
 # IRC ----------------------------------------------------------------------------------------
 
 
-def _month(path: str) -> irc_logs.IrcMonth:
-    return _cached(IRC, path, lambda: irc_logs.IrcMonth(path))  # type: ignore[return-value]
+def _month(path: str) -> irc_database.IrcMonth:
+    return _cached(IRC, path, lambda: irc_database.IrcMonth(path))  # type: ignore[return-value]
 
 
-def _irc_problem(s: irc_logs.SkippedHand) -> LogProblem:
+def _irc_problem(s: irc_database.SkippedHand) -> LogProblem:
     return LogProblem(s.source, s.category, s.reason, None if s.hand_id is None else irc_hand_id(s.hand_id))
 
 
 def _irc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
     month = _month(chunk.path)
     known = None if skip is None else (lambda timestamp: skip(irc_hand_id(timestamp)))
-    hand_type, not_read = irc_logs.IrcHand, irc_logs.NotRead
+    hand_type, not_read = irc_database.IrcHand, irc_database.NotRead
     for item in month.read(chunk.start, chunk.stop, known):
         kind = type(item)
         if kind is hand_type:

@@ -1,4 +1,5 @@
-"""A hand checked and turned into the rows the database stores, in one pass.
+"""A hand record checked and laid out as plain tuples, in one pass: what every store of
+hands needs (the database's rows, the in-memory opponent model's observations).
 
 ``prepare_hand`` makes every check a hand must pass before anything of it is stored
 (those of HandRecord.check(): chips balance, every actor seated, rounds in order; and
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from agent.game.context import decision_context
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
 from evaluator_pyx.cards import CARD_NAMES
 
@@ -41,6 +43,11 @@ class PreparedHand(NamedTuple):
     shown: tuple[tuple[int, str], ...]  # (seat, cards)
     results: tuple[tuple[int, int, int], ...]  # (seat, put_in, won)
     observations: tuple[tuple[int, int, int], ...]  # decisions: (seat, context, action class)
+
+
+def validate_record(record: HandRecord, network: str) -> None:
+    """Raise RecordError, naming the hand and the fault, unless the record can be stored."""
+    prepare_hand(record, network)
 
 
 def prepare_hand(record: HandRecord, network: str) -> PreparedHand:
@@ -148,7 +155,7 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
                 raise RecordError(f"{hid}: action {i} ({player} {kind}): puts in {amount} chips")
         last_round = rnd
         put_in[seat] += amount
-        context = 3 * rnd + (btc if btc < 2 else 2)
+        context = decision_context(rnd, btc)
         action_rows.append((i, seat, rnd, kind, amount, btc, raises, position, active, all_in, context))
         if not blind:
             observations.append((seat, context, ACTION_CLASS[kind]))

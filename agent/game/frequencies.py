@@ -1,5 +1,6 @@
-"""Decayed per-context betting-frequency models: the arithmetic, the read-only model the
-modeler sees, the store protocol, and a store that lives in memory.
+"""Decayed per-context betting-frequency counts: how a player's observed decisions add up
+and age. These are the numbers the opponent database stores and the opponent model reads
+(agent.engine.opponent_model turns them into predictions).
 
 A player's observations age by the player's own hands (seed 004 asks for a decay so that
 recent play counts more): every hand the player is dealt into multiplies the weight of
@@ -13,32 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
 
-from agent.game.records import HandRecord
+from agent.game.context import N_CONTEXTS
 
-N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
+__all__ = ["DEFAULT_HALF_LIFE", "ContextCounts", "Decay", "PlayerModel", "PlayerState", "advance"]
+
 FOLD, CALL, RAISE = 0, 1, 2
-
-# Triples a context starts from before the player has shown anything (DESIGN.md):
-# facing no bet folding is pointless; facing bets a player folds more the more they face.
-DEFAULT_TRIPLES: tuple[tuple[float, float, float], ...] = (
-    (0.0, 0.5, 0.5),
-    (0.5, 0.3, 0.2),
-    (0.7, 0.2, 0.1),
-) * 4
 DEFAULT_HALF_LIFE = 500.0
-DEFAULT_BLEND_OBSERVATIONS = 20.0
 
 Triple = tuple[float, float, float]
-
-
-def context_name(context: int) -> str:
-    """'flop, 1 bet' for context 4."""
-    rnd = ("preflop", "flop", "turn", "river")[context // 3]
-    bets = ("0 bets", "1 bet", "2+ bets")[context % 3]
-    return f"{rnd}, {bets}"
 
 
 class Decay:
@@ -124,7 +109,7 @@ class PlayerState:
 def advance(states: Sequence[PlayerState], observations: Iterable[tuple[int, int, int]], factor: float) -> None:
     """One hand's effect on its players' models: every seated player's hand counter moves
     on, then each decision (seat index into ``states``, context, action class) is
-    observed. Blinds are forced, so they are not observations (db.rows)."""
+    observed. Blinds are forced, so they are not observations (agent.game.prepared)."""
     for state in states:
         state.hands += 1
     for seat, context, action_class in observations:
@@ -162,95 +147,3 @@ class PlayerModel:
         if total <= 0:
             return None
         return (counts[0] / total, counts[1] / total, counts[2] / total)
-
-    def triple(self, context: int, blend_observations: float = DEFAULT_BLEND_OBSERVATIONS) -> Triple:
-        """The decayed frequencies blended with the context's default triple, the data's
-        share growing linearly until the context holds `blend_observations` (decayed)
-        observations."""
-        default = DEFAULT_TRIPLES[context]
-        counts = self.decayed[context]
-        total = sum(counts)
-        if total <= 0:
-            return default
-        w = min(1.0, total / blend_observations) if blend_observations > 0 else 1.0
-        return tuple((1.0 - w) * default[i] + w * counts[i] / total for i in range(3))  # type: ignore[return-value]
-
-
-@runtime_checkable
-class ModelStore(Protocol):
-    """Where the modeler gets opponent models and where finished hands go: the SQLite
-    `db.Database` and the in-memory `MemoryModelStore` both provide it."""
-
-    def get(self, nick: str, network: str) -> PlayerModel: ...
-
-    def write_hand(self, record: HandRecord, network: str) -> WriteReport: ...
-
-
-@dataclass
-class WriteReport:
-    """What became of the hands given to a store."""
-
-    stored: int = 0
-    duplicates: int = 0
-    rejected: list[tuple[str, str]] = field(default_factory=list)  # (hand id, reason)
-
-    def add(self, other: WriteReport) -> None:
-        self.stored += other.stored
-        self.duplicates += other.duplicates
-        self.rejected.extend(other.rejected)
-
-    def __str__(self) -> str:
-        return f"{self.stored} stored, {self.duplicates} duplicates, {len(self.rejected)} rejected"
-
-
-class MemoryModelStore:
-    """The same models without a database, for play with nothing stored: hands are
-    checked and counted once each exactly as the database does."""
-
-    def __init__(self, half_life: float = DEFAULT_HALF_LIFE) -> None:
-        self.decay = Decay(half_life)
-        self._players: dict[tuple[str, str], PlayerState] = {}
-        self._hand_ids: set[str] = set()
-
-    @property
-    def half_life(self) -> float:
-        return self.decay.half_life
-
-    def write_hand(self, record: HandRecord, network: str) -> WriteReport:
-        """Raise RecordError for an inconsistent hand; a hand already seen is a duplicate."""
-        from .rows import prepare_hand
-
-        prepared = prepare_hand(record, network)
-        if record.hand_id in self._hand_ids:
-            return WriteReport(duplicates=1)
-        self._hand_ids.add(record.hand_id)
-        states = []
-        for nick in prepared.players:
-            key = (network, nick)
-            state = self._players.get(key)
-            if state is None:
-                state = self._players[key] = PlayerState()
-            states.append(state)
-        advance(states, prepared.observations, self.decay.factor)
-        return WriteReport(stored=1)
-
-    def write_hands(self, records: Iterable[HandRecord], network: str) -> WriteReport:
-        from agent.game.records import RecordError
-
-        report = WriteReport()
-        for record in records:
-            try:
-                report.add(self.write_hand(record, network))
-            except RecordError as exc:
-                report.rejected.append((str(getattr(record, "hand_id", "?")), str(exc)))
-        return report
-
-    def get(self, nick: str, network: str) -> PlayerModel:
-        state = self._players.get((network, nick))
-        if state is None:
-            return PlayerModel.empty(nick, network, self.decay.half_life)
-        return state.snapshot(nick, network, self.decay)
-
-    def players(self) -> list[tuple[str, str]]:
-        """(network, nick) of every player seen."""
-        return sorted(self._players)

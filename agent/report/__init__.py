@@ -1,0 +1,1 @@
+"""The opponent report: HUD statistics over the opponent database, its page and its schedule."""
