@@ -1,6 +1,5 @@
 """The limit Texas Hold'em state machine: one hand as a :class:`State`, the one rules
-engine behind every dealer (in-process, IRC, ACPC TCP), the tracker, the log replayer and
-the simulator's bookkeeping. The rules themselves, and their variants, are described in
+engine behind every dealer, the tracker and the log replayer. The rules themselves, and their variants, are described in
 agent.game.variant; the operations a move returns are in agent.game.operations; the
 showdown and the pots are settled by agent.game.showdown.
 

@@ -1,5 +1,5 @@
-"""Limit Texas Hold'em rules: the one state machine behind every dealer (in-process, IRC,
-ACPC TCP), the tracker, the log replayer and the simulator's bookkeeping.
+"""Limit Texas Hold'em rules as the state machine (agent.game.rules) plays them, their
+variants (:class:`RuleVariant`), the streets, phases and actions, and the deck.
 
 A hand is a :class:`~agent.game.rules.State`. Every move has three methods in PokerKit's style:
 ``verify_X`` raises :class:`IllegalActionError` naming the rule broken, ``can_X`` answers
