@@ -8,14 +8,15 @@ import sys
 
 import pytest
 
-from agent.game import events, records, rules, slots
-from agent.game.context import GameContext
+from agent.game import context, events, operations, records, slots, variant
 
+# Every frozen slots dataclass of the game: what the hot paths build with slot constructors.
 CLASSES = [
-    c for module in (rules, records, events)
+    c for module in (variant, operations, records, events, context)
     for c in vars(module).values()
     if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == module.__name__
-] + [GameContext]
+    and c.__dataclass_params__.frozen and "__slots__" in vars(c)
+]
 
 
 def _values(cls: type) -> tuple:
