@@ -31,6 +31,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "agent.game.records",
     "agent.game.variant",
     "agent.game.operations",
+    "agent.game.hand",
     "agent.game.rules",
     "agent.game.showdown",
     "agent.game.tracker",
