@@ -51,6 +51,7 @@ from the ``models`` table) complete a player's statistics.
 from __future__ import annotations
 
 import fnmatch
+from collections import Counter
 import math
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -474,8 +475,6 @@ def compute(
         model_rows = conn.execute(
             "SELECT m.player, m.context, m.fold_decayed, m.call_decayed, m.raise_decayed, m.ref_hand,"
             " m.fold_count, m.call_count, m.raise_count, p.hands FROM models m JOIN players p ON p.id = m.player").fetchall()
-        mix_rows = conn.execute(
-            f"SELECT player, round, kind, count(*) FROM actions {in_hands} GROUP BY player, round, kind", params).fetchall()
         half_life_row = conn.execute("SELECT value FROM meta WHERE key = 'half_life_hands'").fetchone()
     except sqlite3.DatabaseError as exc:
         raise ReportDataError(f"{path}: cannot be read: {exc}") from None
@@ -547,7 +546,7 @@ def compute(
         contexts.setdefault(pid, [_empty_context(c) for c in range(N_CONTEXTS)])[ctx].update(
             decayed=[round(fd * k, 3), round(cd * k, 3), round(rd * k, 3)], lifetime=[fl, cl, rl])
     mix: dict[int, dict[str, dict[str, int]]] = {}
-    for pid, rnd, kind, count in mix_rows:
+    for (pid, rnd, kind), count in Counter(a[1:4] for a in actions).items():
         m = mix.setdefault(pid, {r: dict.fromkeys(ACTION_KINDS, 0) for r in ROUNDS})
         if kind in ACTION_KINDS:
             m[ROUNDS[rnd]][kind] = count

@@ -1,0 +1,122 @@
+"""The nightly report as an APScheduler 3.x cron job, for long-running bots and for
+`poki report --schedule`.
+
+The job runs on the scheduler's own worker thread, never on a bot's decision path, and
+reads the database through a read-only connection of its own, so the bot keeps writing
+hands meanwhile (WAL: readers never block the writer). A run that is still going when the
+next one is due is not doubled: the job allows one instance, and runs missed while the
+process was busy or asleep are coalesced into one. A failed run is logged with its reason
+and counted, and the next one runs as planned. Each run writes into a temporary folder
+and renames it into place (page.write_report), so readers never see half a report.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobExecutionEvent
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from .page import ReportOptions, ReportResult, write_report
+from .stats import ReportDataError
+
+log = logging.getLogger("poki.report")
+JOB_ID = "poki-nightly-report"
+
+
+def cron_trigger(cron: str, timezone: str) -> CronTrigger:
+    """A crontab line (minute hour day month weekday), or six fields with seconds first,
+    in ``timezone``. ValueError names what is wrong."""
+    fields = cron.split()
+    if len(fields) == 5:
+        return CronTrigger.from_crontab(cron, timezone=timezone)
+    if len(fields) == 6:
+        second, minute, hour, day, month, dow = fields
+        return CronTrigger(second=second, minute=minute, hour=hour, day=day, month=month,
+                           day_of_week=dow, timezone=timezone)
+    raise ValueError(f"a cron line has 5 fields (or 6, seconds first), got {cron!r}")
+
+
+@dataclass
+class RunStatus:
+    """What the scheduled job has done so far (read it from any thread)."""
+
+    runs: int = 0
+    failures: int = 0
+    skipped: int = 0  # due while a run was still going: coalesced into that run
+    last_error: str | None = None
+    last_result: ReportResult | None = None
+    history: list[tuple[float, str]] = field(default_factory=list)  # (time, "ok"/"failed: ...")
+
+
+class NightlyReport:
+    """The report on a cron schedule, in a background scheduler of its own."""
+
+    def __init__(self, db_path: str | Path, out: str | Path, options: ReportOptions = ReportOptions(),
+                 *, cron: str = "30 4 * * *", timezone: str = "UTC") -> None:
+        self.db_path = Path(db_path)
+        self.out = Path(out)
+        self.options = options
+        self.trigger = cron_trigger(cron, timezone)
+        self.status = RunStatus()
+        self._lock = threading.Lock()
+        self._scheduler = BackgroundScheduler(
+            executors={"default": ThreadPoolExecutor(max_workers=1)},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 3600},
+            timezone=timezone,
+        )
+        self._scheduler.add_listener(self._on_skipped, EVENT_JOB_MAX_INSTANCES)
+        self._scheduler.add_job(self.run_once, self.trigger, id=JOB_ID, name="opponent report")
+
+    def start(self) -> None:
+        self._scheduler.start()
+        log.info("opponent report scheduled: next at %s, into %s", self.next_run_time(), self.out)
+
+    def shutdown(self, wait: bool = True) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=wait)
+
+    def __enter__(self) -> NightlyReport:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def next_run_time(self) -> Any:
+        job = self._scheduler.get_job(JOB_ID)
+        return None if job is None else getattr(job, "next_run_time", None)
+
+    def run_once(self) -> ReportResult | None:
+        """One run of the report: the result, or None after logging why it failed.
+        Never raises (except on interpreter shutdown), so the schedule goes on."""
+        try:
+            result = write_report(self.db_path, self.out, self.options)
+        except Exception as exc:  # any failure of one run: logged, retried at the next time
+            with self._lock:
+                self.status.runs += 1
+                self.status.failures += 1
+                self.status.last_error = f"{type(exc).__name__}: {exc}"
+                self.status.history.append((time.time(), f"failed: {self.status.last_error}"))
+            log.error("opponent report failed (next run at %s): %s", self.next_run_time(), self.status.last_error,
+                      exc_info=not isinstance(exc, (OSError, ValueError, ReportDataError)))
+            return None
+        with self._lock:
+            self.status.runs += 1
+            self.status.last_result = result
+            self.status.last_error = None
+            self.status.history.append((time.time(), "ok"))
+        log.info("opponent report: %d opponents over %d hands in %.1f s -> %s",
+                 result.players, result.hands, result.seconds, result.index)
+        return result
+
+    def _on_skipped(self, event: JobExecutionEvent) -> None:
+        with self._lock:
+            self.status.skipped += 1
+        log.warning("opponent report still running when the next one was due: that run is skipped")
