@@ -295,8 +295,8 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
 def _continuation_bet(acts: list[tuple[int, str, int]], aggressor: int | None, postflop: set[int],
                       flags: dict[int, list[int]]) -> None:
     """calcCBets for the flop: the pre-flop aggressor has a chance if nobody bet before
-    their first flop action and takes it by betting; the players who then act on that bet
-    before any raise face it (foldTofirstsBetOrRaiser) and fold to it or not."""
+    their first flop action and takes it by betting; the players who then act on that bet,
+    up to and including a raise, face it (foldTofirstsBetOrRaiser) and fold to it or not."""
     if aggressor is None or aggressor not in postflop:
         return
     for i, (player, kind, _) in enumerate(acts):
@@ -305,12 +305,14 @@ def _continuation_bet(acts: list[tuple[int, str, int]], aggressor: int | None, p
             if kind in (BET, RAISE):
                 flags[player][_C["cb"]] = 1
                 for other, okind, _ in acts[i + 1:]:
-                    if other == aggressor or okind == RAISE:
+                    if other == aggressor:
                         break
                     if other in postflop:
                         flags[other][_C["fcb_opp"]] = 1
                         if okind == FOLD:
                             flags[other][_C["fcb"]] = 1
+                    if okind == RAISE:  # the raiser faced the bet; those after face a raise
+                        break
             return
         if kind in (BET, RAISE):
             return
