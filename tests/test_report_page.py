@@ -134,6 +134,14 @@ def test_the_command_reports_bad_input_clearly(tmp_path, capsys) -> None:
     assert not (tmp_path / "o").exists()
 
 
+def test_an_output_folder_that_cannot_be_made_is_a_clear_error(report, tmp_path, capsys) -> None:
+    (tmp_path / "file").write_text("a file, not a folder")
+    db = report.parent / "poki.sqlite"
+    assert main(["report", "--db", str(db), "--out", str(tmp_path / "file" / "r"), "--charts", "0",
+                 "--no-progress"]) == 1
+    assert "cannot write the report into" in capsys.readouterr().err
+
+
 def test_a_new_report_replaces_the_old_one_whole(report, tmp_path) -> None:
     db = report.parent / "poki.sqlite"
     out = tmp_path / "r"

@@ -72,7 +72,7 @@ def _options(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent.report.page import write_report
+    from agent.report.page import ReportWriteError, write_report
     from agent.report.stats import ReportDataError
 
     db_path = args.db or args.settings.database.path
@@ -96,13 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = write_report(db_path, out, options, progress=step)
-    except ReportDataError as exc:
+    except (ReportDataError, ReportWriteError) as exc:
         bar.close()
         print(f"poki report: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        bar.close()
-        print(f"poki report: cannot write {out}: {exc}", file=sys.stderr)
         return 1
     bar.update(bar.total - bar.n)
     bar.close()

@@ -38,6 +38,10 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+class ReportWriteError(Exception):
+    """The report folder cannot be written; the message names it and says why."""
+
+
 @dataclass(frozen=True)
 class ReportOptions:
     """What to report on and how (the CLI's options over config [report])."""
@@ -247,7 +251,8 @@ def write_report(
 ) -> ReportResult:
     """Compute the statistics of the database and write the report folder ``out``
     (index.html, players.csv, report.json), replacing any previous one whole.
-    Raises stats.ReportDataError for a missing or foreign database."""
+    Raises stats.ReportDataError for a missing or foreign database, ReportWriteError when
+    the folder cannot be written."""
     t0 = time.perf_counter()
     step = progress or (lambda _: None)
     out = Path(out)
@@ -267,14 +272,21 @@ def write_report(
         charts[p.pid] = player_chart(p, have_us)
     generated = time.time()
     step("page")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=str(out.parent)))
+    html = render_html(data, options, charts, generated)
     try:
-        (tmp / "index.html").write_text(render_html(data, options, charts, generated), encoding="utf-8")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=str(out.parent)))
+    except OSError as exc:
+        raise ReportWriteError(f"cannot write the report into {out}: {exc.strerror or exc} ({exc.filename or out.parent})") from None
+    try:
+        (tmp / "index.html").write_text(html, encoding="utf-8")
         write_csv(data, tmp / "players.csv")
         (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), indent=1), encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is meant to be read
         replace_folder(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ReportWriteError(f"cannot write the report into {out}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

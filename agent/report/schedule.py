@@ -23,7 +23,7 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from .page import ReportOptions, ReportResult, write_report
+from .page import ReportOptions, ReportResult, ReportWriteError, write_report
 from .stats import ReportDataError
 
 log = logging.getLogger("poki.report")
@@ -105,7 +105,7 @@ class NightlyReport:
                 self.status.last_error = f"{type(exc).__name__}: {exc}"
                 self.status.history.append((time.time(), f"failed: {self.status.last_error}"))
             log.error("opponent report failed (next run at %s): %s", self.next_run_time(), self.status.last_error,
-                      exc_info=not isinstance(exc, (OSError, ValueError, ReportDataError)))
+                      exc_info=not isinstance(exc, (OSError, ValueError, ReportDataError, ReportWriteError)))
             return None
         with self._lock:
             self.status.runs += 1

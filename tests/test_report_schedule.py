@@ -1,0 +1,86 @@
+"""The nightly report's APScheduler cron job, on a schedule seconds apart: it writes the
+report while another connection keeps adding hands, each report sees more of them, and a
+run that fails (its output folder cannot be made) is logged and the next run succeeds."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.report.page import ReportOptions
+from agent.report.schedule import NightlyReport, cron_trigger
+from db.database import Database
+from db.testing import synthetic_hands
+
+
+def test_cron_lines() -> None:
+    assert cron_trigger("30 4 * * *", "UTC") is not None
+    assert cron_trigger("*/2 * * * * *", "Europe/Paris") is not None
+    with pytest.raises(ValueError):
+        cron_trigger("every night", "UTC")
+    with pytest.raises(ValueError):
+        cron_trigger("61 4 * * *", "UTC")
+
+
+def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_path, caplog) -> None:
+    db_path = tmp_path / "live.sqlite"
+    hands = list(synthetic_hands(6000, seed=5, pool=30))
+    with Database(db_path) as db:
+        db.write_hands(hands[:500], "live")
+    written = [500]
+    stop = threading.Event()
+    writer_errors: list[BaseException] = []
+
+    def writer() -> None:
+        # A bot's writer: its own connection, a few hands at a time, as play goes on.
+        try:
+            with Database(db_path) as db:
+                for start in range(500, len(hands), 50):
+                    if stop.is_set():
+                        return
+                    db.write_hands(hands[start:start + 50], "live")
+                    written[0] = start + 50
+                    time.sleep(0.05)
+        except BaseException as exc:  # reported by the test below
+            writer_errors.append(exc)
+
+    # The first runs fail: where the report folder should go there is a file.
+    blocker = tmp_path / "reports"
+    blocker.write_text("not a folder")
+    out = blocker / "nightly"
+    job = NightlyReport(db_path, out, ReportOptions(hero="p5_1", charts=2), cron="*/2 * * * * *", timezone="UTC")
+    thread = threading.Thread(target=writer)
+    seen: list[int] = []
+    job.start()
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while job.status.failures == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert job.status.failures >= 1 and "nightly" in (job.status.last_error or "")
+        blocker.unlink()
+        blocker.mkdir()
+        while len(set(seen)) < 3 and time.monotonic() < deadline:
+            report = out / "report.json"
+            if report.exists():
+                hands_seen = json.loads(report.read_text())["hands"]
+                if not seen or hands_seen != seen[-1]:
+                    seen.append(hands_seen)
+                assert hands_seen <= written[0] + 50  # never more than the writer committed
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        job.shutdown()
+    assert not writer_errors, writer_errors
+    assert len(set(seen)) >= 3, seen
+    assert seen == sorted(seen) and seen[0] >= 500  # each report saw more of the hands
+    assert job.status.runs > job.status.failures >= 1
+    assert job.status.last_error is None  # the runs after the failures succeeded
+    assert any("opponent report failed" in r.message for r in caplog.records)
+    # The folder holds one whole report; no temporary folders are left behind.
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "players.csv", "report.json"]
+    assert [p.name for p in (tmp_path / "reports").iterdir()] == ["nightly"]
