@@ -141,7 +141,9 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
             "vs": _mean_cell(p.vs_us, have_us),
         })
     details = []
-    for p in data.players:
+    charted = set(data.charted)
+    by_pid = {p.pid: p for p in data.players}
+    for p in [by_pid[c] for c in data.charted] + [p for p in data.players if p.pid not in charted]:
         stat_rows = []
         for key, (label, short, sample) in PROPORTIONS.items():
             fig = p.figures[key]
@@ -167,7 +169,7 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
         data=data, options=options, rows=rows, details=details, have_us=have_us,
         columns=[PROPORTIONS[k][1] for k in TABLE_COLUMNS], column_help=[PROPORTIONS[k][0] for k in TABLE_COLUMNS],
         generated=_when(generated), first=_when(data.first_hand_at), last=_when(data.last_hand_at),
-        min_sample=min_sample, charted=min(options.charts, len(data.players)),
+        min_sample=min_sample, charted=len(data.charted),
         since=None if options.since is None else _when(options.since),
     )
 
@@ -267,9 +269,11 @@ def write_report(
 
     charts = {}
     have_us = bool(data.heroes)
-    for p in data.players[:options.charts]:
+    by_pid = {p.pid: p for p in data.players}
+    for pid in data.charted:
+        p = by_pid[pid]
         step(f"chart {p.name}")
-        charts[p.pid] = player_chart(p, have_us)
+        charts[pid] = player_chart(p, have_us)
     generated = time.time()
     step("page")
     html = render_html(data, options, charts, generated)

@@ -370,6 +370,7 @@ class ReportData:
     hero_pattern: str
     half_life: float | None
     filters: dict[str, Any]
+    charted: list[int] = field(default_factory=list)  # players whose charts are drawn, in order
 
 
 @dataclass(frozen=True)
@@ -451,7 +452,8 @@ def compute(
     """The statistics of every player in the hands chosen (``network``, hands started
     at or after ``since``), in one read transaction; the ``players`` most-seen opponents
     (all by default), players matching ``hero`` being us. ``timelines_for``: how many
-    of the first players get their stats-over-time and results curves."""
+    players get their stats-over-time and results curves (``charted``): those who played
+    the most hands with us first, then the most-seen."""
     _check_schema(conn, path)
     step = progress or (lambda _: None)
     where, params = _hand_filter(network, since)
@@ -587,9 +589,11 @@ def compute(
         ps.style = style_label(figs["vpip"], af, thresholds)
         out.append(ps)
 
-    if timelines_for:
+    # Charts go first to the opponents who played most with us, then to the most-seen.
+    charted = sorted(out, key=lambda ps: -(ps.vs_us.n if ps.vs_us else 0))[:timelines_for]
+    if charted:
         step("timelines")
-        _timelines(out[:timelines_for], row_player, table, row_vs_us)
+        _timelines(charted, row_player, table, row_vs_us)
 
     started = [t for _, _, t, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
@@ -601,6 +605,7 @@ def compute(
         opponents_total=len(opponents), heroes=sorted(names[p] for p in heroes & set(uniq.tolist())),
         hero_pattern=hero, half_life=half_life,
         filters={"network": network, "since": since, "players": players},
+        charted=[ps.pid for ps in charted],
     )
 
 
