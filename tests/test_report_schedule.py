@@ -4,6 +4,7 @@ run that fails (its output folder cannot be made) is logged and the next run suc
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -84,3 +85,29 @@ def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_
     # The folder holds one whole report; no temporary folders are left behind.
     assert sorted(p.name for p in out.iterdir()) == ["index.html", "players.csv", "report.json"]
     assert [p.name for p in (tmp_path / "reports").iterdir()] == ["nightly"]
+
+
+def test_a_run_still_going_when_the_next_is_due_is_not_doubled(tmp_path) -> None:
+    db_path = tmp_path / "locked.sqlite"
+    with Database(db_path) as db:
+        db.write_hands(list(synthetic_hands(200, seed=3)), "live")
+    # Another connection holds the file exclusively: the first run waits for it, second
+    # after second, while the schedule fires every second.
+    locker = sqlite3.connect(db_path)
+    locker.execute("PRAGMA locking_mode = EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")
+    job = NightlyReport(db_path, tmp_path / "out", ReportOptions(charts=0), cron="* * * * * *", timezone="UTC")
+    job.start()
+    try:
+        deadline = time.monotonic() + 25
+        while job.status.skipped < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert job.status.skipped >= 2 and job.status.runs == 0  # one run going, none doubled
+        locker.rollback()
+        locker.close()
+        while job.status.runs == 0 and time.monotonic() < deadline + 20:
+            time.sleep(0.1)
+    finally:
+        job.shutdown()
+    assert job.status.runs >= 1 and job.status.failures == 0, job.status
+    assert (tmp_path / "out" / "index.html").is_file()
