@@ -153,3 +153,22 @@ def test_a_new_report_replaces_the_old_one_whole(report, tmp_path) -> None:
     data = json.loads((out / "report.json").read_text())
     assert len(data["players"]) == 3 and data["hands_by_network"] == {"syn": 3000}
     assert [p.name for p in tmp_path.iterdir()] == ["r"]  # no temporary folder left behind
+
+
+def test_a_damaged_database_still_gives_a_report_and_says_what_was_left_out(report, tmp_path, capsys) -> None:
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "damaged.sqlite"
+    shutil.copy(report.parent / "poki.sqlite", db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE actions SET round = 7 WHERE hand = 1 AND ord = 3")
+        conn.execute("UPDATE actions SET kind = 'zz' WHERE hand = 1 AND ord = 4")
+        conn.execute("UPDATE actions SET player = 999999 WHERE hand = 2 AND ord = 3")  # nobody seated
+        conn.execute("DELETE FROM results WHERE hand = 3")
+    out = tmp_path / "r"
+    assert main(["report", "--db", str(db), "--out", str(out), "--charts", "1", "--no-progress"]) == 0
+    assert "2 action row(s)" in capsys.readouterr().err
+    data = json.loads((out / "report.json").read_text())
+    assert data["action_rows_left_out"] == 2 and data["hands"] == 3003
+    assert 'id="bad-rows"' in (out / "index.html").read_text()

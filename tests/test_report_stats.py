@@ -278,3 +278,19 @@ def test_vpip_and_pfr_of_the_most_seen_players_agree_with_the_raw_pdb_letters(ir
         assert (p.figures["pfr"].done, p.figures["pfr"].n) == (pfr, chances), p.name
         assert p.hands >= chances and p.figures["vpip"].n > 500
         assert 0.05 < p.figures["vpip"].value < 0.8 and not math.isnan(p.figures["pfr"].value)
+
+
+def test_since_keeps_the_hands_started_from_then_on(tmp_path) -> None:
+    from db.testing import synthetic_hands
+
+    hands = list(synthetic_hands(400, seed=9, pool=12))
+    times = sorted(h.started_at for h in hands)
+    since = times[len(times) // 2]
+    later = [h for h in hands if h.started_at >= since]
+    s, data = stats_of(tmp_path, hands, since=since)
+    assert data.hands == len(later) < len(hands)
+    dealt: dict[str, int] = defaultdict(int)
+    for h in later:
+        for seat in h.seats:
+            dealt[seat.player] += 1
+    assert {n: p.hands for n, p in s.items()} == dict(dealt)

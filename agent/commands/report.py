@@ -102,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     bar.update(bar.total - bar.n)
     bar.close()
+    if result.bad_actions:
+        print(f"poki report: {result.bad_actions} action row(s) with a round or kind that does not exist "
+              f"were left out (`poki db check --db {db_path}` examines the file)", file=sys.stderr)
     print(f"report of {result.players} opponents over {result.hands:,} hands in {result.seconds:.1f} s")
     print(result.index)
     return 0

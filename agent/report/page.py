@@ -61,6 +61,7 @@ class ReportResult:
     players: int
     hands: int
     seconds: float
+    bad_actions: int = 0
 
 
 # ------------------------------------------------------------------------------ formatting
@@ -214,6 +215,7 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
         "hero_pattern": data.hero_pattern,
         "heroes_found": data.heroes,
         "opponents_total": data.opponents_total,
+        "action_rows_left_out": data.bad_actions,
         "model_half_life_hands": data.half_life,
         "thresholds": {"loose_vpip": options.thresholds.loose_vpip,
                        "aggressive_af": options.thresholds.aggressive_af,
@@ -295,4 +297,4 @@ def write_report(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return ReportResult(out=out, index=out / "index.html", players=len(data.players), hands=data.hands,
-                        seconds=time.perf_counter() - t0)
+                        seconds=time.perf_counter() - t0, bad_actions=data.bad_actions)

@@ -65,6 +65,7 @@ from agent.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE
 N_CONTEXTS = 12
 ROUNDS = ("preflop", "flop", "turn", "river")
 ACTION_KINDS = (FOLD, CHECK, CALL, BET, RAISE)
+_KINDS_SQL = "(" + ", ".join(f"'{k}'" for k in (*ACTION_KINDS, "sb", BIG_BLIND)) + ")"
 Z95 = 1.959963984540054
 
 
@@ -204,7 +205,8 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
     flags = {p: [0] * len(_COLUMNS) for p in seated}
     by_round: list[list[tuple[int, str, int]]] = [[], [], [], []]
     for player, rnd, kind, all_in in actions:
-        by_round[rnd].append((player, kind, all_in))
+        if player in flags:  # an action by someone not seated says nothing of anyone
+            by_round[rnd].append((player, kind, all_in))
     pre = by_round[0]
     # Who is out (folded) and who can no longer bet (all-in), round by round.
     folded: set[int] = set()
@@ -371,6 +373,7 @@ class ReportData:
     half_life: float | None
     filters: dict[str, Any]
     charted: list[int] = field(default_factory=list)  # players whose charts are drawn, in order
+    bad_actions: int = 0  # action rows left out: a round or kind no writer makes
 
 
 @dataclass(frozen=True)
@@ -473,8 +476,14 @@ def compute(
         step("results")
         results = conn.execute(f"SELECT hand, player, put_in, won FROM results {in_hands} ORDER BY hand", params).fetchall()
         step("actions")
+        # Rows no Poki writer makes (a round or kind that does not exist) are left out
+        # and counted, so a damaged or hand-edited file still gives a report.
+        valid = f"round BETWEEN 0 AND 3 AND kind IN {_KINDS_SQL}"
         actions = conn.execute(
-            f"SELECT hand, player, round, kind, all_in FROM actions {in_hands} ORDER BY hand, ord", params).fetchall()
+            f"SELECT hand, player, round, kind, all_in FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} {valid}"
+            " ORDER BY hand, ord", params).fetchall()
+        bad_actions = conn.execute(
+            f"SELECT count(*) FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} NOT ({valid})", params).fetchone()[0]
         step("models")
         model_rows = conn.execute(
             "SELECT m.player, m.context, m.fold_decayed, m.call_decayed, m.raise_decayed, m.ref_hand,"
@@ -606,6 +615,7 @@ def compute(
         hero_pattern=hero, half_life=half_life,
         filters={"network": network, "since": since, "players": players},
         charted=[ps.pid for ps in charted],
+        bad_actions=bad_actions,
     )
 
 
