@@ -172,3 +172,38 @@ def test_a_damaged_database_still_gives_a_report_and_says_what_was_left_out(repo
     data = json.loads((out / "report.json").read_text())
     assert data["action_rows_left_out"] == 2 and data["hands"] == 3003
     assert 'id="bad-rows"' in (out / "index.html").read_text()
+
+
+def test_a_reader_never_sees_half_a_report(report, tmp_path) -> None:
+    import threading
+
+    db = report.parent / "poki.sqlite"
+    out = tmp_path / "r"
+    assert main(["report", "--db", str(db), "--out", str(out), "--charts", "1", "--no-progress"]) == 0
+    done = threading.Event()
+    statuses: list[int] = []
+
+    def rewrite() -> None:
+        try:
+            for players in (3, 40, 5, 42, 2):
+                statuses.append(main(["report", "--db", str(db), "--out", str(out), "--charts", "1",
+                                      "--players", str(players), "--no-progress"]))
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=rewrite)
+    thread.start()
+    complete = 0
+    try:
+        while not done.is_set():
+            try:
+                html = (out / "index.html").read_text()
+                data = json.loads((out / "report.json").read_text())
+            except FileNotFoundError:
+                continue  # between the two renames, or the folder of one report and not the next
+            assert html.rstrip().endswith("</html>")
+            assert len(data["players"]) in (43, 3, 40, 5, 42, 2)  # the first report: all 43 (no "us")
+            complete += 1
+    finally:
+        thread.join(timeout=120)
+    assert statuses == [0] * 5 and complete > 0

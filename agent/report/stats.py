@@ -33,8 +33,8 @@ fold to c-bet        folded to a flop continuation bet             acted facing 
 
 Where we differ from FPDB, and why:
 
-- FPDB's ``agg_fact`` numerator counts streets with any aggression (streetNAggr flags)
-  over the number of calls; the aggression factor players know from PokerTracker and
+- FPDB's ``agg_fact`` numerator counts streets with any aggression (SQL.py sums the
+  streetNAggr flags as aggr_N) over the number of calls (streetNCalls, a count); the aggression factor players know from PokerTracker and
   Hold'em Manager, and the one named in DESIGN.md, is (bets + raises) / calls with both
   counted, which FPDB's per-street Bets/Raises/Calls counters also hold. We use the counts.
 - Post-flop statistics (everything from "aggression factor" down) leave out, per player,
