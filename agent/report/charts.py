@@ -30,7 +30,9 @@ _HEADER = re.compile(r"^.*?(<svg\b)", re.S)
 
 def player_chart(p: PlayerStats, have_us: bool) -> str:
     """The SVG (an <svg> element, no XML header) of one opponent's three panels."""
-    with matplotlib.rc_context(_RC):
+    # Ids inside the SVG (clip paths) are salted per player: unique on the page, and the
+    # same on every run.
+    with matplotlib.rc_context({**_RC, "svg.hashsalt": f"poki-report-{p.pid}"}):
         fig = Figure(figsize=(11, 2.7))
         axes = fig.subplots(1, 3)
         fig.subplots_adjust(left=0.05, right=0.99, bottom=0.2, top=0.86, wspace=0.42)
