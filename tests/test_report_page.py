@@ -207,3 +207,11 @@ def test_a_reader_never_sees_half_a_report(report, tmp_path) -> None:
     finally:
         thread.join(timeout=120)
     assert statuses == [0] * 5 and complete > 0
+
+
+def test_an_empty_database_gives_a_page_that_says_so(tmp_path) -> None:
+    Database(tmp_path / "empty.sqlite").close()
+    out = tmp_path / "r"
+    assert main(["report", "--db", str(tmp_path / "empty.sqlite"), "--out", str(out), "--no-progress"]) == 0
+    assert 'id="no-hands"' in (out / "index.html").read_text()
+    assert json.loads((out / "report.json").read_text())["players"] == []
