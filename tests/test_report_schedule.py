@@ -111,3 +111,18 @@ def test_a_run_still_going_when_the_next_is_due_is_not_doubled(tmp_path) -> None
         job.shutdown()
     assert job.status.runs >= 1 and job.status.failures == 0, job.status
     assert (tmp_path / "out" / "index.html").is_file()
+
+
+def test_a_bot_builds_the_job_from_its_config(tmp_path) -> None:
+    from agent.config import ConfigError, parse_config
+
+    config = parse_config({"report": {"cron": "15 3 * * 1-5", "timezone": "America/Edmonton", "out": str(tmp_path / "o"),
+                                      "hero": "me", "charts": 3}, "database": {"path": str(tmp_path / "x.sqlite")}})
+    job = NightlyReport.from_config(config)
+    assert job.db_path == tmp_path / "x.sqlite" and job.out == tmp_path / "o"
+    assert job.options.hero == "me" and job.options.charts == 3
+    assert str(job.trigger.timezone) == "America/Edmonton"
+    assert {f.name: str(f) for f in job.trigger.fields}["hour"] == "3"
+    for bad in ({"cron": "every night"}, {"timezone": "Mars/Olympus"}, {"loose_vpip": 1.5}, {"charts": -1}):
+        with pytest.raises(ConfigError, match="report"):
+            parse_config({"report": bad})

@@ -53,22 +53,15 @@ def parse_since(text: str) -> float:
 
 
 def _options(args: argparse.Namespace):
-    from agent.report.page import ReportOptions
-    from agent.report.stats import StyleThresholds
+    from agent.report.page import options_from_config
 
-    cfg = args.settings.report
     since = None if args.since is None else parse_since(args.since)
     if args.players is not None and args.players < 1:
         raise ValueError("--players must be at least 1")
     if args.charts is not None and args.charts < 0:
         raise ValueError("--charts must be 0 or more")
-    return ReportOptions(
-        network=args.network, since=since, players=args.players,
-        hero=args.hero if args.hero is not None else cfg.hero,
-        charts=args.charts if args.charts is not None else cfg.charts,
-        thresholds=StyleThresholds(loose_vpip=cfg.loose_vpip, aggressive_af=cfg.aggressive_af,
-                                   min_hands=cfg.style_min_hands, min_sample=cfg.min_sample),
-    )
+    return options_from_config(args.settings.report, network=args.network, since=since, players=args.players,
+                               hero=args.hero, charts=args.charts)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,7 +112,7 @@ def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         job = NightlyReport(db_path, out, options, cron=cfg.cron, timezone=cfg.timezone)
-    except ValueError as exc:
+    except ValueError as exc:  # a cron line the config check let through (e.g. minute 61)
         print(f"poki report: [report] cron {cfg.cron!r}: {exc}", file=sys.stderr)
         return 2
     stop = threading.Event()

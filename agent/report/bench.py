@@ -24,14 +24,10 @@ def bench_child() -> None:
     c0 = time.process_time()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    from agent.config import load_config
-    from agent.report.page import ReportOptions, write_report
-    from agent.report.stats import StyleThresholds
+    from agent.config import ReportConfig
+    from agent.report.page import options_from_config, write_report
 
-    cfg = load_config(None).report
-    options = ReportOptions(hero=cfg.hero, charts=cfg.charts, thresholds=StyleThresholds(
-        loose_vpip=cfg.loose_vpip, aggressive_af=cfg.aggressive_af, min_hands=cfg.style_min_hands,
-        min_sample=cfg.min_sample))
+    options = options_from_config(ReportConfig())  # the shipped defaults
     result = write_report(sys.argv[1], sys.argv[2], options)
     print(json.dumps({
         "seconds": time.perf_counter() - t0,

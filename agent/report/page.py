@@ -54,6 +54,19 @@ class ReportOptions:
     thresholds: StyleThresholds = field(default_factory=StyleThresholds)
 
 
+def options_from_config(report: Any, **overrides: Any) -> ReportOptions:
+    """ReportOptions from a config's [report] section (agent.config.ReportConfig), with
+    the given fields overridden (None leaves the config's value)."""
+    base = ReportOptions(
+        hero=report.hero, charts=report.charts,
+        thresholds=StyleThresholds(loose_vpip=report.loose_vpip, aggressive_af=report.aggressive_af,
+                                   min_hands=report.style_min_hands, min_sample=report.min_sample),
+    )
+    from dataclasses import replace
+
+    return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
 @dataclass
 class ReportResult:
     out: Path

@@ -74,6 +74,16 @@ class NightlyReport:
         self._scheduler.add_listener(self._on_skipped, EVENT_JOB_MAX_INSTANCES)
         self._scheduler.add_job(self.run_once, self.trigger, id=JOB_ID, name="opponent report")
 
+    @classmethod
+    def from_config(cls, config: Any, db_path: str | Path | None = None, out: str | Path | None = None) -> NightlyReport:
+        """The job a long-running bot starts: database, folder, schedule and options from
+        its config (agent.config.Config: [database] path, [report])."""
+        from .page import options_from_config
+
+        r = config.report
+        return cls(db_path or config.database.path, out or r.out, options_from_config(r),
+                   cron=r.cron, timezone=r.timezone)
+
     def start(self) -> None:
         self._scheduler.start()
         log.info("opponent report scheduled: next at %s, into %s", self.next_run_time(), self.out)
