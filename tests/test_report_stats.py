@@ -294,3 +294,30 @@ def test_since_keeps_the_hands_started_from_then_on(tmp_path) -> None:
         for seat in h.seats:
             dealt[seat.player] += 1
     assert {n: p.hands for n, p in s.items()} == dict(dealt)
+
+
+def test_the_page_of_the_whole_1995_database_in_a_real_browser(irc_db, tmp_path) -> None:
+    import json
+
+    from chromium import Chromium, chromium_path
+
+    from agent.cli import main
+
+    if chromium_path() is None:
+        pytest.skip("no chromium (.ci/run installs it)")
+    out = tmp_path / "report"
+    assert main(["report", "--db", str(irc_db), "--out", str(out), "--no-progress"]) == 0
+    data = json.loads((out / "report.json").read_text())
+    assert data["heroes_found"] == [] and len(data["players"]) == data["opponents_total"] > 500
+    with Chromium() as browser:
+        browser.open(out / "index.html")
+        assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
+        assert browser.js("document.getElementById('no-hero') !== null")
+        assert browser.js("document.querySelectorAll('svg.chart').length") == 15
+        col = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(t => t.textContent.trim())").index("WTSD")
+        browser.js(f"document.querySelectorAll('#opponents th button')[{col}].click()")
+        got = browser.js(f"Array.from(document.querySelectorAll('#opponents tbody tr')).map(r => r.cells[{col}].getAttribute('data-v'))")
+        values = [float(v) for v in got if v]
+        assert values == sorted(values, reverse=True) and len(values) == sum(
+            p["wtsd"]["value"] is not None for p in data["players"])
+        assert browser.errors == []

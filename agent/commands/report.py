@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the players we are, for results against us: names or globs, comma-separated "
                         "(default: [report] hero)")
     parser.add_argument("--charts", metavar="N", type=int, default=None,
-                        help="draw charts for the N most-seen opponents (default: [report] charts)")
+                        help="draw charts for N opponents: those who played most with us first, then the "
+                        "most-seen (default: [report] charts)")
     parser.add_argument("--schedule", action="store_true",
                         help="keep running and write the report on the [report] cron schedule")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
