@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed, PlayerLeft
 from agent.records import BET, CALL, CHECK, FOLD, RAISE
 from agent.report.stats import (
     Factor,
@@ -54,6 +54,9 @@ def play(hand_id: str, seats: str, script: str, *, stacks: dict[str, int] | None
             t.apply(BoardDealt(tuple(parse_cards(next(streets)))))
             continue
         name, act = item.split(":")
+        if act == "Q":  # quits the table: not an action, out of the hand
+            t.apply(PlayerLeft(name))
+            continue
         action, kind = _ACT[act]
         t.apply(PlayerActed(name, action, kind=kind))
     for rest in streets:  # an all-in run-out
@@ -152,6 +155,18 @@ def test_when_everyone_else_is_all_in_nobody_has_post_flop_figures(tmp_path) -> 
     for n in "xyz":
         assert fig(s[n], "wtsd") == (0, 0) and fig(s[n], "cbet") == (0, 0) and fig(s[n], "agg_freq") == (0, 0)
     assert fig(s["x"], "pfr") == (1, 1) and fig(s["y"], "three_bet") == (0, 1)
+
+
+def test_a_player_who_quits_sees_no_flop_and_no_showdown(tmp_path) -> None:
+    # d quits before acting, c on the turn; quits are no actions in the record.
+    h = play("quits", FOUR, "d:Q c:c a:c b:k | a:k b:k c:k | a:k b:k c:Q | a:k b:k")
+    assert not any(a.player == "d" for a in h.actions)
+    s, _ = stats_of(tmp_path, [h])
+    assert fig(s["d"], "vpip") == (0, 1) and fig(s["d"], "agg_freq") == (0, 0) and fig(s["d"], "wtsd") == (0, 0)
+    # c saw the flop and the turn, left before acting on the turn: no turn, no showdown.
+    assert fig(s["c"], "agg_flop") == (0, 1) and fig(s["c"], "agg_turn") == (0, 0) and fig(s["c"], "wtsd") == (0, 1)
+    assert fig(s["a"], "wtsd") == (1, 1) and fig(s["b"], "wtsd") == (1, 1)
+    assert fig(s["a"], "agg_freq") == (0, 3)
 
 
 def test_aggression_factor_counts_bets_and_raises_over_calls_after_the_flop(tmp_path) -> None:

@@ -195,6 +195,8 @@ _COLUMNS = (
     "sd", "wsd", "wwsf", "cb_opp", "cb", "fcb_opp", "fcb",
 )
 _C = {name: i for i, name in enumerate(_COLUMNS)}
+(_VPIP_OPP, _VPIP, _PFR, _TB_OPP, _TB, _SAW1, _, _, _AGGR1, _, _, _BETS_RAISES, _CALLS,
+ _SD, _WSD, _WWSF, _CB_OPP, _CB, _FCB_OPP, _FCB) = range(len(_COLUMNS))
 
 
 def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int]],
@@ -208,34 +210,22 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
         if player in flags:  # an action by someone not seated says nothing of anyone
             by_round[rnd].append((player, kind, all_in))
     pre = by_round[0]
-    # Who is out (folded) and who can no longer bet (all-in), round by round.
-    folded: set[int] = set()
-    all_in_before_flop: set[int] = set()
-    big_blind = None
-    vpipers = set()
-    for player, kind, all_in in pre:
-        if kind == BIG_BLIND and big_blind is None:
-            big_blind = player
-        if kind in (CALL, BET, RAISE):
-            vpipers.add(player)
-        if kind == FOLD:
-            folded.add(player)
-        if all_in:
-            all_in_before_flop.add(player)
+    big_blind = next((p for p, k, _ in pre if k == BIG_BLIND), None)
+    vpipers = {p for p, k, _ in pre if k in (CALL, BET, RAISE)}
+    raisers = {p for p, k, _ in pre if k in (BET, RAISE)}
 
     # VPIP and PFR (DerivedStats.vpip): every hand dealt is a chance, except the big
     # blind's when nobody put money in voluntarily (a walk).
     walk = not vpipers
-    raisers = {q for q, k, _ in pre if k in (BET, RAISE)}
     for p in seated:
-        f = flags[p]
         if walk and p == big_blind:
             continue
-        f[0] = 1
+        f = flags[p]
+        f[_VPIP_OPP] = 1
         if p in vpipers:
-            f[1] = 1
+            f[_VPIP] = 1
         if p in raisers:
-            f[2] = 1
+            f[_PFR] = 1
 
     # 3-bet (calc34BetStreet0): the big blind is the first bet, an open raise the second;
     # whoever acts while the level is two has a chance, and takes it by raising.
@@ -244,54 +234,78 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
         if kind in (BIG_BLIND, "sb"):
             continue
         if level == 2:
-            flags[player][3] = 1
+            flags[player][_TB_OPP] = 1
             if kind in (BET, RAISE):
-                flags[player][4] = 1
+                flags[player][_TB] = 1
         if kind in (BET, RAISE):
             level += 1
 
-    # Post-flop streets seen (playersAtStreetX): those not folded, while two or more remain.
-    in_hand = [p for p in seated if p not in folded]
-    # A hand counts in a player's post-flop figures only if the player and at least one
-    # other player could still bet after the flop.
-    live = [p for p in in_hand if p not in all_in_before_flop]
-    postflop = set(live) if len(in_hand) >= 2 and len(live) >= 2 else set()
-    last_aggressor_pre = None
-    for player, kind, _ in pre:
-        if kind in (BET, RAISE):
-            last_aggressor_pre = player
-    remaining = list(in_hand)
+    # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
+    # gone quiet while others acted yet won chips, which only an all-in player can).
+    # Quits and kicks are not actions: a player who takes no decision in a round in which
+    # others did, and wins nothing, has left the hand (playersAtStreetX counts folds only,
+    # because the sites it reads record leaving as folding).
+    stuck = {p for p, _, a in pre if a}
+    remaining = _still_in(seated, pre, stuck, won)
+    last_aggressor_pre = next((p for p, k, _ in reversed(pre) if k in (BET, RAISE)), None)
+    postflop: set[int] = set()
     for rnd in (1, 2, 3):
         if len(remaining) < 2:
             break
         acts = by_round[rnd]
+        remaining = _still_in(remaining, acts, stuck, won, folds=False)
+        if rnd == 1:
+            # A hand counts in a player's post-flop figures only if the player and at
+            # least one other player could still bet after the flop.
+            live = [p for p in remaining if p not in stuck]
+            postflop = set(live) if len(live) >= 2 else set()
         for p in remaining:
             if p in postflop:
-                flags[p][_C["saw1"] + rnd - 1] = 1
-        for player, kind, _ in acts:
+                flags[p][_SAW1 + rnd - 1] = 1
+        for player, kind, all_in in acts:
+            if all_in:
+                stuck.add(player)
             if player not in postflop:
                 continue
             f = flags[player]
             if kind in (BET, RAISE):
-                f[_C["aggr1"] + rnd - 1] = 1
-                f[_C["bets_raises"]] += 1
+                f[_AGGR1 + rnd - 1] = 1
+                f[_BETS_RAISES] += 1
             elif kind == CALL:
-                f[_C["calls"]] += 1
-        out = {player for player, kind, _ in acts if kind == FOLD}
-        remaining = [p for p in remaining if p not in out]
+                f[_CALLS] += 1
         if rnd == 1:
             _continuation_bet(acts, last_aggressor_pre, postflop, flags)
+        out = {player for player, kind, _ in acts if kind == FOLD}
+        remaining = [p for p in remaining if p not in out]
     # Showdown (sawShowdown): two or more still in at the end.
     if len(remaining) >= 2:
         for p in remaining:
             if p in postflop:
-                flags[p][_C["sd"]] = 1
+                flags[p][_SD] = 1
                 if won.get(p, 0) > 0:
-                    flags[p][_C["wsd"]] = 1
+                    flags[p][_WSD] = 1
     for p in postflop:
-        if flags[p][_C["saw1"]] and won.get(p, 0) > 0:
-            flags[p][_C["wwsf"]] = 1
+        if flags[p][_SAW1] and won.get(p, 0) > 0:
+            flags[p][_WWSF] = 1
     return flags
+
+
+def _still_in(players: Sequence[int], acts: list[tuple[int, str, int]], stuck: set[int],
+              won: dict[int, int], folds: bool = True) -> list[int]:
+    """``players`` less those who left during the round of ``acts`` (and with ``folds``,
+    those who folded in it); a silent player who won chips joins ``stuck``."""
+    deciders = {p for p, k, _ in acts if k in ACTION_KINDS}
+    folded = {p for p, k, _ in acts if k == FOLD} if folds else set()
+    out = []
+    for p in players:
+        if p in folded:
+            continue
+        if deciders and p not in deciders and p not in stuck:
+            if won.get(p, 0) <= 0:
+                continue  # left the table
+            stuck.add(p)
+        out.append(p)
+    return out
 
 
 def _continuation_bet(acts: list[tuple[int, str, int]], aggressor: int | None, postflop: set[int],
