@@ -41,6 +41,9 @@ Where we differ from FPDB, and why:
   the hands in which the player could no longer bet after the flop: the player was all-in
   before the flop, or every other player who saw the flop was. An all-in player goes to
   showdown without a choice and can make no continuation bet, which would skew them.
+- Quitting or being kicked is not an action in our hand records (the sites FPDB reads
+  record leaving as a fold): a player who takes no decision in a round in which others
+  did, and wins nothing, has left the hand there, and sees no later street or showdown.
 
 Every figure carries its sample size; :class:`Figure` gives its Wilson score interval
 (95%) so the page can show a figure from few opportunities as the interval it is.
