@@ -44,7 +44,7 @@ def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_
                         return
                     db.write_hands(hands[start:start + 50], "live")
                     written[0] = start + 50
-                    time.sleep(0.05)
+                    time.sleep(0.3)  # play goes on at its own pace
         except BaseException as exc:  # reported by the test below
             writer_errors.append(exc)
 
@@ -58,7 +58,7 @@ def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_
     job.start()
     thread.start()
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while job.status.failures == 0 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert job.status.failures >= 1 and "nightly" in (job.status.last_error or "")
@@ -126,3 +126,16 @@ def test_a_bot_builds_the_job_from_its_config(tmp_path) -> None:
     for bad in ({"cron": "every night"}, {"timezone": "Mars/Olympus"}, {"loose_vpip": 1.5}, {"charts": -1}):
         with pytest.raises(ConfigError, match="report"):
             parse_config({"report": bad})
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_one_run_in_a_child_or_on_the_thread(tmp_path, isolate) -> None:
+    db_path = tmp_path / "small.sqlite"
+    job = NightlyReport(db_path, tmp_path / "out", ReportOptions(charts=1), isolate=isolate)
+    assert job.run_once() is None  # no database yet: a failed run, logged, not raised
+    assert job.status.failures == 1 and "no database at" in job.status.last_error
+    with Database(db_path) as db:
+        db.write_hands(list(synthetic_hands(100, seed=2)), "live")
+    result = job.run_once()
+    assert result is not None and result.hands == 100 and result.index.is_file()
+    assert job.status.runs == 2 and job.status.last_error is None

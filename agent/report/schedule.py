@@ -1,9 +1,11 @@
 """The nightly report as an APScheduler 3.x cron job, for long-running bots and for
 `poki report --schedule`.
 
-The job runs on the scheduler's own worker thread, never on a bot's decision path, and
-reads the database through a read-only connection of its own, so the bot keeps writing
-hands meanwhile (WAL: readers never block the writer). A run that is still going when the
+The job runs off a bot's decision path: the scheduler's worker thread starts each run in
+a child interpreter (by default), so the report neither holds the bot's GIL nor its
+memory, and whatever goes wrong in it cannot take the bot down; the child reads the
+database through a read-only connection of its own, so the bot keeps writing hands
+meanwhile (WAL: readers never block the writer). A run that is still going when the
 next one is due is not doubled: the job allows one instance, and runs missed while the
 process was busy or asleep are coalesced into one. A failed run is logged with its reason
 and counted, and the next one runs as planned. Each run writes into a temporary folder
@@ -59,10 +61,16 @@ class NightlyReport:
     """The report on a cron schedule, in a background scheduler of its own."""
 
     def __init__(self, db_path: str | Path, out: str | Path, options: ReportOptions = ReportOptions(),
-                 *, cron: str = "30 4 * * *", timezone: str = "UTC") -> None:
+                 *, cron: str = "30 4 * * *", timezone: str = "UTC", isolate: bool = True,
+                 timeout: float = 3600.0) -> None:
+        """``isolate``: each run in a child interpreter (the bot's process keeps its GIL,
+        memory and stability whatever the report does); otherwise on the scheduler's
+        thread. ``timeout``: a child run taking longer is stopped and counted as failed."""
         self.db_path = Path(db_path)
         self.out = Path(out)
         self.options = options
+        self.isolate = isolate
+        self.timeout = timeout
         self.trigger = cron_trigger(cron, timezone)
         self.status = RunStatus()
         self._lock = threading.Lock()
@@ -107,7 +115,10 @@ class NightlyReport:
         """One run of the report: the result, or None after logging why it failed.
         Never raises (except on interpreter shutdown), so the schedule goes on."""
         try:
-            result = write_report(self.db_path, self.out, self.options)
+            if self.isolate:
+                result = _run_child(self.db_path, self.out, self.options, self.timeout)
+            else:
+                result = write_report(self.db_path, self.out, self.options)
         except Exception as exc:  # any failure of one run: logged, retried at the next time
             with self._lock:
                 self.status.runs += 1
@@ -115,7 +126,7 @@ class NightlyReport:
                 self.status.last_error = f"{type(exc).__name__}: {exc}"
                 self.status.history.append((time.time(), f"failed: {self.status.last_error}"))
             log.error("opponent report failed (next run at %s): %s", self.next_run_time(), self.status.last_error,
-                      exc_info=not isinstance(exc, (OSError, ValueError, ReportDataError, ReportWriteError)))
+                      exc_info=not isinstance(exc, (OSError, ValueError, ReportDataError, ReportWriteError, ChildRunError)))
             return None
         with self._lock:
             self.status.runs += 1
@@ -130,3 +141,61 @@ class NightlyReport:
         with self._lock:
             self.status.skipped += 1
         log.warning("opponent report still running when the next one was due: that run is skipped")
+
+
+class ChildRunError(Exception):
+    """A report run in a child interpreter failed; the message is the child's own."""
+
+
+def _run_child(db_path: Path, out: Path, options: ReportOptions, timeout: float) -> ReportResult:
+    """One report written by a child interpreter (python -m agent.report.schedule)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from dataclasses import asdict
+
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "agent.report.schedule", str(db_path), str(out), json.dumps(asdict(options))],
+            capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ChildRunError(f"the report took longer than {timeout:g} s and was stopped") from None
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise ChildRunError(reason)
+    r = json.loads(lines[-1])
+    return ReportResult(out=Path(r["out"]), index=Path(r["index"]), players=r["players"], hands=r["hands"],
+                        seconds=r["seconds"], bad_actions=r["bad_actions"])
+
+
+def _child_main(argv: list[str]) -> int:
+    """python -m agent.report.schedule DB OUT OPTIONS_JSON: one report; its result as a
+    JSON line on stdout, or the reason it failed as the last line on stderr."""
+    import json
+    import sys
+
+    from .stats import StyleThresholds
+
+    db_path, out, raw = argv
+    fields = json.loads(raw)
+    fields["thresholds"] = StyleThresholds(**fields["thresholds"])
+    try:
+        result = write_report(db_path, out, ReportOptions(**fields))
+    except (ReportDataError, ReportWriteError) as exc:
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({"out": str(result.out), "index": str(result.index), "players": result.players,
+                      "hands": result.hands, "seconds": result.seconds, "bad_actions": result.bad_actions}))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_child_main(sys.argv[1:]))
