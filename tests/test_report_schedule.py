@@ -139,3 +139,25 @@ def test_one_run_in_a_child_or_on_the_thread(tmp_path, isolate) -> None:
     result = job.run_once()
     assert result is not None and result.hands == 100 and result.index.is_file()
     assert job.status.runs == 2 and job.status.last_error is None
+
+
+def test_shutdown_ends_a_run_in_progress_and_leaves_no_process(tmp_path) -> None:
+    db_path = tmp_path / "locked.sqlite"
+    with Database(db_path) as db:
+        db.write_hands(list(synthetic_hands(50, seed=4)), "live")
+    locker = sqlite3.connect(db_path)
+    locker.execute("PRAGMA locking_mode = EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")  # the run waits for it
+    job = NightlyReport(db_path, tmp_path / "out", ReportOptions(charts=0), cron="* * * * * *", timezone="UTC")
+    job.start()
+    try:
+        deadline = time.monotonic() + 30
+        while job._child is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = job._child
+        assert child is not None
+    finally:
+        job.shutdown()
+        locker.close()
+    assert child.wait(timeout=30) is not None  # ended by the shutdown, not left running
+    assert job.status.failures == 0 and not (tmp_path / "out").exists()

@@ -71,6 +71,8 @@ class NightlyReport:
         self.options = options
         self.isolate = isolate
         self.timeout = timeout
+        self._child: Any = None  # the running child interpreter, if any
+        self._stopping = False
         self.trigger = cron_trigger(cron, timezone)
         self.status = RunStatus()
         self._lock = threading.Lock()
@@ -97,6 +99,12 @@ class NightlyReport:
         log.info("opponent report scheduled: next at %s, into %s", self.next_run_time(), self.out)
 
     def shutdown(self, wait: bool = True) -> None:
+        """Stop the schedule; a run in a child interpreter is ended, not waited for."""
+        self._stopping = True
+        with self._lock:
+            child = self._child
+        if child is not None and child.poll() is None:
+            child.terminate()
         if self._scheduler.running:
             self._scheduler.shutdown(wait=wait)
 
@@ -114,12 +122,17 @@ class NightlyReport:
     def run_once(self) -> ReportResult | None:
         """One run of the report: the result, or None after logging why it failed.
         Never raises (except on interpreter shutdown), so the schedule goes on."""
+        if self._stopping:
+            return None
         try:
             if self.isolate:
-                result = _run_child(self.db_path, self.out, self.options, self.timeout)
+                result = self._run_child()
             else:
                 result = write_report(self.db_path, self.out, self.options)
         except Exception as exc:  # any failure of one run: logged, retried at the next time
+            if self._stopping:
+                log.info("opponent report stopped with the schedule")
+                return None
             with self._lock:
                 self.status.runs += 1
                 self.status.failures += 1
@@ -137,6 +150,43 @@ class NightlyReport:
                  result.players, result.hands, result.seconds, result.index)
         return result
 
+    def _run_child(self) -> ReportResult:
+        """One report written by a child interpreter (python -m agent.report.schedule),
+        in a session of its own: a Ctrl-C meant for the bot does not reach it; shutdown()
+        ends it."""
+        import json
+        import os
+        import subprocess
+        import sys
+        from dataclasses import asdict
+
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")
+        child = subprocess.Popen(
+            [sys.executable, "-m", "agent.report.schedule", str(self.db_path), str(self.out),
+             json.dumps(asdict(self.options))],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+        with self._lock:
+            self._child = child
+        try:
+            stdout, stderr = child.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            raise ChildRunError(f"the report took longer than {self.timeout:g} s and was stopped") from None
+        finally:
+            with self._lock:
+                self._child = None
+        lines = stdout.strip().splitlines()
+        if child.returncode != 0 or not lines:
+            reason = (stderr.strip().splitlines() or [f"exit status {child.returncode}"])[-1]
+            raise ChildRunError(reason)
+        r = json.loads(lines[-1])
+        return ReportResult(out=Path(r["out"]), index=Path(r["index"]), players=r["players"], hands=r["hands"],
+                            seconds=r["seconds"], bad_actions=r["bad_actions"])
+
     def _on_skipped(self, event: JobExecutionEvent) -> None:
         with self._lock:
             self.status.skipped += 1
@@ -145,33 +195,6 @@ class NightlyReport:
 
 class ChildRunError(Exception):
     """A report run in a child interpreter failed; the message is the child's own."""
-
-
-def _run_child(db_path: Path, out: Path, options: ReportOptions, timeout: float) -> ReportResult:
-    """One report written by a child interpreter (python -m agent.report.schedule)."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from dataclasses import asdict
-
-    package_root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "agent.report.schedule", str(db_path), str(out), json.dumps(asdict(options))],
-            capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise ChildRunError(f"the report took longer than {timeout:g} s and was stopped") from None
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise ChildRunError(reason)
-    r = json.loads(lines[-1])
-    return ReportResult(out=Path(r["out"]), index=Path(r["index"]), players=r["players"], hands=r["hands"],
-                        seconds=r["seconds"], bad_actions=r["bad_actions"])
 
 
 def _child_main(argv: list[str]) -> int:
