@@ -7,7 +7,6 @@ import json
 import sqlite3
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

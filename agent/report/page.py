@@ -27,7 +27,6 @@ from .stats import (
     Factor,
     Figure,
     Mean,
-    PlayerStats,
     ReportData,
     StyleThresholds,
     compute,

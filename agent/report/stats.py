@@ -518,7 +518,6 @@ def compute(
     # One pass over the hands: per seat row (hand, player) the FPDB flags.
     n_rows = len(seats)
     row_player = np.fromiter((p for _, p in seats), dtype=np.int64, count=n_rows)
-    row_hand = np.fromiter((h for h, _ in seats), dtype=np.int64, count=n_rows)
     table = np.zeros((n_rows, len(_COLUMNS)), dtype=np.int32)
     row_net = np.zeros(n_rows, dtype=np.float64)
     row_vs_us = np.full(n_rows, np.nan)  # our net small bets in the row's hand, if we sat in it
