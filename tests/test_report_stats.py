@@ -336,3 +336,18 @@ def test_the_page_of_the_whole_1995_database_in_a_real_browser(irc_db, tmp_path)
         assert values == sorted(values, reverse=True) and len(values) == sum(
             p["wtsd"]["value"] is not None for p in data["players"])
         assert browser.errors == []
+
+
+def test_style_labels_recognise_the_house_bots_built_to_each_style(tmp_path) -> None:
+    import json
+
+    from agent.cli import main
+
+    styles = ["tight-aggressive", "tight-passive", "loose-aggressive", "loose-passive"]
+    assert main(["match", *styles, "--deals", "60", "--seed", "3", "--log-phh", str(tmp_path / "phh"),
+                 "--no-progress"]) == 0
+    assert main(["replay", str(tmp_path / "phh"), "--db", str(tmp_path / "db.sqlite"), "--no-progress"]) == 0
+    assert main(["report", "--db", str(tmp_path / "db.sqlite"), "--out", str(tmp_path / "r"), "--charts", "0",
+                 "--no-progress"]) == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert {p["player"]: p["style"] for p in data["players"]} == {s: s for s in styles}
