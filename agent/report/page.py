@@ -112,14 +112,14 @@ def _af_cell(af: Factor, min_sample: int) -> dict[str, Any]:
     return {"text": f"{af.value:.2f}", "sort": f"{af.value:.4f}", "cls": "", "n": af.n, "title": title}
 
 
-def _mean_cell(m: Mean | None, have_us: bool) -> dict[str, Any]:
+def _mean_cell(m: Mean | None, have_us: bool, min_sample: int) -> dict[str, Any]:
     if m is None or m.value is None:
         return {"text": "–", "sort": "", "cls": "na",
                 "title": "no hands with us" if have_us else "we are not in these hands"}
     ci = m.interval
     title = f"our net over {m.n} hands shared" + (
         f"; 95% interval {ci[0]:+.2f} to {ci[1]:+.2f} sb/hand" if ci else "")
-    cls = "few" if m.n < 30 else ("good" if m.value > 0 else "bad")
+    cls = "few" if m.n < min_sample else ("good" if m.value > 0 else "bad")
     return {"text": f"{m.value:+.2f}", "sort": f"{m.value:.4f}", "cls": cls, "n": m.n, "title": title}
 
 
@@ -151,7 +151,7 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
             "p": p,
             "cells": [_cell(p.figures[k], min_sample) for k in TABLE_COLUMNS],
             "af": _af_cell(p.af, min_sample),
-            "vs": _mean_cell(p.vs_us, have_us),
+            "vs": _mean_cell(p.vs_us, have_us, min_sample),
         })
     details = []
     charted = set(data.charted)
@@ -176,7 +176,7 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
                 "few_decayed": dn < min_sample, "few_lifetime": ln < min_sample,
             })
         details.append({"p": p, "stats": stat_rows, "af": _af_cell(p.af, min_sample), "af_interval": af_interval,
-                        "vs": _mean_cell(p.vs_us, have_us), "contexts": ctx_rows, "chart": charts.get(p.pid)})
+                        "vs": _mean_cell(p.vs_us, have_us, min_sample), "contexts": ctx_rows, "chart": charts.get(p.pid)})
     template = _environment().get_template("report.html.j2")
     return template.render(
         data=data, options=options, rows=rows, details=details, have_us=have_us,
