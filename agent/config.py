@@ -133,16 +133,56 @@ class EngineConfig:
 
 
 @dataclass(frozen=True)
+class ReportConfig:
+    """The opponent report (agent/report): where it goes, who we are, when it runs."""
+
+    out: str = "report"  # folder written: index.html, players.csv, report.json
+    hero: str = "poki*"  # the players we are: name globs, comma-separated, case-insensitive
+    cron: str = "30 4 * * *"  # when the nightly report runs (crontab; six fields: seconds first)
+    timezone: str = "UTC"  # the time zone the cron times are in
+    charts: int = 15  # opponents (most-seen first) whose charts are drawn
+    min_sample: int = 20  # figures from fewer opportunities show as their interval
+    loose_vpip: float = 0.28  # VPIP from which a player is loose
+    aggressive_af: float = 1.5  # aggression factor from which a player is aggressive
+    style_min_hands: int = 50  # hands before a style label is given
+
+    def __post_init__(self) -> None:
+        for name in ("out", "hero", "cron", "timezone"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"report.{name} must be a non-empty string, got {value!r}")
+        if len(self.cron.split()) not in (5, 6):
+            raise ConfigError(f"report.cron must be a crontab line of 5 fields (or 6, seconds first), got {self.cron!r}")
+        try:
+            from zoneinfo import ZoneInfo
+
+            ZoneInfo(self.timezone)
+        except Exception:
+            raise ConfigError(f"report.timezone: unknown time zone {self.timezone!r}") from None
+        for name in ("charts", "min_sample", "style_min_hands"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"report.{name} must be a whole number >= 0, got {value!r}")
+        if not 0.0 < self.loose_vpip < 1.0:
+            raise ConfigError(f"report.loose_vpip must be in (0, 1), got {self.loose_vpip!r}")
+        if not (math.isfinite(self.aggressive_af) and self.aggressive_af > 0):
+            raise ConfigError(f"report.aggressive_af must be a positive number, got {self.aggressive_af!r}")
+        object.__setattr__(self, "loose_vpip", float(self.loose_vpip))
+        object.__setattr__(self, "aggressive_af", float(self.aggressive_af))
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig = field(default_factory=TableConfig)
     random: RandomConfig = field(default_factory=RandomConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
 
 
 _SECTIONS = {"table": TableConfig, "random": RandomConfig, "model": ModelConfig, "database": DatabaseConfig,
-             "engine": EngineConfig}
+             "engine": EngineConfig, "report": ReportConfig}
 
 
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:

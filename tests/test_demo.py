@@ -2,7 +2,10 @@
 replayed into a fresh database that then holds every hand of the match."""
 from __future__ import annotations
 
+import json
 import sqlite3
+
+import pytest
 
 from agent.cli import main
 
@@ -21,6 +24,18 @@ def test_demo_runs_the_whole_pipeline(tmp_path, capsys):
         seated = {r[0] for r in conn.execute("SELECT nick FROM aliases")}
     assert seated == {"poki", "rr", "call"}
     assert "opponent model of" in printed
+    # It ends with the opponent report, Poki being us: our results against rr and call.
+    index = out / "report" / "index.html"
+    assert printed.rstrip().splitlines()[-1] == f"opponent report: {index.resolve()}"
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert report["heroes_found"] == ["poki"]
+    vs = {p["player"]: p["results_vs_us_sb_per_hand"] for p in report["players"]}
+    assert set(vs) == {"rr", "call"} and all(v["n"] == 12 for v in vs.values())
+    with sqlite3.connect(out / "poki.sqlite") as conn:
+        ours = conn.execute("SELECT sum((r.won - r.put_in) * 1.0 / h.small_bet) FROM results r"
+                            " JOIN players p ON p.id = r.player JOIN hands h ON h.seq = r.hand"
+                            " WHERE p.name = 'poki'").fetchone()[0]
+    assert vs["rr"]["value"] * 12 == pytest.approx(ours, abs=1e-2)
 
 
 def test_demo_refuses_unknown_players(tmp_path, capsys):

@@ -182,6 +182,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "engine": ("agent.bench.engine", "run_engine_bench"),
     "db": ("agent.bench.database", "run_db_bench"),
     "replay": ("agent.play.replay", "run_replay_bench"),
+    "report": ("agent.bench.report", "run_report_bench"),
 }
 
 
@@ -264,6 +265,11 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             also += f"; load {r['load_average'][0]:.1f}"
         rows.append(("replay of the 1995 IRC logs into SQLite", f"{r['hands_per_s']:,.0f} hands/s", also,
                      ">= 5,000 hands/s"))
+    rp = figures.get("report")
+    if rp and "seconds" in rp:
+        rows.append((f"opponent report, 1995 IRC database ({rp['hands']:,} hands, {rp['players']} players), one core",
+                     f"{rp['seconds']:.1f} s", f"{rp['cpu_seconds']:.1f} CPU s; {rp['charts']} charted; "
+                     f"page {rp['page_bytes'] / 1e6:.1f} MB", f"< {rp['target_seconds']:.0f} s"))
     return rows
 
 

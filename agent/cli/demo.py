@@ -1,10 +1,10 @@
 """Run the whole pipeline on one machine with nothing but the package: a duplicate match of
 house bots (and Poki) through the in-process dealer, its hand logs and the real April 1995
 IRC games (when ../shared/data is present) replayed into a fresh opponent database, then
-what the database learned.
+what the database learned, and the opponent report.
 
 Each step is the same code as its own sub-command (`poki match`, `poki replay`,
-`poki db`), so the demo is also a smoke test of them all.
+`poki db`, `poki report`), so the demo is also a smoke test of them all.
 """
 from __future__ import annotations
 
@@ -83,7 +83,14 @@ def run(args: argparse.Namespace) -> int:
         status = poki([*config, "db", "player", player[1], "--network", player[0], "--db", str(db_path)])
         if status:
             return status
+
+    _step("the opponent report")
+    report = out / "report"
+    status = poki([*config, "report", "--db", str(db_path), "--out", str(report), *quiet])
+    if status:
+        return status
     print(f"\nlogs and database in {out}/")
+    print(f"opponent report: {(report / 'index.html').resolve()}")
     return 0
 
 

@@ -1,0 +1,133 @@
+"""Write the opponent report: HUD statistics of every opponent in the database (as FPDB
+defines them, each with its sample size), per-context models, charts and results against
+us, as one page (DIR/index.html, works offline) plus DIR/players.csv and DIR/report.json.
+The previous report in DIR is replaced whole.
+
+With --schedule, stay running and write it on the [report] cron schedule (the nightly
+report), until interrupted.
+
+Examples:
+  poki report --db poki.sqlite --out report
+  poki report --network irc1995 --since 1995-04-10 --players 50
+  poki report --hero 'poki*' --schedule
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import sys
+import threading
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
+    parser.add_argument("--out", metavar="DIR", default=None, help="report folder (default: [report] out)")
+    parser.add_argument("--network", metavar="NET", default=None,
+                        help="only hands of this network (e.g. irc1995); default: all")
+    parser.add_argument("--since", metavar="DATE", default=None,
+                        help="only hands started on or after DATE (YYYY-MM-DD or an ISO date-time; UTC "
+                        "unless it names a zone)")
+    parser.add_argument("--players", metavar="N", type=int, default=None,
+                        help="only the N most-seen opponents (default: all)")
+    parser.add_argument("--hero", metavar="NAME", default=None,
+                        help="the players we are, for results against us: names or globs, comma-separated "
+                        "(default: [report] hero)")
+    parser.add_argument("--charts", metavar="N", type=int, default=None,
+                        help="draw charts for N opponents: those who played most with us first, then the "
+                        "most-seen (default: [report] charts)")
+    parser.add_argument("--schedule", action="store_true",
+                        help="keep running and write the report on the [report] cron schedule")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def parse_since(text: str) -> float:
+    """Unix time of a date or date-time; naive ones are UTC. ValueError if unreadable."""
+    try:
+        when = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"--since: not a date (YYYY-MM-DD) or ISO date-time: {text!r}") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return when.timestamp()
+
+
+def _options(args: argparse.Namespace):
+    from agent.report.page import options_from_config
+
+    since = None if args.since is None else parse_since(args.since)
+    if args.players is not None and args.players < 1:
+        raise ValueError("--players must be at least 1")
+    if args.charts is not None and args.charts < 0:
+        raise ValueError("--charts must be 0 or more")
+    return options_from_config(args.settings.report, network=args.network, since=since, players=args.players,
+                               hero=args.hero, charts=args.charts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent.report.page import ReportWriteError, write_report
+    from agent.report.stats import ReportDataError
+
+    db_path = args.db or args.settings.database.path
+    out = args.out or args.settings.report.out
+    try:
+        options = _options(args)
+    except ValueError as exc:
+        print(f"poki report: {exc}", file=sys.stderr)
+        return 2
+    if args.schedule:
+        return _schedule(db_path, out, options, args)
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=9 + options.charts, unit="step", disable=args.no_progress, file=sys.stderr,
+               bar_format="{desc:<28}{bar}| {n_fmt}/{total_fmt} [{elapsed}]")
+
+    def step(name: str) -> None:
+        bar.set_description_str(f"report: {name}"[:28])
+        bar.update(1)
+
+    try:
+        result = write_report(db_path, out, options, progress=step)
+    except (ReportDataError, ReportWriteError) as exc:
+        bar.close()
+        print(f"poki report: {exc}", file=sys.stderr)
+        return 1
+    bar.update(bar.total - bar.n)
+    bar.close()
+    if result.bad_actions:
+        print(f"poki report: {result.bad_actions} action row(s) with a round or kind that does not exist "
+              f"were left out (`poki db check --db {db_path}` examines the file)", file=sys.stderr)
+    print(f"report of {result.players} opponents over {result.hands:,} hands in {result.seconds:.1f} s")
+    print(result.index)
+    return 0
+
+
+def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
+    import signal
+
+    from agent.report.schedule import NightlyReport
+
+    cfg = args.settings.report
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        job = NightlyReport(db_path, out, options, cron=cfg.cron, timezone=cfg.timezone)
+    except ValueError as exc:  # a cron line the config check let through (e.g. minute 61)
+        print(f"poki report: [report] cron {cfg.cron!r}: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    job.start()
+    print(f"report of {db_path} into {out} on the schedule {cfg.cron!r} ({cfg.timezone}); "
+          f"next at {job.next_run_time()}; Ctrl-C stops", flush=True)
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        job.shutdown()
+    s = job.status
+    print(f"stopped after {s.runs} run(s), {s.failures} failed, {s.skipped} skipped")
+    return 0

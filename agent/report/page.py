@@ -1,0 +1,312 @@
+"""The opponent report as files: ``index.html`` (one page, works offline: CSS, JavaScript
+and SVG charts inline), ``players.csv`` and ``report.json``, written into a temporary
+folder beside the target and then put in its place, so a reader sees the old report or
+the new one and never half of one.
+
+The page is a Jinja2 template (templates/report.html.j2) with autoescaping: player names
+come from the outside world (IRC nicknames) and are never trusted as HTML.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .stats import (
+    PROPORTIONS,
+    Factor,
+    Figure,
+    Mean,
+    ReportData,
+    StyleThresholds,
+    compute,
+    open_readonly,
+)
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class ReportWriteError(Exception):
+    """The report folder cannot be written; the message names it and says why."""
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What to report on and how (the CLI's options over config [report])."""
+
+    network: str | None = None
+    since: float | None = None  # Unix time: hands started at or after it
+    players: int | None = None  # the most-seen opponents only; None: all
+    hero: str = "poki*"  # the players we are (glob patterns, comma-separated)
+    charts: int = 15  # opponents (most-seen first) whose charts are drawn
+    thresholds: StyleThresholds = field(default_factory=StyleThresholds)
+
+
+def options_from_config(report: Any, **overrides: Any) -> ReportOptions:
+    """ReportOptions from a config's [report] section (agent.config.ReportConfig), with
+    the given fields overridden (None leaves the config's value)."""
+    base = ReportOptions(
+        hero=report.hero, charts=report.charts,
+        thresholds=StyleThresholds(loose_vpip=report.loose_vpip, aggressive_af=report.aggressive_af,
+                                   min_hands=report.style_min_hands, min_sample=report.min_sample),
+    )
+    from dataclasses import replace
+
+    return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
+@dataclass
+class ReportResult:
+    out: Path
+    index: Path
+    players: int
+    hands: int
+    seconds: float
+    bad_actions: int = 0
+
+
+# ------------------------------------------------------------------------------ formatting
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.0f}%"
+
+
+def _cell(fig: Figure, min_sample: int) -> dict[str, Any]:
+    """How a proportion shows in a table cell: the figure with its sample, or the
+    interval it is known to lie in when the sample is small, or a dash."""
+    lo, hi = fig.interval
+    v = fig.value
+    if v is None:
+        return {"text": "–", "sort": "", "cls": "na", "title": "no opportunity yet"}
+    title = f"{fig.done}/{fig.n}; 95% interval {100 * lo:.0f}–{100 * hi:.0f}%"
+    if fig.n < min_sample:
+        return {"text": f"{100 * lo:.0f}–{100 * hi:.0f}%", "sort": f"{v:.4f}", "cls": "few", "n": fig.n,
+                "title": f"only {fig.n} opportunities: {title}"}
+    return {"text": f"{100 * v:.0f}%", "sort": f"{v:.4f}", "cls": "", "n": fig.n, "title": title}
+
+
+def _af_cell(af: Factor, min_sample: int) -> dict[str, Any]:
+    lo, hi = af.interval
+    hi_text = "∞" if hi is None else f"{hi:.1f}"
+    if af.n == 0:
+        return {"text": "–", "sort": "", "cls": "na", "title": "no post-flop bets, raises or calls yet"}
+    title = f"{af.aggressive} bets+raises / {af.calls} calls; 95% interval {lo:.1f}–{hi_text}"
+    if af.value is None:
+        # No calls: the factor is unbounded, which says little; show what it rests on.
+        return {"text": f"no calls ({af.aggressive} b/r)", "sort": "", "cls": "few", "n": af.n, "title": title}
+    if af.n < min_sample:
+        return {"text": f"{lo:.1f}–{hi_text}", "sort": f"{af.value:.4f}", "cls": "few", "n": af.n,
+                "title": f"only {af.n} actions: {title}"}
+    return {"text": f"{af.value:.2f}", "sort": f"{af.value:.4f}", "cls": "", "n": af.n, "title": title}
+
+
+def _mean_cell(m: Mean | None, have_us: bool, min_sample: int) -> dict[str, Any]:
+    if m is None or m.value is None:
+        return {"text": "–", "sort": "", "cls": "na",
+                "title": "no hands with us" if have_us else "we are not in these hands"}
+    ci = m.interval
+    title = f"our net over {m.n} hands shared" + (
+        f"; 95% interval {ci[0]:+.2f} to {ci[1]:+.2f} sb/hand" if ci else "")
+    cls = "few" if m.n < min_sample else ("good" if m.value > 0 else "bad")
+    return {"text": f"{m.value:+.2f}", "sort": f"{m.value:.4f}", "cls": cls, "n": m.n, "title": title}
+
+
+def _when(t: float | None) -> str:
+    if t is None:
+        return "unknown"
+    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["pct"] = _pct
+    return env
+
+
+def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str], generated: float) -> str:
+    """The page as a string."""
+    min_sample = options.thresholds.min_sample
+    have_us = bool(data.heroes)
+    rows = []
+    for p in data.players:
+        rows.append({
+            "p": p,
+            "cells": [_cell(p.figures[k], min_sample) for k in TABLE_COLUMNS],
+            "af": _af_cell(p.af, min_sample),
+            "vs": _mean_cell(p.vs_us, have_us, min_sample),
+        })
+    details = []
+    charted = set(data.charted)
+    by_pid = {p.pid: p for p in data.players}
+    for p in [by_pid[c] for c in data.charted] + [p for p in data.players if p.pid not in charted]:
+        stat_rows = []
+        for key, (label, short, sample) in PROPORTIONS.items():
+            fig = p.figures[key]
+            lo, hi = fig.interval
+            stat_rows.append({"label": label, "short": short, "sample": sample, "cell": _cell(fig, min_sample),
+                              "done": fig.done, "n": fig.n,
+                              "interval": "" if fig.n == 0 else f"{100 * lo:.0f}–{100 * hi:.0f}%"})
+        lo, hi = p.af.interval
+        af_interval = "" if p.af.n == 0 else f"{lo:.2f}–{'∞' if hi is None else f'{hi:.2f}'}"
+        ctx_rows = []
+        for c in p.contexts:
+            dn, ln = sum(c["decayed"]), sum(c["lifetime"])
+            ctx_rows.append({
+                "name": c["name"], "decayed_n": dn, "lifetime_n": ln,
+                "decayed": [None if dn <= 0 else x / dn for x in c["decayed"]],
+                "lifetime": [None if ln <= 0 else x / ln for x in c["lifetime"]],
+                "few_decayed": dn < min_sample, "few_lifetime": ln < min_sample,
+            })
+        details.append({"p": p, "stats": stat_rows, "af": _af_cell(p.af, min_sample), "af_interval": af_interval,
+                        "vs": _mean_cell(p.vs_us, have_us, min_sample), "contexts": ctx_rows, "chart": charts.get(p.pid)})
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        data=data, options=options, rows=rows, details=details, have_us=have_us,
+        columns=[PROPORTIONS[k][1] for k in TABLE_COLUMNS], column_help=[PROPORTIONS[k][0] for k in TABLE_COLUMNS],
+        generated=_when(generated), first=_when(data.first_hand_at), last=_when(data.last_hand_at),
+        min_sample=min_sample, charted=len(data.charted),
+        since=None if options.since is None else _when(options.since),
+    )
+
+
+# The proportions shown as columns of the opponents' table (all are in each section).
+TABLE_COLUMNS = ("vpip", "pfr", "three_bet", "agg_freq", "wtsd", "wsd", "wwsf", "cbet", "fold_cbet")
+
+
+def _safe_csv(text: str) -> str:
+    """A name a spreadsheet would run as a formula is prefixed with a quote."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def write_csv(data: ReportData, path: Path) -> None:
+    header = ["player", "id", "networks", "hands", "style"]
+    for key in PROPORTIONS:
+        header += [key, f"{key}_n", f"{key}_low", f"{key}_high"]
+    header += ["aggression_factor", "aggression_factor_n", "vs_us_sb_per_hand", "vs_us_hands"]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        w = csv.writer(handle)
+        w.writerow(header)
+        for p in data.players:
+            row: list[Any] = [_safe_csv(p.name), p.pid, " ".join(p.networks), p.hands, p.style]
+            for key in PROPORTIONS:
+                f = p.figures[key]
+                lo, hi = f.interval
+                row += ["" if f.value is None else f"{f.value:.4f}", f.n, f"{lo:.4f}", f"{hi:.4f}"]
+            row += ["" if p.af.value is None else f"{p.af.value:.4f}", p.af.n,
+                    "" if p.vs_us is None else f"{p.vs_us.value:.4f}", 0 if p.vs_us is None else p.vs_us.n]
+            w.writerow(row)
+
+
+def report_json(data: ReportData, options: ReportOptions, generated: float) -> dict[str, Any]:
+    return {
+        "generated_at": generated,
+        "database": data.path,
+        "hands": data.hands,
+        "hands_by_network": data.networks,
+        "first_hand_at": data.first_hand_at,
+        "last_hand_at": data.last_hand_at,
+        "filters": data.filters,
+        "hero_pattern": data.hero_pattern,
+        "heroes_found": data.heroes,
+        "opponents_total": data.opponents_total,
+        "action_rows_left_out": data.bad_actions,
+        "model_half_life_hands": data.half_life,
+        "thresholds": {"loose_vpip": options.thresholds.loose_vpip,
+                       "aggressive_af": options.thresholds.aggressive_af,
+                       "style_min_hands": options.thresholds.min_hands,
+                       "min_sample": options.thresholds.min_sample},
+        "definitions": {k: {"label": v[0], "sample": v[2]} for k, v in PROPORTIONS.items()},
+        "players": [p.to_json() for p in data.players],
+    }
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def replace_folder(tmp: Path, out: Path) -> None:
+    """Put the finished folder ``tmp`` where ``out`` is: renames only, so readers of
+    ``out`` see the old report or the new one. (Between the two renames ``out`` is
+    briefly absent; it is never partly written.)"""
+    if out.exists() or out.is_symlink():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}-{time.monotonic_ns()}")
+        os.rename(out, old)
+        try:
+            os.rename(tmp, out)
+        except BaseException:
+            os.rename(old, out)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(tmp, out)
+
+
+def write_report(
+    db_path: str | Path,
+    out: str | Path,
+    options: ReportOptions = ReportOptions(),
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> ReportResult:
+    """Compute the statistics of the database and write the report folder ``out``
+    (index.html, players.csv, report.json), replacing any previous one whole.
+    Raises stats.ReportDataError for a missing or foreign database, ReportWriteError when
+    the folder cannot be written."""
+    t0 = time.perf_counter()
+    step = progress or (lambda _: None)
+    out = Path(out)
+    conn = open_readonly(str(db_path))
+    try:
+        data = compute(conn, str(db_path), network=options.network, since=options.since,
+                       players=options.players, hero=options.hero, thresholds=options.thresholds,
+                       timelines_for=options.charts, progress=step)
+    finally:
+        conn.close()
+    from .charts import player_chart
+
+    charts = {}
+    have_us = bool(data.heroes)
+    by_pid = {p.pid: p for p in data.players}
+    for pid in data.charted:
+        p = by_pid[pid]
+        step(f"chart {p.name}")
+        charts[pid] = player_chart(p, have_us)
+    generated = time.time()
+    step("page")
+    html = render_html(data, options, charts, generated)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=str(out.parent)))
+    except OSError as exc:
+        raise ReportWriteError(f"cannot write the report into {out}: {exc.strerror or exc} ({exc.filename or out.parent})") from None
+    try:
+        (tmp / "index.html").write_text(html, encoding="utf-8")
+        write_csv(data, tmp / "players.csv")
+        (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), indent=1), encoding="utf-8")
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is meant to be read
+        replace_folder(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ReportWriteError(f"cannot write the report into {out}: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ReportResult(out=out, index=out / "index.html", players=len(data.players), hands=data.hands,
+                        seconds=time.perf_counter() - t0, bad_actions=data.bad_actions)

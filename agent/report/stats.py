@@ -1,0 +1,671 @@
+"""HUD statistics of every player in the opponent database, as FPDB defines them.
+
+Each statistic is written once, here, from the rows the database stores (seats, actions
+with their round and all-in flag, results, models). The definitions follow FPDB (the Free
+Poker DataBase, github.com/jejellyroll-fr/fpdb-3): its ``DerivedStats.py`` turns one
+hand into per-player flags and counts, and its ``Stats.py`` divides their sums.
+
+==================  ============================================  =============================
+statistic            done (per hand, summed)                      opportunities (the sample)
+==================  ============================================  =============================
+VPIP                 called, bet or raised pre-flop                hands dealt, except the big
+                     (DerivedStats.vpip: street0VPI)              blind's walks (street0VPIChance)
+PFR                  bet or raised pre-flop (street0Aggr)          as VPIP (street0AggrChance)
+3-bet pre-flop       raised when facing exactly one raise of the   acted facing exactly one raise
+                     big blind (calc34BetStreet0: street0_3BDone)  (street0_3BChance)
+aggression factor    post-flop bets + raises (counts: streetNBets  post-flop calls (Stats.agg_fact
+                     + streetNRaises, N = flop, turn, river)       divides by call_1..4); the
+                                                                   sample is bets+raises+calls
+aggression freq.     post-flop streets on which the player bet or  post-flop streets seen
+                     raised (streetNAggr)                          (Stats.a_freq_123: saw_1..3)
+per-street aggr.     the street's streetNAggr                      the street seen (a_freq_N)
+went to showdown     still in when the hand was decided among two  saw the flop (Stats.wtsd:
+                     or more players (sawShowdown)                 sd / saw_f)
+won at showdown      won chips at a showdown (wonAtSD)             went to showdown (Stats.wmsd)
+won when saw flop    won chips in a hand whose flop it saw         saw the flop
+                     (wonWhenSeenStreet1)
+continuation bet     bet the flop as first action, having made     had the last pre-flop bet and
+                     the last pre-flop bet or raise (street1CBDone no one bet before it on the
+                     via calcCBets/betStreet)                      flop (street1CBChance)
+fold to c-bet        folded to a flop continuation bet             acted facing one, before any
+                     (foldToStreet1CBDone)                         raise (foldToStreet1CBChance)
+==================  ============================================  =============================
+
+Where we differ from FPDB, and why:
+
+- FPDB's ``agg_fact`` numerator counts streets with any aggression (SQL.py sums the
+  streetNAggr flags as aggr_N) over the number of calls (streetNCalls, a count); the aggression factor players know from PokerTracker and
+  Hold'em Manager, and the one named in DESIGN.md, is (bets + raises) / calls with both
+  counted, which FPDB's per-street Bets/Raises/Calls counters also hold. We use the counts.
+- Post-flop statistics (everything from "aggression factor" down) leave out, per player,
+  the hands in which the player could no longer bet after the flop: the player was all-in
+  before the flop, or every other player who saw the flop was. An all-in player goes to
+  showdown without a choice and can make no continuation bet, which would skew them.
+- Quitting or being kicked is not an action in our hand records (the sites FPDB reads
+  record leaving as a fold): a player who takes no decision in a round in which others
+  did, and wins nothing, has left the hand there, and sees no later street or showdown.
+
+Every figure carries its sample size; :class:`Figure` gives its Wilson score interval
+(95%) so the page can show a figure from few opportunities as the interval it is.
+Results against us (our net small bets per hand in the hands an opponent shared with a
+player we are) and the per-context model (seed 004's 12 contexts, decayed and lifetime,
+from the ``models`` table) complete a player's statistics.
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections import Counter
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agent.game.context import N_CONTEXTS, context_name
+from agent.game.frequencies import ContextCounts, Decay
+from agent.game.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE, ROUND_NAMES
+
+ROUNDS = ROUND_NAMES
+ACTION_KINDS = (FOLD, CHECK, CALL, BET, RAISE)
+_KINDS_SQL = "(" + ", ".join(f"'{k}'" for k in (*ACTION_KINDS, "sb", BIG_BLIND)) + ")"
+Z95 = 1.959963984540054
+
+
+class ReportDataError(Exception):
+    """The database cannot be reported on; the message names the file and the reason."""
+
+
+# ------------------------------------------------------------------------------ figures
+
+
+def wilson_interval(done: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``done``/``n`` (0, 1 for no data)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = done / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A proportion: how many times a player did it out of how many opportunities."""
+
+    done: int
+    n: int
+
+    @property
+    def value(self) -> float | None:
+        return self.done / self.n if self.n else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.done, self.n)
+
+    def to_json(self) -> dict[str, Any]:
+        lo, hi = self.interval
+        v = self.value
+        return {"value": None if v is None else round(v, 4), "done": self.done, "n": self.n,
+                "low": round(lo, 4), "high": round(hi, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Factor:
+    """The aggression factor: aggressive actions over calls; its sample is all of them.
+    No value when there were no calls (never 'infinite')."""
+
+    aggressive: int
+    calls: int
+
+    @property
+    def n(self) -> int:
+        return self.aggressive + self.calls
+
+    @property
+    def value(self) -> float | None:
+        return self.aggressive / self.calls if self.calls else None
+
+    @property
+    def interval(self) -> tuple[float, float | None]:
+        """The factor's 95% interval, from the Wilson interval of the share of
+        aggressive actions p (factor = p / (1 - p)); None above for an unbounded one."""
+        if self.n == 0:
+            return (0.0, None)
+        lo, hi = wilson_interval(self.aggressive, self.n)
+        return (lo / (1 - lo), None if hi >= 1.0 else hi / (1 - hi))
+
+    def to_json(self) -> dict[str, Any]:
+        lo, hi = self.interval
+        v = self.value
+        return {"value": None if v is None else round(v, 3), "aggressive": self.aggressive,
+                "calls": self.calls, "n": self.n, "low": round(lo, 3),
+                "high": None if hi is None else round(hi, 3)}
+
+
+@dataclass(frozen=True, slots=True)
+class Mean:
+    """A mean per hand (our net small bets per hand against a player) with its sample."""
+
+    total: float
+    total_sq: float
+    n: int
+
+    @property
+    def value(self) -> float | None:
+        return self.total / self.n if self.n else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """Normal 95% interval of the mean; None below two hands."""
+        if self.n < 2:
+            return None
+        mean = self.total / self.n
+        var = max(0.0, (self.total_sq - self.n * mean * mean) / (self.n - 1))
+        half = Z95 * math.sqrt(var / self.n)
+        return (mean - half, mean + half)
+
+    def to_json(self) -> dict[str, Any]:
+        ci = self.interval
+        v = self.value
+        return {"value": None if v is None else round(v, 4), "n": self.n,
+                "low": None if ci is None else round(ci[0], 4), "high": None if ci is None else round(ci[1], 4)}
+
+
+# The proportions of a player's statistics, in the order the report shows them:
+# key -> (label, short label, what the sample counts).
+PROPORTIONS: dict[str, tuple[str, str, str]] = {
+    "vpip": ("Voluntarily put in pot", "VPIP", "hands dealt (walks of the big blind left out)"),
+    "pfr": ("Pre-flop raise", "PFR", "hands dealt (walks of the big blind left out)"),
+    "three_bet": ("3-bet pre-flop", "3Bet", "times facing exactly one pre-flop raise"),
+    "agg_freq": ("Post-flop aggression frequency", "AFq", "post-flop streets seen"),
+    "agg_flop": ("Aggression on the flop", "Agg F", "flops seen"),
+    "agg_turn": ("Aggression on the turn", "Agg T", "turns seen"),
+    "agg_river": ("Aggression on the river", "Agg R", "rivers seen"),
+    "wtsd": ("Went to showdown", "WTSD", "flops seen"),
+    "wsd": ("Won at showdown", "W$SD", "showdowns"),
+    "wwsf": ("Won when saw flop", "WWSF", "flops seen"),
+    "cbet": ("Continuation bet (flop)", "CBet", "flops with the pre-flop initiative, unopened to them"),
+    "fold_cbet": ("Fold to continuation bet (flop)", "F-CBet", "flop continuation bets faced"),
+}
+
+# Per-(hand, player) columns the hand pass fills (done/opportunity pairs and counts).
+_COLUMNS = (
+    "vpip_opp", "vpip", "pfr", "tb_opp", "tb",
+    "saw1", "saw2", "saw3", "aggr1", "aggr2", "aggr3", "bets_raises", "calls",
+    "sd", "wsd", "wwsf", "cb_opp", "cb", "fcb_opp", "fcb",
+)
+_C = {name: i for i, name in enumerate(_COLUMNS)}
+(_VPIP_OPP, _VPIP, _PFR, _TB_OPP, _TB, _SAW1, _, _, _AGGR1, _, _, _BETS_RAISES, _CALLS,
+ _SD, _WSD, _WWSF, _CB_OPP, _CB, _FCB_OPP, _FCB) = range(len(_COLUMNS))
+
+
+def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int]],
+               won: dict[int, int]) -> dict[int, list[int]]:
+    """The FPDB flags and counts of one hand for each seated player (see the module
+    docstring): ``actions`` are (player, round, kind, all_in) in the order taken, blinds
+    included; ``won`` the chips each player took from the pot."""
+    flags = {p: [0] * len(_COLUMNS) for p in seated}
+    by_round: list[list[tuple[int, str, int]]] = [[], [], [], []]
+    for player, rnd, kind, all_in in actions:
+        if player in flags:  # an action by someone not seated says nothing of anyone
+            by_round[rnd].append((player, kind, all_in))
+    pre = by_round[0]
+    big_blind = next((p for p, k, _ in pre if k == BIG_BLIND), None)
+    vpipers = {p for p, k, _ in pre if k in (CALL, BET, RAISE)}
+    raisers = {p for p, k, _ in pre if k in (BET, RAISE)}
+
+    # VPIP and PFR (DerivedStats.vpip): every hand dealt is a chance, except the big
+    # blind's when nobody put money in voluntarily (a walk).
+    walk = not vpipers
+    for p in seated:
+        if walk and p == big_blind:
+            continue
+        f = flags[p]
+        f[_VPIP_OPP] = 1
+        if p in vpipers:
+            f[_VPIP] = 1
+        if p in raisers:
+            f[_PFR] = 1
+
+    # 3-bet (calc34BetStreet0): the big blind is the first bet, an open raise the second;
+    # whoever acts while the level is two has a chance, and takes it by raising.
+    level = 1
+    for player, kind, _ in pre:
+        if kind in (BIG_BLIND, "sb"):
+            continue
+        if level == 2:
+            flags[player][_TB_OPP] = 1
+            if kind in (BET, RAISE):
+                flags[player][_TB] = 1
+        if kind in (BET, RAISE):
+            level += 1
+
+    # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
+    # gone quiet while others acted yet won chips, which only an all-in player can).
+    # Quits and kicks are not actions: a player who takes no decision in a round in which
+    # others did, and wins nothing, has left the hand (playersAtStreetX counts folds only,
+    # because the sites it reads record leaving as folding).
+    stuck = {p for p, _, a in pre if a}
+    remaining = _still_in(seated, pre, stuck, won)
+    last_aggressor_pre = next((p for p, k, _ in reversed(pre) if k in (BET, RAISE)), None)
+    postflop: set[int] = set()
+    for rnd in (1, 2, 3):
+        if len(remaining) < 2:
+            break
+        acts = by_round[rnd]
+        remaining = _still_in(remaining, acts, stuck, won, folds=False)
+        if rnd == 1:
+            # A hand counts in a player's post-flop figures only if the player and at
+            # least one other player could still bet after the flop.
+            live = [p for p in remaining if p not in stuck]
+            postflop = set(live) if len(live) >= 2 else set()
+        for p in remaining:
+            if p in postflop:
+                flags[p][_SAW1 + rnd - 1] = 1
+        for player, kind, all_in in acts:
+            if all_in:
+                stuck.add(player)
+            if player not in postflop:
+                continue
+            f = flags[player]
+            if kind in (BET, RAISE):
+                f[_AGGR1 + rnd - 1] = 1
+                f[_BETS_RAISES] += 1
+            elif kind == CALL:
+                f[_CALLS] += 1
+        if rnd == 1:
+            _continuation_bet(acts, last_aggressor_pre, postflop, flags)
+        out = {player for player, kind, _ in acts if kind == FOLD}
+        remaining = [p for p in remaining if p not in out]
+    # Showdown (sawShowdown): two or more still in at the end.
+    if len(remaining) >= 2:
+        for p in remaining:
+            if p in postflop:
+                flags[p][_SD] = 1
+                if won.get(p, 0) > 0:
+                    flags[p][_WSD] = 1
+    for p in postflop:
+        if flags[p][_SAW1] and won.get(p, 0) > 0:
+            flags[p][_WWSF] = 1
+    return flags
+
+
+def _still_in(players: Sequence[int], acts: list[tuple[int, str, int]], stuck: set[int],
+              won: dict[int, int], folds: bool = True) -> list[int]:
+    """``players`` less those who left during the round of ``acts`` (and with ``folds``,
+    those who folded in it); a silent player who won chips joins ``stuck``."""
+    deciders = {p for p, k, _ in acts if k in ACTION_KINDS}
+    folded = {p for p, k, _ in acts if k == FOLD} if folds else set()
+    out = []
+    for p in players:
+        if p in folded:
+            continue
+        if deciders and p not in deciders and p not in stuck:
+            if won.get(p, 0) <= 0:
+                continue  # left the table
+            stuck.add(p)
+        out.append(p)
+    return out
+
+
+def _continuation_bet(acts: list[tuple[int, str, int]], aggressor: int | None, postflop: set[int],
+                      flags: dict[int, list[int]]) -> None:
+    """calcCBets for the flop: the pre-flop aggressor has a chance if nobody bet before
+    their first flop action and takes it by betting; the players who then act on that bet,
+    up to and including a raise, face it (foldTofirstsBetOrRaiser) and fold to it or not."""
+    if aggressor is None or aggressor not in postflop:
+        return
+    for i, (player, kind, _) in enumerate(acts):
+        if player == aggressor:
+            flags[player][_C["cb_opp"]] = 1
+            if kind in (BET, RAISE):
+                flags[player][_C["cb"]] = 1
+                for other, okind, _ in acts[i + 1:]:
+                    if other == aggressor:
+                        break
+                    if other in postflop:
+                        flags[other][_C["fcb_opp"]] = 1
+                        if okind == FOLD:
+                            flags[other][_C["fcb"]] = 1
+                    if okind == RAISE:  # the raiser faced the bet; those after face a raise
+                        break
+            return
+        if kind in (BET, RAISE):
+            return
+
+
+# ------------------------------------------------------------------------------ players
+
+
+@dataclass
+class PlayerStats:
+    """Everything the report says about one player."""
+
+    pid: int
+    name: str
+    networks: list[str]
+    hands: int
+    figures: dict[str, Figure]
+    af: Factor
+    actions: dict[str, dict[str, int]]  # round -> kind -> count
+    contexts: list[dict[str, Any]]  # 12 contexts: decayed and lifetime (fold, call, raise)
+    model_hands: int  # hands the stored model has seen (all networks, all time)
+    vs_us: Mean | None  # None: no hand shared with us
+    style: str = "unknown"
+    timeline: dict[str, list[float]] = field(default_factory=dict)  # filled for charted players
+    vs_us_curve: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.name,
+            "id": self.pid,
+            "networks": self.networks,
+            "hands": self.hands,
+            "style": self.style,
+            **{key: fig.to_json() for key, fig in self.figures.items()},
+            "aggression_factor": self.af.to_json(),
+            "results_vs_us_sb_per_hand": None if self.vs_us is None else self.vs_us.to_json(),
+            "actions_by_round": self.actions,
+            "model_hands": self.model_hands,
+            "contexts": self.contexts,
+        }
+
+
+@dataclass
+class ReportData:
+    """The statistics of a database: the players in the order shown and what was asked."""
+
+    path: str
+    hands: int
+    first_hand_at: float | None
+    last_hand_at: float | None
+    networks: dict[str, int]
+    players: list[PlayerStats]
+    opponents_total: int
+    heroes: list[str]  # names of the players we are found in the hands
+    hero_pattern: str
+    half_life: float | None
+    filters: dict[str, Any]
+    charted: list[int] = field(default_factory=list)  # players whose charts are drawn, in order
+    bad_actions: int = 0  # action rows left out: a round or kind no writer makes
+
+
+@dataclass(frozen=True)
+class StyleThresholds:
+    """Where tight turns loose and passive aggressive (config [report])."""
+
+    loose_vpip: float = 0.28
+    aggressive_af: float = 1.5
+    min_hands: int = 50
+    min_sample: int = 20
+
+
+def style_label(vpip: Figure, af: Factor, t: StyleThresholds) -> str:
+    """'tight-aggressive', 'loose-passive', ...; 'unknown' on too few hands or actions."""
+    if vpip.n < t.min_hands or af.n < t.min_sample:
+        return "unknown"
+    loose = "loose" if (vpip.value or 0.0) >= t.loose_vpip else "tight"
+    aggressive = "aggressive" if af.value is None or af.value >= t.aggressive_af else "passive"
+    return f"{loose}-{aggressive}"
+
+
+def is_hero(name: str, pattern: str) -> bool:
+    """Whether a player name is one of ours: a glob (``poki*``), case-insensitive; several
+    patterns separated by commas."""
+    low = name.lower()
+    return any(fnmatch.fnmatchcase(low, p.strip().lower()) for p in pattern.split(",") if p.strip())
+
+
+def _hand_filter(network: str | None, since: float | None) -> tuple[str, list[Any]]:
+    where, params = [], []
+    if network is not None:
+        where.append("network = ?")
+        params.append(network)
+    if since is not None:
+        where.append("started_at >= ?")
+        params.append(since)
+    return (" AND ".join(where), params)
+
+
+def _check_schema(conn: sqlite3.Connection, path: str) -> None:
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    except sqlite3.DatabaseError as exc:
+        raise ReportDataError(f"{path}: not an SQLite database: {exc}") from None
+    needed = {"players", "aliases", "hands", "seats", "actions", "results", "models"}
+    if not needed <= tables:
+        if not tables:
+            raise ReportDataError(f"{path}: an empty file, not a Poki database")
+        raise ReportDataError(f"{path}: not a Poki database (it lacks the tables {', '.join(sorted(needed - tables))})")
+
+
+def open_readonly(path: str) -> sqlite3.Connection:
+    """A read-only connection of its own (a writer may keep adding hands meanwhile)."""
+    import os
+
+    if not os.path.isfile(path):
+        raise ReportDataError(f"no database at {path}")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        conn.execute("PRAGMA query_only = 1")
+        _check_schema(conn, path)
+    except sqlite3.DatabaseError as exc:
+        raise ReportDataError(f"{path}: cannot be read: {exc}") from None
+    return conn
+
+
+def compute(
+    conn: sqlite3.Connection,
+    path: str = "",
+    *,
+    network: str | None = None,
+    since: float | None = None,
+    players: int | None = None,
+    hero: str = "poki*",
+    thresholds: StyleThresholds = StyleThresholds(),
+    timelines_for: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> ReportData:
+    """The statistics of every player in the hands chosen (``network``, hands started
+    at or after ``since``), in one read transaction; the ``players`` most-seen opponents
+    (all by default), players matching ``hero`` being us. ``timelines_for``: how many
+    players get their stats-over-time and results curves (``charted``): those who played
+    the most hands with us first, then the most-seen."""
+    _check_schema(conn, path)
+    step = progress or (lambda _: None)
+    where, params = _hand_filter(network, since)
+    hand_where = f"WHERE {where}" if where else ""
+    in_hands = f"WHERE hand IN (SELECT seq FROM hands {hand_where})" if where else ""
+    conn.execute("BEGIN")  # one snapshot for every query, however the writer moves on
+    try:
+        step("hands")
+        hand_rows = conn.execute(
+            f"SELECT seq, small_bet, started_at, network FROM hands {hand_where} ORDER BY seq", params).fetchall()
+        names = dict(conn.execute("SELECT id, name FROM players"))
+        nets: dict[int, set[str]] = {}
+        for pid, net in conn.execute("SELECT player, network FROM aliases"):
+            nets.setdefault(pid, set()).add(net)
+        step("seats")
+        seats = conn.execute(f"SELECT hand, player FROM seats {in_hands} ORDER BY hand, player", params).fetchall()
+        step("results")
+        results = conn.execute(f"SELECT hand, player, put_in, won FROM results {in_hands} ORDER BY hand", params).fetchall()
+        step("actions")
+        # Rows no Poki writer makes (a round or kind that does not exist) are left out
+        # and counted, so a damaged or hand-edited file still gives a report.
+        valid = f"round BETWEEN 0 AND 3 AND kind IN {_KINDS_SQL}"
+        actions = conn.execute(
+            f"SELECT hand, player, round, kind, all_in FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} {valid}"
+            " ORDER BY hand, ord", params).fetchall()
+        bad_actions = conn.execute(
+            f"SELECT count(*) FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} NOT ({valid})", params).fetchone()[0]
+        step("models")
+        model_rows = conn.execute(
+            "SELECT m.player, m.context, m.fold_decayed, m.call_decayed, m.raise_decayed, m.ref_hand,"
+            " m.fold_count, m.call_count, m.raise_count, p.hands FROM models m JOIN players p ON p.id = m.player").fetchall()
+        half_life_row = conn.execute("SELECT value FROM meta WHERE key = 'half_life_hands'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise ReportDataError(f"{path}: cannot be read: {exc}") from None
+    finally:
+        conn.execute("ROLLBACK")
+    half_life = float(half_life_row[0]) if half_life_row else None
+
+    step("statistics")
+    heroes = {pid for pid, name in names.items() if is_hero(name, hero)}
+    small_bet = {seq: sb for seq, sb, _, _ in hand_rows}
+    # One pass over the hands: per seat row (hand, player) the FPDB flags.
+    n_rows = len(seats)
+    row_player = np.fromiter((p for _, p in seats), dtype=np.int64, count=n_rows)
+    table = np.zeros((n_rows, len(_COLUMNS)), dtype=np.int32)
+    row_net = np.zeros(n_rows, dtype=np.float64)
+    row_vs_us = np.full(n_rows, np.nan)  # our net small bets in the row's hand, if we sat in it
+    ai = ri = 0
+    n_actions, n_results = len(actions), len(results)
+    i = 0
+    while i < n_rows:
+        hand = seats[i][0]
+        j = i
+        while j < n_rows and seats[j][0] == hand:
+            j += 1
+        seated = [p for _, p in seats[i:j]]
+        while ri < n_results and results[ri][0] < hand:
+            ri += 1
+        won: dict[int, int] = {}
+        net: dict[int, int] = {}
+        while ri < n_results and results[ri][0] == hand:
+            _, p, put_in, w = results[ri]
+            won[p] = w
+            net[p] = w - put_in
+            ri += 1
+        while ai < n_actions and actions[ai][0] < hand:
+            ai += 1
+        start = ai
+        while ai < n_actions and actions[ai][0] == hand:
+            ai += 1
+        flags = hand_flags(seated, [a[1:] for a in actions[start:ai]], won)
+        sb = small_bet.get(hand) or 1
+        ours = [p for p in seated if p in heroes]
+        our_net = sum(net.get(p, 0) for p in ours) / sb if ours else None
+        for k in range(i, j):
+            p = seats[k][1]
+            table[k] = flags[p]
+            row_net[k] = net.get(p, 0) / sb
+            if our_net is not None and p not in heroes:
+                row_vs_us[k] = our_net
+        i = j
+
+    step("players")
+    uniq, inverse = np.unique(row_player, return_inverse=True)
+    sums = np.stack([np.bincount(inverse, weights=table[:, c], minlength=len(uniq)).astype(np.int64)
+                     for c in range(len(_COLUMNS))], axis=1) if n_rows else np.zeros((0, len(_COLUMNS)), np.int64)
+    hands_dealt = np.bincount(inverse, minlength=len(uniq))
+    with_us = ~np.isnan(row_vs_us)
+    vs_n = np.bincount(inverse[with_us], minlength=len(uniq))
+    vs_sum = np.bincount(inverse[with_us], weights=row_vs_us[with_us], minlength=len(uniq))
+    vs_sq = np.bincount(inverse[with_us], weights=row_vs_us[with_us] ** 2, minlength=len(uniq))
+
+    contexts: dict[int, list[dict[str, Any]]] = {}
+    model_hands: dict[int, int] = {}
+    factor = Decay(half_life).factor if half_life else 1.0
+    for pid, ctx, fd, cd, rd, ref, fl, cl, rl, now in model_rows:
+        decayed = ContextCounts([fd, cd, rd], ref).decayed_at(now, factor)
+        model_hands[pid] = now
+        contexts.setdefault(pid, [_empty_context(c) for c in range(N_CONTEXTS)])[ctx].update(
+            decayed=[round(x, 3) for x in decayed], lifetime=[fl, cl, rl])
+    mix: dict[int, dict[str, dict[str, int]]] = {}
+    for (pid, rnd, kind), count in Counter(a[1:4] for a in actions).items():
+        m = mix.setdefault(pid, {r: dict.fromkeys(ACTION_KINDS, 0) for r in ROUNDS})
+        if kind in ACTION_KINDS:
+            m[ROUNDS[rnd]][kind] = count
+
+    order = sorted(range(len(uniq)), key=lambda x: (-int(hands_dealt[x]), names.get(int(uniq[x]), "")))
+    opponents = [x for x in order if int(uniq[x]) not in heroes]
+    chosen = opponents if players is None else opponents[:players]
+    out = []
+    for x in chosen:
+        pid = int(uniq[x])
+        s = sums[x]
+        figs = {
+            "vpip": Figure(int(s[_C["vpip"]]), int(s[_C["vpip_opp"]])),
+            "pfr": Figure(int(s[_C["pfr"]]), int(s[_C["vpip_opp"]])),
+            "three_bet": Figure(int(s[_C["tb"]]), int(s[_C["tb_opp"]])),
+            "agg_freq": Figure(int(s[_C["aggr1"]] + s[_C["aggr2"]] + s[_C["aggr3"]]),
+                               int(s[_C["saw1"]] + s[_C["saw2"]] + s[_C["saw3"]])),
+            "agg_flop": Figure(int(s[_C["aggr1"]]), int(s[_C["saw1"]])),
+            "agg_turn": Figure(int(s[_C["aggr2"]]), int(s[_C["saw2"]])),
+            "agg_river": Figure(int(s[_C["aggr3"]]), int(s[_C["saw3"]])),
+            "wtsd": Figure(int(s[_C["sd"]]), int(s[_C["saw1"]])),
+            "wsd": Figure(int(s[_C["wsd"]]), int(s[_C["sd"]])),
+            "wwsf": Figure(int(s[_C["wwsf"]]), int(s[_C["saw1"]])),
+            "cbet": Figure(int(s[_C["cb"]]), int(s[_C["cb_opp"]])),
+            "fold_cbet": Figure(int(s[_C["fcb"]]), int(s[_C["fcb_opp"]])),
+        }
+        af = Factor(int(s[_C["bets_raises"]]), int(s[_C["calls"]]))
+        vs = Mean(float(vs_sum[x]), float(vs_sq[x]), int(vs_n[x])) if vs_n[x] else None
+        ps = PlayerStats(
+            pid=pid, name=names.get(pid, f"#{pid}"), networks=sorted(nets.get(pid, ())),
+            hands=int(hands_dealt[x]), figures=figs, af=af,
+            actions=mix.get(pid, {r: dict.fromkeys(ACTION_KINDS, 0) for r in ROUNDS}),
+            contexts=contexts.get(pid, [_empty_context(c) for c in range(N_CONTEXTS)]),
+            model_hands=model_hands.get(pid, 0), vs_us=vs,
+        )
+        ps.style = style_label(figs["vpip"], af, thresholds)
+        out.append(ps)
+
+    # Charts go first to the opponents who played most with us, then to the most-seen.
+    charted = sorted(out, key=lambda ps: -(ps.vs_us.n if ps.vs_us else 0))[:timelines_for]
+    if charted:
+        step("timelines")
+        _timelines(charted, row_player, table, row_vs_us)
+
+    started = [t for _, _, t, _ in hand_rows if t is not None]
+    networks: dict[str, int] = {}
+    for _, _, _, net in hand_rows:
+        networks[net] = networks.get(net, 0) + 1
+    return ReportData(
+        path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
+        last_hand_at=max(started) if started else None, networks=networks, players=out,
+        opponents_total=len(opponents), heroes=sorted(names[p] for p in heroes & set(uniq.tolist())),
+        hero_pattern=hero, half_life=half_life,
+        filters={"network": network, "since": since, "players": players},
+        charted=[ps.pid for ps in charted],
+        bad_actions=bad_actions,
+    )
+
+
+def _empty_context(c: int) -> dict[str, Any]:
+    return {"context": c, "name": context_name(c), "decayed": [0.0, 0.0, 0.0], "lifetime": [0, 0, 0]}
+
+
+_TIMELINE_POINTS = 200
+
+
+def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.ndarray,
+               row_vs_us: np.ndarray) -> None:
+    """Running VPIP, PFR and post-flop aggression frequency after each of the player's
+    hands (at most _TIMELINE_POINTS points), and our cumulative net against them."""
+    for ps in players:
+        rows = np.flatnonzero(row_player == ps.pid)  # seat rows are in hand order
+        t = table[rows]
+        hands = np.arange(1, len(rows) + 1)
+
+        def running(done: np.ndarray, opp: np.ndarray) -> np.ndarray:
+            d, o = np.cumsum(done), np.cumsum(opp)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(o > 0, d / np.maximum(o, 1), np.nan)
+
+        vpip = running(t[:, _C["vpip"]], t[:, _C["vpip_opp"]])
+        pfr = running(t[:, _C["pfr"]], t[:, _C["vpip_opp"]])
+        afq = running(t[:, _C["aggr1"]] + t[:, _C["aggr2"]] + t[:, _C["aggr3"]],
+                      t[:, _C["saw1"]] + t[:, _C["saw2"]] + t[:, _C["saw3"]])
+        pick = np.unique(np.linspace(0, len(rows) - 1, min(len(rows), _TIMELINE_POINTS)).astype(int))
+        ps.timeline = {
+            "hands": hands[pick].tolist(),
+            "vpip": vpip[pick].tolist(), "pfr": pfr[pick].tolist(), "agg_freq": afq[pick].tolist(),
+        }
+        us = row_vs_us[rows]
+        us = us[~np.isnan(us)]
+        ps.vs_us_curve = np.cumsum(us).tolist() if len(us) else []
