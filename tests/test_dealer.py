@@ -12,7 +12,7 @@ from agent.play.dealer import Deal, Dealer, HandLog, play_match
 from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.players import BasePlayer, create_player
 from agent.game.rules import Action
-from agent.play.tournament import run_selfplay_bench
+from agent.bench.selfplay import run_selfplay_bench
 from agent.game.context import GameContext
 
 

@@ -178,10 +178,10 @@ def _machine() -> dict[str, Any]:
 SECTIONS: dict[str, tuple[str, str]] = {
     "evaluator": ("agent.bench", "run_evaluator_bench"),
     "assess": ("agent.bench.assess", "run_assess_bench"),
-    "selfplay": ("agent.play.tournament", "run_selfplay_bench"),
+    "selfplay": ("agent.bench.selfplay", "run_selfplay_bench"),
     "engine": ("agent.bench.engine", "run_engine_bench"),
     "db": ("agent.bench.database", "run_db_bench"),
-    "replay": ("agent.play.replay", "run_replay_bench"),
+    "replay": ("agent.bench.replay", "run_replay_bench"),
     "report": ("agent.bench.report", "run_report_bench"),
 }
 
