@@ -230,6 +230,12 @@ class Seat:
             self._finished(record, event)
         return record
 
+    def abandon(self, reason: str) -> None:
+        """Give up the current hand (the connector found its stream broken): nothing
+        of it is stored; events up to the next HandStarted are ignored."""
+        if self._broken is None and self.tracker.in_hand:
+            self._abandon(reason)
+
     def _abandon(self, reason: str) -> None:
         self._broken = reason
         self.stats.hands_abandoned += 1
