@@ -105,19 +105,20 @@ class AcpcSession:
         self.lines += 1
         where = f"{self.source} line {self.lines}"
         translator = self.translator
-        try:
-            state = translator.parse(line, where)
-        except ProtocolError as exc:
-            self._error(f"{exc}; ignored")
-            return None
-        new_hand = translator.last is None or translator.last.hand_number != state.hand_number
+        last = translator.last
         seat = self.seat
         try:
-            events = translator.update(state)
+            state, events = translator.read(line, where)
         except ProtocolError as exc:
+            try:
+                state = translator.parse(line, where)
+            except ProtocolError:
+                self._error(f"{exc}; ignored")
+                return None
             self._error(f"{exc}; the hand is abandoned")
             seat.abandon(str(exc))
             return self._broken_turn(state)
+        new_hand = last is None or last.hand_number != state.hand_number
         if new_hand and self.clock is not None:
             self.clock.new_hand()
         for event in events:

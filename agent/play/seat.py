@@ -149,19 +149,17 @@ class Seat:
             job = jobs.get()
             if job is _STOP:
                 return
-            fn, args, future = job
-            if future is not None and not future.set_running_or_notify_cancel():
-                continue
+            fn, args, reply = job
             try:
                 result = fn(*args)
             except BaseException as exc:  # noqa: BLE001 - reported, the worker goes on
-                if future is not None:
-                    future.set_exception(exc)
-                else:
+                if reply is None:
                     self._player_failed(fn, exc)
+                else:
+                    reply(False, exc)
             else:
-                if future is not None:
-                    future.set_result(result)
+                if reply is not None:
+                    reply(True, result)
 
     def _player_failed(self, fn: Callable, exc: BaseException) -> None:
         self.stats.player_errors += 1
@@ -175,7 +173,15 @@ class Seat:
         if self._closed:
             raise SeatError(f"{self.source}: the seat is closed")
         future: Future = Future()
-        self._jobs.put((fn, args, future))
+
+        def reply(ok: bool, value: Any) -> None:
+            if future.set_running_or_notify_cancel():
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+
+        self._jobs.put((fn, args, reply))
         return future
 
     def run(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
@@ -309,18 +315,24 @@ class Seat:
         (None: wait as long as it takes), else the fallback. Raises SeatError when it is
         not our turn."""
         ctx = self._context()
+        if self._closed:
+            raise SeatError(f"{self.source}: the seat is closed")
         self.stats.decisions += 1
         t0 = time.perf_counter()
-        future = self._submit(self.player.act, ctx)
+        # A queue of one answer rather than a Future: a decision is the hot path of a
+        # fast table, and the queue's C-level get with a timeout is the cheapest wait.
+        answers: queue.SimpleQueue = queue.SimpleQueue()
+        self._jobs.put((self.player.act, (ctx,), lambda ok, value: answers.put((ok, value))))
         try:
-            action = future.result(deadline_s)
-        except TimeoutError:
+            ok, value = answers.get(timeout=deadline_s)
+        except queue.Empty:
             action = self._late(ctx, deadline_s)
-        except Exception as exc:  # noqa: BLE001 - a crashing engine must not stop play
-            self._player_failed(self.player.act, exc)
-            action = fallback_action(ctx)
         else:
-            action = self._checked(ctx, action)
+            if ok:
+                action = self._checked(ctx, value)
+            else:
+                self._player_failed(self.player.act, value)
+                action = fallback_action(ctx)
         self.stats.decision_seconds += time.perf_counter() - t0
         return action
 

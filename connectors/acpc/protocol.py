@@ -57,6 +57,8 @@ MAX_LINE_BYTES = 1 << 20  # the longest line either side accepts
 NO_STACK = 2**31 - 1  # ACPC limit games have no stacks: one no limit hand can use up
 ACTION_CHAR = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}
 _ACTION_OF = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
+# Events are immutable: the three anonymous actions are built once.
+_ACTED = {char: PlayerActed(None, action) for char, action in _ACTION_OF.items()}
 _BOARD_COUNTS = (0, 3, 1, 1)
 # Strictly the protocol's spelling: ranks 23456789TJQKA, suits shdc.
 _CARD = {name: c for c, name in enumerate(CARD_NAMES)}
@@ -229,6 +231,35 @@ class StateTranslator:
     def parse(self, line: str, where: str | None = None) -> MatchState:
         return parse_matchstate(line, self.game.players, where or self.source)
 
+    def read(self, line: str, where: str | None = None) -> tuple[MatchState, list[Event]]:
+        """Parse ``line`` and return (state, its events) as :meth:`parse` then
+        :meth:`update` do. The usual line repeats the last state with actions added
+        (same position, hand and cards): that one is read without parsing the cards again."""
+        last = self.last
+        if last is not None and not self.hand_over:
+            prev = last.text
+            head = prev.rsplit(":", 2)[0]  # MATCHSTATE:<position>:<hand>
+            if line.startswith(head) and line.rstrip("\r\n") != prev:
+                text = line.rstrip("\r\n")
+                rest = text[len(head):]
+                if rest.count(":") == 2 and rest[0] == ":":
+                    _, betting, cards = rest.split(":")
+                    old = last.betting_text
+                    if cards == prev[prev.rindex(":") + 1:] and betting.startswith(old):
+                        added = betting[len(old):]
+                        if added and not added.strip("fcr"):
+                            state = MatchState(last.position, last.hand_number,
+                                               last.betting[:-1] + (last.betting[-1] + added,),
+                                               last.holes, last.board, text)
+                            self.last = state
+                            events: list[Event] = [_ACTED[char] for char in added]
+                            if betting.count("f") >= len(last.holes) - 1:
+                                events.append(HandEnded())  # all but one folded
+                                self.hand_over = True
+                            return state, events
+        state = self.parse(line, where)
+        return state, self.update(state)
+
     def update(self, state: MatchState) -> list[Event]:
         """The events of what ``state`` adds to the last state; a state of a new hand
         starts it. ProtocolError when the state does not continue the last one (the
@@ -288,7 +319,7 @@ class StateTranslator:
                 rnd += 1
                 events.append(BoardDealt(state.board[rnd]))
             else:
-                events.append(PlayerActed(None, _ACTION_OF[char]))
+                events.append(_ACTED[char])
         self.last = state
         # The hand is over when all but one folded, or at the showdown, where the
         # dealer shows every other live player's cards.

@@ -34,6 +34,7 @@ never imports players; agent.play.acpc_match builds them.
 from __future__ import annotations
 
 import logging
+import select
 import selectors
 import socket
 import time
@@ -53,18 +54,19 @@ from connectors.acpc.protocol import (
     MAX_LINE_BYTES,
     NO_STACK,
     ProtocolError,
-    format_matchstate,
     is_comment,
     parse_response,
     parse_version,
 )
 from connectors.acpc_game import AcpcGame
+from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
 
 log = logging.getLogger("poki.acpc.dealer")
 
 LocalSeat = Callable[[str], "str | None"]
+_CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
 _BETTING, _BOARD, _SHOWDOWN, _OVER = Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER
 
@@ -126,6 +128,8 @@ class _Seat:
         self.lines: list[str] = []
         self.greeted = local is not None
         self.answer: str | None = None  # a local seat's reply to the last state
+        self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
+        self.out_bytes = 0
 
     @property
     def where(self) -> str:
@@ -240,7 +244,7 @@ class AcpcDealer:
             conn.close()  # the seat is taken
             return
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn.settimeout(self.limits.response_timeout)  # sends to a player that stopped reading
+        conn.setblocking(False)  # sends wait at most response_timeout (see _flush)
         seat.sock = conn
         seat.report.disconnected = False
         self._selector.register(conn, selectors.EVENT_READ, ("player", seat))
@@ -328,11 +332,49 @@ class AcpcDealer:
             return
         if seat.sock is None:
             return
+        data = line.encode("ascii") + b"\r\n"
+        seat.out.append(data)
+        seat.out_bytes += len(data)
+        if seat.out_bytes > 65536:
+            self._flush(seat)
+
+    def _flush(self, seat: _Seat) -> None:
+        """Send a seat's pending lines. States are held until the dealer next waits for
+        an answer (or the hand ends), then written together: a player that is not asked
+        to act reads them a moment later, in the same order, and a heads-up hand costs a
+        few wake-ups instead of one per state."""
+        if not seat.out:
+            return
+        data = b"".join(seat.out)
+        seat.out.clear()
+        seat.out_bytes = 0
+        sock = seat.sock
+        if sock is None:
+            return
+        view = memoryview(data)
+        end = None
         try:
-            seat.sock.sendall(line.encode("ascii") + b"\r\n")
+            while view:
+                try:
+                    sent = sock.send(view)
+                except BlockingIOError:
+                    # The player is not reading: wait, but not past the response limit.
+                    if end is None:
+                        end = self.clock() + self.limits.response_timeout
+                    left = end - self.clock()
+                    if left <= 0:
+                        raise TimeoutError(f"not reading for {self.limits.response_timeout:g} s") from None
+                    select.select([], [sock], [], left)
+                    continue
+                view = view[sent:]
         except OSError as exc:
             log.error("%s: cannot send: %s", seat.where, exc)
             self._hang_up(seat)
+
+    def _flush_all(self) -> None:
+        for seat in self.seats:
+            if seat.out:
+                self._flush(seat)
 
     # --- actions ------------------------------------------------------------------------
 
@@ -357,6 +399,7 @@ class AcpcDealer:
                 log.warning("%s gave no answer to %r; taken as a call", seat.where, state)
                 return Action.CHECK_CALL
             return action
+        self._flush_all()
         t0 = self.clock()
         limit = self.limits.response_timeout
         while True:
@@ -432,6 +475,7 @@ class AcpcDealer:
                 if progress is not None:
                     progress(1)
             self._write(acpc_log.format_score([s.report.total for s in self.seats], self.names))
+            self._flush_all()
         finally:
             self.close()
         return self.outcome
@@ -458,19 +502,26 @@ class AcpcDealer:
         for name, h in zip(names, holes):
             tracker.apply(HoleCards(name, h))
         state = tracker.state
-        betting: list[str] = []
+        betting = ""
         board: list[tuple[int, ...]] = [()]
+        board_text = ""
         dealt = 0
         folded = [False] * n
+        # Each position's own view of the hole cards, written once a hand.
+        hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
+        own_views = ["|" * p + hole_texts[p] + "|" * (n - 1 - p) for p in range(n)]
+        heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
         while True:
             phase = state.phase
             over = phase == _SHOWDOWN or phase == _OVER
-            betting_text = "".join(betting)
-            show = over and folded.count(False) > 1
+            if over and folded.count(False) > 1:
+                shown = "|".join("" if folded[q] else hole_texts[q] for q in range(n))
+                views = [shown] * n
+            else:
+                views = own_views
+            tail = f"{betting}:"
             for p, seat in enumerate(at):
-                view = [h if (q == p or (show and not folded[q])) else None
-                        for q, h in enumerate(holes)]
-                self._send(seat, format_matchstate(p, hand, betting_text, view, board))
+                self._send(seat, f"{heads[p]}{tail}{views[p]}{board_text}")
             if over:
                 break
             actor = state.actor
@@ -478,11 +529,8 @@ class AcpcDealer:
             legal = state.legal_actions()
             action = self._action_of(seat, legal, budget)
             seat.report.actions += 1
-            for other in self.seats:
-                if other is not seat and other.lines:
-                    self._discard_unrequested(other)
             tracker.apply(PlayerActed(seat.name, action))
-            betting.append(ACTION_CHAR[action])
+            betting += ACTION_CHAR[action]
             if action == Action.FOLD:
                 folded[actor] = True
             while state.phase == _BOARD:
@@ -490,8 +538,9 @@ class AcpcDealer:
                 new = tuple(board_cards[dealt:dealt + count])
                 dealt += count
                 tracker.apply(BoardDealt(new))
-                betting.append("/")
+                betting += "/"
                 board.append(new)
+                board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
         record = tracker.apply(HandEnded())
         hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)
         for name, value in zip(hand_log.players, hand_log.values):
