@@ -93,6 +93,7 @@ class AcpcSession:
         self.errors = 0
         self.answers = 0
         self.last_error = ""
+        self._broken_hand: int | None = None  # the hand whose states no longer continue
 
     def _error(self, message: str) -> None:
         self.errors += 1
@@ -115,8 +116,10 @@ class AcpcSession:
             except ProtocolError:
                 self._error(f"{exc}; ignored")
                 return None
-            self._error(f"{exc}; the hand is abandoned")
-            seat.abandon(str(exc))
+            if self._broken_hand != state.hand_number:
+                self._broken_hand = state.hand_number
+                self._error(f"{exc}; the hand is abandoned")
+                seat.abandon(str(exc))
             return self._broken_turn(state)
         new_hand = last is None or last.hand_number != state.hand_number
         if new_hand and self.clock is not None:
