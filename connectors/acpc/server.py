@@ -515,8 +515,9 @@ class AcpcDealer:
             phase = state.phase
             over = phase == _SHOWDOWN or phase == _OVER
             if over and folded.count(False) > 1:
-                shown = "|".join("" if folded[q] else hole_texts[q] for q in range(n))
-                views = [shown] * n
+                # The showdown: every live hand is shown; a folded player still sees its own.
+                views = ["|".join(hole_texts[q] if q == p or not folded[q] else ""
+                                  for q in range(n)) for p in range(n)]
             else:
                 views = own_views
             tail = f"{betting}:"
