@@ -182,6 +182,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "engine": ("agent.bench_engine", "run_engine_bench"),
     "db": ("db.bench", "run_db_bench"),
     "replay": ("agent.replay", "run_replay_bench"),
+    "acpc": ("agent.play.acpc_bench", "run_acpc_bench"),
 }
 
 
@@ -264,6 +265,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             also += f"; load {r['load_average'][0]:.1f}"
         rows.append(("replay of the 1995 IRC logs into SQLite", f"{r['hands_per_s']:,.0f} hands/s", also,
                      ">= 5,000 hands/s"))
+    a = figures.get("acpc")
+    if a and "hands_per_s" in a:
+        rows.append(("ACPC client (always-call) vs our dealer, loopback, heads-up",
+                     f"{a['hands_per_s']:,} hands/s",
+                     f"CPU/hand: client {a['client_cpu_us_per_hand']} us, dealer "
+                     f"{a['dealer_cpu_us_per_hand']} us; load {a['load_average'][0]:.1f}",
+                     ">= 2,000 hands/s"))
     return rows
 
 

@@ -14,7 +14,13 @@ A connector calls, on its own I/O thread:
   has not answered by the deadline the seat answers a safe fallback (below) and counts
   the miss. The answer is always legal in the tracker's state.
 
-Every call into the player (hooks and decisions) and into the hand sink runs on ONE
+One exception: a player that declares ``instant = True`` (a constant-time house bot such
+as always-call) and has no hooks is asked on the caller's thread. It cannot miss a
+deadline, and a hop to the worker and back (tens of microseconds, more on a busy
+machine) would cost far more than its decision; fast tables (the ACPC bench) measure
+the connector, not thread switches.
+
+Every other call into the player (hooks and decisions) and into the hand sink runs on ONE
 worker thread, in the order the events came. So a player that is not thread-safe (the
 Poki engine, a SQLite connection opened with :meth:`Seat.run`) is only ever touched from
 that thread, and a slow database write never holds up the I/O thread. A decision that
@@ -135,6 +141,8 @@ class Seat:
         self.tracker = Tracker(self.me)
         self.stats = SeatStats()
         self._hooks = tuple(getattr(player, hook, None) for hook in HOOKS)
+        # See the module docstring: constant-time players without hooks decide inline.
+        self._inline = getattr(player, "instant", False) is True and not any(self._hooks)
         self._broken: str | None = None  # why the current hand was abandoned
         self._closed = False
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -318,6 +326,12 @@ class Seat:
         if self._closed:
             raise SeatError(f"{self.source}: the seat is closed")
         self.stats.decisions += 1
+        if self._inline:
+            try:
+                return self._checked(ctx, self.player.act(ctx))
+            except Exception as exc:  # noqa: BLE001
+                self._player_failed(self.player.act, exc)
+                return fallback_action(ctx)
         t0 = time.perf_counter()
         # A queue of one answer rather than a Future: a decision is the hot path of a
         # fast table, and the queue's C-level get with a timeout is the cheapest wait.

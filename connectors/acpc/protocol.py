@@ -212,6 +212,7 @@ class StateTranslator:
         self.source = source
         self.last: MatchState | None = None
         self.hand_over = True  # no hand in progress
+        self._seen: set[int] = set()  # cards of the last state
         self._players: tuple[str, ...] = ()
         others = [self.names[k - 1] if k - 1 < len(self.names) else f"acpc:{k}"
                   for k in range(1, game.players)]
@@ -233,32 +234,73 @@ class StateTranslator:
 
     def read(self, line: str, where: str | None = None) -> tuple[MatchState, list[Event]]:
         """Parse ``line`` and return (state, its events) as :meth:`parse` then
-        :meth:`update` do. The usual line repeats the last state with actions added
-        (same position, hand and cards): that one is read without parsing the cards again."""
+        :meth:`update` do. The usual line repeats the last state with actions (and
+        perhaps a round's board cards) added: that one is read without parsing what is
+        unchanged; anything else takes the full parse."""
         last = self.last
         if last is not None and not self.hand_over:
-            prev = last.text
-            head = prev.rsplit(":", 2)[0]  # MATCHSTATE:<position>:<hand>
-            if line.startswith(head) and line.rstrip("\r\n") != prev:
-                text = line.rstrip("\r\n")
-                rest = text[len(head):]
-                if rest.count(":") == 2 and rest[0] == ":":
-                    _, betting, cards = rest.split(":")
-                    old = last.betting_text
-                    if cards == prev[prev.rindex(":") + 1:] and betting.startswith(old):
-                        added = betting[len(old):]
-                        if added and not added.strip("fcr"):
-                            state = MatchState(last.position, last.hand_number,
-                                               last.betting[:-1] + (last.betting[-1] + added,),
-                                               last.holes, last.board, text)
-                            self.last = state
-                            events: list[Event] = [_ACTED[char] for char in added]
-                            if betting.count("f") >= len(last.holes) - 1:
-                                events.append(HandEnded())  # all but one folded
-                                self.hand_over = True
-                            return state, events
+            fast = self._read_fast(last, line.rstrip("\r\n"))
+            if fast is not None:
+                return fast
         state = self.parse(line, where)
         return state, self.update(state)
+
+    def _read_fast(self, last: MatchState, text: str) -> tuple[MatchState, list[Event]] | None:
+        prev = last.text
+        head_end = prev.rindex(":", 0, prev.rindex(":"))  # MATCHSTATE:<position>:<hand>
+        if not text.startswith(prev[:head_end + 1]) or text == prev:
+            return None
+        rest = text[head_end + 1:]
+        betting, sep, cards = rest.partition(":")
+        if not sep or ":" in cards:
+            return None
+        old = prev[head_end + 1:prev.rindex(":")]
+        old_cards = prev[prev.rindex(":") + 1:]
+        if not (betting.startswith(old) and cards.startswith(old_cards)):
+            return None
+        added = betting[len(old):]
+        if not added or added.strip("fcr/"):
+            return None
+        new_cards = cards[len(old_cards):]
+        rounds = added.count("/")
+        if rounds:
+            pieces = new_cards.split("/")
+            if pieces[0] or len(pieces) != rounds + 1:
+                return None
+            board = list(last.board)
+            seen = self._seen
+            for piece in pieces[1:]:
+                rnd = len(board)
+                if rnd > 3 or len(piece) != 2 * _BOARD_COUNTS[rnd]:
+                    return None
+                try:
+                    new = tuple(_CARD[piece[i:i + 2]] for i in range(0, len(piece), 2))
+                except KeyError:
+                    return None
+                if seen.intersection(new) or len(set(new)) != len(new):
+                    return None
+                board.append(new)
+            self._seen = seen.union(*board[len(last.board):])
+            board_t = tuple(board)
+        elif new_cards:
+            return None
+        else:
+            board_t = last.board
+        state = MatchState(last.position, last.hand_number, tuple(betting.split("/")),
+                           last.holes, board_t, text)
+        self.last = state
+        events: list[Event] = []
+        rnd = len(last.board) - 1
+        for char in added:
+            if char == "/":
+                rnd += 1
+                events.append(BoardDealt(board_t[rnd]))
+            else:
+                events.append(_ACTED[char])
+        if betting.count("f") >= len(last.holes) - 1:
+            events.append(HandEnded())  # all but one folded
+            self.hand_over = True
+        return state, events
 
     def update(self, state: MatchState) -> list[Event]:
         """The events of what ``state`` adds to the last state; a state of a new hand
@@ -321,6 +363,7 @@ class StateTranslator:
             else:
                 events.append(_ACTED[char])
         self.last = state
+        self._seen = {c for h in state.holes if h for c in h}.union(*state.board)
         # The hand is over when all but one folded, or at the showdown, where the
         # dealer shows every other live player's cards.
         folds = new.count("f")
