@@ -231,6 +231,7 @@ class ClientResult:
             problems.append(f"{s.sink_errors} hands not stored")
         if self.ended_mid_hand:
             problems.append("the dealer closed the match in the middle of a hand")
+        problems.extend(self.messages)
         if problems:
             lines.append("problems: " + "; ".join(problems))
         return "\n".join(lines)
@@ -250,10 +251,15 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
     close_db = _attach_database(seat, db_path, NETWORK, settings)
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
-    conn = None
-    hands_seen = 0
     try:
         conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes)
+    except ConnectionError:
+        close_db()
+        seat.close()
+        raise
+    hands_seen = 0
+    lost = ""
+    try:
         conn.greet()
         for line in conn.lines():
             reply = session.on_line(line)
@@ -263,11 +269,11 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                 done = seat.stats.hands + seat.stats.hands_abandoned
                 progress(done - hands_seen)
                 hands_seen = done
-    except ConnectionError as exc:
-        session._error(str(exc))
+    except (ConnectionError, OSError) as exc:
+        lost = f"{where}: connection lost: {exc}"
+        log.error("%s", lost)
     finally:
-        if conn is not None:
-            conn.close()
+        conn.close()
         mid = session.mid_hand
         if mid:
             hand = session.translator.last.hand_number  # type: ignore[union-attr]
@@ -276,7 +282,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         seat.flush(60)
         close_db()
         seat.close()
-    return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where)
+    return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where,
+                        [lost] if lost else [])
 
 
 def local_seat(game: AcpcGame, player: Player, *, names: Sequence[str], index: int,
