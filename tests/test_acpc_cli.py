@@ -110,3 +110,11 @@ def test_a_bad_game_file(tmp_path, capsys):
     game.write_text("GAMEDEF\nnolimit\nnumPlayers = 2\nEND GAMEDEF\n")
     assert main(["acpc", "deal", "--players", "a", "b", "--game", str(game)]) == 2
     assert "only limit games" in capsys.readouterr().err
+
+
+def test_a_database_that_cannot_be_opened(tmp_path, capsys):
+    bad = tmp_path / "not.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    assert main(["acpc", "play", "127.0.0.1", "1", "--player", "call", "--db", str(bad)]) == 1
+    assert "not a usable SQLite database" in capsys.readouterr().err
+    assert bad.read_bytes() == b"this is not a database" * 100  # left as it was

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from agent.config import AcpcConfig, TableConfig
+from agent.config import TableConfig
 from agent.play.acpc_match import host_match, play_at_dealer
 from agent.players import create_player
 from agent.tracker import Tracker
@@ -263,3 +263,25 @@ def test_bad_setups_are_refused():
         AcpcDealer(game, ["a", "a", "b"], 1, 1)
     with pytest.raises(DealerError, match="cannot hold"):
         AcpcDealer(game, ["a", "b|c", "d"], 1, 1)
+
+
+def test_poki_plays_through_the_client_and_learns_from_the_database(tmp_path):
+    from db.database import Database
+
+    game, _ = game_for(2)
+    db_path = tmp_path / "poki.sqlite"
+    match = Match(2, ["poki", "maniac"], 25, 8, {1: "maniac=raise"})
+    player = create_player("poki", np.random.default_rng(1), "poki")
+    result = play_at_dealer("127.0.0.1", match.ports[0], player, game, db_path=str(db_path),
+                            names=["maniac"], match="p")
+    outcome, _ = match.join()
+    assert result.hands == 25 and result.stats.late == 0
+    assert result.stats.net_chips == outcome.totals["poki"]
+    # The player read its opponent's model from the database the hands went to.
+    assert type(player.store).__name__ == "_DatabaseModels"
+    with Database(db_path) as db:
+        assert db.hand_count() == 25
+        model = db.get("maniac", "acpc")
+        assert model.hands == 25
+        folds, calls, raises = (sum(t[i] for t in model.lifetime) for i in range(3))
+        assert folds == 0 and raises > calls  # an always-raise player, seen as one

@@ -126,6 +126,7 @@ def _play(args: argparse.Namespace) -> int:
 
     from agent.play.acpc_match import play_at_dealer
     from agent.players import SpecError, create_player
+    from db.database import DatabaseError
 
     _logging(args.verbose)
     game, _ = _load_game(args.game, None, "play")
@@ -146,7 +147,7 @@ def _play(args: argparse.Namespace) -> int:
             result = play_at_dealer(args.host, args.port, player, game, config=settings.acpc,
                                     db_path=db_path, settings=settings, names=args.opponents,
                                     match=args.match, progress=bar.update)
-        except (ConnectionError, ValueError) as exc:
+        except (ConnectionError, ValueError, DatabaseError) as exc:
             print(f"poki acpc play: {exc}", file=sys.stderr)
             return 1
     print(result.summary(args.name))

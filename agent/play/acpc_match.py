@@ -194,10 +194,7 @@ def _attach_database(seat: Seat, db_path: str | None, network: str,
     if settings is not None:
         kwargs = {"synchronous": settings.database.synchronous,
                   "half_life": settings.model.half_life_hands}
-    try:
-        db = seat.run(lambda: Database(db_path, **kwargs))
-    except Exception:
-        db = seat.run(lambda: Database(db_path))  # a file built with another half-life
+    db = seat.run(lambda: Database(db_path, **kwargs))
     seat.sink = lambda record: db.write_hand(record, network)
     player = seat.player
     if hasattr(player, "store") and hasattr(player, "network"):
@@ -248,7 +245,11 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
     where = f"dealer {host}:{port}"
     match = match or f"acpc:{host}:{port}:{int(time.time())}"
     seat = Seat(player, source=where)
-    close_db = _attach_database(seat, db_path, NETWORK, settings)
+    try:
+        close_db = _attach_database(seat, db_path, NETWORK, settings)
+    except BaseException:
+        seat.close()
+        raise
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
     try:

@@ -50,7 +50,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agent.events import Event, HandEnded, HandStarted, HoleCards
+from agent.events import Event, HandStarted, HoleCards
 from agent.players import HOOKS, Player
 from agent.records import HandRecord
 from agent.rules import Action, Phase
