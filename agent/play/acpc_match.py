@@ -2,9 +2,11 @@
 (agent.play.seat), players and the opponent database.
 
 * :class:`AcpcSession` is one player's side of the protocol: MATCHSTATE lines in, events
-  to the seat, our answer out when it is our turn. It is the same for a remote dealer
-  (:func:`play_at_dealer`, over connectors.acpc.client) and for an in-process seat at our
-  own dealer (:func:`host_match`, connectors.acpc.server), so both play exactly alike.
+  to the seat, our answer out when it is our turn; :func:`play_at_dealer` runs it over a
+  TCP connection (connectors.acpc.client) to any ACPC dealer.
+* :func:`host_match` runs our dealer (connectors.acpc.server) with remote players and
+  in-process seats; an in-process seat is a seat runtime the dealer feeds events and
+  asks for decisions directly (no text in between).
 * Every decision has a deadline (:class:`DecisionClock`, from config ``[acpc]``): the
   ACPC dealer ends the whole match when a player breaches its limits (by default 600 s
   per response and 7 s per hand on average over the match), so a slow engine must
@@ -287,19 +289,6 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                         [lost] if lost else [])
 
 
-def local_seat(game: AcpcGame, player: Player, *, names: Sequence[str], index: int,
-               match: str, config: AcpcConfig | None = None, sink: Any = None) -> tuple[Seat, AcpcSession]:
-    """A seat for our own dealer: the player at seat ``index`` of ``names`` (seat order),
-    knowing the others by their real names."""
-    n = len(names)
-    others = [names[(index + k) % n] for k in range(1, n)]
-    config = config or AcpcConfig()
-    seat = Seat(player, me=names[index], sink=sink, source=f"seat {index + 1} ({names[index]})")
-    clock = DecisionClock(config.decision_deadline, config.hand_budget)
-    session = AcpcSession(game, seat, names=others, match=match, source=seat.source, clock=clock)
-    return seat, session
-
-
 def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                seats: dict[int, str] | None = None, config: AcpcConfig | None = None,
                host: str | None = None, ports: Sequence[int | None] = (),
@@ -311,16 +300,12 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     others are remote and connect to the ports passed to ``on_listen`` (called once the
     sockets listen, before waiting for players)."""
     config = config or AcpcConfig()
-    local: dict[int, Callable[[str], str | None]] = {}
-    runtimes: dict[int, Seat] = {}
+    local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)
     player_seeds = root.spawn(len(names))
     for index, spec in (seats or {}).items():
         player = create_player(spec, np.random.default_rng(player_seeds[index]), names[index])
-        seat, session = local_seat(game, player, names=names, index=index, match=match_name,
-                                   config=config)
-        runtimes[index] = seat
-        local[index] = session.on_line
+        local[index] = Seat(player, me=names[index], source=f"seat {index + 1} ({names[index]})")
     limits = limits or DealerLimits(config.response_timeout, config.budget_per_hand,
                                     config.connect_timeout or None, config.max_line_bytes)
     dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
@@ -334,6 +319,6 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
         outcome = dealer.run(progress)
     finally:
         dealer.close()
-        for seat in runtimes.values():
+        for seat in local.values():
             seat.close()
-    return outcome, {i: s.stats for i, s in runtimes.items()}
+    return outcome, {i: s.stats for i, s in local.items()}

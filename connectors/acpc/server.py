@@ -27,9 +27,12 @@ the whole match, the match goes on):
 * a disconnected seat is folded (or checks) from then on;
 * over-long lines (1 MB) are dropped (connectors.acpc.client.LineFramer).
 
-In-process seats (house bots, Poki) are injected callables ``seat(line) -> reply | None``:
-each gets every state line and returns its answer when it is its turn, so the dealer
-never imports players; agent.play.acpc_match builds them.
+In-process seats (house bots, Poki) are injected objects with the seat runtime's two
+calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Seat has
+them), so the dealer never imports players: each gets the events of the hand as its
+player sees them (its own hole cards, every action and board, the cards shown at the
+showdown) and is asked for its move when it is its turn, with ``response_timeout`` as
+the deadline. No text goes between the dealer and them.
 """
 from __future__ import annotations
 
@@ -40,11 +43,11 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Protocol, TextIO
 
 import numpy as np
 
-from agent.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.rules import Action, Phase
 from agent.tracker import Tracker
 from connectors import acpc_log
@@ -65,7 +68,14 @@ __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutco
 
 log = logging.getLogger("poki.acpc.dealer")
 
-LocalSeat = Callable[[str], "str | None"]
+class LocalSeat(Protocol):
+    """An in-process seat (see the module docstring)."""
+
+    def feed(self, event: Event) -> object: ...
+
+    def decide(self, deadline_s: float | None = None) -> Action: ...
+
+
 _CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
 _BETTING, _BOARD, _SHOWDOWN, _OVER = Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER
@@ -115,7 +125,7 @@ class MatchOutcome:
 
 
 class _Seat:
-    """A seat's connection (remote) or callable (local)."""
+    """A seat's connection (remote) or in-process seat (local)."""
 
     def __init__(self, index: int, name: str, local: LocalSeat | None, limits: DealerLimits) -> None:
         self.index = index
@@ -127,7 +137,6 @@ class _Seat:
         self.framer = LineFramer(f"seat {index + 1} ({name})", limits.max_line)
         self.lines: list[str] = []
         self.greeted = local is not None
-        self.answer: str | None = None  # a local seat's reply to the last state
         self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
         self.out_bytes = 0
 
@@ -320,16 +329,6 @@ class AcpcDealer:
 
     def _send(self, seat: _Seat, line: str) -> None:
         self._state_text[seat.index] = line
-        if seat.local is not None:
-            if seat.report.disconnected:
-                return
-            try:
-                seat.answer = seat.local(line)
-            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
-                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
-                seat.report.disconnected = True
-                seat.answer = None
-            return
         if seat.sock is None:
             return
         data = line.encode("ascii") + b"\r\n"
@@ -390,13 +389,16 @@ class AcpcDealer:
         state = self._state_text[seat.index]
         if seat.local is not None:
             t0 = self.clock()
-            answer, seat.answer = seat.answer, None
+            try:
+                action = seat.local.decide(self.limits.response_timeout)
+            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+                report.disconnected = True
+                return self._forced(seat, legal)
             report.seconds += self.clock() - t0
-            lines = [answer] if answer is not None else []
-            action = self._answer_in(seat, lines, state, legal)
-            if action is None:
+            if action not in legal:
                 report.invalid += 1
-                log.warning("%s gave no answer to %r; taken as a call", seat.where, state)
+                log.warning("%s: %r is not a legal action now; taken as a call", seat.where, action)
                 return Action.CHECK_CALL
             return action
         self._flush_all()
@@ -494,16 +496,23 @@ class AcpcDealer:
         at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
         names = tuple(s.name for s in at)
         tracker = self.tracker
-        tracker.apply(HandStarted(
+        local = [s for s in at if s.local is not None and not s.report.disconnected]
+        remote = [(p, s) for p, s in enumerate(at) if s.local is None]
+        tell = self._tell
+        started = HandStarted(
             hand_id=f"{self.match_name}:{hand}", source=f"dealer hand {hand}", players=names,
             stacks=(game.stack or NO_STACK,) * n, button=n - 1, small_blind=game.small_blind,
             big_blind=game.big_blind, small_bet=game.small_bet, big_bet=game.big_bet,
-            max_bets=game.max_bets, heads_up_reverse_blinds=True))
-        for name, h in zip(names, holes):
-            tracker.apply(HoleCards(name, h))
+            max_bets=game.max_bets, heads_up_reverse_blinds=True)
+        tracker.apply(started)
+        tell(local, started)
+        for seat, h in zip(at, holes):
+            event = HoleCards(seat.name, h)
+            tracker.apply(event)
+            if seat.local is not None and seat in local:
+                tell((seat,), event)  # each in-process player sees its own cards only
         state = tracker.state
         betting = ""
-        board: list[tuple[int, ...]] = [()]
         board_text = ""
         dealt = 0
         folded = [False] * n
@@ -514,14 +523,15 @@ class AcpcDealer:
         while True:
             phase = state.phase
             over = phase == _SHOWDOWN or phase == _OVER
-            if over and folded.count(False) > 1:
-                # The showdown: every live hand is shown; a folded player still sees its own.
+            showdown = over and folded.count(False) > 1
+            if showdown:
+                # Every live hand is shown; a folded player still sees its own.
                 views = ["|".join(hole_texts[q] if q == p or not folded[q] else ""
                                   for q in range(n)) for p in range(n)]
             else:
                 views = own_views
             tail = f"{betting}:"
-            for p, seat in enumerate(at):
+            for p, seat in remote:
                 self._send(seat, f"{heads[p]}{tail}{views[p]}{board_text}")
             if over:
                 break
@@ -530,7 +540,9 @@ class AcpcDealer:
             legal = state.legal_actions()
             action = self._action_of(seat, legal, budget)
             seat.report.actions += 1
-            tracker.apply(PlayerActed(seat.name, action))
+            event = PlayerActed(seat.name, action)
+            tracker.apply(event)
+            tell(local, event)
             betting += ACTION_CHAR[action]
             if action == Action.FOLD:
                 folded[actor] = True
@@ -538,15 +550,33 @@ class AcpcDealer:
                 count = state.pending_board_count
                 new = tuple(board_cards[dealt:dealt + count])
                 dealt += count
-                tracker.apply(BoardDealt(new))
+                event = BoardDealt(new)
+                tracker.apply(event)
+                tell(local, event)
                 betting += "/"
-                board.append(new)
                 board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
-        record = tracker.apply(HandEnded())
+        if showdown and local:
+            for q, seat in enumerate(at):
+                if not folded[q]:
+                    tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
+        ended = HandEnded()
+        record = tracker.apply(ended)
+        tell(local, ended)
         hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)
         for name, value in zip(hand_log.players, hand_log.values):
             self.seats[self.names.index(name)].report.total += int(value)
         self._write(acpc_log.format_state(hand_log))
+
+    def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
+        """Pass an event to in-process seats; one that raises folds from then on."""
+        for seat in seats:
+            if seat.report.disconnected:
+                continue
+            try:
+                seat.local.feed(event)  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+                seat.report.disconnected = True
 
     def close(self) -> None:
         """Close every socket (players see the end of the match as the connection closing)."""
