@@ -118,3 +118,16 @@ def test_a_database_that_cannot_be_opened(tmp_path, capsys):
     assert main(["acpc", "play", "127.0.0.1", "1", "--player", "call", "--db", str(bad)]) == 1
     assert "not a usable SQLite database" in capsys.readouterr().err
     assert bad.read_bytes() == b"this is not a database" * 100  # left as it was
+
+
+def test_the_acpc_settings():
+    from agent.config import AcpcConfig, ConfigError, load_config, parse_config
+
+    shipped = load_config(Path(ROOT) / "config.toml")
+    assert shipped.acpc == AcpcConfig()  # the file states the built-in defaults
+    parsed = parse_config({"acpc": {"decision_deadline": 2, "host": "0.0.0.0", "connect_timeout": 0}})
+    assert parsed.acpc.decision_deadline == 2.0 and parsed.acpc.host == "0.0.0.0"
+    for bad in ({"decision_deadline": 0}, {"hand_budget": -1}, {"response_timeout": "soon"},
+                {"connect_timeout": -5}, {"host": ""}, {"max_line_bytes": 10}, {"port": 1}):
+        with pytest.raises(ConfigError, match="acpc"):
+            parse_config({"acpc": bad})
