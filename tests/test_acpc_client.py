@@ -222,3 +222,18 @@ def test_three_players_with_names(dealers, tmp_path):
     nets, hands = _nets(db)
     assert nets == {"me": (60, 1), "bob": (-20, 1), "acpc:2": (-40, 1)}
     assert result.stats.net_chips == 60
+
+
+def test_decision_deadlines_keep_within_the_dealers_average():
+    from agent.play.acpc_match import DecisionClock
+
+    clock = DecisionClock(per_decision=5.0, per_hand=2.0, floor=0.05)
+    clock.new_hand()
+    assert clock.deadline() == 2.0  # one hand in: 2 s of budget, under the 5 s cap
+    clock.spent(1.5)
+    assert clock.deadline() == pytest.approx(0.5)
+    clock.spent(1.0)  # over budget: the floor, never zero
+    assert clock.deadline() == 0.05
+    for _ in range(10):
+        clock.new_hand()  # quick hands bank time, up to the per-decision cap
+    assert clock.deadline() == 5.0
