@@ -255,6 +255,7 @@ class AcpcDealer:
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         conn.setblocking(False)  # sends wait at most response_timeout (see _flush)
         seat.sock = conn
+        seat.greeted = False  # every connection greets, a second one at a port too
         seat.report.disconnected = False
         self._selector.register(conn, selectors.EVENT_READ, ("player", seat))
         log.info("%s connected from %s", seat.where, addr)
@@ -363,7 +364,9 @@ class AcpcDealer:
                     left = end - self.clock()
                     if left <= 0:
                         raise TimeoutError(f"not reading for {self.limits.response_timeout:g} s") from None
-                    select.select([], [sock], [], left)
+                    poller = select.poll()
+                    poller.register(sock, select.POLLOUT)
+                    poller.poll(left * 1000)
                     continue
                 view = view[sent:]
         except OSError as exc:
