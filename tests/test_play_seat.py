@@ -277,3 +277,15 @@ def test_poki_learns_from_a_database_owned_by_the_worker(tmp_path):
         if "db" in holder:
             seat.run(holder["db"].close)
         seat.close()
+
+
+def test_the_running_interval_matches_a_direct_computation():
+    from agent.play.seat import SeatStats
+
+    values = np.random.default_rng(3).normal(0.3, 4.0, 500)
+    stats = SeatStats()
+    for v in values:
+        stats.add_result(float(v))
+        stats.hands += 1
+    assert stats.sb_per_hand == pytest.approx(values.mean())
+    assert stats.interval95 == pytest.approx(1.96 * values.std(ddof=1) / np.sqrt(len(values)))

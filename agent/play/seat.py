@@ -47,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from agent.events import Event, HandStarted, HoleCards
@@ -95,15 +95,14 @@ class SeatStats:
     net_chips: int = 0  # our chips won minus put in over the finished hands
     decision_seconds: float = 0.0  # time spent waiting for decisions
     last_error: str = ""
-    # Our result per finished hand, in small bets, for the interval.
+    # Sums of our result per finished hand, in small bets, and of its square: the mean
+    # and its interval without keeping every hand (a live table runs for weeks).
     _sb_sum: float = 0.0
     _sb_sq: float = 0.0
-    results: list[float] = field(default_factory=list, repr=False)
 
     def add_result(self, small_bets: float) -> None:
         self._sb_sum += small_bets
         self._sb_sq += small_bets * small_bets
-        self.results.append(small_bets)
 
     @property
     def sb_per_hand(self) -> float:
