@@ -14,7 +14,7 @@ from agent.play.acpc_match import play_at_dealer
 from agent.players import BasePlayer, create_player
 from agent.rules import Action
 from connectors.acpc_game import standard_game
-from tests.acpc_helpers import ScriptedDealer, states
+from acpc_helpers import ScriptedDealer, states  # test helpers beside the tests
 
 HU = standard_game("holdem.limit.2p.reverse_blinds.game")
 THREE = standard_game("holdem.limit.3p.game")
