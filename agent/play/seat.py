@@ -27,7 +27,14 @@ that thread, and a slow database write never holds up the I/O thread. A decision
 comes late still runs to its end on the worker (Python threads cannot be killed); the
 calls queued behind it wait, and its answer is dropped.
 
-The fallback when the player is late: check when checking is free, otherwise call.
+A slow engine can leave its best action so far where the seat finds it at the deadline:
+an attribute ``interim = (ctx, action)`` on the player, set during ``act(ctx)`` and
+replaced as its search improves (one attribute assignment, so safe to read from another
+thread). At the deadline the seat answers that action when it belongs to this very
+decision (``ctx`` is the context the seat passed) and is legal.
+
+The fallback when the player is late with nothing better: check when checking is free,
+otherwise call.
 Folding is never the fallback: a late engine says nothing about the strength of its
 hand, a limit call costs one bet while a fold forfeits the whole pot, and calling is
 what the ACPC dealer itself does with a missing or invalid action, so the hand the
@@ -88,7 +95,8 @@ class SeatStats:
     events_refused: int = 0  # events the tracker refused (each abandons its hand)
     events_skipped: int = 0  # events of an abandoned hand, ignored
     decisions: int = 0
-    late: int = 0  # decisions the player missed: the fallback was answered
+    late: int = 0  # decisions the player missed: its best so far or the fallback answered
+    interim: int = 0  # of those, answered with the player's best action so far
     illegal: int = 0  # decisions the player answered with an illegal move: the fallback
     player_errors: int = 0  # exceptions raised by the player (hooks or act)
     sink_errors: int = 0  # exceptions raised by the sink
@@ -312,6 +320,15 @@ class Seat:
 
     def _late(self, ctx: GameContext, deadline_s: float | None) -> Action:
         self.stats.late += 1
+        interim = getattr(self.player, "interim", None)
+        if (type(interim) is tuple and len(interim) == 2 and interim[0] is ctx
+                and interim[1] in ctx.legal_actions):
+            self.stats.interim += 1
+            self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} did "
+                                     f"not finish within {deadline_s:g} s; its best action so far "
+                                     "answered")
+            log.warning("%s", self.stats.last_error)
+            return Action(interim[1])
         self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} did not "
                                  f"decide within {deadline_s:g} s; fallback answered")
         log.warning("%s", self.stats.last_error)
