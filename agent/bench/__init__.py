@@ -183,6 +183,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "db": ("agent.bench.database", "run_db_bench"),
     "replay": ("agent.bench.replay", "run_replay_bench"),
     "report": ("agent.bench.report", "run_report_bench"),
+    "acpc": ("agent.bench.acpc", "run_acpc_bench"),
 }
 
 
@@ -270,6 +271,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         rows.append((f"opponent report, 1995 IRC database ({rp['hands']:,} hands, {rp['players']} players), one core",
                      f"{rp['seconds']:.1f} s", f"{rp['cpu_seconds']:.1f} CPU s; {rp['charts']} charted; "
                      f"page {rp['page_bytes'] / 1e6:.1f} MB", f"< {rp['target_seconds']:.0f} s"))
+    a = figures.get("acpc")
+    if a and "hands_per_s" in a:
+        rows.append(("ACPC client (always-call) vs our dealer, loopback, heads-up",
+                     f"{a['hands_per_s']:,} hands/s",
+                     f"CPU/hand: client {a['client_cpu_us_per_hand']} us, dealer "
+                     f"{a['dealer_cpu_us_per_hand']} us; load {a['load_average'][0]:.1f}",
+                     ">= 2,000 hands/s"))
     return rows
 
 

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("agent.cli.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
     "match": ("agent.cli.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95%% intervals"),
     "report": ("agent.cli.report", "the opponent report: HUD statistics with sample sizes, charts, CSV and JSON; --schedule runs it nightly"),
+    "acpc": ("agent.cli.acpc", "play at an ACPC dealer (poki acpc play HOST PORT) or host one (poki acpc deal)"),
     "replay": ("agent.cli.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),
 }
 
