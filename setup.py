@@ -47,7 +47,7 @@ evaluator = [
         extra_compile_args=compile_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("evaluator_pyx._core", "evaluator_pyx._assess")
+    for name in ("evaluator_pyx._core", "evaluator_pyx._assess", "evaluator_pyx._simulate")
 ] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [
