@@ -41,7 +41,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from evaluator_pyx._core cimport EvalTables, eval_tables, N_HOLDINGS
+from evaluator_pyx._core cimport EvalTables, N_HOLDINGS, ctz64, eval_tables
 from evaluator_pyx._assess cimport (
     AliasTable,
     Rng,
@@ -95,43 +95,76 @@ cdef inline uint64_t _card_bit(int c) noexcept nogil:
     return (<uint64_t>1) << (16 * (c & 3) + (c >> 2))
 
 
+# Holdings holding each card, by card bit (16 * suit + rank): 51 each.
+cdef int _BIT_HOLDINGS[64][51]
+
+
+cdef void _init_bit_holdings() noexcept nogil:
+    cdef int fill[64]
+    cdef int h, b
+    cdef uint64_t m
+    memset(fill, 0, sizeof(fill))
+    for h in range(N_HOLDINGS):
+        m = _T.holding_masks[h]
+        while m:
+            b = ctz64(m)
+            _BIT_HOLDINGS[b][fill[b]] = h
+            fill[b] += 1
+            m &= m - 1
+
+
+_init_bit_holdings()
+
+
 cdef void _strengths(const SimSpot* s, _Deal* d, _Scratch* w, int rnd) noexcept nogil:
     """Every live seat's strength on the round's board: the share of the holdings that
-    share no card with the board or with the seat's own cards which it beats (ties half)."""
-    cdef int p, h, k, n = s.n
-    cdef int mine[SIM_MAX_SEATS]
-    cdef double below[SIM_MAX_SEATS]
-    cdef double total[SIM_MAX_SEATS]
-    cdef int32_t v
-    cdef uint64_t hm
+    share no card with the board or with the seat's own cards which it beats (ties half).
+    One pass counts against every holding off the board; the ~100 holdings that touch a
+    seat's own cards are then taken back out (exact card removal)."""
+    cdef int p, h, k, b, j, live = 0
+    cdef int seat[SIM_MAX_SEATS]
+    cdef int32_t mine[SIM_MAX_SEATS]
+    cdef long below2[SIM_MAX_SEATS]
+    cdef long total, tot_p
+    cdef int32_t v, m
+    cdef uint64_t hole
     if rnd == s.round:
-        for p in range(n):
+        for p in range(s.n):
             if not s.folded[p]:
                 d.hs[rnd][p] = w.hs_now[d.hidx[p]]
         return
     holding_values_c(_T, d.board[rnd], w.vals)
-    k = 0
-    for p in range(n):
+    for p in range(s.n):
         if not s.folded[p]:
-            mine[p] = w.vals[d.hidx[p]]
-            below[p] = 0.0
-            total[p] = 0.0
+            seat[live] = p
+            mine[live] = w.vals[d.hidx[p]]
+            below2[live] = 0
+            live += 1
+    total = 0
     for h in range(N_HOLDINGS):
         v = w.vals[h]
         if v == 0:
             continue
-        hm = _T.holding_masks[h]
-        for p in range(n):
-            if s.folded[p] or (hm & d.hole[p]):
-                continue
-            total[p] += 1.0
-            if v < mine[p]:
-                below[p] += 1.0
-            elif v == mine[p]:
-                below[p] += 0.5
-    for p in range(n):
-        if not s.folded[p]:
-            d.hs[rnd][p] = below[p] / total[p] if total[p] > 0.0 else 0.0
+        total += 1
+        for k in range(live):
+            below2[k] += 2 * (v < mine[k]) + (v == mine[k])
+    for k in range(live):
+        p = seat[k]
+        m = mine[k]
+        tot_p = total
+        hole = d.hole[p]
+        while hole:
+            b = ctz64(hole)
+            hole &= hole - 1
+            for j in range(51):
+                v = w.vals[_BIT_HOLDINGS[b][j]]
+                if v:
+                    tot_p -= 1
+                    below2[k] -= 2 * (v < m) + (v == m)
+        # The seat's own holding touches both its cards: taken out twice, put one back.
+        tot_p += 1
+        below2[k] += 1
+        d.hs[rnd][p] = <double>below2[k] / (2.0 * tot_p) if tot_p > 0 else 0.0
 
 
 cdef int _deal(const SimSpot* s, const AliasTable* const* tables, _Deal* d, _Scratch* w,
@@ -590,3 +623,36 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
     else:
         ev_r = se_r = float("nan")
     return (t, ev_c, se_c, ev_r, se_r, bool(res.stopped_early))
+
+
+def seat_strengths(board, holes) -> list:
+    """The strength each of `holes` (64-bit masks of two cards, disjoint, off the board)
+    gets in a simulation on a 4-5 card `board` (mask): its hand strength against one
+    uniformly random holding, ties half. For tests of the trial loop's fast count."""
+    cdef SimSpot s
+    cdef _Deal d
+    cdef _Scratch* w = <_Scratch*>malloc(sizeof(_Scratch))
+    cdef int p, h
+    cdef list out = []
+    if w == NULL:
+        raise MemoryError()
+    try:
+        memset(&s, 0, sizeof(SimSpot))
+        s.n = len(holes)
+        if not 1 <= s.n <= SIM_MAX_SEATS:
+            raise ValueError(f"1..{SIM_MAX_SEATS} holdings")
+        s.round = 1  # so that the board below is a later round's
+        for p in range(s.n):
+            d.hole[p] = <uint64_t>holes[p]
+            d.hidx[p] = -1
+            for h in range(N_HOLDINGS):
+                if _T.holding_masks[h] == d.hole[p]:
+                    d.hidx[p] = h
+            if d.hidx[p] < 0 or d.hole[p] & <uint64_t>board:
+                raise ValueError(f"hole {p} is not a holding off the board")
+        d.board[2] = <uint64_t>board
+        _strengths(&s, &d, w, 2)
+        out = [d.hs[2][p] for p in range(s.n)]
+    finally:
+        free(w)
+    return out
