@@ -82,6 +82,7 @@ class PokiPlayer(BasePlayer):
         self.store: ModelStore = store if store is not None else MemoryModelStore(
             self.model_settings.half_life_hands)
         self.network = network
+        self._store_writes = True
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self._hand: str | None = None
@@ -98,8 +99,16 @@ class PokiPlayer(BasePlayer):
     def new_hand(self, started: HandStarted) -> None:
         self._hand = None  # tables are built at our first decision, when our cards are known
 
+    def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> None:
+        """Read opponent models from `store` (e.g. the SQLite database a runner opened)
+        from the next hand on; with writes=False the runner writes finished hands there
+        itself, once per hand, so this player only reads."""
+        self.store = store
+        self.network = network
+        self._store_writes = writes
+
     def end_hand(self, record: HandRecord) -> None:
-        if self.settings.opponent_model == "specific":
+        if self.settings.opponent_model == "specific" and self._store_writes:
             try:
                 self.store.write_hand(record, self.network)
             except RecordError:
