@@ -57,8 +57,9 @@ ctypedef struct SimResult:
 # tables[seat]: that opponent's alias table (built with dead = our hole | board); unused
 # for our seat and folded seats. can_fold / can_raise: whether folding and bet/raise are
 # legal for us now (a line that is not legal is not played). min_trials before the
-# cut-off is tried; budget_s <= 0: no time limit. Returns 0, or -1 when no consistent
-# deal was found.
+# cut-off is tried; budget_s <= 0: no time limit. strengths_now: every holding's strength
+# on the present board (NULL: hand strength against one random holding). Returns 0, or
+# -1 when no consistent deal was found.
 cdef int sim_run_c(const SimSpot* s, const AliasTable* const* tables, long trials,
                    long min_trials, double budget_s, int can_fold, int can_raise,
-                   Rng* rng, SimResult* out) noexcept nogil
+                   Rng* rng, SimResult* out, const double* strengths_now=*) noexcept nogil

@@ -473,7 +473,7 @@ cdef bint _obvious(const SimResult* o, int can_fold, int can_raise) noexcept nog
 
 cdef int sim_run_c(const SimSpot* s, const AliasTable* const* tables, long trials,
                    long min_trials, double budget_s, int can_fold, int can_raise,
-                   Rng* rng, SimResult* out) noexcept nogil:
+                   Rng* rng, SimResult* out, const double* strengths_now=NULL) noexcept nogil:
     cdef _Scratch* w = <_Scratch*>malloc(sizeof(_Scratch))
     cdef _Deal d
     cdef double v, t0 = _now()
@@ -481,7 +481,10 @@ cdef int sim_run_c(const SimSpot* s, const AliasTable* const* tables, long trial
     memset(out, 0, sizeof(SimResult))
     if w == NULL:
         return -1
-    holding_strengths_c(_T, s.board, NULL, w.hs_now)
+    if strengths_now != NULL:
+        memcpy(w.hs_now, strengths_now, sizeof(w.hs_now))
+    else:
+        holding_strengths_c(_T, s.board, NULL, w.hs_now)
     while out.trials < trials:
         if _deal(s, tables, &d, w, rng) < 0:
             fails += 1
@@ -498,10 +501,12 @@ cdef int sim_run_c(const SimSpot* s, const AliasTable* const* tables, long trial
             out.sum[1] += v
             out.sumsq[1] += v * v
         out.trials += 1
-        if out.trials >= min_trials and out.trials % 8 == 0 and out.trials < trials:
-            if _obvious(out, can_fold, can_raise):
+        if out.trials % 8 == 0 and out.trials < trials:
+            if out.trials >= min_trials and _obvious(out, can_fold, can_raise):
                 out.stopped_early = 1
                 break
+            # The budget holds from the first trial (a run that stops here before
+            # min_trials is less sure of its EVs, not late).
             if budget_s > 0.0 and _now() - t0 > budget_s:
                 break
     free(w)
@@ -514,7 +519,7 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
              int level, int raises, int max_bets, int small_bet, int big_bet,
              bint cap_heads_up, int hole_index, weights, freq, fixed=None, params,
              long trials=500, long min_trials=100, double budget_s=0.0, seed=0,
-             bint can_fold=True, bint can_raise=True) -> tuple:
+             bint can_fold=True, bint can_raise=True, strengths_now=None) -> tuple:
     """EVs of our check/call and bet/raise by simulation (see the module docstring).
 
     hole, board: 64-bit masks. order, stacks, put, bets, folded, acted: per seat (order:
@@ -522,8 +527,10 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
     seat and folded seats). freq: (seats, 12, 3) context frequencies. fixed: None or
     (seats, 3) with NaN rows for modeled seats and a triple for fixed ones. params:
     (bet_threshold, raise_threshold, reraise_step, width, opp_width, opp_mix).
-    Returns (trials, ev_call, se_call, ev_raise, se_raise, stopped_early); the raise
-    figures are NaN when raising is not legal."""
+    strengths_now: None, or every holding's strength on the present board (1326 values
+    in [0, 1], e.g. with a potential term; default: hand strength against one random
+    holding). Returns (trials, ev_call, se_call, ev_raise, se_raise, stopped_early); the
+    raise figures are NaN when raising is not legal."""
     cdef int n = len(order), p, k, c
     if not 2 <= n <= SIM_MAX_SEATS:
         raise ValueError(f"the simulator takes 2..{SIM_MAX_SEATS} seats, got {n}")
@@ -540,6 +547,7 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
     cdef Rng rng
     cdef int rc
     cdef const double[::1] wv
+    cdef const double* now_ptr = NULL
     if s == NULL or store == NULL:
         free(s)
         free(store)
@@ -605,10 +613,17 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
                 ptrs[p] = NULL
         if s.folded[me]:
             raise ValueError("our seat has folded")
+        now_ptr = NULL
+        if strengths_now is not None:
+            now_arr = np.ascontiguousarray(strengths_now, dtype=np.float64)
+            if now_arr.shape != (N_HOLDINGS,) or not np.all((now_arr >= 0.0) & (now_arr <= 1.0)):
+                raise ValueError("strengths_now must be 1326 values in [0, 1]")
+            wv = now_arr
+            now_ptr = &wv[0]
         rng_seed(&rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         with nogil:
             rc = sim_run_c(s, ptrs, trials, min_trials, budget_s, 1 if can_fold else 0,
-                           1 if can_raise else 0, &rng, &res)
+                           1 if can_raise else 0, &rng, &res, now_ptr)
     finally:
         free(s)
         free(store)

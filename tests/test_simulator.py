@@ -194,3 +194,16 @@ def test_strengths_are_hand_strength_against_a_random_holding(board):
     got = _simulate.seat_strengths(ev.cards_to_mask(b), [ev.cards_to_mask(h) for h in holes])
     want = [ev.hand_strength(ev.cards_to_mask(h), ev.cards_to_mask(b)) for h in holes]
     assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_given_strengths_now_are_checked_and_used():
+    fq = np.tile(np.array([(0, .5, .5), (.5, .3, .2), (.7, .2, .1)] * 4), (3, 1, 1))
+    spot = _spot("AsQc", "3h4cJh", [None] * 3, put=[20] * 3, stacks=[500] * 3,
+                 fixed=[[np.nan] * 3] * 3, freq=fq)
+    with pytest.raises(ValueError, match="strengths_now"):
+        _simulate.simulate(**spot, strengths_now=np.full(1326, 2.0), seed=1)
+    # Every holding at strength 0: opponents never bet and fold to a bet, so our bet wins
+    # the pot (40 more chips than we risk) whenever they hold anything.
+    t, ev_c, _, ev_r, _, _ = _simulate.simulate(**spot, strengths_now=np.zeros(1326),
+                                                trials=200, min_trials=200, seed=1)
+    assert ev_r == pytest.approx(60.0)
