@@ -53,8 +53,12 @@ class SimOutcome:
 
 
 def _simulate_kernel() -> Callable[..., tuple]:
-    from evaluator_pyx import _simulate  # compiled only: the trial loop has no Python twin
-
+    try:
+        from evaluator_pyx import _simulate  # compiled only: the trial loop has no Python twin
+    except ImportError as exc:
+        raise RuntimeError(
+            "bettor=simulator needs the compiled module evaluator_pyx._simulate: build it with "
+            "`python setup.py build_ext --inplace`") from exc
     return _simulate.simulate
 
 
