@@ -258,7 +258,8 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     sm = figures.get("simulator")
     if sm and sm.get("decisions"):
         rows.append((f"one simulated decision, {sm['trials']} trials, 10 players, flop",
-                     f"{sm['median_ms']:.1f} ms median", f"p99 {sm['p99_ms']:.1f} ms; "
+                     f"{sm['median_ms']:.1f} ms median", f"p99 {sm['p99_ms']:.1f} ms; CPU "
+                     f"{sm['cpu_median_ms']:.1f} / p99 {sm['cpu_p99_ms']:.1f} ms; "
                      f"{sm['trials_per_s']:,.0f} trials/s; {sm['decisions']} decisions",
                      "<= 50 ms median, p99 <= 150 ms"))
     d = figures.get("db")
