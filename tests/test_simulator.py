@@ -207,3 +207,14 @@ def test_given_strengths_now_are_checked_and_used():
     t, ev_c, _, ev_r, _, _ = _simulate.simulate(**spot, strengths_now=np.zeros(1326),
                                                 trials=200, min_trials=200, seed=1)
     assert ev_r == pytest.approx(60.0)
+
+
+def test_bench_section_runs_and_prints():
+    from agent.bench import SECTIONS, format_table
+    from agent.bench.simulator import run_simulator_bench
+
+    assert "simulator" in SECTIONS
+    figures = run_simulator_bench(quick=True)
+    assert figures["decisions"] > 0 and figures["trials"] == 500
+    assert figures["trials_per_s"] > 0 and figures["p99_ms"] >= figures["median_ms"] > 0
+    assert "one simulated decision, 500 trials" in format_table({"simulator": figures})
