@@ -83,6 +83,7 @@ def spot_from_context(ctx: GameContext, me: str) -> dict:
         me=seat_of[me], order=order, stacks=list(ctx.stacks), put=list(ctx.put_in), bets=bets,
         folded=[p not in live for p in ctx.players], acted=acted, round_=ctx.round,
         level=max(bets), raises=ctx.bets_this_round, max_bets=ctx.max_bets,
+        # The context does not say whether the cap holds heads-up; the default variant's does.
         small_bet=ctx.small_bet, big_bet=ctx.big_bet, cap_heads_up=True,
     )
 
