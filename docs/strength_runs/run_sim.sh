@@ -13,11 +13,14 @@ $P match "$SIM" "$SIM" poki poki poki poki poki poki poki poki --deals 1200 --se
     --name S10 --json --no-progress > $OUT/S10.json
 $P match poki "$SIM" $FIELD --deals 1500 --seed 401 --workers 2 --name field --json --no-progress > $OUT/field.json
 # A regular: a warm-up match fills warm.sqlite, the measured match starts from a copy of it
-# (so it can be replayed from the same file); both in one process (--db), fresh seeds.
-rm -f $OUT/warm.sqlite* $OUT/regular.sqlite*
-$P match poki "$SIM" $FIELD --deals ${WARM:-300} --seed 402 --name warm --db $OUT/warm.sqlite \
-    --json --no-progress > $OUT/warm.json
-cp $OUT/warm.sqlite $OUT/regular.sqlite
-$P match poki "$SIM" $FIELD --deals ${MEASURED:-300} --seed 403 --name regular --db $OUT/regular.sqlite \
-    --json --no-progress > $OUT/regular.json
-$P match poki "$SIM" $FIELD --deals ${MEASURED:-300} --seed 403 --name cold --json --no-progress > $OUT/cold.json
+# (so it can be replayed from the same file); --db runs it in one process. The same match
+# without a database is the cold figure. 300-deal pair on seed 403, 1,000-deal pair on 404.
+rm -f $OUT/warm.sqlite* $OUT/regular*.sqlite*
+$P match poki "$SIM" $FIELD --deals 300 --seed 402 --name warm --db $OUT/warm.sqlite --json --no-progress > $OUT/warm.json
+for run in "regular 403 300" "regular2 404 1000"; do
+    set -- $run
+    cp $OUT/warm.sqlite $OUT/$1.sqlite
+    $P match poki "$SIM" $FIELD --deals $3 --seed $2 --name $1 --db $OUT/$1.sqlite --json --no-progress > $OUT/$1.json
+done
+$P match poki "$SIM" $FIELD --deals 300 --seed 403 --workers 2 --name cold --json --no-progress > $OUT/cold.json
+$P match poki "$SIM" $FIELD --deals 1000 --seed 404 --workers 2 --name cold2 --json --no-progress > $OUT/cold2.json
