@@ -169,7 +169,7 @@ def test_simulator_player_is_legal_and_reproducible(monkeypatch):
     assert len(calls) >= 3  # the post-flop decisions were simulated
     assert all(o.action in (Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE) for o in calls)
     second, _ = _play(4)
-    assert hero.illegal_choices == 0
+    assert hero.illegal_choices == 0 and hero.simulation_failures == 0
     assert first == second
     assert hero.settings.bettor == "simulator"
 
@@ -218,3 +218,34 @@ def test_bench_section_runs_and_prints():
     assert figures["decisions"] > 0 and figures["trials"] == 500
     assert figures["trials_per_s"] > 0 and figures["p99_ms"] >= figures["median_ms"] > 0
     assert "one simulated decision, 500 trials" in format_table({"simulator": figures})
+
+
+def test_caps_and_stacks_with_everyone_raising():
+    # Everyone always raises: every round is capped at 4 bets (rules: bet + 3 raises), so
+    # each player puts in 4 x 10 on the flop and 4 x 20 on the turn and river: 200 more.
+    hole, board, opp = "AsQc", "3h4cJh", "Jd9d"
+    eq = _shares([ev.parse_cards(hole), ev.parse_cards(opp)], ev.parse_cards(board))[0]
+    spot = _spot(hole, board, [None, _table({opp: 1.0})], put=[20, 20], stacks=[1000, 1000],
+                 fixed=[RAISE, RAISE])
+    t, ev_c, se_c, ev_r, se_r, _ = _simulate.simulate(**spot, trials=20000, min_trials=20000, seed=5)
+    exact = eq * (40 + 400) - 200
+    assert _close(ev_c, se_c, exact) and _close(ev_r, se_r, exact), (ev_c, ev_r, exact)
+    # The opponent has only 50 behind: it is all-in during the flop's betting (20 + 50 =
+    # 70 in); the chips we put in above that come back to us, so we risk exactly 50 more.
+    spot = _spot(hole, board, [None, _table({opp: 1.0})], put=[20, 20], stacks=[1000, 50],
+                 fixed=[RAISE, RAISE])
+    t, ev_c, se_c, ev_r, se_r, _ = _simulate.simulate(**spot, trials=20000, min_trials=20000, seed=6)
+    exact = eq * 140 - 50
+    assert _close(ev_c, se_c, exact) and _close(ev_r, se_r, exact), (ev_c, ev_r, exact)
+
+
+def test_player_falls_back_when_no_deal_is_possible(monkeypatch):
+    import agent.engine.player as player_module
+
+    def impossible(*args, **kwargs):
+        raise ValueError("no consistent deal")
+
+    monkeypatch.setattr(player_module, "simulate_decision", impossible)
+    records, hero = _play(4, hands=15)
+    assert hero.simulation_failures > 0 and hero.illegal_choices == 0
+    assert len(records) == 15

@@ -85,6 +85,7 @@ class PokiPlayer(BasePlayer):
         self._store_writes = True
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
+        self.simulation_failures = 0  # simulations that found no consistent deal
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -258,8 +259,18 @@ class PokiPlayer(BasePlayer):
         opponents = [p for p in ctx.active if p != self.name]
         tables = {p: self._modeler.tables.get(p) for p in opponents} \
             if self.settings.weights == "modeled" else {}
-        outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
-                                    lambda nick, c: self._freq(nick, c), self.settings, self.rng)
+        try:
+            outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
+                                        lambda nick, c: self._freq(nick, c), self.settings, self.rng)
+        except ValueError:
+            # No consistent deal (weight tables that keep clashing): decide by the triple
+            # strategy this once rather than not at all; counted so tests can see it.
+            self.simulation_failures += 1
+            situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
+                                  ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise)
+            triple = decision_triple(situation, self.settings)
+            self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+            return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
         self.last = Decision(ctx.round, ehs, hs_n, ppot, simulation=outcome)
         return outcome.action
 
