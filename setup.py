@@ -1,6 +1,7 @@
 """Build the compiled modules; everything else is in pyproject.toml.
 
-* evaluator_pyx._core and evaluator_pyx._assess: the Cython evaluator and assessment code;
+* evaluator_pyx._core, evaluator_pyx._assess and evaluator_pyx._simulate: the Cython
+  evaluator, assessment code and the simulator's trial loop;
   agent.game._slots: constructors for the frozen dataclasses built on the hot paths.
 * the pure-Python modules listed in agent/native.py, each compiled as it is into an
   extension beside its source, with the SHA-256 of every such source recorded in
