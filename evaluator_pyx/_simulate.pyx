@@ -28,8 +28,12 @@ context (seed 000's ProbTriple):
 Bookkeeping follows agent.game.rules: bets of the round's size, the cap (max_bets bets a
 round, not applied heads-up when cap_heads_up is 0), all-in for what a stack covers, a
 raise only when another live player could call it, and side pots at showdown (pots are
-split exactly: an expected value has no odd chip). The money a line wins is what we take
-from the pot minus what we put in from now on; fold is 0.
+split exactly: an expected value has no odd chip). Two simplifications, both only where
+stacks run short: an all-in raise for less than a full bet re-opens the betting and
+counts toward the cap only when full (agent.game.variant's short_all_in_counts=False; the
+standard rule counts it and does not re-open for those who acted), and the caller says
+whether the cap holds heads-up. The money a line wins is what we take from the pot minus
+what we put in from now on; fold is 0.
 
 The run stops after `trials`, when the time budget is spent, or, after `min_trials`, at
 seed 000's obvious move: the best EV leads the next by more than the sum of their
