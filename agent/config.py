@@ -79,6 +79,7 @@ ENGINE_CHOICES = {
     "weights": ("modeled", "uniform"),
     "opponent_model": ("specific", "generic"),
     "preflop": ("tight", "moderate", "loose"),
+    "sim_thresholds": ("uniform", "table"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -120,6 +121,10 @@ class EngineConfig:
     sim_min_trials: int = 100
     sim_time_ms: float = 100.0
     sim_close: float = 0.05
+    # How a simulated opponent's context frequencies become strength thresholds:
+    # "uniform": as percentiles of all holdings; "table": as weighted quantiles of its
+    # own weight table on the present board (the modeler's reading).
+    sim_thresholds: str = "uniform"
 
     def __post_init__(self) -> None:
         for name in ("sim_trials", "sim_min_trials"):

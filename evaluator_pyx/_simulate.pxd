@@ -40,6 +40,8 @@ ctypedef struct SimSpot:
     int fixed[SIM_MAX_SEATS]            # 1: this seat plays fixed_triple whatever it holds
     double fixed_triple[SIM_MAX_SEATS][3]
     double freq[SIM_MAX_SEATS][SIM_CONTEXTS][3]   # (fold, call, raise) per context
+    int use_thresholds                  # 1: thresholds below replace the percentile reading
+    double thresholds[SIM_MAX_SEATS][SIM_CONTEXTS][2]  # strength to fold below, to raise above
     double bet_threshold                # our own later actions: the formula strategy
     double raise_threshold
     double reraise_step

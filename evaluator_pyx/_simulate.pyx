@@ -326,11 +326,15 @@ cdef int _choose(const SimSpot* s, const _Hand* g, const _Deal* d, int p, Rng* r
             top = 1.0 - s.opp_mix
             r = s.freq[p][ctx][2]
             if r > 0.0:
-                t = 1.0 - (r / top if r < top else 1.0)
+                if s.use_thresholds:
+                    t = s.thresholds[p][ctx][1]
+                else:
+                    t = 1.0 - (r / top if r < top else 1.0)
                 r = top * _ramp(hs, t - s.opp_width, t + s.opp_width)
             f = s.freq[p][ctx][0]
             if f > 0.0:
-                f = (1.0 - _ramp(hs, f - s.opp_width, f + s.opp_width)) * (1.0 - r)
+                t = s.thresholds[p][ctx][0] if s.use_thresholds else f
+                f = (1.0 - _ramp(hs, t - s.opp_width, t + s.opp_width)) * (1.0 - r)
         c = 1.0 - f - r
     if to_call <= 0:
         c += f
@@ -523,7 +527,8 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
              int level, int raises, int max_bets, int small_bet, int big_bet,
              bint cap_heads_up, int hole_index, weights, freq, fixed=None, params,
              long trials=500, long min_trials=100, double budget_s=0.0, seed=0,
-             bint can_fold=True, bint can_raise=True, strengths_now=None) -> tuple:
+             bint can_fold=True, bint can_raise=True, strengths_now=None,
+             thresholds=None) -> tuple:
     """EVs of our check/call and bet/raise by simulation (see the module docstring).
 
     hole, board: 64-bit masks. order, stacks, put, bets, folded, acted: per seat (order:
@@ -533,7 +538,9 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
     (bet_threshold, raise_threshold, reraise_step, width, opp_width, opp_mix).
     strengths_now: None, or every holding's strength on the present board (1326 values
     in [0, 1], e.g. with a potential term; default: hand strength against one random
-    holding). Returns (trials, ev_call, se_call, ev_raise, se_raise, stopped_early); the
+    holding). thresholds: None, or (seats, 12, 2) strengths at which each opponent folds
+    below and raises above in each context (default: read off the frequencies as
+    percentiles of all holdings). Returns (trials, ev_call, se_call, ev_raise, se_raise, stopped_early); the
     raise figures are NaN when raising is not legal."""
     cdef int n = len(order), p, k, c
     if not 2 <= n <= SIM_MAX_SEATS:
@@ -575,6 +582,15 @@ def simulate(*, hole, board, int me, order, stacks, put, bets, folded, acted, in
         fq = np.ascontiguousarray(freq, dtype=np.float64)
         if fq.shape != (n, SIM_CONTEXTS, 3):
             raise ValueError(f"freq must have shape ({n}, 12, 3), got {fq.shape}")
+        if thresholds is not None:
+            th = np.ascontiguousarray(thresholds, dtype=np.float64)
+            if th.shape != (n, SIM_CONTEXTS, 2) or not np.all(np.isfinite(th)):
+                raise ValueError(f"thresholds must be finite with shape ({n}, 12, 2), got {th.shape}")
+            s.use_thresholds = 1
+            for p in range(n):
+                for k in range(SIM_CONTEXTS):
+                    s.thresholds[p][k][0] = th[p, k, 0]
+                    s.thresholds[p][k][1] = th[p, k, 1]
         fx = None if fixed is None else np.asarray(fixed, dtype=np.float64)
         if fx is not None and fx.shape != (n, 3):
             raise ValueError(f"fixed must have shape ({n}, 3), got {fx.shape}")

@@ -253,3 +253,35 @@ def test_player_falls_back_when_no_deal_is_possible(monkeypatch):
     records, hero = _play(4, hands=15)
     assert hero.simulation_failures > 0 and hero.illegal_choices == 0
     assert len(records) == 15
+
+
+def test_table_thresholds_are_weighted_quantiles_of_the_table():
+    from agent.engine.modeler import weighted_quantile
+    from agent.engine.simulator import table_thresholds
+    from agent.game.tracker import Tracker
+    from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
+
+    t = Tracker()
+    t.apply(HandStarted("h", "test", ("p0", "p1", "p2"), (1000,) * 3, 2, 5, 10, 10, 20))
+    t.apply(HoleCards("p0", tuple(ev.parse_cards("AsQc"))))
+    for a in (Action.CHECK_CALL, Action.CHECK_CALL, Action.CHECK_CALL):
+        t.apply(PlayerActed(None, a))
+    t.apply(BoardDealt(tuple(ev.parse_cards("3h4cJh"))))
+    ctx = t.snapshot("p0")
+    rng = np.random.default_rng(2)
+    tables = [None, rng.random(ev.N_HOLDINGS), None]
+    freq = np.zeros((3, 12, 3))
+    freq[1, 4] = (0.3, 0.5, 0.2)
+    freq[2, 4] = (0.5, 0.3, 0.2)
+    out = table_thresholds(ctx, "p0", ctx.hole_cards, tables, freq, 0.2)
+    board = ev.cards_to_mask(ctx.board)
+    strength = ev.holding_strengths(board)
+    live = ((np.asarray(ev.HOLDINGS_ARRAY, dtype=np.uint64)
+             & np.uint64(board | ev.cards_to_mask(ctx.hole_cards))) == 0)
+    w1 = np.where(live, tables[1], 0.0)
+    assert out[1, 4, 0] == pytest.approx(weighted_quantile(strength, w1, 0.3))
+    assert out[1, 4, 1] == pytest.approx(weighted_quantile(strength, w1, 1 - 0.2 / 0.8))
+    # A uniform table: its quantiles are those of every live holding.
+    assert out[2, 4, 0] == pytest.approx(weighted_quantile(strength, live.astype(float), 0.5))
+    # Contexts with no folds / raises keep the neutral thresholds (never / always).
+    assert out[1, 0, 0] == 0.0 and out[1, 0, 1] == 1.0

@@ -21,13 +21,14 @@ import numpy as np
 
 import evaluator_pyx as ev
 from agent.config import EngineConfig
+from agent.engine.modeler import live_holdings
 from agent.game.context import N_CONTEXTS
 from agent.game.rules import Action
 
 if TYPE_CHECKING:
     from agent.game.context import GameContext
 
-__all__ = ["SimOutcome", "simulate_decision", "spot_from_context"]
+__all__ = ["SimOutcome", "simulate_decision", "spot_from_context", "table_thresholds"]
 
 Triple = tuple[float, float, float]
 _AGGRESSIVE = (Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE)
@@ -88,6 +89,40 @@ def spot_from_context(ctx: GameContext, me: str) -> dict:
     )
 
 
+def table_thresholds(ctx: GameContext, me: str, hole: Sequence[int],
+                     weights: Sequence[np.ndarray | None], freq: np.ndarray, mix: float) -> np.ndarray:
+    """(seats, 12, 2): per opponent and context the strength on the present board below
+    which it folds and above which it raises — the weighted quantiles of its own table at
+    its fold share and at 1 − raise share / (1 − mix), as the modeler reads an action
+    (agent.engine.modeler.opponent_triples)."""
+    n = len(ctx.players)
+    out = np.zeros((n, N_CONTEXTS, 2))
+    out[:, :, 1] = 1.0
+    board = ev.cards_to_mask(ctx.board)
+    strength = ev.holding_strengths(board)
+    live = live_holdings(board | ev.cards_to_mask(hole))
+    order = np.argsort(strength, kind="stable")
+    sorted_strength = strength[order]
+    top = 1.0 - mix
+    for seat in range(n):
+        if ctx.players[seat] == me:
+            continue
+        w = weights[seat]
+        w = live.astype(np.float64) if w is None else np.where(live, w, 0.0)
+        cum = np.cumsum(w[order])
+        total = cum[-1]
+        if total <= 0:
+            continue
+        for c in range(N_CONTEXTS):
+            f, _, r = freq[seat, c]
+            if f > 0:
+                out[seat, c, 0] = sorted_strength[min(int(np.searchsorted(cum, f * total)), cum.size - 1)]
+            if r > 0:
+                q = 1.0 - min(1.0, r / top)
+                out[seat, c, 1] = sorted_strength[min(int(np.searchsorted(cum, q * total)), cum.size - 1)]
+    return out
+
+
 def choose(evs: Mapping[Action, float], close: float, rng: np.random.Generator) -> Action:
     """The action of best EV; at random among those within `close` chips of it, the most
     aggressive when nothing is random (close = 0) and EVs tie (seed 000)."""
@@ -124,6 +159,9 @@ def simulate_decision(ctx: GameContext, me: str, hole: Sequence[int],
         if not (fixed and nick in fixed):
             for c in range(N_CONTEXTS):
                 freq[seat, c] = freqs(nick, c)
+    thresholds = None
+    if cfg.sim_thresholds == "table":
+        thresholds = table_thresholds(ctx, me, hole, weights, freq, cfg.opponent_mix)
     legal = ctx.legal_actions
     can_raise = Action.BET_RAISE in legal
     can_fold = Action.FOLD in legal
@@ -136,7 +174,7 @@ def simulate_decision(ctx: GameContext, me: str, hole: Sequence[int],
         trials=trials if trials is not None else cfg.sim_trials,
         min_trials=min(cfg.sim_min_trials, trials if trials is not None else cfg.sim_trials),
         budget_s=budget_s if budget_s is not None else cfg.sim_time_ms / 1000.0,
-        seed=seed, can_fold=can_fold, can_raise=can_raise, **spot)
+        seed=seed, can_fold=can_fold, can_raise=can_raise, thresholds=thresholds, **spot)
     evs: dict[Action, float] = {Action.CHECK_CALL: ev_c}
     if can_raise:
         evs[Action.BET_RAISE] = ev_r
