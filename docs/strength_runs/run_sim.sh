@@ -11,6 +11,10 @@ FIELD="mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive lo
 $P match "$SIM" poki --deals 5000 --seed 302 --workers 2 --name S2 --json --no-progress > $OUT/S2.json
 $P match "$SIM" "$SIM" poki poki poki poki poki poki poki poki --deals 1200 --seed 304 --workers 2 \
     --name S10 --json --no-progress > $OUT/S10.json
+T='poki(bettor=simulator,sim_time_ms=0,sim_thresholds=table)'
+$P match "$T" "$SIM" --deals 3000 --seed 306 --workers 2 --name TU2 --json --no-progress > $OUT/TU2.json
+$P match "$T" "$T" poki poki poki poki poki poki poki poki --deals 1200 --seed 307 --workers 2 \
+    --name T10 --json --no-progress > $OUT/T10.json
 $P match poki "$SIM" $FIELD --deals 1500 --seed 401 --workers 2 --name field --json --no-progress > $OUT/field.json
 # A regular: a warm-up match fills warm.sqlite, the measured match starts from a copy of it
 # (so it can be replayed from the same file); --db runs it in one process. The same match
