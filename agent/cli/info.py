@@ -22,8 +22,9 @@ def run(args: argparse.Namespace) -> int:
         ver = "not installed"
     compiled = native.status()
     try:
-        from evaluator_pyx import _simulate  # noqa: F401  (bettor=simulator needs it)
+        import importlib
 
+        importlib.import_module("evaluator_pyx._simulate")  # bettor=simulator needs it
         simulator = "compiled"
     except ImportError:
         simulator = "missing (bettor=simulator unavailable)"
