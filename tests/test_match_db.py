@@ -26,6 +26,7 @@ def test_match_leaves_models_and_the_next_match_starts_from_them(tmp_path, monke
     path = tmp_path / "models.sqlite"
     first = run_tournament(_setup(path, "warm", 1), 4)
     names = first.names
+    assert first.rejected_hands == 0 and first.to_json()["db"] == str(path)
     with Database(path) as db:
         assert db.hand_count() == 4 * 3  # every hand once, though a Poki seat also saw it
         after_first = {n: db.get(n, "local") for n in names}

@@ -261,6 +261,7 @@ class TournamentResult:
     hand_seats: np.ndarray  # [deals, rotations, players]
     invalid_actions: dict[str, int]
     seconds: float
+    rejected_hands: int = 0  # hands the database (setup.db) refused to store
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -346,6 +347,9 @@ class TournamentResult:
             "invalid_actions": self.invalid_actions,
             "seconds": self.seconds,
         }
+        if self.setup.db is not None:
+            out["db"] = self.setup.db
+            out["rejected_hands"] = self.rejected_hands
         if hands:
             out["hand_results"] = list(self.hand_rows())
         return out
@@ -381,6 +385,8 @@ class TournamentResult:
                 lines.append(fmt(s))
         if self.invalid_actions:
             lines.append(f"illegal moves turned into calls: {self.invalid_actions}")
+        if self.rejected_hands:
+            lines.append(f"hands the database refused (not stored): {self.rejected_hands}")
         return "\n".join(lines)
 
 
@@ -480,7 +486,8 @@ def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
         raise
     writer.close(deal_chips.sum(axis=0).tolist(), setup.names)
     return TournamentResult(setup, deals, deal_chips, hand_chips, hand_seats, invalid,
-                            time.perf_counter() - start)
+                            time.perf_counter() - start,
+                            sum(b.rejected_hands for b in ordered))
 
 
 # --- speed figure ---------------------------------------------------------------------------
