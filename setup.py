@@ -1,6 +1,7 @@
 """Build the compiled modules; everything else is in pyproject.toml.
 
-* evaluator_pyx._core and evaluator_pyx._assess: the Cython evaluator and assessment code;
+* evaluator_pyx._core, evaluator_pyx._assess and evaluator_pyx._simulate: the Cython
+  evaluator, assessment code and the simulator's trial loop;
   agent.game._slots: constructors for the frozen dataclasses built on the hot paths.
 * the pure-Python modules listed in agent/native.py, each compiled as it is into an
   extension beside its source, with the SHA-256 of every such source recorded in
@@ -47,7 +48,7 @@ evaluator = [
         extra_compile_args=compile_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("evaluator_pyx._core", "evaluator_pyx._assess")
+    for name in ("evaluator_pyx._core", "evaluator_pyx._assess", "evaluator_pyx._simulate")
 ] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [

@@ -74,11 +74,12 @@ class DatabaseConfig:
 
 
 ENGINE_CHOICES = {
-    "bettor": ("triples", "loki1"),
+    "bettor": ("triples", "loki1", "simulator"),
     "reweight": ("triples", "loki1", "none"),
     "weights": ("modeled", "uniform"),
     "opponent_model": ("specific", "generic"),
     "preflop": ("tight", "moderate", "loose"),
+    "sim_thresholds": ("uniform", "table"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -113,8 +114,28 @@ class EngineConfig:
     reweight_floor: float = 0.01
     opponent_width: float = 0.1
     opponent_mix: float = 0.2
+    # The simulator (bettor = "simulator"; seed 000): trials per decision, the trials
+    # before the obvious-move cut-off is tried, the time budget of one decision, and how
+    # close (in small bets) two EVs must be for the choice between them to be random.
+    sim_trials: int = 500
+    sim_min_trials: int = 100
+    sim_time_ms: float = 100.0
+    sim_close: float = 0.05
+    # How a simulated opponent's context frequencies become strength thresholds:
+    # "uniform": as percentiles of all holdings; "table": as weighted quantiles of its
+    # own weight table on the present board (the modeler's reading).
+    sim_thresholds: str = "uniform"
 
     def __post_init__(self) -> None:
+        for name in ("sim_trials", "sim_min_trials"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+                raise ConfigError(f"engine.{name} must be a whole number >= 2, got {value!r}")
+        for name in ("sim_time_ms", "sim_close"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1e9:
+                raise ConfigError(f"engine.{name} must be a number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
         for name, choices in ENGINE_CHOICES.items():
             if getattr(self, name) not in choices:
                 raise ConfigError(f"engine.{name} must be one of {', '.join(choices)}, "

@@ -277,8 +277,13 @@ def test_engine_config_section():
     cfg = parse_config({"engine": {"bettor": "loki1", "potential": False, "bet_threshold": 0.45}})
     assert cfg.engine.bettor == "loki1" and cfg.engine.potential is False
     assert cfg.engine.bet_threshold == 0.45
+    assert parse_config({"engine": {"bettor": "simulator"}}).engine.bettor == "simulator"
     with pytest.raises(ConfigError, match="engine.*bettor"):
-        parse_config({"engine": {"bettor": "simulator"}})
+        parse_config({"engine": {"bettor": "oracle"}})
+    with pytest.raises(ConfigError, match="sim_trials"):
+        parse_config({"engine": {"sim_trials": 0}})
+    with pytest.raises(ConfigError, match="sim_time_ms"):
+        parse_config({"engine": {"sim_time_ms": -1}})
     with pytest.raises(ConfigError, match="raise_threshold"):
         parse_config({"engine": {"raise_threshold": 1.5}})
     with pytest.raises(ConfigError, match="unknown key"):

@@ -191,3 +191,21 @@ def test_tight_loose_aggressive_passive_styles() -> None:
     assert stats["loose-aggressive"]["aggression"] > 1.5 * stats["loose-passive"]["aggression"]
     wide = style_stats("loose-passive(vpip=0.9, trials=200)")
     assert abs(wide["vpip"] - 0.9) < 0.05
+
+
+def test_monte_carlo_thresholds_bot() -> None:
+    rng = np.random.default_rng(3)
+    bot = create_player("mc", rng)
+    # Pre-flop: the top fifth plays (aces raise), seven-deuce folds to a raise.
+    assert bot.act(context("7c2d", actions=(RAISE,))) == FOLD
+    assert bot.act(context("AcAd", actions=(RAISE,))) == RAISE
+    assert preflop_percentile(tuple(parse_cards("KcJd"))) > 0.8
+    assert bot.act(context("KcJd", actions=(RAISE,))) == CALL
+    # Flop, nobody has bet (p0 acts first after the flop): bet the nuts, check air.
+    flop = (CALL, CALL, "AhKhQh")
+    assert bot.act(context("JhTh", actions=flop)) == RAISE
+    assert bot.act(context("7c2d", actions=flop)) == CALL
+    # Facing a bet: air (strength far under the pot odds of 10 to win 30) folds; two
+    # pair (strength well above the raise bar) raises.
+    assert bot.act(context("7c2d", actions=(CALL, CALL, "AhKh8s", CALL, RAISE))) == FOLD
+    assert bot.act(context("AcKd", actions=(CALL, CALL, "AhKh8s", CALL, RAISE))) == RAISE

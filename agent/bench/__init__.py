@@ -180,6 +180,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "assess": ("agent.bench.assess", "run_assess_bench"),
     "selfplay": ("agent.bench.selfplay", "run_selfplay_bench"),
     "engine": ("agent.bench.engine", "run_engine_bench"),
+    "simulator": ("agent.bench.simulator", "run_simulator_bench"),
     "db": ("agent.bench.database", "run_db_bench"),
     "replay": ("agent.bench.replay", "run_replay_bench"),
     "report": ("agent.bench.report", "run_report_bench"),
@@ -255,6 +256,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             if kind in en:
                 rows.append((f"Poki post-flop decision, 10 seats, {label}",
                              f"{en[kind]['median_ms']:.2f} ms median", f"p90 {en[kind]['p90_ms']:.2f} ms", ""))
+    sm = figures.get("simulator")
+    if sm and sm.get("decisions"):
+        rows.append((f"one simulated decision, {sm['trials']} trials, 10 players, flop",
+                     f"{sm['median_ms']:.1f} ms median", f"p99 {sm['p99_ms']:.1f} ms; CPU "
+                     f"{sm['cpu_median_ms']:.1f} / p99 {sm['cpu_p99_ms']:.1f} ms; "
+                     f"{sm['trials_per_s']:,.0f} trials/s; {sm['decisions']} decisions",
+                     "<= 50 ms median, p99 <= 150 ms"))
     d = figures.get("db")
     if d and "hands_per_s" in d:
         rows.append(("hand records into SQLite, models updated", f"{d['hands_per_s']:,} hands/s",

@@ -21,13 +21,21 @@ def run(args: argparse.Namespace) -> int:
     except PackageNotFoundError:
         ver = "not installed"
     compiled = native.status()
-    info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "compiled_modules": compiled,
-            "config": asdict(args.settings)}
+    try:
+        import importlib
+
+        importlib.import_module("evaluator_pyx._simulate")  # bettor=simulator needs it
+        simulator = "compiled"
+    except ImportError:
+        simulator = "missing (bettor=simulator unavailable)"
+    info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "simulator": simulator,
+            "compiled_modules": compiled, "config": asdict(args.settings)}
     if args.json:
         print(json.dumps(info, indent=2))
     else:
         print(f"poki {info['version']}")
         print(f"evaluator backend: {info['evaluator_backend']}")
+        print(f"simulator trial loop: {info['simulator']}")
         done = sum(1 for state in compiled.values() if state == "compiled")
         line = f"compiled modules: {done} of {len(compiled)}"
         others = [f"{m} ({state})" for m, state in compiled.items() if state != "compiled"]

@@ -7,6 +7,10 @@ loose-passive(vpip=0.5), hero=rr(trials=2000), ... (`--list` shows every kind an
 settings). Blinds, bets and stacks come from the [table] section of the config.
 
 Example: poki match rr call --deals 2000 --seed 1
+
+With --db FILE the players that model opponents read their models from that SQLite file
+and every hand is written to it, so a second match with the same file starts from what
+the first one learned.
 """
 from __future__ import annotations
 
@@ -29,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chunk", type=int, default=50,
                         help="deals per batch; results depend on it, not on --workers (default 50)")
     parser.add_argument("--name", default="match", help="match name in hand ids and logs")
+    parser.add_argument("--db", metavar="FILE",
+                        help="SQLite database (made if missing) the players read opponent models from "
+                             "and every hand is written to, so models carry over from match to match "
+                             "(batches then run in order in one process)")
     parser.add_argument("--log-acpc", metavar="FILE", help="write every hand as ACPC STATE: lines")
     parser.add_argument("--log-phh", metavar="DIR", help="write every hand as PHH (.phhs files)")
     parser.add_argument("--csv", metavar="FILE", help="write raw per-hand results as CSV")
@@ -63,11 +71,16 @@ def run(args: argparse.Namespace) -> int:
     if args.deals < 1 or args.workers < 1 or args.chunk < 1:
         print("poki match: --deals, --workers and --chunk must be at least 1", file=sys.stderr)
         return 2
+    if args.db and args.workers > 1:
+        print("poki match: --db plays the batches in order in one process; drop --workers",
+              file=sys.stderr)
+        return 2
     seed = args.settings.random.seed if args.seed is None else args.seed
     table = dataclasses.replace(args.settings.table, seats=len(args.specs))
     try:
         setup = TournamentSetup.from_text(args.specs, table, seed, duplicate=args.duplicate,
-                                          chunk=args.chunk, name=args.name)
+                                          chunk=args.chunk, name=args.name, db=args.db,
+                                          half_life=args.settings.model.half_life_hands)
     except (SpecError, ValueError) as exc:
         print(f"poki match: {exc}", file=sys.stderr)
         return 2
@@ -83,6 +96,13 @@ def run(args: argparse.Namespace) -> int:
         result = run_tournament(setup, args.deals, workers=args.workers,
                                 log_acpc=args.log_acpc, log_phh=args.log_phh,
                                 progress=progress)
+    except Exception as exc:
+        from db import DatabaseError
+
+        if not isinstance(exc, DatabaseError):
+            raise
+        print(f"poki match: {exc}", file=sys.stderr)
+        return 2
     finally:
         if bar is not None:
             bar.close()

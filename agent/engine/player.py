@@ -27,6 +27,7 @@ from agent.engine.bettor_loki1 import loki1_action
 from agent.engine.modeler import FOLD, OpponentModeler
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
+from agent.engine.simulator import SimOutcome, simulate_decision
 from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
@@ -66,6 +67,7 @@ class Decision:
     triple: tuple[float, float, float] | None = None
     strategy: PreflopStrategy | None = None
     action: Action | None = None
+    simulation: SimOutcome | None = None
 
 
 class PokiPlayer(BasePlayer):
@@ -80,8 +82,10 @@ class PokiPlayer(BasePlayer):
         self.store: ModelStore = store if store is not None else MemoryModelStore(
             self.model_settings.half_life_hands)
         self.network = network
+        self._store_writes = True
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
+        self.simulation_failures = 0  # simulations that found no consistent deal
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -96,8 +100,16 @@ class PokiPlayer(BasePlayer):
     def new_hand(self, started: HandStarted) -> None:
         self._hand = None  # tables are built at our first decision, when our cards are known
 
+    def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> None:
+        """Read opponent models from `store` (e.g. the SQLite database a runner opened)
+        from the next hand on; with writes=False the runner writes finished hands there
+        itself, once per hand, so this player only reads."""
+        self.store = store
+        self.network = network
+        self._store_writes = writes
+
     def end_hand(self, record: HandRecord) -> None:
-        if self.settings.opponent_model == "specific":
+        if self.settings.opponent_model == "specific" and self._store_writes:
             try:
                 self.store.write_hand(record, self.network)
             except RecordError:
@@ -229,6 +241,8 @@ class PokiPlayer(BasePlayer):
         cfg = self.settings
         ehs, hs_n, ppot = self.assess(ctx)
         can_raise = ctx.can_raise
+        if cfg.bettor == "simulator":
+            return self._simulate(ctx, ehs, hs_n, ppot)
         if cfg.bettor == "loki1":
             self.last = Decision(ctx.round, ehs, hs_n, ppot)
             return loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
@@ -238,6 +252,27 @@ class PokiPlayer(BasePlayer):
         triple = decision_triple(situation, cfg)
         self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
         return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
+
+    def _simulate(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Action:
+        """Seed 000's simulation: the EVs of check/call and bet/raise by playing the hand
+        out against opponents dealt from their weight tables (agent.engine.simulator)."""
+        opponents = [p for p in ctx.active if p != self.name]
+        tables = {p: self._modeler.tables.get(p) for p in opponents} \
+            if self.settings.weights == "modeled" else {}
+        try:
+            outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
+                                        lambda nick, c: self._freq(nick, c), self.settings, self.rng)
+        except ValueError:
+            # No consistent deal (weight tables that keep clashing): decide by the triple
+            # strategy this once rather than not at all; counted so tests can see it.
+            self.simulation_failures += 1
+            situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
+                                  ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise)
+            triple = decision_triple(situation, self.settings)
+            self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+            return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
+        self.last = Decision(ctx.round, ehs, hs_n, ppot, simulation=outcome)
+        return outcome.action
 
 
 # --- registry ------------------------------------------------------------------------------
@@ -265,6 +300,13 @@ def _kind() -> PlayerKind:
         for key, choices in _WORDS.items()
     }
     params["potential"] = Param(bool, eng.potential, "add hand potential to EHS (on/off)")
+    params["sim_trials"] = Param(int, eng.sim_trials, "simulator: trials per decision", low=2, high=10**6)
+    params["sim_min_trials"] = Param(int, eng.sim_min_trials, "simulator: trials before the obvious-move cut-off",
+                                     low=2, high=10**6)
+    params["sim_time_ms"] = Param(float, eng.sim_time_ms, "simulator: time budget of a decision (ms, 0 none)",
+                                  low=0.0, high=1e6)
+    params["sim_close"] = Param(float, eng.sim_close, "simulator: EVs this close (small bets) are chosen at random",
+                                low=0.0, high=100.0)
     for f in dataclasses.fields(EngineConfig):
         if f.name not in params:
             params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from agent.config import TableConfig
+from agent.game.records import RecordError
 from agent.play.dealer import Deal, Dealer, HandLog
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log
@@ -82,6 +83,9 @@ class TournamentSetup:
     chunk: int = 50  # deals per batch
     shuffle_seats: bool = True  # a fresh base seating per deal (duplicate only)
     name: str = "match"
+    db: str | None = None  # SQLite file the players read models from and hands go to
+    network: str = "local"  # the network the players' models are kept under in db
+    half_life: float | None = None  # decay of a new db's models (None: the file's own)
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.specs) <= 10:
@@ -126,6 +130,7 @@ class BatchResult:
     phh_hands: list[phh.PhhHand] = field(default_factory=list)
     invalid_actions: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    rejected_hands: int = 0  # hands the database refused (setup.db)
 
 
 def _batch_players(setup: TournamentSetup, index: int) -> list[Player]:
@@ -139,10 +144,38 @@ def play_batch(setup: TournamentSetup, index: int, deals: int, *, log_acpc: bool
                log_phh: bool = False) -> BatchResult:
     """Play batch ``index``: deals index*chunk .. index*chunk + deals - 1 (deals ≤ chunk)."""
     start = time.perf_counter()
+    players = _batch_players(setup, index)
+    store = _open_store(setup)
+    try:
+        return _play_batch(setup, index, deals, players, store, log_acpc, log_phh, start)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _open_store(setup: TournamentSetup) -> Any:
+    """The database of setup.db, or None. Opened per batch (so a batch stays a function of
+    its inputs plus the file as the previous batches left it)."""
+    if setup.db is None:
+        return None
+    from db import Database
+
+    return Database(setup.db, half_life=setup.half_life)
+
+
+def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Player], store: Any,
+                log_acpc: bool, log_phh: bool, start: float) -> BatchResult:
     n = len(setup.specs)
     rotations = setup.rotations
     first = index * setup.chunk
-    players = _batch_players(setup, index)
+    if store is not None:
+        # Every seat that models opponents reads them from the database (seed 004: a
+        # regular's history carries over); the hands are written here, once each.
+        for player in players:
+            attach = getattr(player, "attach_store", None)
+            if attach is not None:
+                attach(store, setup.network)
+    rejected = 0
     log = HandLog(acpc=log_acpc, phh=log_phh) if (log_acpc or log_phh) else None
     dealer = Dealer(setup.table, source=setup.name, log=log)
     cards = [deal_cards(setup.seed, first + d, n) for d in range(deals)]
@@ -169,6 +202,11 @@ def play_batch(setup: TournamentSetup, index: int, deals: int, *, log_acpc: bool
             for seat, (p, result) in enumerate(zip(seated, record.results)):
                 hand_chips[d, r, p] = result.won - result.put_in
                 hand_seats[d, r, p] = seat
+            if store is not None:
+                try:
+                    store.write_hand(record, setup.network)
+                except RecordError:
+                    rejected += 1  # a hand the database refuses is not stored; play goes on
     return BatchResult(
         index=index,
         first_deal=first,
@@ -179,6 +217,7 @@ def play_batch(setup: TournamentSetup, index: int, deals: int, *, log_acpc: bool
         phh_hands=log.phh_hands if log else [],
         invalid_actions=dict(dealer.invalid_actions),
         seconds=time.perf_counter() - start,
+        rejected_hands=rejected,
     )
 
 
@@ -220,6 +259,7 @@ class TournamentResult:
     hand_seats: np.ndarray  # [deals, rotations, players]
     invalid_actions: dict[str, int]
     seconds: float
+    rejected_hands: int = 0  # hands the database (setup.db) refused to store
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -305,6 +345,9 @@ class TournamentResult:
             "invalid_actions": self.invalid_actions,
             "seconds": self.seconds,
         }
+        if self.setup.db is not None:
+            out["db"] = self.setup.db
+            out["rejected_hands"] = self.rejected_hands
         if hands:
             out["hand_results"] = list(self.hand_rows())
         return out
@@ -340,6 +383,8 @@ class TournamentResult:
                 lines.append(fmt(s))
         if self.invalid_actions:
             lines.append(f"illegal moves turned into calls: {self.invalid_actions}")
+        if self.rejected_hands:
+            lines.append(f"hands the database refused (not stored): {self.rejected_hands}")
         return "\n".join(lines)
 
 
@@ -402,6 +447,9 @@ def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
         raise ValueError("a tournament needs at least one deal")
     if workers < 1:
         raise ValueError("workers must be at least 1")
+    if setup.db is not None and workers > 1:
+        raise ValueError("a match with a database plays its batches in order, in one process "
+                         "(each batch starts from the models the earlier ones left): use one worker")
     start = time.perf_counter()
     jobs = [(setup, i, count, log_acpc is not None, log_phh is not None)
             for i, count in _batches(setup, deals)]
@@ -436,4 +484,5 @@ def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
         raise
     writer.close(deal_chips.sum(axis=0).tolist(), setup.names)
     return TournamentResult(setup, deals, deal_chips, hand_chips, hand_seats, invalid,
-                            time.perf_counter() - start)
+                            time.perf_counter() - start,
+                            sum(b.rejected_hands for b in ordered))

@@ -9,6 +9,11 @@ bets and raises after the flop. Here:
 * ``random`` — a legal move drawn with given weights (uniform by default);
 * ``rr`` — seed 001's rate-of-return bot: RR = hand strength / pot odds, mapped to a
   fold/call/raise triple by its table;
+* ``mc`` — a plain Monte Carlo thresholds bot, the kind a newcomer writes first and no
+  opponent model: pre-flop it plays the top ``range`` of starting hands (the top fifth by
+  default; raising the best of them), after the flop it bets at a Monte Carlo hand
+  strength of ``bet``, raises at ``raise``, and calls when the strength beats the pot
+  odds;
 * ``tight-aggressive``, ``tight-passive``, ``loose-aggressive``, ``loose-passive`` (and
   ``style`` with every setting open) — seed 002's T/L × A/C styles on hand strength:
   ``vpip`` is the share of dealt hands played pre-flop, ``aggression`` how often a hand
@@ -33,6 +38,7 @@ from evaluator_pyx.cards import N_CARDS, card_bit
 __all__ = [
     "AlwaysCall",
     "AlwaysRaise",
+    "MonteCarloThresholds",
     "RandomPlayer",
     "RateOfReturn",
     "StylePlayer",
@@ -252,6 +258,37 @@ class StylePlayer(BasePlayer):
         return _choose(ctx, RAISE if rng.random() < 0.05 * aggression else FOLD)
 
 
+class MonteCarloThresholds(BasePlayer):
+    """See ``mc`` in the module docstring: fixed thresholds on Monte Carlo hand strength
+    against the live opponents' random hands (seed 001), pot odds for calls."""
+
+    def __init__(self, name: str, rng: np.random.Generator, range: float = 0.2,
+                 bet: float = 0.6, raise_: float = 0.8, trials: int = 500) -> None:
+        super().__init__(name, rng)
+        self.range = range
+        self.bet = bet
+        self.raise_ = raise_
+        self.trials = trials
+
+    def act(self, ctx: GameContext) -> Action:
+        if ctx.round == 0:
+            hole = ctx.hole_cards
+            if hole is None:
+                raise ValueError(f"{self.name}: needs its hole cards")
+            place = preflop_percentile(hole)
+            if place < 1.0 - self.range:
+                return _choose(ctx, FOLD)
+            # The top quarter of the range raises (up to the cap); the rest calls.
+            return _choose(ctx, RAISE if place >= 1.0 - self.range / 4 else CALL)
+        strength = hand_strength(ctx, self.trials, self.rng)
+        threshold = self.bet if ctx.bets_this_round == 0 else self.raise_
+        if strength >= threshold:
+            return _choose(ctx, RAISE)
+        if strength >= ctx.pot_odds:
+            return CALL
+        return _choose(ctx, FOLD)
+
+
 # --- registry ------------------------------------------------------------------------------
 
 _TRIALS = Param(int, 1000, "Monte Carlo deals per hand-strength estimate", low=10, high=10**7)
@@ -269,6 +306,16 @@ register(PlayerKind(
     "a legal move at random (weights over the legal moves)"))
 register(PlayerKind("rr", RateOfReturn, {"trials": _TRIALS},
                     "Mick West's rate-of-return bot (seed 001)"))
+
+register(PlayerKind(
+    "mc",
+    lambda name, rng, **kw: MonteCarloThresholds(name, rng, kw["range"], kw["bet"], kw["raise"], kw["trials"]),
+    {"range": Param(float, 0.2, "share of starting hands played pre-flop", **_SHARE),
+     "bet": Param(float, 0.6, "hand strength to bet", **_SHARE),
+     "raise": Param(float, 0.8, "hand strength to raise", **_SHARE),
+     "trials": Param(int, 500, "Monte Carlo deals per hand-strength estimate", low=10, high=10**7)},
+    "Monte Carlo thresholds: bets / raises at fixed hand strengths, calls on pot odds, "
+    "top-fifth pre-flop range, no opponent model"))
 
 _STYLES = {
     # name: (vpip, aggression)
