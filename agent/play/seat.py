@@ -1,0 +1,397 @@
+"""The seat runtime: one live table = one :class:`~agent.tracker.Tracker` + one player +
+one connector's stream of events (DESIGN.md, "Seat runtime"). IRC and ACPC tables both
+use it, so deadlines, learning and storage behave the same at every table.
+
+A connector calls, on its own I/O thread:
+
+* :meth:`Seat.feed` with each event it translated from the wire. The tracker checks it;
+  an impossible event abandons the hand (logged, counted, the hand is not stored) and
+  the rest of that hand's events are ignored until the next ``HandStarted``. Accepted
+  events reach the player's optional hooks (``new_hand`` / ``observe`` / ``end_hand``,
+  as agent.dealer calls them: every public event, and our own hole cards).
+* :meth:`Seat.decide` (or :meth:`Seat.decide_async`) when the tracker says it is our
+  turn. The player is asked on the seat's worker thread, never on the caller's; if it
+  has not answered by the deadline the seat answers a safe fallback (below) and counts
+  the miss. The answer is always legal in the tracker's state.
+
+Every call into the player (hooks and decisions) and into the hand sink runs on ONE
+worker thread, in the order the events came. So a player that is not thread-safe (the
+Poki engine, a SQLite connection opened with :meth:`Seat.run`) is only ever touched from
+that thread, and a slow database write never holds up the I/O thread. A decision that
+comes late still runs to its end on the worker (Python threads cannot be killed); the
+calls queued behind it wait, and its answer is dropped.
+
+The fallback when the player is late: check when checking is free, otherwise call.
+Folding is never the fallback: a late engine says nothing about the strength of its
+hand, a limit call costs one bet while a fold forfeits the whole pot, and calling is
+what the ACPC dealer itself does with a missing or invalid action, so the hand the
+table plays is the hand the dealer would have made of it.
+
+When a hand ends the seat hands its :class:`~agent.records.HandRecord` to the injected
+``sink`` (e.g. a database writer; on the worker thread, after the player's ``end_hand``)
+and adds our result to :class:`SeatStats` (net chips, small bets per hand, a 95%
+interval).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from agent.events import Event, HandEnded, HandStarted, HoleCards
+from agent.players import HOOKS, Player
+from agent.records import HandRecord
+from agent.rules import Action, Phase
+from agent.tracker import GameContext, Tracker, TrackerError
+
+__all__ = ["Seat", "SeatError", "SeatStats", "fallback_action"]
+
+log = logging.getLogger("poki.seat")
+
+T = TypeVar("T")
+HandSink = Callable[[HandRecord], Any]
+
+
+class SeatError(RuntimeError):
+    """A seat asked to do something it cannot do now (decide when it is not our turn,
+    use it after close)."""
+
+
+def fallback_action(ctx: GameContext) -> Action:
+    """The answer for a player that missed its deadline: check if free, else call (see
+    the module docstring for why never fold)."""
+    legal = ctx.legal_actions
+    if Action.CHECK_CALL in legal:
+        return Action.CHECK_CALL
+    return Action.FOLD if Action.FOLD in legal else legal[0]
+
+
+@dataclass
+class SeatStats:
+    """Counters and our running result at one table."""
+
+    hands: int = 0  # hands finished and handed to the sink
+    hands_abandoned: int = 0  # hands given up because an event was impossible
+    events: int = 0  # events accepted by the tracker
+    events_refused: int = 0  # events the tracker refused (each abandons its hand)
+    events_skipped: int = 0  # events of an abandoned hand, ignored
+    decisions: int = 0
+    late: int = 0  # decisions the player missed: the fallback was answered
+    illegal: int = 0  # decisions the player answered with an illegal move: the fallback
+    player_errors: int = 0  # exceptions raised by the player (hooks or act)
+    sink_errors: int = 0  # exceptions raised by the sink
+    net_chips: int = 0  # our chips won minus put in over the finished hands
+    decision_seconds: float = 0.0  # time spent waiting for decisions
+    last_error: str = ""
+    # Our result per finished hand, in small bets, for the interval.
+    _sb_sum: float = 0.0
+    _sb_sq: float = 0.0
+    results: list[float] = field(default_factory=list, repr=False)
+
+    def add_result(self, small_bets: float) -> None:
+        self._sb_sum += small_bets
+        self._sb_sq += small_bets * small_bets
+        self.results.append(small_bets)
+
+    @property
+    def sb_per_hand(self) -> float:
+        return self._sb_sum / self.hands if self.hands else 0.0
+
+    @property
+    def interval95(self) -> float:
+        """Half-width of the 95% confidence interval of :attr:`sb_per_hand` (normal
+        approximation over hands; 0 with fewer than two hands)."""
+        n = self.hands
+        if n < 2:
+            return 0.0
+        mean = self._sb_sum / n
+        var = max(0.0, (self._sb_sq - n * mean * mean) / (n - 1))
+        return 1.96 * math.sqrt(var / n)
+
+
+_STOP = object()
+
+
+class Seat:
+    """One player at one live table; see the module docstring.
+
+    ``player`` is any agent.players Player; ``me`` the name our seat has in the events
+    (default: the player's name). ``sink`` receives each finished hand's record;
+    ``source`` names the table in log messages.
+    """
+
+    def __init__(self, player: Player, *, me: str | None = None,
+                 sink: HandSink | None = None, source: str = "seat") -> None:
+        self.player = player
+        self.me = me or player.name
+        self.sink = sink
+        self.source = source
+        self.tracker = Tracker(self.me)
+        self.stats = SeatStats()
+        self._hooks = tuple(getattr(player, hook, None) for hook in HOOKS)
+        self._broken: str | None = None  # why the current hand was abandoned
+        self._closed = False
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._worker = threading.Thread(target=self._work, name=f"seat:{self.me}", daemon=True)
+        self._worker.start()
+
+    # --- the worker thread ---------------------------------------------------------------
+
+    def _work(self) -> None:
+        jobs = self._jobs
+        while True:
+            job = jobs.get()
+            if job is _STOP:
+                return
+            fn, args, future = job
+            if future is not None and not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - reported, the worker goes on
+                if future is not None:
+                    future.set_exception(exc)
+                else:
+                    self._player_failed(fn, exc)
+            else:
+                if future is not None:
+                    future.set_result(result)
+
+    def _player_failed(self, fn: Callable, exc: BaseException) -> None:
+        self.stats.player_errors += 1
+        self.stats.last_error = f"{self.source}: {getattr(fn, '__name__', fn)} raised {exc!r}"
+        log.error("%s", self.stats.last_error)
+
+    def _post(self, fn: Callable, *args: Any) -> None:
+        self._jobs.put((fn, args, None))
+
+    def _submit(self, fn: Callable[..., T], *args: Any) -> Future:
+        if self._closed:
+            raise SeatError(f"{self.source}: the seat is closed")
+        future: Future = Future()
+        self._jobs.put((fn, args, future))
+        return future
+
+    def run(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """Run ``fn(*args)`` on the seat's worker thread (after everything queued) and
+        return its result: for objects that must live on the player's thread, such as a
+        SQLite connection shared by the player and the sink."""
+        return self._submit(fn, *args).result(timeout)
+
+    # --- events ------------------------------------------------------------------------------
+
+    @property
+    def hand_ok(self) -> bool:
+        """The current hand is being followed (not abandoned)."""
+        return self._broken is None
+
+    @property
+    def broken_reason(self) -> str | None:
+        return self._broken
+
+    def feed(self, event: Event) -> HandRecord | None:
+        """Apply one event from the connector; returns the hand's record when the event
+        finished it. An impossible event abandons the hand: logged, counted, returns None
+        (see the module docstring); it never raises for bad input."""
+        stats = self.stats
+        if type(event) is HandStarted:
+            if self._broken is None and self.tracker.in_hand:
+                self._abandon("a new hand started before this one ended")
+            self._broken = None
+        elif self._broken is not None:
+            stats.events_skipped += 1
+            return None
+        try:
+            record = self.tracker.apply(event)
+        except TrackerError as exc:
+            stats.events_refused += 1
+            if type(event) is HandStarted:
+                self._broken = f"refused start: {exc}"
+                stats.hands_abandoned += 1
+                stats.last_error = str(exc)
+                log.error("%s: hand refused: %s", self.source, exc)
+            else:
+                self._abandon(str(exc))
+            return None
+        stats.events += 1
+        new_hand, observe, end_hand = self._hooks
+        if type(event) is HandStarted:
+            if new_hand is not None:
+                self._post(new_hand, event)
+        elif observe is not None and (type(event) is not HoleCards or event.player == self.me):
+            self._post(observe, event)
+        if record is not None:
+            self._finished(record, event)
+        return record
+
+    def _abandon(self, reason: str) -> None:
+        self._broken = reason
+        self.stats.hands_abandoned += 1
+        self.stats.last_error = reason
+        log.error("%s: hand abandoned, not stored: %s", self.source, reason)
+
+    def _finished(self, record: HandRecord, ended: Event) -> None:
+        stats = self.stats
+        _, observe, end_hand = self._hooks
+        for result in record.results:
+            if result.player == self.me:
+                net = result.won - result.put_in
+                stats.net_chips += net
+                stats.add_result(net / record.small_bet)
+                break
+        else:
+            stats.add_result(0.0)
+        stats.hands += 1
+        if end_hand is not None:
+            self._post(end_hand, record)
+        if self.sink is not None:
+            self._post(self._sink, record)
+
+    def _sink(self, record: HandRecord) -> None:
+        try:
+            self.sink(record)  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - a storage failure must not stop play
+            self.stats.sink_errors += 1
+            self.stats.last_error = f"{self.source}: storing hand {record.hand_id} failed: {exc}"
+            log.error("%s", self.stats.last_error)
+
+    # --- decisions -----------------------------------------------------------------------
+
+    @property
+    def our_turn(self) -> bool:
+        """The tracker is waiting for an action from our seat (in a hand not abandoned)."""
+        st = self.tracker.state
+        if st is None or self._broken is not None or not self.tracker.in_hand:
+            return False
+        if st.phase == Phase.HOLE_DEALING:
+            # Cards the source never gives (opponents') are face down once play starts.
+            self.tracker.snapshot(self.me)
+        actor = st.actor
+        return (st.phase == Phase.BETTING and actor is not None
+                and self.tracker.hand.players[actor] == self.me)  # type: ignore[union-attr]
+
+    def _context(self) -> GameContext:
+        if not self.our_turn:
+            raise SeatError(f"{self.source}: not our turn (the hand is waiting for "
+                            f"{self.tracker.waiting_for})")
+        return self.tracker.snapshot(self.me)
+
+    def _checked(self, ctx: GameContext, action: object) -> Action:
+        if action in ctx.legal_actions:
+            return Action(action)  # type: ignore[arg-type]
+        self.stats.illegal += 1
+        self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} "
+                                 f"answered {action!r}, not legal; fallback answered")
+        log.warning("%s", self.stats.last_error)
+        return fallback_action(ctx)
+
+    def _late(self, ctx: GameContext, deadline_s: float | None) -> Action:
+        self.stats.late += 1
+        self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} did not "
+                                 f"decide within {deadline_s:g} s; fallback answered")
+        log.warning("%s", self.stats.last_error)
+        return fallback_action(ctx)
+
+    def decide(self, deadline_s: float | None = None) -> Action:
+        """Our action now: the player's if it answers within ``deadline_s`` seconds
+        (None: wait as long as it takes), else the fallback. Raises SeatError when it is
+        not our turn."""
+        ctx = self._context()
+        self.stats.decisions += 1
+        t0 = time.perf_counter()
+        future = self._submit(self.player.act, ctx)
+        try:
+            action = future.result(deadline_s)
+        except TimeoutError:
+            action = self._late(ctx, deadline_s)
+        except Exception as exc:  # noqa: BLE001 - a crashing engine must not stop play
+            self._player_failed(self.player.act, exc)
+            action = fallback_action(ctx)
+        else:
+            action = self._checked(ctx, action)
+        self.stats.decision_seconds += time.perf_counter() - t0
+        return action
+
+    def decide_async(self, deadline_s: float | None, callback: Callable[[Action], Any]) -> None:
+        """As :meth:`decide` without blocking: ``callback(action)`` is called exactly
+        once, from another thread (the worker or a timer), with the player's action or
+        the fallback at the deadline. For connectors with their own event loop."""
+        ctx = self._context()
+        self.stats.decisions += 1
+        t0 = time.perf_counter()
+        lock = threading.Lock()
+        done = [False]
+
+        def answer(action: Action) -> None:
+            with lock:
+                if done[0]:
+                    return
+                done[0] = True
+            self.stats.decision_seconds += time.perf_counter() - t0
+            try:
+                callback(action)
+            except Exception as exc:  # noqa: BLE001
+                log.error("%s: decision callback raised %r", self.source, exc)
+
+        timer = None
+
+        def from_player(future: Future) -> None:
+            if timer is not None:
+                timer.cancel()
+            with lock:
+                if done[0]:
+                    return
+            exc = future.exception()
+            if exc is not None:
+                self._player_failed(self.player.act, exc)
+                answer(fallback_action(ctx))
+            else:
+                answer(self._checked(ctx, future.result()))
+
+        def at_deadline() -> None:
+            with lock:
+                if done[0]:
+                    return
+            answer(self._late(ctx, deadline_s))
+
+        if deadline_s is not None:
+            timer = threading.Timer(deadline_s, at_deadline)
+            timer.daemon = True
+        future = self._submit(self.player.act, ctx)
+        if timer is not None:
+            timer.start()
+        future.add_done_callback(from_player)
+
+    # --- end ---------------------------------------------------------------------------------
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every queued hook and sink call has run; False on timeout."""
+        if self._closed:
+            return True
+        try:
+            self.run(lambda: None, timeout=timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self, timeout: float | None = 30.0) -> bool:
+        """Run what is queued, then stop the worker; False if it did not stop in time
+        (a player stuck in a decision)."""
+        if self._closed:
+            return True
+        self._closed = True
+        self._jobs.put(_STOP)
+        self._worker.join(timeout)
+        return not self._worker.is_alive()
+
+    def __enter__(self) -> Seat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
