@@ -45,7 +45,8 @@ MAX_LINE_BYTES = 400  # message text per line; the server adds our prefix within
 class IrcEvent:
     """What happened, as the owner sees it. ``kind``: connected, disconnected, message
     (PRIVMSG; ``target`` a channel or our nick), notice, join, part, quit, nick, kick,
-    names (``text`` the space-separated nicks of ``target``)."""
+    names (``text`` the space-separated nicks of ``target``), who (one member of
+    ``target`` with its user@host, as WHO answers after we join)."""
 
     kind: str
     nick: str = ""  # who did it ("" for the server)
@@ -358,6 +359,7 @@ class IrcClient:
         elif kind == "join":
             if nick == me:
                 self.joined.add(ev.target)
+                conn.send_raw(f"WHO {ev.target}")  # who is there, with user@host
             self._emit(IrcEvent("join", nick, userhost, ev.target))
         elif kind == "part":
             if nick == me:
@@ -376,6 +378,10 @@ class IrcClient:
                 # Rejoin after a pause (a kick is often a warning, not a ban).
                 self.call_later(2.0, lambda: channel in self.channels and self.send_raw(f"JOIN {channel}"))
             self._emit(IrcEvent("kick", nick, userhost, ev.target, reason, kicked))
+        elif kind == "whoreply":
+            args = ev.arguments
+            if len(args) >= 5:
+                self._emit(IrcEvent("who", args[4], f"{args[1]}@{args[2]}", args[0]))
         elif kind == "namreply":
             channel = ev.arguments[1] if len(ev.arguments) > 1 else ""
             names = ev.arguments[2] if len(ev.arguments) > 2 else ""
