@@ -139,9 +139,10 @@ def m002_irc_bankrolls(db: _SUDatabase) -> None:
     # host) that last held them; the chips each player has on a table; each table's next
     # hand number. A hand and its table's chip counts are committed together.
     db["bankrolls"].create(
-        {"network": str, "nick": str, "chips": int, "user": str, "host": str, "updated": float},
+        {"network": str, "nick": str, "chips": int, "granted": int, "user": str, "host": str,
+         "updated": float},
         pk=("network", "nick"),
-        not_null=["network", "nick", "chips", "user", "host", "updated"],
+        not_null=["network", "nick", "chips", "granted", "user", "host", "updated"],
     )
     db["table_chips"].create(
         {"network": str, "channel": str, "nick": str, "chips": int},
