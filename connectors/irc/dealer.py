@@ -56,9 +56,7 @@ HELP = (
 )
 
 
-def hand_id_for(channel: str, number: int) -> str:
-    """The stable id of hand ``number`` at ``channel``, as both bots store it."""
-    return f"irc:{channel}:{number}"
+hand_id_for = d.hand_id
 
 
 class BankError(Exception):

@@ -27,7 +27,7 @@ __all__ = [
     "Acted", "BlindPosted", "BoardCards", "Command", "DialectError", "HandEnds",
     "HandStarts", "HandVoid", "HoleCards", "LeftHand", "Line", "MAX_NICK", "Mucks",
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
-    "format_command", "format_line", "is_nick", "parse_command", "parse_line",
+    "format_command", "format_line", "hand_id", "is_nick", "parse_command", "parse_line",
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
@@ -196,6 +196,11 @@ _CHANNEL_RE = re.compile(r"[#&][^\s,\x07]{1,49}")
 _STREET_CARDS = {"flop": 3, "turn": 1, "river": 1}
 _HAND_RE = re.compile(r"Hand ([1-9][0-9]{0,15}): (.*)")
 _KIND_WORD = {"f": "folds", "k": "checks", "c": "calls", "b": "bets", "r": "raises to"}
+
+
+def hand_id(channel: str, number: int) -> str:
+    """The stable id both bots store hand ``number`` of table ``channel`` under."""
+    return f"irc:{channel.lower()}:{number}"
 
 
 def is_nick(text: str) -> bool:
