@@ -297,6 +297,10 @@ class IrcClient:
         try:
             self.connection.connect(self.host, self.port, self.wanted_nick,
                                     username=self.username, ircname=self.realname)
+            sock = self.connection.socket
+            if sock is not None:
+                # Lines are small and each waits for an answer: no Nagle delay.
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except irc.client.ServerConnectionError as exc:
             delay = self.backoff.next()
             self._next_connect = time.monotonic() + delay
