@@ -25,7 +25,7 @@ import numpy as np
 
 from agent.config import Config
 from agent.events import Event, HandStarted
-from agent.players import Player, create_player
+from agent.players import Player, PlayerSpec, create_player, parse_spec
 from agent.play.irc_dealer import network_of, split_server
 from agent.play.seat import Seat, fallback_action
 from agent.records import HandRecord
@@ -164,7 +164,7 @@ class PlayerBot:
     then ``wait()`` until an owner says quit, or ``stop()``."""
 
     def __init__(self, config: Config, *, server: str, channels: Sequence[str], dealer: str,
-                 spec: str = "poki", nick: str | None = None, db_path: str | Path | None = None,
+                 spec: str | PlayerSpec = "poki", nick: str | None = None, db_path: str | Path | None = None,
                  seed: int | None = None, dealer_host: str | None = None,
                  owners: Sequence[str] | None = None, flood_rate: float | None = None,
                  username: str | None = None) -> None:
@@ -173,7 +173,9 @@ class PlayerBot:
         self.host, self.port = split_server(server)
         self.network = network_of(self.host)
         self.channels = list(channels)
-        self.spec = spec
+        # Parsed here, on the caller's thread: a bad spec fails at once, and the player
+        # registry is loaded before any table thread needs it.
+        self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         self.seed = config.random.seed if seed is None else seed
         self.margin = irc.decision_margin_seconds
         self.writer = DatabaseWriter(db_path, half_life=config.model.half_life_hands,

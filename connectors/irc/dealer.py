@@ -169,6 +169,8 @@ class DealerBot:
             self.tables[key] = _Table(channel)
             if channel not in client.channels:
                 client.channels.append(channel)
+                if client.registered:  # built after the welcome: join now
+                    client.send_raw(f"JOIN {channel}")
         self._finished = False
 
     # --- helpers ---------------------------------------------------------------------------
