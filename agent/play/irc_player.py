@@ -251,7 +251,9 @@ class PlayerBot:
         seat.decide_async(deadline, reply)
 
     def on_void(self, channel: str, hand: int) -> None:
-        self.status[channel].voids += 1
+        seat = self.seats.get(channel)
+        if seat is not None and seat.abandon(f"the dealer voided hand {hand}"):
+            self.status[channel].voids += 1
 
     def on_table(self, channel: str, msg: d.Line) -> None:
         status = self.status[channel]
@@ -294,8 +296,12 @@ class PlayerBot:
         return ""
 
     def on_connection(self, connected: bool) -> None:
-        for status in self.status.values():
+        for channel, status in self.status.items():
             status.sit_asked = False  # ask again once the dealer is seen (harmless if seated)
+            seat = self.seats.get(channel)
+            # The dealer voids a hand it cannot finish on the server it lost; so do we.
+            if not connected and seat is not None and seat.abandon("lost the IRC server mid-hand"):
+                status.voids += 1
 
     # --- reports -----------------------------------------------------------------------------------
 
