@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("agent.commands.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
     "match": ("agent.commands.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95%% intervals"),
     "replay": ("agent.commands.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),
+    "irc": ("agent.commands.irc", "IRC poker: host tables (deal), sit Poki at them (play), run a local IRC server"),
 }
 
 

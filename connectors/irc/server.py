@@ -7,6 +7,7 @@ root, miniircd must drop privileges (``--setuid nobody``), which it does after b
 """
 from __future__ import annotations
 
+import atexit
 import os
 import socket
 import subprocess
@@ -94,6 +95,9 @@ class LoopbackServer:
             try:
                 with socket.create_connection((self.host, self.port), timeout=1.0):
                     self.starts += 1
+                    # Its own session (a Ctrl-C meant for us does not kill it first), so
+                    # end it when this interpreter ends, whatever the owner forgot.
+                    atexit.register(self.stop)
                     return self
             except OSError:
                 time.sleep(0.05)
