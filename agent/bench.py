@@ -182,6 +182,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "engine": ("agent.bench_engine", "run_engine_bench"),
     "db": ("db.bench", "run_db_bench"),
     "replay": ("agent.replay", "run_replay_bench"),
+    "irc": ("agent.play.irc_bench", "run_irc_bench"),
 }
 
 
@@ -264,6 +265,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             also += f"; load {r['load_average'][0]:.1f}"
         rows.append(("replay of the 1995 IRC logs into SQLite", f"{r['hands_per_s']:,.0f} hands/s", also,
                      ">= 5,000 hands/s"))
+    irc = figures.get("irc")
+    if irc and "hands_per_s" in irc:
+        rows.append(("IRC dealer + 4 bots on loopback miniircd", f"{irc['hands_per_s']:,.0f} hands/s",
+                     "no flood limit", ">= 50 hands/s"))
+        if irc.get("poki_latency_median_ms") is not None:
+            rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
+                         f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))
     return rows
 
 

@@ -155,6 +155,7 @@ class TableStatus:
     sit_asked: bool = False
     turns: int = 0
     turn_mismatch: int = 0
+    late: int = 0  # decisions answered by the fallback at the deadline
     voids: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
 
@@ -194,6 +195,7 @@ class PlayerBot:
         self.players: dict[str, Player] = {}
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
         self.quit = threading.Event()
+        self._stopping = False
         self._rng = np.random.default_rng([self.seed, 3])
 
     # --- seats ----------------------------------------------------------------------------------
@@ -243,12 +245,32 @@ class PlayerBot:
             return
         deadline = max(0.5, to_act.seconds - self.margin)
         client = self.client
+        lock = threading.Lock()
+        answered = [False]
 
         def reply(action: Action) -> None:
+            with lock:
+                if answered[0]:
+                    return  # the deadline answered first
+                answered[0] = True
             status.latencies.append(time.perf_counter() - t0)
             client.say(channel, action_word(action, to_act))
 
-        seat.decide_async(deadline, reply)
+        ctx = seat.tracker.snapshot(seat.me)
+
+        def at_deadline() -> None:
+            with lock:
+                if answered[0]:
+                    return
+            status.late += 1
+            log.warning("irc %s hand %d: %s did not decide within %.1f s; fallback answered",
+                        channel, to_act.hand, seat.player.name, deadline)
+            reply(fallback_action(ctx))
+
+        # The deadline runs on the IRC loop (no timer thread per decision); the seat asks
+        # the player on its worker thread.
+        timer = client.call_later(deadline, at_deadline)
+        seat.decide_async(None, lambda action: (timer.cancel(), reply(action)))
 
     def on_void(self, channel: str, hand: int) -> None:
         seat = self.seats.get(channel)
@@ -300,7 +322,8 @@ class PlayerBot:
             status.sit_asked = False  # ask again once the dealer is seen (harmless if seated)
             seat = self.seats.get(channel)
             # The dealer voids a hand it cannot finish on the server it lost; so do we.
-            if not connected and seat is not None and seat.abandon("lost the IRC server mid-hand"):
+            if not connected and not self._stopping and seat is not None \
+                    and seat.abandon("lost the IRC server mid-hand"):
                 status.voids += 1
 
     # --- reports -----------------------------------------------------------------------------------
@@ -338,6 +361,7 @@ class PlayerBot:
         return self.quit.wait(timeout)
 
     def stop(self) -> None:
+        self._stopping = True
         self.client.stop("Poki is leaving")
         for seat in self.seats.values():
             seat.close(timeout=10)
