@@ -95,7 +95,7 @@ def test_full_game_poki_and_house_bots(server, running, tmp_path) -> None:
     dealer committed is in Poki's database exactly as in the dealer's, and both agree with
     the dealer's ACPC log; chips are conserved in every hand and across the session."""
     hands = 40
-    host = start_dealer(running, server, tmp_path, hands=hands)
+    host = start_dealer(running, server, tmp_path, hands=hands, min_players=4)
     poki = start_bot(running, server, "poki", "poki", db=tmp_path / "poki.sqlite")
     others = [start_bot(running, server, n, s) for n, s in
               (("rr", "rr"), ("tag", "tight-aggressive"), ("fish", "loose-passive"))]
@@ -264,13 +264,14 @@ def test_malformed_truncated_and_flooded_dealer_lines(server, running, tmp_path)
 def test_time_outs_sit_a_player_out(server, running, tmp_path) -> None:
     config = dataclasses.replace(CFG, irc=dataclasses.replace(CFG.irc, action_seconds=1, max_timeouts=2))
     host = start_dealer(running, server, tmp_path, hands=6, config=config)
-    start_bot(running, server, "rr", "rr", config=config)
-    start_bot(running, server, "tag", "tight-aggressive", config=config)
     sleepy = Person(server.port, "sleepy")
     running(sleepy)
     sleepy.send("JOIN #holdem")
     wait_for(lambda: any(c == "JOIN" for c, *_ in sleepy.lines), what="join")
     sleepy.say("#holdem", "!sit")
+    wait_for(lambda: any(t.startswith("Table: sleepy sits with") for t in sleepy.from_dealer()), what="sleepy seated")
+    start_bot(running, server, "rr", "rr", config=config)
+    start_bot(running, server, "tag", "tight-aggressive", config=config)
     assert host.wait(300)
     said = sleepy.from_dealer()
     timeouts = [t for t in said if t.endswith("(time-out).") and " sleepy " in t]
@@ -291,7 +292,7 @@ def test_quit_mid_hand_nick_change_and_a_stolen_nick(server, running, tmp_path) 
     someone else who then takes his nick gets neither seat nor chips; a player who
     changes nick keeps seat and chips and plays on under the new nick."""
     config = dataclasses.replace(CFG, irc=dataclasses.replace(CFG.irc, action_seconds=10))
-    host = start_dealer(running, server, tmp_path, hands=None, config=config)
+    host = start_dealer(running, server, tmp_path, hands=None, config=config, min_players=3)
     start_bot(running, server, "rr", "rr", config=config)
     state = {"quit": False}
 
@@ -347,7 +348,7 @@ def test_server_killed_mid_hand_and_restarted(server, running, tmp_path) -> None
     """The IRC server dies in the middle of a hand and comes back on the same port: the
     bots reconnect and rejoin, the interrupted hand is void for everyone with the chips as
     they were, nothing of it is stored anywhere, and play resumes."""
-    host = start_dealer(running, server, tmp_path, hands=None)
+    host = start_dealer(running, server, tmp_path, hands=None, min_players=3)
     poki = start_bot(running, server, "poki", "poki", db=tmp_path / "poki.sqlite")
     start_bot(running, server, "rr", "rr")
     start_bot(running, server, "tag", "tight-aggressive")
@@ -359,7 +360,7 @@ def test_server_killed_mid_hand_and_restarted(server, running, tmp_path) -> None
     server.start()
     wait_for(lambda: host.call(lambda: host.bot.stats.voided) >= 1, what="the hand voided")
     wait_for(lambda: host.call(lambda: host.bot.stats.hands) >= killed_at + 5, what="play to resume")
-    assert host.client.connects >= 2 and poki.client.connects >= 2
+    wait_for(lambda: host.client.connects >= 2 and poki.client.connects >= 2, what="the bots to reconnect")
     wait_for(lambda: poki.status["#holdem"].voids >= 1, what="Poki hears of the void")
     # Stop the dealer between hands: the last hand must finish before comparing.
     host.call(lambda: setattr(host.bot, "hands_limit", host.bot.stats.hands + 1))

@@ -37,7 +37,8 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
     procs: list[subprocess.Popen] = []
     try:
         host = DealerHost(server.address, ["#bench"], directory / f"dealer{seed}.sqlite", config,
-                          hands=hands, seed=seed, hand_pause=0.0, flood_rate=0.0)
+                          hands=hands, seed=seed, hand_pause=0.0, flood_rate=0.0,
+                          min_players=len(specs))
         started.append(host.start())
         host.wait_tables(60)
         bots = []

@@ -112,6 +112,7 @@ class DealerHost:
     hand_pause: float | None = None
     flood_rate: float | None = None
     table: TableConfig | None = None
+    min_players: int = 2  # seated before the session's first hand
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -147,7 +148,7 @@ class DealerHost:
                     action_seconds=irc.action_seconds if self.action_seconds is None else self.action_seconds,
                     max_timeouts=irc.max_timeouts,
                     hand_pause=irc.hand_pause_seconds if self.hand_pause is None else self.hand_pause,
-                    hands=self.hands, tiers=irc.tier,
+                    hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
                     done=self.finished.set)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter

@@ -52,7 +52,7 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
     try:
         say(f"== IRC server: miniircd on {server.address} (this machine only)")
         host = DealerHost(server.address, [CHANNEL], out / "dealer.sqlite", config, hands=hands, seed=seed,
-                          log_dir=out / "logs")
+                          log_dir=out / "logs", min_players=len(seats))
         started.append(host.start())
         if not host.wait_tables(60):
             raise RuntimeError("the dealer did not join its channel")

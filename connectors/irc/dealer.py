@@ -134,6 +134,7 @@ class _Table:
     pause: object | None = None
     void_to_say: int | None = None
     opened: bool = False
+    next_hand_first: bool = True  # no hand dealt yet in this session
 
 
 class DealerBot:
@@ -144,7 +145,7 @@ class DealerBot:
 
     def __init__(self, client: IrcClient, channels: Iterable[str], table: TableConfig, bank: Bank, *,
                  rng: np.random.Generator, action_seconds: float = 30.0, max_timeouts: int = 3,
-                 hand_pause: float = 3.0, hands: int | None = None,
+                 hand_pause: float = 3.0, hands: int | None = None, min_players: int = 2,
                  tiers: Callable[[str], int] = lambda channel: 0,
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
                  done: Callable[[], object] | None = None) -> None:
@@ -159,6 +160,7 @@ class DealerBot:
         self.max_timeouts = max_timeouts
         self.hand_pause = hand_pause
         self.hands_limit = hands
+        self.min_players = max(2, min_players)  # players seated before the first hand of a table
         self.tiers = tiers
         self.on_hand = on_hand
         self.done = done
@@ -421,7 +423,8 @@ class DealerBot:
             return
         if self.hands_left is not None and self.hands_left <= 0:
             return
-        if len(self._eligible(table)) < 2:
+        need = self.min_players if table.next_hand_first else 2
+        if len(self._eligible(table)) < need:
             return
         table.pause = self.client.call_later(self.hand_pause, lambda: self._start(table))
 
@@ -462,6 +465,7 @@ class DealerBot:
         hand = _Hand(number, started.hand_id, seats, started.players, started.stacks, tracker,
                      cards[2 * len(seats):])
         table.hand = hand
+        table.next_hand_first = False
         self._say(table, d.HandStarts(number, names[button], cfg.small_blind, cfg.big_blind,
                                       cfg.small_bet, cfg.big_bet, cfg.max_bets,
                                       tuple(zip(names, started.stacks))))
