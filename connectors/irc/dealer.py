@@ -97,6 +97,7 @@ class TableSeat:
     sitting_out: bool = False
     timeouts: int = 0
     leaving: bool = False  # release the seat when the hand ends
+    auto: bool = False  # sat out for time-outs: acted for at once until the player is back
     hand_name: str = ""  # the nick the current hand knows the seat by
 
 
@@ -373,6 +374,7 @@ class DealerBot:
             if seat.sitting_out or seat.leaving:
                 seat.sitting_out = False
                 seat.leaving = False
+                seat.auto = False
                 seat.timeouts = 0
                 self._say(table, d.TableInfo(f"{nick} is back."))
                 self._schedule(table)
@@ -512,7 +514,7 @@ class DealerBot:
                     hand.timer.cancel()  # type: ignore[attr-defined]
                     hand.timer = None
                 seat = hand.seats[actor]
-                if not seat.present or seat.leaving:
+                if not seat.present or seat.leaving or seat.auto:
                     self._act(table, hand, actor, self._timeout_action(hand, actor), timed_out=True)
                     continue
                 hand.waiting = actor
@@ -554,6 +556,7 @@ class DealerBot:
         self.stats.timeouts += 1
         if seat.timeouts >= self.max_timeouts and not seat.sitting_out:
             seat.sitting_out = True
+            seat.auto = True  # no more waiting for him in this hand either
             self._say(table, d.TableSitOut(seat.nick, f"{seat.timeouts} time-outs in a row; !sit to come back"))
         self._act(table, hand, seat_index, self._timeout_action(hand, seat_index), timed_out=True)
         self._advance(table)
