@@ -409,6 +409,26 @@ def test_bankrolls_carry_over_sessions_and_tiers(server, running, tmp_path) -> N
     assert bot.status["#high"].seated is False and bot.status["#holdem"].seated is True
 
 
+def test_two_tables_in_one_process_one_database(server, running, tmp_path) -> None:
+    """One dealer at two channels, two player bots each at both (several --channel): each
+    bot plays both tables in one process and one database holds both tables' hands, as
+    the dealer committed them."""
+    hands = 20
+    host = start_dealer(running, server, tmp_path, hands=hands, channels=("#one", "#two"), min_players=2)
+    poki = start_bot(running, server, "poki", "poki", channels=("#one", "#two"), db=tmp_path / "poki.sqlite")
+    start_bot(running, server, "rr", "rr", channels=("#one", "#two"))
+    assert host.wait(300)
+    dealer_hands = stored_hands(tmp_path / "dealer.sqlite")
+    assert len(dealer_hands) == hands
+    tables = {h.split(":")[1] for h in dealer_hands}
+    assert tables == {"#one", "#two"}
+    wait_for(lambda: set(stored_hands(tmp_path / "poki.sqlite")) == set(dealer_hands), what="both tables stored")
+    assert stored_hands(tmp_path / "poki.sqlite") == dealer_hands
+    assert set(poki.seats) == {"#one", "#two"}
+    total, granted = host.chips()
+    assert total == granted == 2 * CFG.irc.initial_bankroll
+
+
 def test_no_process_left_behind() -> None:
     out = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
     mine = [ln for ln in out.splitlines() if "miniircd" in ln and f" {os.getpid()} " in ln]

@@ -196,7 +196,11 @@ class DealerBot:
 
     @property
     def hands_left(self) -> int | None:
-        return None if self.hands_limit is None else self.hands_limit - self.stats.hands
+        """Hands still to start (those in progress at other tables count as dealt)."""
+        if self.hands_limit is None:
+            return None
+        in_progress = sum(1 for t in self.tables.values() if t.hand is not None)
+        return self.hands_limit - self.stats.hands - in_progress
 
     # --- IRC events (loop thread) -------------------------------------------------------------
 
