@@ -34,9 +34,19 @@ def free_port() -> int:
 # once (TCP_NODELAY). Every dealer line waits for a player's answer, and with Nagle's
 # algorithm each small reply would wait for the previous one's delayed ACK (40 ms on
 # Linux): a loopback table would crawl at a few hands a second for no reason of its own.
+# It also watches its parent and ends when the parent is gone, so a killed owner leaves no
+# server behind.
 _LAUNCH = """
-import socket, sys
+import os, socket, sys, threading, time
 import miniircd
+# End with the process that started us, however it ended (even killed outright).
+_parent = os.getppid()
+def _watch():
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != _parent:
+            os._exit(0)
+threading.Thread(target=_watch, daemon=True).start()
 _accept = socket.socket.accept
 def accept(self):
     conn, addr = _accept(self)
