@@ -206,6 +206,7 @@ class DealerHost:
             return
 
         def close() -> None:
+            client.handler = None  # no more events: the tables are closed
             db = getattr(self, "database", None)
             if db is not None:
                 db.close()
