@@ -18,7 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # name -> (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("agent.commands.demo", "the whole pipeline on this machine: a match, its logs and the 1995 IRC logs into a database, what it learned"),
+    "demo": ("agent.commands.demo", "Poki on IRC on this machine: a loopback IRC server, the dealer bot, Poki and house bots; what the database learned (--offline: match and log replay)"),
     "info": ("agent.commands.info", "show the version, the evaluator backend and the config in use"),
     "bench": ("agent.commands.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
     "db": ("agent.commands.db", "the opponent database: stats, one player's model, recompute, check"),

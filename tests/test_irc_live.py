@@ -62,7 +62,7 @@ def start_dealer(running, srv, tmp_path, *, hands, channels=("#holdem",), config
 
 def start_bot(running, srv, nick, spec, *, channels=("#holdem",), db=None, config=CFG, **kw) -> PlayerBot:
     bot = PlayerBot(config, server=srv.address, channels=list(channels), dealer="dealer", spec=spec,
-                    nick=nick, db_path=db, seed=abs(hash(nick)) % 1000, **kw).start()
+                    nick=nick, db_path=db, seed=sum(map(ord, nick)), **kw).start()
     running(bot)
     return bot
 
