@@ -235,8 +235,14 @@ def test_impostors_are_ignored_and_counted(server, running, tmp_path) -> None:
     boss.say("poki", "status")
     wait_for(lambda: any("hands" in t for c, p, _, t in boss.lines if c == "NOTICE" and p.startswith("poki")),
              what="status answer")
+    boss.say("poki", "leave #holdem")
+    wait_for(lambda: any(re.fullmatch(r"Table: poki leaves with \d+ chips \(bankroll \d+\)\.", t)
+                         for t in mallory.from_dealer()), what="Poki to leave the table")
+    wait_for(lambda: "#holdem" not in poki.client.joined, what="Poki to part the channel")
     boss.say("poki", "quit")
     assert poki.wait(60)
+    total, granted = host.chips()
+    assert total == granted
 
 
 def test_malformed_truncated_and_flooded_dealer_lines(server, running, tmp_path) -> None:
