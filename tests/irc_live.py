@@ -63,6 +63,7 @@ class Person:
     def __init__(self, port: int, nick: str, *, user: str | None = None,
                  on_line: Callable[..., None] | None = None) -> None:
         self.nick = nick
+        self.former: set[str] = set()  # nicks this connection had before
         self.user = user or nick
         self.on_line = on_line
         self.lines: list[tuple[str, str, str, str]] = []  # (command, prefix, target, text)
@@ -107,6 +108,7 @@ class Person:
         command, _, rest = line.partition(" ")
         target, _, text = rest.partition(" :")
         if command == "NICK" and prefix.split("!")[0] == self.nick:
+            self.former.add(self.nick)
             self.nick = (text or target).lstrip(":")
         self.lines.append((command, prefix, target.strip(), text))
         if self.on_line is not None:

@@ -314,7 +314,9 @@ def test_quit_mid_hand_nick_change_and_a_stolen_nick(server, running, tmp_path) 
         threading.Thread(target=p.close, args=("gone",), daemon=True).start()
 
     def caller(p, command, prefix, target, text):
-        if command == "PRIVMSG" and prefix.startswith("dealer!") and f" {p.nick} to act:" in text:
+        # The doc: a hand in progress goes on under the nick it started with.
+        if command == "PRIVMSG" and prefix.startswith("dealer!") and any(
+                f" {n} to act:" in text for n in (p.nick, *p.former)):
             p.say("#holdem", "call" if "call" in text.split(": ", 2)[2] else "check")
 
     quitter = Person(server.port, "quitter", user="qu", on_line=quitter_lines)

@@ -38,6 +38,9 @@ __all__ = ["Backoff", "IrcClient", "IrcEvent", "TokenBucket"]
 
 log = logging.getLogger("poki.irc")
 
+_EVENTS = ("welcome", "nicknameinuse", "erroneusnickname", "nickcollision", "unavailresource",
+           "disconnect", "pubmsg", "privmsg", "action", "pubnotice", "privnotice", "join", "part",
+           "quit", "nick", "kick", "whoreply", "namreply")
 MAX_LINE_BYTES = 400  # message text per line; the server adds our prefix within 512
 
 
@@ -126,7 +129,10 @@ class IrcClient:
         self.backoff = Backoff(reconnect_min, reconnect_max, rng or np.random.default_rng(0))
         self.name = name or nick
         self.reactor = irc.client.Reactor()
-        self.reactor.add_global_handler("all_events", self._on_event, 0)
+        # Only the events the bots use (not "all_events": every line would also come as a
+        # raw event, twice the calls for nothing).
+        for kind in _EVENTS:
+            self.reactor.add_global_handler(kind, self._on_event, 0)
         self.connection: irc.client.ServerConnection | None = None
         self.registered = False
         self.connects = 0  # successful registrations, for tests and status

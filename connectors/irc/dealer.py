@@ -657,8 +657,10 @@ class DealerBot:
         for r in record.results:
             start = hand.stacks[hand.names.index(r.player)]
             after[r.player] = start - r.put_in + r.won
+        # The bank knows seats by their nick now (a nick may have changed mid-hand).
+        by_seat = {seat.nick: after[name] for seat, name in zip(hand.seats, hand.names)}
         try:
-            self.bank.hand_done(table.channel, record, after, hand.number + 1)
+            self.bank.hand_done(table.channel, record, by_seat, hand.number + 1)
         except Exception as exc:  # noqa: BLE001 - a failed commit voids the hand
             self.stats.errors += 1
             log.error("%s: storing hand %d failed, void: %s", table.channel, hand.number, exc)
