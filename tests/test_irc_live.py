@@ -349,6 +349,9 @@ def test_quit_mid_hand_nick_change_and_a_stolen_nick(server, running, tmp_path) 
     later = renamer.from_dealer()
     assert any(DOC_LINES["start"].fullmatch(t) and "renamed " in t for t in later)
     assert any(re.fullmatch(r"Hand \d+: renamed (calls \d+|checks)\.", t) for t in later)
+    # Tables deal without pause, so the nick changed in the middle of a hand: that hand was
+    # still committed (under the new nick's seat), not voided.
+    assert host.call(lambda: host.bot.stats.voided) == 0
     total, granted = host.chips()
     assert total == granted == 3 * CFG.irc.initial_bankroll  # rr, quitter, renamer; not the thief
 
