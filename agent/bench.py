@@ -183,6 +183,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "db": ("db.bench", "run_db_bench"),
     "replay": ("agent.replay", "run_replay_bench"),
     "irc": ("agent.play.irc_bench", "run_irc_bench"),
+    "acpc": ("agent.play.acpc_bench", "run_acpc_bench"),
 }
 
 
@@ -272,6 +273,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         if irc.get("poki_latency_median_ms") is not None:
             rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
                          f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))
+    a = figures.get("acpc")
+    if a and "hands_per_s" in a:
+        rows.append(("ACPC client (always-call) vs our dealer, loopback, heads-up",
+                     f"{a['hands_per_s']:,} hands/s",
+                     f"CPU/hand: client {a['client_cpu_us_per_hand']} us, dealer "
+                     f"{a['dealer_cpu_us_per_hand']} us; load {a['load_average'][0]:.1f}",
+                     ">= 2,000 hands/s"))
     return rows
 
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "db": ("agent.commands.db", "the opponent database: stats, one player's model, recompute, check"),
     "tables": ("agent.commands.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
     "match": ("agent.commands.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95%% intervals"),
+    "acpc": ("agent.commands.acpc", "play at an ACPC dealer (poki acpc play HOST PORT) or host one (poki acpc deal)"),
     "replay": ("agent.commands.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),
     "irc": ("agent.commands.irc", "IRC poker: host tables (deal), sit Poki at them (play), run a local IRC server"),
 }

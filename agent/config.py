@@ -198,6 +198,36 @@ class IrcConfig:
 
 
 @dataclass(frozen=True)
+class AcpcConfig:
+    """ACPC tables (connectors.acpc, agent.play.acpc_match): our client's deadlines,
+    kept inside the ACPC dealer's limits (600 s a response, 7 s a hand on average over
+    the match), and our dealer's limits for its players."""
+
+    decision_deadline: float = 5.0  # client: seconds a decision may take before the fallback
+    hand_budget: float = 5.0  # client: seconds a hand our decisions may use on average
+    response_timeout: float = 60.0  # dealer: seconds for one answer, then taken as a call
+    budget_per_hand: float = 7.0  # dealer: a seat's seconds per hand over the match, then folded
+    connect_timeout: float = 600.0  # dealer: seconds to wait for every player (0: forever)
+    host: str = "127.0.0.1"  # dealer: the address to listen on
+    max_line_bytes: int = 1 << 20  # both: the longest line accepted
+
+    def __post_init__(self) -> None:
+        for name in ("decision_deadline", "hand_budget", "response_timeout", "budget_per_hand"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigError(f"acpc.{name} must be a positive number of seconds, got {value!r}")
+            object.__setattr__(self, name, float(value))
+        if not (math.isfinite(self.connect_timeout) and self.connect_timeout >= 0):
+            raise ConfigError(f"acpc.connect_timeout must be 0 or more seconds, got {self.connect_timeout!r}")
+        object.__setattr__(self, "connect_timeout", float(self.connect_timeout))
+        if not isinstance(self.host, str) or not self.host.strip():
+            raise ConfigError(f"acpc.host must be an address, got {self.host!r}")
+        if not isinstance(self.max_line_bytes, int) or self.max_line_bytes < 1024:
+            raise ConfigError(f"acpc.max_line_bytes must be a whole number of at least 1024, "
+                              f"got {self.max_line_bytes!r}")
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig = field(default_factory=TableConfig)
     random: RandomConfig = field(default_factory=RandomConfig)
@@ -205,10 +235,11 @@ class Config:
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     irc: IrcConfig = field(default_factory=IrcConfig)
+    acpc: AcpcConfig = field(default_factory=AcpcConfig)
 
 
 _SECTIONS = {"table": TableConfig, "random": RandomConfig, "model": ModelConfig, "database": DatabaseConfig,
-             "engine": EngineConfig, "irc": IrcConfig}
+             "engine": EngineConfig, "irc": IrcConfig, "acpc": AcpcConfig}
 
 
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:

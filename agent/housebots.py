@@ -89,11 +89,15 @@ def _choose(ctx: GameContext, wanted: Action) -> Action:
 
 
 class AlwaysCall(BasePlayer):
+    instant = True  # constant time: a live table may ask it on its own thread (agent.play.seat)
+
     def act(self, ctx: GameContext) -> Action:
         return CALL
 
 
 class AlwaysRaise(BasePlayer):
+    instant = True
+
     def act(self, ctx: GameContext) -> Action:
         return RAISE if RAISE in ctx.legal_actions else CALL
 
@@ -101,6 +105,8 @@ class AlwaysRaise(BasePlayer):
 class RandomPlayer(BasePlayer):
     """A legal move drawn with weights fold : call : raise (renormalised over what is
     legal)."""
+
+    instant = True
 
     def __init__(self, name: str, rng: np.random.Generator, fold: float = 1.0,
                  call: float = 1.0, raise_: float = 1.0) -> None:

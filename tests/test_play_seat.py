@@ -277,3 +277,48 @@ def test_poki_learns_from_a_database_owned_by_the_worker(tmp_path):
         if "db" in holder:
             seat.run(holder["db"].close)
         seat.close()
+
+
+def test_the_running_interval_matches_a_direct_computation():
+    from agent.play.seat import SeatStats
+
+    values = np.random.default_rng(3).normal(0.3, 4.0, 500)
+    stats = SeatStats()
+    for v in values:
+        stats.add_result(float(v))
+        stats.hands += 1
+    assert stats.sb_per_hand == pytest.approx(values.mean())
+    assert stats.interval95 == pytest.approx(1.96 * values.std(ddof=1) / np.sqrt(len(values)))
+
+
+class Searcher(BasePlayer):
+    """An anytime engine: leaves its best action so far in ``interim`` while it thinks."""
+
+    def __init__(self, name, rng, think):
+        super().__init__(name, rng)
+        self.think = think
+        self.interim = None
+
+    def act(self, ctx):
+        self.interim = (ctx, Action.BET_RAISE)  # a first answer, then a long search
+        time.sleep(self.think)
+        return Action.FOLD
+
+
+def test_a_late_engine_answers_its_best_action_so_far():
+    seat = Seat(Searcher("me", np.random.default_rng(4), think=1.0))
+    try:
+        _start_heads_up(seat)
+        assert seat.decide(0.2) == Action.BET_RAISE
+        assert seat.stats.late == 1 and seat.stats.interim == 1
+        assert "best action so far" in seat.stats.last_error
+        # A best-so-far left from an earlier decision is not taken for this one.
+        seat.feed(PlayerActed(None, Action.BET_RAISE))
+        seat.feed(PlayerActed("villain", Action.BET_RAISE))
+        assert seat.flush(30)  # the first search has ended; its interim is still there
+        assert seat.player.interim is not None
+        seat.player.act = lambda ctx: (time.sleep(1.0), Action.FOLD)[1]  # leaves no interim
+        assert seat.decide(0.1) == Action.CHECK_CALL  # the fallback, not the stale raise
+        assert seat.stats.interim == 1 and seat.stats.late == 2
+    finally:
+        seat.close()

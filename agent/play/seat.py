@@ -14,14 +14,27 @@ A connector calls, on its own I/O thread:
   has not answered by the deadline the seat answers a safe fallback (below) and counts
   the miss. The answer is always legal in the tracker's state.
 
-Every call into the player (hooks and decisions) and into the hand sink runs on ONE
+One exception: a player that declares ``instant = True`` (a constant-time house bot such
+as always-call) and has no hooks is asked on the caller's thread. It cannot miss a
+deadline, and a hop to the worker and back (tens of microseconds, more on a busy
+machine) would cost far more than its decision; fast tables (the ACPC bench) measure
+the connector, not thread switches.
+
+Every other call into the player (hooks and decisions) and into the hand sink runs on ONE
 worker thread, in the order the events came. So a player that is not thread-safe (the
 Poki engine, a SQLite connection opened with :meth:`Seat.run`) is only ever touched from
 that thread, and a slow database write never holds up the I/O thread. A decision that
 comes late still runs to its end on the worker (Python threads cannot be killed); the
 calls queued behind it wait, and its answer is dropped.
 
-The fallback when the player is late: check when checking is free, otherwise call.
+A slow engine can leave its best action so far where the seat finds it at the deadline:
+an attribute ``interim = (ctx, action)`` on the player, set during ``act(ctx)`` and
+replaced as its search improves (one attribute assignment, so safe to read from another
+thread). At the deadline the seat answers that action when it belongs to this very
+decision (``ctx`` is the context the seat passed) and is legal.
+
+The fallback when the player is late with nothing better: check when checking is free,
+otherwise call.
 Folding is never the fallback: a late engine says nothing about the strength of its
 hand, a limit call costs one bet while a fold forfeits the whole pot, and calling is
 what the ACPC dealer itself does with a missing or invalid action, so the hand the
@@ -41,10 +54,10 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agent.events import Event, HandEnded, HandStarted, HoleCards
+from agent.events import Event, HandStarted, HoleCards
 from agent.players import HOOKS, Player
 from agent.records import HandRecord
 from agent.rules import Action, Phase
@@ -82,22 +95,22 @@ class SeatStats:
     events_refused: int = 0  # events the tracker refused (each abandons its hand)
     events_skipped: int = 0  # events of an abandoned hand, ignored
     decisions: int = 0
-    late: int = 0  # decisions the player missed: the fallback was answered
+    late: int = 0  # decisions the player missed: its best so far or the fallback answered
+    interim: int = 0  # of those, answered with the player's best action so far
     illegal: int = 0  # decisions the player answered with an illegal move: the fallback
     player_errors: int = 0  # exceptions raised by the player (hooks or act)
     sink_errors: int = 0  # exceptions raised by the sink
     net_chips: int = 0  # our chips won minus put in over the finished hands
     decision_seconds: float = 0.0  # time spent waiting for decisions
     last_error: str = ""
-    # Our result per finished hand, in small bets, for the interval.
+    # Sums of our result per finished hand, in small bets, and of its square: the mean
+    # and its interval without keeping every hand (a live table runs for weeks).
     _sb_sum: float = 0.0
     _sb_sq: float = 0.0
-    results: list[float] = field(default_factory=list, repr=False)
 
     def add_result(self, small_bets: float) -> None:
         self._sb_sum += small_bets
         self._sb_sq += small_bets * small_bets
-        self.results.append(small_bets)
 
     @property
     def sb_per_hand(self) -> float:
@@ -135,6 +148,8 @@ class Seat:
         self.tracker = Tracker(self.me)
         self.stats = SeatStats()
         self._hooks = tuple(getattr(player, hook, None) for hook in HOOKS)
+        # See the module docstring: constant-time players without hooks decide inline.
+        self._inline = getattr(player, "instant", False) is True and not any(self._hooks)
         self._broken: str | None = None  # why the current hand was abandoned
         self._closed = False
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -149,19 +164,17 @@ class Seat:
             job = jobs.get()
             if job is _STOP:
                 return
-            fn, args, future = job
-            if future is not None and not future.set_running_or_notify_cancel():
-                continue
+            fn, args, reply = job
             try:
                 result = fn(*args)
             except BaseException as exc:  # noqa: BLE001 - reported, the worker goes on
-                if future is not None:
-                    future.set_exception(exc)
-                else:
+                if reply is None:
                     self._player_failed(fn, exc)
+                else:
+                    reply(False, exc)
             else:
-                if future is not None:
-                    future.set_result(result)
+                if reply is not None:
+                    reply(True, result)
 
     def _player_failed(self, fn: Callable, exc: BaseException) -> None:
         self.stats.player_errors += 1
@@ -175,7 +188,15 @@ class Seat:
         if self._closed:
             raise SeatError(f"{self.source}: the seat is closed")
         future: Future = Future()
-        self._jobs.put((fn, args, future))
+
+        def reply(ok: bool, value: Any) -> None:
+            if future.set_running_or_notify_cancel():
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+
+        self._jobs.put((fn, args, reply))
         return future
 
     def run(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
@@ -302,6 +323,15 @@ class Seat:
 
     def _late(self, ctx: GameContext, deadline_s: float | None) -> Action:
         self.stats.late += 1
+        interim = getattr(self.player, "interim", None)
+        if (type(interim) is tuple and len(interim) == 2 and interim[0] is ctx
+                and interim[1] in ctx.legal_actions):
+            self.stats.interim += 1
+            self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} did "
+                                     f"not finish within {deadline_s:g} s; its best action so far "
+                                     "answered")
+            log.warning("%s", self.stats.last_error)
+            return Action(interim[1])
         self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} did not "
                                  f"decide within {deadline_s:g} s; fallback answered")
         log.warning("%s", self.stats.last_error)
@@ -312,18 +342,30 @@ class Seat:
         (None: wait as long as it takes), else the fallback. Raises SeatError when it is
         not our turn."""
         ctx = self._context()
+        if self._closed:
+            raise SeatError(f"{self.source}: the seat is closed")
         self.stats.decisions += 1
+        if self._inline:
+            try:
+                return self._checked(ctx, self.player.act(ctx))
+            except Exception as exc:  # noqa: BLE001
+                self._player_failed(self.player.act, exc)
+                return fallback_action(ctx)
         t0 = time.perf_counter()
-        future = self._submit(self.player.act, ctx)
+        # A queue of one answer rather than a Future: a decision is the hot path of a
+        # fast table, and the queue's C-level get with a timeout is the cheapest wait.
+        answers: queue.SimpleQueue = queue.SimpleQueue()
+        self._jobs.put((self.player.act, (ctx,), lambda ok, value: answers.put((ok, value))))
         try:
-            action = future.result(deadline_s)
-        except TimeoutError:
+            ok, value = answers.get(timeout=deadline_s)
+        except queue.Empty:
             action = self._late(ctx, deadline_s)
-        except Exception as exc:  # noqa: BLE001 - a crashing engine must not stop play
-            self._player_failed(self.player.act, exc)
-            action = fallback_action(ctx)
         else:
-            action = self._checked(ctx, action)
+            if ok:
+                action = self._checked(ctx, value)
+            else:
+                self._player_failed(self.player.act, value)
+                action = fallback_action(ctx)
         self.stats.decision_seconds += time.perf_counter() - t0
         return action
 

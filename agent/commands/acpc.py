@@ -1,0 +1,228 @@
+"""Play at an ACPC dealer, or host one (the ACPC dealer protocol 2.0.0 of the Annual
+Computer Poker Competition, limit hold'em for 2-10 players).
+
+  poki acpc play HOST PORT [--player SPEC]      sit a player (default Poki) at any ACPC
+                                                dealer: project_acpc_server's `dealer`
+                                                or ours; finished hands go to the
+                                                opponent database
+  poki acpc deal --players A B [--seat SPEC]    host a match: prints the listening ports
+                                                on its first line (as the ACPC dealer),
+                                                writes an ACPC log that `poki replay` reads
+
+Example, Poki against a house bot through our dealer, in two terminals:
+
+  poki acpc deal --hands 1000 --seed 7 --players poki rr --seat rr --log match.log
+  poki acpc play 127.0.0.1 PORT --name poki
+
+or both in-process, with nobody connecting: poki acpc deal --players poki rr --seat poki --seat rr
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+STANDARD_HEADS_UP = "holdem.limit.2p.reverse_blinds.game"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="acpc_command", metavar="ACTION", required=True)
+    play = sub.add_parser(
+        "play", help="play at an ACPC dealer until it ends the match",
+        description="Connect to an ACPC dealer, greet, play every hand it deals, store them in "
+                    "the opponent database, print our result when the dealer closes the match.")
+    play.add_argument("host", metavar="HOST", help="the dealer's address, e.g. 127.0.0.1")
+    play.add_argument("port", metavar="PORT", type=int, help="the port the dealer printed for our seat")
+    play.add_argument("--player", metavar="SPEC", default="poki",
+                      help="who plays (a player spec, see `poki match --list`; default poki)")
+    play.add_argument("--game", metavar="FILE", default=STANDARD_HEADS_UP,
+                      help="the ACPC game definition the dealer uses, or a standard game name "
+                           f"(default {STANDARD_HEADS_UP})")
+    play.add_argument("--name", default="poki", help="our name in the hands stored (default poki)")
+    play.add_argument("--opponents", nargs="+", metavar="NAME", default=(),
+                      help="names of the other seats, starting with the seat after ours "
+                           "(the protocol gives none; default acpc:1, acpc:2, ...)")
+    play.add_argument("--db", metavar="FILE", default=None,
+                      help="opponent database (default: [database] path)")
+    play.add_argument("--no-db", action="store_true", help="store nothing")
+    play.add_argument("--seed", type=int, default=None, help="seed of the player's choices (default: [random] seed)")
+    play.add_argument("--match", default=None, help="match name in hand ids (default: host, port and start time)")
+    play.add_argument("--no-progress", action="store_true", help="no progress bar")
+    play.add_argument("-v", "--verbose", action="store_true", help="log every warning to stderr")
+
+    deal = sub.add_parser(
+        "deal", help="host an ACPC dealer: remote players connect, in-process ones are seated",
+        description="Deal a limit hold'em match by the ACPC protocol. The first line of output "
+                    "lists the port of each remote seat, in seat order; each player connects "
+                    "to its port. Positions rotate every hand as the ACPC dealer rotates them.")
+    deal.add_argument("--players", nargs="+", metavar="NAME", required=True,
+                      help="the seats' names, in seat order (as many as the game has players)")
+    deal.add_argument("--seat", action="append", default=[], metavar="SPEC",
+                      help="play a seat in-process: a player spec labelled with the seat's name "
+                           "(bob=rr) or named like it (rr takes the seat named rr); repeatable")
+    deal.add_argument("--game", metavar="FILE", default=None,
+                      help="ACPC game definition or standard game name (default: the standard "
+                           "limit game for the number of players)")
+    deal.add_argument("--hands", type=int, default=1000, help="hands to deal (default 1000)")
+    deal.add_argument("--seed", type=int, default=None, help="seed of the cards (default: [random] seed)")
+    deal.add_argument("--port", type=int, nargs="+", default=(), metavar="P",
+                      help="listening port of each remote seat, in seat order (default: any free port)")
+    deal.add_argument("--host", default=None, help="address to listen on (default: [acpc] host, loopback)")
+    deal.add_argument("--log", metavar="FILE", default=None, help="write the match log (ACPC STATE:/SCORE: lines)")
+    deal.add_argument("--match", default="poki", help="match name in the log and hand ids (default poki)")
+    deal.add_argument("--t-response", type=float, default=None, metavar="S",
+                      help="seconds for one answer before it is taken as a call (default: [acpc])")
+    deal.add_argument("--t-per-hand", type=float, default=None, metavar="S",
+                      help="seconds per hand a seat may use over the match before it is folded "
+                           "for the rest of it (default: [acpc])")
+    deal.add_argument("--no-progress", action="store_true", help="no progress bar")
+    deal.add_argument("-v", "--verbose", action="store_true", help="log every warning to stderr")
+
+
+def _load_game(text: str | None, players: int | None, command: str):
+    from connectors.acpc_game import GameError, parse_game, standard_game
+
+    if text is None:
+        n = players or 2
+        text = STANDARD_HEADS_UP if n == 2 else f"holdem.limit.{n}p.game"
+    if os.path.isfile(text):
+        try:
+            with open(text, encoding="utf-8", errors="replace") as handle:
+                return parse_game(handle.read(), text), os.path.basename(text)
+        except (GameError, OSError) as exc:
+            raise SystemExit(f"poki acpc {command}: {exc}")
+    game = standard_game(os.path.basename(text))
+    if game is None:
+        raise SystemExit(f"poki acpc {command}: no such game definition: {text} (give a file, or a "
+                         "standard name like holdem.limit.3p.game)")
+    return game, os.path.basename(text)
+
+
+def _logging(verbose: bool) -> None:
+    logging.basicConfig(level=logging.WARNING if verbose else logging.ERROR,
+                        format="poki: %(message)s", stream=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _play(args) if args.acpc_command == "play" else _deal(args)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+            return 2
+        raise
+
+
+def _progress(disabled: bool, total: int | None, unit: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, disable=disabled or not sys.stderr.isatty(),
+                file=sys.stderr, dynamic_ncols=True)
+
+
+def _play(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from agent.play.acpc_match import play_at_dealer
+    from agent.players import SpecError, create_player
+    from db.database import DatabaseError
+
+    _logging(args.verbose)
+    game, _ = _load_game(args.game, None, "play")
+    settings = args.settings
+    seed = settings.random.seed if args.seed is None else args.seed
+    try:
+        player = create_player(args.player, np.random.default_rng(seed), args.name)
+    except SpecError as exc:
+        print(f"poki acpc play: {exc}", file=sys.stderr)
+        return 2
+    if len(args.opponents) > (game.players or 2) - 1:
+        print(f"poki acpc play: {len(args.opponents)} opponent names for a "
+              f"{game.players}-player game", file=sys.stderr)
+        return 2
+    db_path = None if args.no_db else (args.db or settings.database.path)
+    with _progress(args.no_progress, None, "hand") as bar:
+        try:
+            result = play_at_dealer(args.host, args.port, player, game, config=settings.acpc,
+                                    db_path=db_path, settings=settings, names=args.opponents,
+                                    match=args.match, progress=bar.update)
+        except (ConnectionError, ValueError, DatabaseError) as exc:
+            print(f"poki acpc play: {exc}", file=sys.stderr)
+            return 1
+    print(result.summary(args.name))
+    if db_path is not None:
+        print(f"hands stored in {db_path} (network acpc)")
+    return 1 if result.ended_mid_hand and result.hands == 0 else 0
+
+
+def _deal(args: argparse.Namespace) -> int:
+    from agent.play.acpc_match import host_match
+    from agent.players import SpecError, parse_spec
+    from connectors.acpc.server import DealerError, DealerLimits
+
+    _logging(args.verbose)
+    names = list(args.players)
+    game, game_name = _load_game(args.game, len(names), "deal")
+    settings = args.settings
+    seats: dict[int, str] = {}
+    for text in args.seat:
+        try:
+            spec = parse_spec(text)
+        except SpecError as exc:
+            print(f"poki acpc deal: {exc}", file=sys.stderr)
+            return 2
+        name = spec.label or spec.kind
+        if name not in names:
+            print(f"poki acpc deal: --seat {text}: no seat named {name!r} in --players "
+                  f"({', '.join(names)})", file=sys.stderr)
+            return 2
+        index = names.index(name)
+        if index in seats:
+            print(f"poki acpc deal: seat {name!r} is given twice", file=sys.stderr)
+            return 2
+        seats[index] = text
+    config = settings.acpc
+    limits = DealerLimits(
+        args.t_response if args.t_response is not None else config.response_timeout,
+        args.t_per_hand if args.t_per_hand is not None else config.budget_per_hand,
+        config.connect_timeout or None, config.max_line_bytes)
+    seed = settings.random.seed if args.seed is None else args.seed
+
+    def announce(ports: list[int]) -> None:
+        if ports:
+            print(" ".join(str(p) for p in ports), flush=True)
+
+    log_file = None
+    try:
+        if args.log:
+            log_file = open(args.log, "w", encoding="ascii")
+        with _progress(args.no_progress, args.hands, "hand") as bar:
+            outcome, stats = host_match(
+                game, names, args.hands, seed, seats=seats, config=config, host=args.host,
+                ports=args.port, log_file=log_file, game_name=game_name, match_name=args.match,
+                on_listen=announce, progress=bar.update, limits=limits)
+    except (DealerError, OSError, ValueError) as exc:
+        print(f"poki acpc deal: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if log_file is not None:
+            log_file.close()
+    hands = outcome.hands
+    for report in outcome.seats:
+        sb = report.total / (hands * game.small_bet) if hands else 0.0
+        line = f"{report.name}: {report.total:+d} chips, {sb:+.3f} sb/hand"
+        problems = []
+        for what, count in (("invalid actions", report.invalid), ("time-outs", report.timeouts),
+                            ("ignored lines", report.ignored), ("over-long lines", report.dropped)):
+            if count:
+                problems.append(f"{count} {what}")
+        if report.disconnected:
+            problems.append("disconnected")
+        if report.folded_out:
+            problems.append(f"folded out: {report.folded_out}")
+        if problems:
+            line += " (" + ", ".join(problems) + ")"
+        print(line)
+    print(f"SCORE:{'|'.join(str(r.total) for r in outcome.seats)}:{'|'.join(names)}")
+    return 0

@@ -1,0 +1,81 @@
+"""`poki bench` section ``acpc``: hands per second of our ACPC client with an always-call
+player against our ACPC dealer on loopback, heads-up (DESIGN.md's table: target 2,000
+hands/s; the ACPC C dealer with a Python always-call client did about 1,200).
+
+The dealer runs as `poki acpc deal` in its own process, its second seat an in-process
+always-call player; the client plays in this process through the seat runtime, as
+`poki acpc play` does. The clock runs from the connection to the dealer's closing of
+the match; each side's CPU time is reported too, because the machine is shared.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["run_acpc_bench", "time_match"]
+
+
+def time_match(hands: int, seed: int = 1) -> dict[str, float]:
+    """One heads-up match of ``hands`` hands; its wall time and both sides' CPU time."""
+    from agent.play.acpc_match import play_at_dealer
+    from agent.players import create_player
+    from connectors.acpc_game import standard_game
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [sys.executable, "-m", "agent.cli", "acpc", "deal", "--players", "client", "house",
+           "--seat", "house=call", "--hands", str(hands), "--seed", str(seed), "--no-progress"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    dealer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env, cwd=root)
+    try:
+        first = dealer.stdout.readline()  # type: ignore[union-attr]
+        try:
+            port = int(first.split()[0])
+        except (IndexError, ValueError):
+            raise RuntimeError(f"the dealer printed no port: {first!r} "
+                               f"{dealer.stderr.read()[-500:] if dealer.stderr else ''}") from None
+        game = standard_game("holdem.limit.2p.reverse_blinds.game")
+        player = create_player("call", np.random.default_rng(seed), "client")
+        cpu0 = time.process_time()
+        t0 = time.perf_counter()
+        result = play_at_dealer("127.0.0.1", port, player, game, match="bench")
+        wall = time.perf_counter() - t0
+        cpu = time.process_time() - cpu0
+        dealer.communicate(timeout=60)
+    finally:
+        if dealer.poll() is None:
+            dealer.kill()
+            dealer.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if result.hands != hands:
+        raise RuntimeError(f"the bench match played {result.hands} of {hands} hands")
+    return {"hands": hands, "seconds": wall, "hands_per_s": hands / wall,
+            "client_cpu_s": cpu, "dealer_process_cpu_s": server_cpu}
+
+
+def run_acpc_bench(quick: bool = False) -> dict[str, Any]:
+    hands = 1000 if quick else 4000
+    repeats = 1 if quick else 3
+    runs = [time_match(hands, seed) for seed in range(1, repeats + 1)]
+    best = statistics.median(r["hands_per_s"] for r in runs)
+    return {
+        "hands": hands,
+        "repeats": repeats,
+        "hands_per_s": round(best),
+        "client_cpu_us_per_hand": round(statistics.median(r["client_cpu_s"] for r in runs) / hands * 1e6),
+        "dealer_cpu_us_per_hand": round(statistics.median(r["dealer_process_cpu_s"] for r in runs) / hands * 1e6),
+        "load_average": list(os.getloadavg()),
+        "target_hands_per_s": 2000,
+        "anchor": "ACPC C dealer + Python always-call client: about 1,200 hands/s",
+    }

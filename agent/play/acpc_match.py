@@ -1,0 +1,324 @@
+"""ACPC tables: the glue between the ACPC protocol (connectors.acpc), the seat runtime
+(agent.play.seat), players and the opponent database.
+
+* :class:`AcpcSession` is one player's side of the protocol: MATCHSTATE lines in, events
+  to the seat, our answer out when it is our turn; :func:`play_at_dealer` runs it over a
+  TCP connection (connectors.acpc.client) to any ACPC dealer.
+* :func:`host_match` runs our dealer (connectors.acpc.server) with remote players and
+  in-process seats; an in-process seat is a seat runtime the dealer feeds events and
+  asks for decisions directly (no text in between).
+* Every decision has a deadline (:class:`DecisionClock`, from config ``[acpc]``): the
+  ACPC dealer ends the whole match when a player breaches its limits (by default 600 s
+  per response and 7 s per hand on average over the match), so a slow engine must
+  answer in time; the seat answers its fallback (check, else call) when the engine is
+  late.
+* Finished hands go to the opponent database through the seat's sink, written on the
+  seat's worker thread (the one thread that touches the SQLite connection); a Poki
+  player reads its opponents' models from the same database.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from agent.config import AcpcConfig
+from agent.events import HandEnded
+from agent.play.seat import Seat, SeatStats
+from agent.players import Player, create_player
+from agent.rules import Phase
+from agent.tracker import Tracker, TrackerError
+from connectors.acpc.client import AcpcConnection
+from connectors.acpc.protocol import (
+    MatchState,
+    ProtocolError,
+    StateTranslator,
+    format_response,
+    is_comment,
+)
+from connectors.acpc.server import AcpcDealer, DealerLimits, MatchOutcome
+from connectors.acpc_game import AcpcGame
+from agent.rules import Action
+
+__all__ = [
+    "AcpcSession",
+    "ClientResult",
+    "DecisionClock",
+    "host_match",
+    "play_at_dealer",
+]
+
+log = logging.getLogger("poki.acpc")
+NETWORK = "acpc"
+
+
+class DecisionClock:
+    """Deadlines that keep us inside an ACPC dealer's limits: at most ``per_decision``
+    seconds a decision, and no more than ``per_hand`` seconds a hand on average over the
+    match so far (the dealer's match-wide average); never below ``floor``."""
+
+    def __init__(self, per_decision: float, per_hand: float, floor: float = 0.05) -> None:
+        self.per_decision = per_decision
+        self.per_hand = per_hand
+        self.floor = floor
+        self.hands = 0
+        self.used = 0.0
+
+    def new_hand(self) -> None:
+        self.hands += 1
+
+    def deadline(self) -> float:
+        left = self.per_hand * self.hands - self.used
+        return max(self.floor, min(self.per_decision, left))
+
+    def spent(self, seconds: float) -> None:
+        self.used += seconds
+
+
+class AcpcSession:
+    """Our side of the protocol for one seat (module docstring). ``on_line`` takes each
+    dealer line and returns our answer, or None when we do not act."""
+
+    def __init__(self, game: AcpcGame, seat: Seat, *, names: Sequence[str] = (),
+                 match: str = "acpc", source: str = "acpc",
+                 clock: DecisionClock | None = None) -> None:
+        self.game = game
+        self.seat = seat
+        self.source = source
+        self.translator = StateTranslator(game, seat.me, names=names, match=match, source=source)
+        self.clock = clock
+        self.lines = 0
+        self.errors = 0
+        self.answers = 0
+        self.last_error = ""
+        self._broken_hand: int | None = None  # the hand whose states no longer continue
+
+    def _error(self, message: str) -> None:
+        self.errors += 1
+        self.last_error = message
+        log.error("%s", message)
+
+    def on_line(self, line: str) -> str | None:
+        if is_comment(line):
+            return None
+        self.lines += 1
+        where = f"{self.source} line {self.lines}"
+        translator = self.translator
+        last = translator.last
+        seat = self.seat
+        try:
+            state, events = translator.read(line, where)
+        except ProtocolError as exc:
+            try:
+                state = translator.parse(line, where)
+            except ProtocolError:
+                self._error(f"{exc}; ignored")
+                return None
+            if self._broken_hand != state.hand_number:
+                self._broken_hand = state.hand_number
+                self._error(f"{exc}; the hand is abandoned")
+                seat.abandon(str(exc))
+            return self._broken_turn(state)
+        new_hand = last is None or last.hand_number != state.hand_number
+        if new_hand and self.clock is not None:
+            self.clock.new_hand()
+        for event in events:
+            seat.feed(event)
+        if not seat.hand_ok:
+            return self._broken_turn(state)
+        if translator.hand_over or not seat.our_turn:
+            return None
+        deadline = self.clock.deadline() if self.clock is not None else None
+        t0 = time.perf_counter()
+        action = seat.decide(deadline)
+        if self.clock is not None:
+            self.clock.spent(time.perf_counter() - t0)
+        self.answers += 1
+        return format_response(state.text, action)
+
+    def _broken_turn(self, state: MatchState) -> str | None:
+        """In a hand we no longer follow, still answer when the state is our turn (a
+        dealer ends the match on a missing answer): the rules, replayed on a scratch
+        tracker from this state alone, say whose turn it is; we call."""
+        if self._our_turn_alone(state):
+            self.answers += 1
+            return format_response(state.text, Action.CHECK_CALL)
+        return None
+
+    def _our_turn_alone(self, state: MatchState) -> bool:
+        scratch = StateTranslator(self.game, self.seat.me, match="scratch")
+        tracker = Tracker()
+        try:
+            for event in scratch.update(state):
+                if type(event) is HandEnded:
+                    return False
+                tracker.apply(event)
+            tracker.snapshot()
+        except (ProtocolError, TrackerError):
+            return False
+        st = tracker.state
+        return st is not None and st.phase == Phase.BETTING and st.actor == state.position
+
+    @property
+    def mid_hand(self) -> bool:
+        return self.translator.last is not None and not self.translator.hand_over
+
+
+class _DatabaseModels:
+    """A Poki player's model store backed by the database: models are read from it; the
+    hands are written by the seat's sink, once, so the player's own write is a no-op."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+
+    def get(self, nick: str, network: str) -> Any:
+        return self.db.get(nick, network)
+
+    def write_hand(self, record: Any, network: str) -> Any:
+        from db.models import WriteReport
+
+        return WriteReport()
+
+
+def _attach_database(seat: Seat, db_path: str | None, network: str,
+                     settings: Any = None) -> Callable[[], None]:
+    """Open the database on the seat's worker thread, send finished hands there, let a
+    Poki player read its models from it. Returns the closer."""
+    if db_path is None:
+        return lambda: None
+    from db.database import Database
+
+    kwargs = {}
+    if settings is not None:
+        kwargs = {"synchronous": settings.database.synchronous,
+                  "half_life": settings.model.half_life_hands}
+    db = seat.run(lambda: Database(db_path, **kwargs))
+    seat.sink = lambda record: db.write_hand(record, network)
+    player = seat.player
+    if hasattr(player, "store") and hasattr(player, "network"):
+        store = _DatabaseModels(db)
+        seat.run(lambda: (setattr(player, "store", store), setattr(player, "network", network)))
+    return lambda: seat.run(db.close)
+
+
+@dataclass
+class ClientResult:
+    hands: int
+    stats: SeatStats
+    protocol_errors: int
+    ended_mid_hand: bool
+    dealer: str
+    messages: list[str] = field(default_factory=list)
+
+    def summary(self, name: str) -> str:
+        s = self.stats
+        lines = [f"{self.dealer}: {self.hands} hands played as {name}",
+                 f"result: {s.sb_per_hand:+.3f} sb/hand ± {s.interval95:.3f} (95%), "
+                 f"{s.net_chips:+d} chips"]
+        problems = []
+        if s.late:
+            problems.append(f"{s.late} late decisions answered by the fallback")
+        if s.hands_abandoned:
+            problems.append(f"{s.hands_abandoned} hands abandoned")
+        if self.protocol_errors:
+            problems.append(f"{self.protocol_errors} bad lines from the dealer")
+        if s.sink_errors:
+            problems.append(f"{s.sink_errors} hands not stored")
+        if self.ended_mid_hand:
+            problems.append("the dealer closed the match in the middle of a hand")
+        problems.extend(self.messages)
+        if problems:
+            lines.append("problems: " + "; ".join(problems))
+        return "\n".join(lines)
+
+
+def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
+                   config: AcpcConfig | None = None, db_path: str | None = None,
+                   settings: Any = None, names: Sequence[str] = (), match: str | None = None,
+                   progress: Callable[[int], None] | None = None,
+                   connect_timeout: float = 30.0) -> ClientResult:
+    """Connect to an ACPC dealer, greet, play every hand it deals with ``player`` until it
+    closes the match; finished hands go to the database at ``db_path`` (None: nowhere)."""
+    config = config or AcpcConfig()
+    where = f"dealer {host}:{port}"
+    match = match or f"acpc:{host}:{port}:{int(time.time())}"
+    seat = Seat(player, source=where)
+    try:
+        close_db = _attach_database(seat, db_path, NETWORK, settings)
+    except BaseException:
+        seat.close()
+        raise
+    clock = DecisionClock(config.decision_deadline, config.hand_budget)
+    session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+    try:
+        conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes)
+    except ConnectionError:
+        close_db()
+        seat.close()
+        raise
+    hands_seen = 0
+    lost = ""
+    try:
+        conn.greet()
+        for line in conn.lines():
+            reply = session.on_line(line)
+            if reply is not None:
+                conn.send_line(reply)
+            if progress is not None and seat.stats.hands + seat.stats.hands_abandoned > hands_seen:
+                done = seat.stats.hands + seat.stats.hands_abandoned
+                progress(done - hands_seen)
+                hands_seen = done
+    except (ConnectionError, OSError) as exc:
+        lost = f"{where}: connection lost: {exc}"
+        log.error("%s", lost)
+    finally:
+        conn.close()
+        mid = session.mid_hand
+        if mid:
+            hand = session.translator.last.hand_number  # type: ignore[union-attr]
+            log.warning("%s closed the match in the middle of hand %d; that hand is not stored",
+                        where, hand)
+        seat.flush(60)
+        close_db()
+        seat.close()
+    return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where,
+                        [lost] if lost else [])
+
+
+def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
+               seats: dict[int, str] | None = None, config: AcpcConfig | None = None,
+               host: str | None = None, ports: Sequence[int | None] = (),
+               log_file: TextIO | None = None, game_name: str = "game",
+               match_name: str = "poki", on_listen: Callable[[list[int]], None] | None = None,
+               progress: Callable[[int], None] | None = None,
+               limits: DealerLimits | None = None) -> tuple[MatchOutcome, dict[int, SeatStats]]:
+    """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
+    others are remote and connect to the ports passed to ``on_listen`` (called once the
+    sockets listen, before waiting for players)."""
+    config = config or AcpcConfig()
+    local: dict[int, Seat] = {}
+    root = np.random.SeedSequence(seed)
+    player_seeds = root.spawn(len(names))
+    for index, spec in (seats or {}).items():
+        player = create_player(spec, np.random.default_rng(player_seeds[index]), names[index])
+        local[index] = Seat(player, me=names[index], source=f"seat {index + 1} ({names[index]})")
+    limits = limits or DealerLimits(config.response_timeout, config.budget_per_hand,
+                                    config.connect_timeout or None, config.max_line_bytes)
+    dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
+                        host=host or config.host, ports=ports, local=local, limits=limits,
+                        log_file=log_file)
+    try:
+        ports_open = dealer.listen()
+        if on_listen is not None:
+            on_listen(ports_open)
+        dealer.wait_for_players()
+        outcome = dealer.run(progress)
+    finally:
+        dealer.close()
+        for seat in local.values():
+            seat.close()
+    return outcome, {i: s.stats for i, s in local.items()}

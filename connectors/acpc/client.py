@@ -1,0 +1,133 @@
+"""The socket side of an ACPC player: connect to a dealer, send lines, receive lines;
+no player logic (that is agent.play.acpc_match).
+
+Framing: a line ends in ``\\r\\n`` or a bare ``\\n`` (a trailing ``\\r`` is dropped);
+we always send ``\\r\\n``. A line longer than :data:`MAX_LINE_BYTES` (1 MB) is dropped
+with an error naming the peer, and reading goes on at the next line end, so a flood of
+bytes can neither exhaust memory nor stop the match. Bytes that are not ASCII are
+replaced (the protocol is ASCII; such a line then fails to parse and is reported).
+:class:`LineFramer` is shared with the dealer server (connectors.acpc.server).
+"""
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Callable, Iterator
+
+from connectors.acpc.protocol import MAX_LINE_BYTES, VERSION_LINE
+
+__all__ = ["AcpcConnection", "LineFramer", "LineTooLong"]
+
+log = logging.getLogger("poki.acpc")
+
+
+class LineTooLong(ValueError):
+    """A peer sent a line over the cap; it was dropped."""
+
+
+class LineFramer:
+    """Bytes in, lines out (see the module docstring). ``on_error(message)`` hears of
+    every dropped line; ``dropped`` counts them."""
+
+    __slots__ = ("max_line", "source", "on_error", "dropped", "_buf", "_skipping")
+
+    def __init__(self, source: str = "peer", max_line: int = MAX_LINE_BYTES,
+                 on_error: Callable[[str], None] | None = None) -> None:
+        self.max_line = max_line
+        self.source = source
+        self.on_error = on_error
+        self.dropped = 0
+        self._buf = b""
+        self._skipping = False  # inside an over-long line, waiting for its end
+
+    @property
+    def pending(self) -> int:
+        """Bytes held of an unfinished line."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[str]:
+        """The complete lines ``data`` finishes (without line ends)."""
+        buf = self._buf + data if self._buf else data
+        lines = buf.split(b"\n")
+        self._buf = lines.pop()
+        out = []
+        for raw in lines:
+            if self._skipping:
+                self._skipping = False  # the end of the line being dropped
+                continue
+            if len(raw) > self.max_line + 1:
+                self._drop(len(raw))
+                continue
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            out.append(raw.decode("ascii", "replace"))
+        if len(self._buf) > self.max_line + 1:
+            if not self._skipping:
+                self._drop(len(self._buf))
+                self._skipping = True
+            self._buf = b""
+        return out
+
+    def _drop(self, size: int) -> None:
+        self.dropped += 1
+        message = (f"{self.source}: a line of more than {self.max_line} bytes "
+                   f"({size} so far) dropped")
+        log.error("%s", message)
+        if self.on_error is not None:
+            self.on_error(message)
+
+
+class AcpcConnection:
+    """A TCP connection to an ACPC dealer: :meth:`send_line` and iteration over the
+    dealer's lines until it closes the connection."""
+
+    def __init__(self, host: str, port: int, *, timeout: float | None = 30.0,
+                 max_line: int = MAX_LINE_BYTES, recv_size: int = 65536) -> None:
+        self.source = f"dealer {host}:{port}"
+        self.framer = LineFramer(self.source, max_line)
+        self.recv_size = recv_size
+        self.closed_by_peer = False
+        try:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            raise ConnectionError(f"cannot connect to the dealer at {host}:{port}: {exc}") from None
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.settimeout(None)  # the dealer takes its time between states
+
+    def greet(self) -> None:
+        """Send the version greeting, the first line a player sends."""
+        self.send_line(VERSION_LINE)
+
+    def send_line(self, line: str) -> None:
+        self.sock.sendall(line.encode("ascii") + b"\r\n")
+
+    def lines(self) -> Iterator[str]:
+        """The dealer's lines as they arrive; ends when the dealer closes (then
+        :attr:`closed_by_peer` is True) or the connection breaks (ConnectionError)."""
+        recv = self.sock.recv
+        size = self.recv_size
+        feed = self.framer.feed
+        while True:
+            try:
+                data = recv(size)
+            except OSError as exc:
+                raise ConnectionError(f"{self.source}: connection lost: {exc}") from None
+            if not data:
+                self.closed_by_peer = True
+                if self.framer.pending:
+                    log.warning("%s: closed in the middle of a line (%d bytes dropped)",
+                                self.source, self.framer.pending)
+                return
+            yield from feed(data)
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self) -> AcpcConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,378 @@
+"""The ACPC dealer protocol 2.0.0 for limit hold'em: pure parse/format functions and the
+translation of a player's stream of match states into tracker events; no I/O.
+
+The grammar (project_acpc_server, protocol.md). A player's first line is the version
+greeting ``VERSION:2.0.0``; every line ends in ``\\r\\n`` (we accept a bare ``\\n``);
+dealer lines starting with ``#`` or ``;`` are comments. The dealer sends each player its
+view after every event::
+
+    MATCHSTATE:<position>:<hand number>:<betting>:<cards>
+
+``position`` is the player's place this hand: 0 is the first player after the button
+(the small blind at a ring table, the big blind heads-up with reverse blinds), n-1 the
+button. ``betting`` is one letter per action, ``f`` fold, ``c`` check or call, ``r`` bet
+or raise, with ``/`` closing each finished round. ``cards`` is every position's hole
+cards, ``|``-separated and empty where unknown to this player, then ``/`` and the board
+cards of each round reached. When it is the player's turn it answers with the state
+exactly as received plus ``:c``, ``:r`` or ``:f``.
+
+:class:`StateTranslator` follows one player's states through a match and yields the
+events of what is new in each (HandStarted, our HoleCards, PlayerActed, BoardDealt,
+CardsShown, HandEnded), after checking that each state continues the last. Who acted is
+left to the tracker (the betting string does not name players); players are named per
+seat relative to ours, because the ACPC dealer moves everyone one position each hand
+and a position number names a different opponent every hand.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.rules import Action
+from connectors.acpc_game import AcpcGame
+from evaluator_pyx.cards import CARD_NAMES
+
+__all__ = [
+    "ACTION_CHAR",
+    "MAX_LINE_BYTES",
+    "NO_STACK",
+    "VERSION",
+    "VERSION_LINE",
+    "MatchState",
+    "ProtocolError",
+    "StateTranslator",
+    "format_matchstate",
+    "format_response",
+    "is_comment",
+    "parse_matchstate",
+    "parse_response",
+    "parse_version",
+]
+
+VERSION = "2.0.0"
+VERSION_LINE = f"VERSION:{VERSION}"
+MAX_LINE_BYTES = 1 << 20  # the longest line either side accepts
+NO_STACK = 2**31 - 1  # ACPC limit games have no stacks: one no limit hand can use up
+ACTION_CHAR = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}
+_ACTION_OF = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
+# Events are immutable: the three anonymous actions are built once.
+_ACTED = {char: PlayerActed(None, action) for char, action in _ACTION_OF.items()}
+_BOARD_COUNTS = (0, 3, 1, 1)
+# Strictly the protocol's spelling: ranks 23456789TJQKA, suits shdc.
+_CARD = {name: c for c, name in enumerate(CARD_NAMES)}
+_STATE = re.compile(r"MATCHSTATE:(\d{1,9}):(\d{1,12}):([fcr/]*):([^:]*)")
+_VERSION = re.compile(r"VERSION:(\d{1,9})\.(\d{1,9})\.(\d{1,9})")
+
+
+class ProtocolError(ValueError):
+    """A line that breaks the protocol; the message says where and what."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """One player's view of a hand, as a MATCHSTATE line gives it."""
+
+    position: int
+    hand_number: int
+    betting: tuple[str, ...]  # the actions of each round reached (no '/')
+    holes: tuple[tuple[int, ...] | None, ...]  # by position; None: unknown to this player
+    board: tuple[tuple[int, ...], ...]  # new cards of each round reached ((), flop, turn, river)
+    text: str  # the state exactly as received, for the reply
+
+    @property
+    def players(self) -> int:
+        return len(self.holes)
+
+    @property
+    def betting_text(self) -> str:
+        return "/".join(self.betting)
+
+
+def is_comment(line: str) -> bool:
+    """A dealer line to ignore (``#`` comment or ``;`` GUI command) or an empty one."""
+    return not line or line[0] in "#;"
+
+
+def parse_version(line: str) -> tuple[int, int, int]:
+    """``VERSION:2.0.0`` -> (2, 0, 0); ProtocolError for anything else."""
+    match = _VERSION.fullmatch(line.strip())
+    if match is None:
+        raise ProtocolError(f"expected the greeting {VERSION_LINE!r}, got {line[:80]!r}")
+    return tuple(int(g) for g in match.groups())  # type: ignore[return-value]
+
+
+def _cards(text: str, where: str) -> tuple[int, ...]:
+    if len(text) % 2:
+        raise ProtocolError(f"{where}: cannot read cards {text[:40]!r}")
+    out = []
+    for i in range(0, len(text), 2):
+        card = _CARD.get(text[i:i + 2])
+        if card is None:
+            raise ProtocolError(f"{where}: {text[i:i + 2]!r} is not a card")
+        out.append(card)
+    return tuple(out)
+
+
+def parse_matchstate(line: str, players: int | None = None, where: str = "dealer") -> MatchState:
+    """Parse a ``MATCHSTATE:`` line (no action suffix) of a limit hold'em game with
+    ``players`` players (None: as many as the line shows). ProtocolError names ``where``."""
+    text = line.rstrip("\r\n")
+    match = _STATE.fullmatch(text)
+    if match is None:
+        raise ProtocolError(f"{where}: not a limit MATCHSTATE line: {text[:80]!r}")
+    position, number, betting_text, cards_text = match.groups()
+    pieces = cards_text.split("/")
+    hole_texts = pieces[0].split("|")
+    n = len(hole_texts)
+    if players is not None and n != players:
+        raise ProtocolError(f"{where}: {n} hole card entries in a {players}-player game: {text[:80]!r}")
+    if not 2 <= n <= 10:
+        raise ProtocolError(f"{where}: {n} players; 2-10 can play")
+    pos = int(position)
+    if pos >= n:
+        raise ProtocolError(f"{where}: position {pos} at a table of {n}")
+    betting = tuple(betting_text.split("/"))
+    if len(betting) > 4:
+        raise ProtocolError(f"{where}: {len(betting)} betting rounds in {betting_text!r}")
+    if len(pieces) != len(betting):
+        raise ProtocolError(f"{where}: {len(betting)} betting rounds but board cards for "
+                            f"{len(pieces)}: {text[:80]!r}")
+    holes: list[tuple[int, ...] | None] = []
+    for i, hole in enumerate(hole_texts):
+        if not hole:
+            holes.append(None)
+            continue
+        cards = _cards(hole, where)
+        if len(cards) != 2:
+            raise ProtocolError(f"{where}: position {i} has {len(cards)} hole cards")
+        holes.append(cards)
+    if holes[pos] is None:
+        raise ProtocolError(f"{where}: the state does not give our own hole cards: {text[:80]!r}")
+    board: list[tuple[int, ...]] = [()]
+    for rnd, piece in enumerate(pieces[1:], start=1):
+        cards = _cards(piece, where)
+        if len(cards) != _BOARD_COUNTS[rnd]:
+            raise ProtocolError(f"{where}: round {rnd + 1} needs {_BOARD_COUNTS[rnd]} board "
+                                f"cards, got {len(cards)}")
+        board.append(cards)
+    seen = [c for h in holes if h for c in h] + [c for b in board for c in b]
+    if len(set(seen)) != len(seen):
+        raise ProtocolError(f"{where}: a card appears twice in {cards_text!r}")
+    return MatchState(pos, int(number), betting, tuple(holes), tuple(board), text)
+
+
+def format_matchstate(position: int, hand_number: int, betting: str,
+                      holes: Sequence[Sequence[int] | None],
+                      board: Sequence[Sequence[int]]) -> str:
+    """The MATCHSTATE line (no line end) of a view: ``betting`` as the protocol writes
+    it ('/' after each finished round), ``holes`` by position (None: hidden), ``board``
+    the new cards of each round reached."""
+    names = CARD_NAMES
+    hole_text = "|".join("" if h is None else "".join(names[c] for c in h) for h in holes)
+    board_text = "".join("/" + "".join(names[c] for c in b) for b in board[1:])
+    return f"MATCHSTATE:{position}:{hand_number}:{betting}:{hole_text}{board_text}"
+
+
+def format_response(state_text: str, action: Action) -> str:
+    """Our answer to a state: the state exactly as received plus ``:c``/``:r``/``:f``."""
+    return f"{state_text}:{ACTION_CHAR[Action(action)]}"
+
+
+def parse_response(line: str) -> tuple[str, str]:
+    """Split a player's answer into (state text, action text). The action text is what
+    follows the state's last ':'; the caller checks both (ProtocolError if the line is
+    not a MATCHSTATE line at all)."""
+    text = line.rstrip("\r\n")
+    if not text.startswith("MATCHSTATE:"):
+        raise ProtocolError(f"not a MATCHSTATE response: {text[:80]!r}")
+    state, sep, action = text.rpartition(":")
+    if not sep or state.count(":") != 4:
+        raise ProtocolError(f"a response needs the state and ':<action>': {text[:80]!r}")
+    return state, action
+
+
+class StateTranslator:
+    """Turns one player's MATCHSTATE lines into tracker events (module docstring).
+
+    ``me`` is our name; ``names`` optionally names the other seats by how many seats
+    they sit after ours (1 = the next seat clockwise); others are ``acpc:<k>``.
+    ``match`` prefixes hand ids so hands of different matches never collide.
+    """
+
+    def __init__(self, game: AcpcGame, me: str, *, names: Sequence[str] = (),
+                 match: str = "acpc", source: str = "acpc") -> None:
+        if game.players is None:
+            raise ValueError("the game must say how many players sit at the table")
+        self.game = game
+        self.me = me
+        self.names = tuple(names)
+        self.match = match
+        self.source = source
+        self.last: MatchState | None = None
+        self.hand_over = True  # no hand in progress
+        self._seen: set[int] = set()  # cards of the last state
+        self._players: tuple[str, ...] = ()
+        others = [self.names[k - 1] if k - 1 < len(self.names) else f"acpc:{k}"
+                  for k in range(1, game.players)]
+        if len({me, *others}) != game.players:
+            raise ValueError(f"seat names must differ: {me!r}, {', '.join(others)}")
+        self._others = tuple(others)
+
+    def players_for(self, position: int) -> tuple[str, ...]:
+        """Names by position when we sit at ``position``."""
+        n = self.game.players or 0
+        return tuple(self.me if q == position else self._others[(q - position) % n - 1]
+                     for q in range(n))
+
+    def hand_id(self, hand_number: int) -> str:
+        return f"{self.match}:{hand_number}"
+
+    def parse(self, line: str, where: str | None = None) -> MatchState:
+        return parse_matchstate(line, self.game.players, where or self.source)
+
+    def read(self, line: str, where: str | None = None) -> tuple[MatchState, list[Event]]:
+        """Parse ``line`` and return (state, its events) as :meth:`parse` then
+        :meth:`update` do. The usual line repeats the last state with actions (and
+        perhaps a round's board cards) added: that one is read without parsing what is
+        unchanged; anything else takes the full parse."""
+        last = self.last
+        if last is not None and not self.hand_over:
+            fast = self._read_fast(last, line.rstrip("\r\n"))
+            if fast is not None:
+                return fast
+        state = self.parse(line, where)
+        return state, self.update(state)
+
+    def _read_fast(self, last: MatchState, text: str) -> tuple[MatchState, list[Event]] | None:
+        prev = last.text
+        head_end = prev.rindex(":", 0, prev.rindex(":"))  # MATCHSTATE:<position>:<hand>
+        if not text.startswith(prev[:head_end + 1]) or text == prev:
+            return None
+        rest = text[head_end + 1:]
+        betting, sep, cards = rest.partition(":")
+        if not sep or ":" in cards:
+            return None
+        old = prev[head_end + 1:prev.rindex(":")]
+        old_cards = prev[prev.rindex(":") + 1:]
+        if not (betting.startswith(old) and cards.startswith(old_cards)):
+            return None
+        added = betting[len(old):]
+        if not added or added.strip("fcr/"):
+            return None
+        new_cards = cards[len(old_cards):]
+        rounds = added.count("/")
+        if rounds:
+            pieces = new_cards.split("/")
+            if pieces[0] or len(pieces) != rounds + 1:
+                return None
+            board = list(last.board)
+            seen = self._seen
+            for piece in pieces[1:]:
+                rnd = len(board)
+                if rnd > 3 or len(piece) != 2 * _BOARD_COUNTS[rnd]:
+                    return None
+                try:
+                    new = tuple(_CARD[piece[i:i + 2]] for i in range(0, len(piece), 2))
+                except KeyError:
+                    return None
+                if seen.intersection(new) or len(set(new)) != len(new):
+                    return None
+                board.append(new)
+            self._seen = seen.union(*board[len(last.board):])
+            board_t = tuple(board)
+        elif new_cards:
+            return None
+        else:
+            board_t = last.board
+        state = MatchState(last.position, last.hand_number, tuple(betting.split("/")),
+                           last.holes, board_t, text)
+        self.last = state
+        events: list[Event] = []
+        rnd = len(last.board) - 1
+        for char in added:
+            if char == "/":
+                rnd += 1
+                events.append(BoardDealt(board_t[rnd]))
+            else:
+                events.append(_ACTED[char])
+        if betting.count("f") >= len(last.holes) - 1:
+            events.append(HandEnded())  # all but one folded
+            self.hand_over = True
+        return state, events
+
+    def update(self, state: MatchState) -> list[Event]:
+        """The events of what ``state`` adds to the last state; a state of a new hand
+        starts it. ProtocolError when the state does not continue the last one (the
+        translator then waits for the next hand)."""
+        last = self.last
+        if last is not None and state.hand_number == last.hand_number and last.position == state.position:
+            if self.hand_over:
+                if state.text == last.text:
+                    return []
+                raise ProtocolError(f"{self.source} hand {state.hand_number}: a state after "
+                                    f"the hand ended: {state.text[:80]!r}")
+            return self._continue(last, state)
+        if last is not None and state.hand_number == last.hand_number:
+            self.hand_over = True
+            raise ProtocolError(f"{self.source} hand {state.hand_number}: our position changed "
+                                f"from {last.position} to {state.position} within the hand")
+        return self._start(state)
+
+    def _start(self, state: MatchState) -> list[Event]:
+        game = self.game
+        players = self._players = self.players_for(state.position)
+        n = len(players)
+        hand = state.hand_number
+        events: list[Event] = [
+            HandStarted(
+                hand_id=self.hand_id(hand), source=f"{self.source} hand {hand}",
+                players=players, stacks=(game.stack or NO_STACK,) * n, button=n - 1,
+                small_blind=game.small_blind, big_blind=game.big_blind,
+                small_bet=game.small_bet, big_bet=game.big_bet, max_bets=game.max_bets,
+                heads_up_reverse_blinds=True),
+            HoleCards(self.me, state.holes[state.position]),
+        ]
+        self.hand_over = False
+        empty = MatchState(state.position, hand, ("",), (None,) * n, ((),), "")
+        self.last = empty
+        events.extend(self._continue(empty, state, first=True))
+        return events
+
+    def _continue(self, last: MatchState, state: MatchState, first: bool = False) -> list[Event]:
+        where = f"{self.source} hand {state.hand_number}"
+        old, new = last.betting_text, state.betting_text
+        if not new.startswith(old):
+            self.hand_over = True
+            raise ProtocolError(f"{where}: {state.text[:80]!r} does not continue "
+                                f"{last.text[:80]!r} (betting {old!r} -> {new!r})")
+        if not first and state.holes[state.position] != last.holes[last.position]:
+            self.hand_over = True
+            raise ProtocolError(f"{where}: our hole cards changed within the hand")
+        for rnd, cards in enumerate(last.board):
+            if rnd < len(state.board) and state.board[rnd] != cards:
+                self.hand_over = True
+                raise ProtocolError(f"{where}: the board of round {rnd + 1} changed")
+        events: list[Event] = []
+        rnd = len(last.betting) - 1
+        for char in new[len(old):]:
+            if char == "/":
+                rnd += 1
+                events.append(BoardDealt(state.board[rnd]))
+            else:
+                events.append(_ACTED[char])
+        self.last = state
+        self._seen = {c for h in state.holes if h for c in h}.union(*state.board)
+        # The hand is over when all but one folded, or at the showdown, where the
+        # dealer shows every other live player's cards.
+        folds = new.count("f")
+        n = state.players
+        shown = [(q, h) for q, h in enumerate(state.holes) if h is not None and q != state.position]
+        if folds >= n - 1 or shown:
+            players = self._players
+            for q, cards in shown:
+                events.append(CardsShown(players[q], cards))
+            events.append(HandEnded())
+            self.hand_over = True
+        return events

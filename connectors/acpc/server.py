@@ -1,0 +1,598 @@
+"""Our ACPC dealer: hosts a limit hold'em match over TCP for any program that speaks the
+ACPC protocol 2.0.0 (connectors.acpc.protocol), as project_acpc_server's ``dealer``
+does, with the game from an ACPC game definition (connectors.acpc_game).
+
+One listening socket per remote seat, on loopback unless told otherwise; the ports are
+known before anyone connects (the command prints them as its first line, as the ACPC
+dealer does). Every player connects, greets with ``VERSION:2.0.0``, and then gets its
+view after every event; the dealer deals ``hands`` hands from a seeded
+``numpy.random.Generator`` and moves every seat one position each hand (seat s plays
+position (s - hand) mod n, position 0 being the first after the button), so a seed gives
+the same cards, the same positions and, with the same players, the same log.
+
+The rules engine is the tracker (agent.tracker over agent.rules): every action is applied
+there, and the log line of each hand comes from the tracker's record (connectors.acpc_log:
+``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads).
+
+Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
+the whole match, the match goes on):
+
+* a line that is not a response, or answers a state that is not the current one, is
+  logged and ignored (the ACPC dealer's "un-requested response");
+* a malformed or invalid action is logged and taken as a call (the ACPC dealer's rule);
+* no answer within ``response_timeout`` seconds is taken as a call; a seat whose
+  answers have used more than ``budget_per_hand`` seconds per hand of the match is
+  folded for the rest of the match (it checks when checking is free: folding is not a
+  legal move then);
+* a disconnected seat is folded (or checks) from then on;
+* over-long lines (1 MB) are dropped (connectors.acpc.client.LineFramer).
+
+In-process seats (house bots, Poki) are injected objects with the seat runtime's two
+calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Seat has
+them), so the dealer never imports players: each gets the events of the hand as its
+player sees them (its own hole cards, every action and board, the cards shown at the
+showdown) and is asked for its move when it is its turn, with ``response_timeout`` as
+the deadline. No text goes between the dealer and them.
+"""
+from __future__ import annotations
+
+import logging
+import select
+import selectors
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+import numpy as np
+
+from agent.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.rules import Action, Phase
+from agent.tracker import Tracker
+from connectors import acpc_log
+from connectors.acpc.client import LineFramer
+from connectors.acpc.protocol import (
+    ACTION_CHAR,
+    MAX_LINE_BYTES,
+    NO_STACK,
+    ProtocolError,
+    is_comment,
+    parse_response,
+    parse_version,
+)
+from connectors.acpc_game import AcpcGame
+from evaluator_pyx.cards import CARD_NAMES
+
+__all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
+
+log = logging.getLogger("poki.acpc.dealer")
+
+class LocalSeat(Protocol):
+    """An in-process seat (see the module docstring)."""
+
+    def feed(self, event: Event) -> object: ...
+
+    def decide(self, deadline_s: float | None = None) -> Action: ...
+
+
+_CARD_TEXT = CARD_NAMES
+_ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
+_BETTING, _BOARD, _SHOWDOWN, _OVER = Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER
+
+
+class DealerError(RuntimeError):
+    """The match cannot be held (bad setup, players that never came)."""
+
+
+@dataclass(frozen=True)
+class DealerLimits:
+    response_timeout: float = 60.0  # seconds for one answer; then it is taken as a call
+    budget_per_hand: float = 7.0  # seconds per hand of the match a seat's answers may use
+    connect_timeout: float | None = 600.0  # seconds to wait for every player (None: forever)
+    max_line: int = MAX_LINE_BYTES
+
+
+@dataclass
+class SeatReport:
+    """What happened to one seat over the match."""
+
+    name: str
+    total: int = 0  # chips won minus put in
+    actions: int = 0
+    invalid: int = 0  # malformed or illegal actions, taken as calls
+    timeouts: int = 0  # no answer in time, taken as calls
+    ignored: int = 0  # lines that answered nothing (un-requested, garbage)
+    dropped: int = 0  # over-long lines
+    seconds: float = 0.0  # time its answers took
+    disconnected: bool = False
+    folded_out: str = ""  # why the seat folds for the rest of the match
+
+    @property
+    def errors(self) -> int:
+        return self.invalid + self.timeouts + self.ignored + self.dropped
+
+
+@dataclass
+class MatchOutcome:
+    hands: int
+    seats: list[SeatReport]
+    log_lines: list[str] = field(default_factory=list)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return {s.name: s.total for s in self.seats}
+
+
+class _Seat:
+    """A seat's connection (remote) or in-process seat (local)."""
+
+    def __init__(self, index: int, name: str, local: LocalSeat | None, limits: DealerLimits) -> None:
+        self.index = index
+        self.name = name
+        self.local = local
+        self.report = SeatReport(name)
+        self.listener: socket.socket | None = None
+        self.sock: socket.socket | None = None
+        self.framer = LineFramer(f"seat {index + 1} ({name})", limits.max_line)
+        self.lines: list[str] = []
+        self.greeted = local is not None
+        self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
+        self.out_bytes = 0
+
+    @property
+    def where(self) -> str:
+        return f"seat {self.index + 1} ({self.name})"
+
+    @property
+    def live(self) -> bool:
+        return not self.report.disconnected and not self.report.folded_out
+
+
+class AcpcDealer:
+    """One match; see the module docstring. ``names`` are the seats in order; ``local``
+    maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
+    listening port of each remote seat, in seat order; ``log_file`` receives the match
+    log as it is played."""
+
+    def __init__(self, game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
+                 game_name: str = "game", match_name: str = "poki", host: str = "127.0.0.1",
+                 ports: Sequence[int | None] = (), local: dict[int, LocalSeat] | None = None,
+                 limits: DealerLimits | None = None, log_file: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        n = len(names)
+        if game.players is not None and n != game.players:
+            raise DealerError(f"the game is for {game.players} players, {n} names given")
+        if not 2 <= n <= 10:
+            raise DealerError(f"2-10 players can play, got {n}")
+        if len(set(names)) != n:
+            raise DealerError(f"two seats share a name: {', '.join(names)}")
+        bad = [name for name in names if not acpc_log._NAME.fullmatch(name)]
+        if bad:
+            raise DealerError(f"player names cannot hold ':', '|' or spaces: {', '.join(bad)}")
+        if hands < 0:
+            raise DealerError(f"hands must be at least 0, got {hands}")
+        local = dict(local or {})
+        if any(not 0 <= i < n for i in local):
+            raise DealerError("an in-process seat index is out of range")
+        self.game = game
+        self.names = tuple(names)
+        self.hands = hands
+        self.seed = seed
+        self.game_name = game_name
+        self.match_name = match_name
+        self.host = host
+        self.limits = limits or DealerLimits()
+        self.log_file = log_file
+        self.clock = clock
+        self.seats = [_Seat(i, name, local.get(i), self.limits) for i, name in enumerate(names)]
+        remote = [s for s in self.seats if s.local is None]
+        ports = list(ports)
+        if ports and len(ports) != len(remote):
+            raise DealerError(f"{len(ports)} ports for {len(remote)} remote seats")
+        self._ports = ports or [0] * len(remote)
+        self._selector = selectors.DefaultSelector()
+        self._state_text = [""] * n  # the last state sent to each seat
+        self.tracker = Tracker()
+        self.outcome = MatchOutcome(0, [s.report for s in self.seats])
+
+    # --- setting up ----------------------------------------------------------------------------
+
+    def listen(self) -> list[int]:
+        """Open one listening socket per remote seat; their ports, in seat order."""
+        ports = []
+        for seat, port in zip((s for s in self.seats if s.local is None), self._ports):
+            lsock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
+            lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                lsock.bind((self.host, port or 0))
+            except OSError as exc:
+                lsock.close()
+                self.close()
+                raise DealerError(f"cannot listen on {self.host}:{port or 0} for {seat.where}: {exc}") from None
+            lsock.listen(1)
+            lsock.setblocking(False)
+            seat.listener = lsock
+            ports.append(lsock.getsockname()[1])
+        return ports
+
+    def wait_for_players(self) -> None:
+        """Accept one connection per remote seat and read each greeting. A connection
+        that does not greet properly is closed and the port waits for another."""
+        sel = self._selector
+        waiting = {}
+        for seat in self.seats:
+            if seat.listener is not None:
+                sel.register(seat.listener, selectors.EVENT_READ, ("listen", seat))
+                waiting[seat.index] = seat
+        limit = self.limits.connect_timeout
+        end = None if limit is None else self.clock() + limit
+        while any(not s.greeted for s in waiting.values()):
+            timeout = None if end is None else end - self.clock()
+            if timeout is not None and timeout <= 0:
+                missing = ", ".join(s.where for s in waiting.values() if not s.greeted)
+                raise DealerError(f"players did not connect and greet within {limit:g} s: {missing}")
+            for key, _ in sel.select(timeout):
+                kind, seat = key.data
+                if kind == "listen":
+                    self._accept(seat)
+                else:
+                    self._read(seat)
+                    self._check_greeting(seat)
+        for seat in waiting.values():
+            sel.unregister(seat.listener)
+            seat.listener.close()
+            seat.listener = None
+
+    def _accept(self, seat: _Seat) -> None:
+        try:
+            conn, addr = seat.listener.accept()  # type: ignore[union-attr]
+        except OSError:
+            return
+        if seat.sock is not None:
+            conn.close()  # the seat is taken
+            return
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn.setblocking(False)  # sends wait at most response_timeout (see _flush)
+        seat.sock = conn
+        seat.greeted = False  # every connection greets, a second one at a port too
+        seat.report.disconnected = False
+        self._selector.register(conn, selectors.EVENT_READ, ("player", seat))
+        log.info("%s connected from %s", seat.where, addr)
+
+    def _check_greeting(self, seat: _Seat) -> None:
+        while seat.lines and not seat.greeted:
+            line = seat.lines.pop(0)
+            try:
+                major, minor, _ = parse_version(line)
+            except ProtocolError as exc:
+                log.error("%s: %s; connection closed", seat.where, exc)
+                seat.report.ignored += 1
+                self._hang_up(seat)
+                seat.report.disconnected = False  # the port takes another connection
+                return
+            if major != 2:
+                log.warning("%s speaks protocol version %d.%d; this dealer speaks 2.0.0",
+                            seat.where, major, minor)
+            seat.greeted = True
+        if seat.sock is None and not seat.greeted:
+            seat.report.disconnected = False
+
+    # --- reading ------------------------------------------------------------------------
+
+    def _read(self, seat: _Seat) -> None:
+        sock = seat.sock
+        if sock is None:
+            return
+        try:
+            data = sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            log.error("%s: connection lost: %s", seat.where, exc)
+            data = b""
+        if not data:
+            self._hang_up(seat)
+            return
+        dropped = seat.framer.dropped
+        seat.lines.extend(seat.framer.feed(data))
+        seat.report.dropped += seat.framer.dropped - dropped
+
+    def _hang_up(self, seat: _Seat) -> None:
+        if seat.sock is not None:
+            try:
+                self._selector.unregister(seat.sock)
+            except (KeyError, ValueError):
+                pass
+            seat.sock.close()
+            seat.sock = None
+        if seat.greeted and not seat.report.disconnected:
+            log.error("%s disconnected; its seat folds from now on", seat.where)
+        seat.report.disconnected = True
+
+    def _drain(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for input from any player and read what came."""
+        for key, _ in self._selector.select(max(0.0, timeout)):
+            kind, seat = key.data
+            if kind == "player":
+                self._read(seat)
+
+    def _discard_unrequested(self, seat: _Seat) -> None:
+        """Lines from a seat that is not asked to act: comments are fine, the rest is
+        logged and ignored."""
+        for line in seat.lines:
+            if not is_comment(line):
+                seat.report.ignored += 1
+                log.warning("%s: un-requested line ignored: %r", seat.where, line[:80])
+        seat.lines.clear()
+
+    # --- sending ------------------------------------------------------------------------
+
+    def _send(self, seat: _Seat, line: str) -> None:
+        self._state_text[seat.index] = line
+        if seat.sock is None:
+            return
+        data = line.encode("ascii") + b"\r\n"
+        seat.out.append(data)
+        seat.out_bytes += len(data)
+        if seat.out_bytes > 65536:
+            self._flush(seat)
+
+    def _flush(self, seat: _Seat) -> None:
+        """Send a seat's pending lines. States are held until the dealer next waits for
+        an answer (or the hand ends), then written together: a player that is not asked
+        to act reads them a moment later, in the same order, and a heads-up hand costs a
+        few wake-ups instead of one per state."""
+        if not seat.out:
+            return
+        data = b"".join(seat.out)
+        seat.out.clear()
+        seat.out_bytes = 0
+        sock = seat.sock
+        if sock is None:
+            return
+        view = memoryview(data)
+        end = None
+        try:
+            while view:
+                try:
+                    sent = sock.send(view)
+                except BlockingIOError:
+                    # The player is not reading: wait, but not past the response limit.
+                    if end is None:
+                        end = self.clock() + self.limits.response_timeout
+                    left = end - self.clock()
+                    if left <= 0:
+                        raise TimeoutError(f"not reading for {self.limits.response_timeout:g} s") from None
+                    poller = select.poll()
+                    poller.register(sock, select.POLLOUT)
+                    poller.poll(left * 1000)
+                    continue
+                view = view[sent:]
+        except OSError as exc:
+            log.error("%s: cannot send: %s", seat.where, exc)
+            self._hang_up(seat)
+
+    def _flush_all(self) -> None:
+        for seat in self.seats:
+            if seat.out:
+                self._flush(seat)
+
+    # --- actions ------------------------------------------------------------------------
+
+    def _forced(self, seat: _Seat, legal: tuple[Action, ...]) -> Action:
+        """The move of a seat that folds for the rest of the match."""
+        return Action.FOLD if Action.FOLD in legal else Action.CHECK_CALL
+
+    def _action_of(self, seat: _Seat, legal: tuple[Action, ...], hand_budget: float) -> Action:
+        """Ask the acting seat (its state was just sent) and return its legal action."""
+        report = seat.report
+        if not seat.live:
+            return self._forced(seat, legal)
+        state = self._state_text[seat.index]
+        if seat.local is not None:
+            t0 = self.clock()
+            try:
+                action = seat.local.decide(self.limits.response_timeout)
+            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+                report.disconnected = True
+                return self._forced(seat, legal)
+            report.seconds += self.clock() - t0
+            if action not in legal:
+                report.invalid += 1
+                log.warning("%s: %r is not a legal action now; taken as a call", seat.where, action)
+                return Action.CHECK_CALL
+            return action
+        self._flush_all()
+        t0 = self.clock()
+        limit = self.limits.response_timeout
+        while True:
+            action = self._answer_in(seat, seat.lines, state, legal)
+            if action is not None:
+                report.seconds += self.clock() - t0
+                break
+            if seat.sock is None:
+                return self._forced(seat, legal)
+            left = t0 + limit - self.clock()
+            if left <= 0:
+                report.timeouts += 1
+                report.seconds += self.clock() - t0
+                log.warning("%s did not answer %r within %g s; taken as a call",
+                            seat.where, state, limit)
+                action = Action.CHECK_CALL
+                break
+            self._drain(left)
+            for other in self.seats:
+                if other is not seat and other.lines:
+                    self._discard_unrequested(other)
+        if report.seconds > hand_budget and not report.folded_out:
+            report.folded_out = (f"its answers took {report.seconds:.1f} s, over the match's "
+                                 f"budget of {hand_budget:.1f} s")
+            log.error("%s: %s; it folds for the rest of the match", seat.where, report.folded_out)
+        return action
+
+    def _answer_in(self, seat: _Seat, lines: list[str], state: str,
+                   legal: tuple[Action, ...]) -> Action | None:
+        """The first answer to ``state`` among ``lines`` (consumed up to it), or None."""
+        report = seat.report
+        while lines:
+            line = lines.pop(0)
+            if is_comment(line):
+                continue
+            try:
+                answered, action_text = parse_response(line)
+            except ProtocolError as exc:
+                report.ignored += 1
+                log.warning("%s: %s; ignored", seat.where, exc)
+                continue
+            if answered != state:
+                report.ignored += 1
+                log.warning("%s: answer to another state ignored: %r", seat.where, line[:80])
+                continue
+            action = _ACTIONS.get(action_text)
+            if action is None:
+                report.invalid += 1
+                log.warning("%s: bad action %r in %r; taken as a call", seat.where,
+                            action_text[:20], line[:80])
+                return Action.CHECK_CALL
+            if action not in legal:
+                report.invalid += 1
+                log.warning("%s: %r is not a legal action now; taken as a call", seat.where,
+                            action_text)
+                return Action.CHECK_CALL
+            return action
+        return None
+
+    # --- the match ----------------------------------------------------------------------
+
+    def run(self, progress: Callable[[int], None] | None = None) -> MatchOutcome:
+        """Deal the match (after :meth:`listen` and :meth:`wait_for_players` when there
+        are remote seats) and return what happened. The log is written as it goes."""
+        n = len(self.seats)
+        rng = np.random.default_rng(self.seed)
+        budget = self.limits.budget_per_hand * max(1, self.hands)
+        self._write(acpc_log.format_header(self.match_name, self.game_name, self.hands, self.seed))
+        try:
+            for hand in range(self.hands):
+                self._play_hand(hand, rng, n, budget)
+                self.outcome.hands += 1
+                if progress is not None:
+                    progress(1)
+            self._write(acpc_log.format_score([s.report.total for s in self.seats], self.names))
+            self._flush_all()
+        finally:
+            self.close()
+        return self.outcome
+
+    def _write(self, line: str) -> None:
+        self.outcome.log_lines.append(line)
+        if self.log_file is not None:
+            self.log_file.write(line + "\n")
+            self.log_file.flush()
+
+    def _play_hand(self, hand: int, rng: np.random.Generator, n: int, budget: float) -> None:
+        game = self.game
+        cards = rng.permutation(52)[: 2 * n + 5].tolist()
+        holes = [tuple(cards[2 * p:2 * p + 2]) for p in range(n)]  # by position
+        board_cards = cards[2 * n:]
+        at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
+        names = tuple(s.name for s in at)
+        tracker = self.tracker
+        local = [s for s in at if s.local is not None and not s.report.disconnected]
+        remote = [(p, s) for p, s in enumerate(at) if s.local is None]
+        tell = self._tell
+        started = HandStarted(
+            hand_id=f"{self.match_name}:{hand}", source=f"dealer hand {hand}", players=names,
+            stacks=(game.stack or NO_STACK,) * n, button=n - 1, small_blind=game.small_blind,
+            big_blind=game.big_blind, small_bet=game.small_bet, big_bet=game.big_bet,
+            max_bets=game.max_bets, heads_up_reverse_blinds=True)
+        tracker.apply(started)
+        tell(local, started)
+        for seat, h in zip(at, holes):
+            event = HoleCards(seat.name, h)
+            tracker.apply(event)
+            if seat.local is not None and seat in local:
+                tell((seat,), event)  # each in-process player sees its own cards only
+        state = tracker.state
+        betting = ""
+        board_text = ""
+        dealt = 0
+        folded = [False] * n
+        # Each position's own view of the hole cards, written once a hand.
+        hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
+        own_views = ["|" * p + hole_texts[p] + "|" * (n - 1 - p) for p in range(n)]
+        heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
+        while True:
+            phase = state.phase
+            over = phase == _SHOWDOWN or phase == _OVER
+            showdown = over and folded.count(False) > 1
+            if showdown:
+                # Every live hand is shown; a folded player still sees its own.
+                views = ["|".join(hole_texts[q] if q == p or not folded[q] else ""
+                                  for q in range(n)) for p in range(n)]
+            else:
+                views = own_views
+            tail = f"{betting}:"
+            for p, seat in remote:
+                self._send(seat, f"{heads[p]}{tail}{views[p]}{board_text}")
+            if over:
+                break
+            actor = state.actor
+            seat = at[actor]
+            legal = state.legal_actions()
+            action = self._action_of(seat, legal, budget)
+            seat.report.actions += 1
+            event = PlayerActed(seat.name, action)
+            tracker.apply(event)
+            tell(local, event)
+            betting += ACTION_CHAR[action]
+            if action == Action.FOLD:
+                folded[actor] = True
+            while state.phase == _BOARD:
+                count = state.pending_board_count
+                new = tuple(board_cards[dealt:dealt + count])
+                dealt += count
+                event = BoardDealt(new)
+                tracker.apply(event)
+                tell(local, event)
+                betting += "/"
+                board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
+        if showdown and local:
+            for q, seat in enumerate(at):
+                if not folded[q]:
+                    tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
+        ended = HandEnded()
+        record = tracker.apply(ended)
+        tell(local, ended)
+        hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)
+        for name, value in zip(hand_log.players, hand_log.values):
+            self.seats[self.names.index(name)].report.total += int(value)
+        self._write(acpc_log.format_state(hand_log))
+
+    def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
+        """Pass an event to in-process seats; one that raises folds from then on."""
+        for seat in seats:
+            if seat.report.disconnected:
+                continue
+            try:
+                seat.local.feed(event)  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+                seat.report.disconnected = True
+
+    def close(self) -> None:
+        """Close every socket (players see the end of the match as the connection closing)."""
+        for seat in self.seats:
+            for sock in (seat.sock, seat.listener):
+                if sock is not None:
+                    try:
+                        self._selector.unregister(sock)
+                    except (KeyError, ValueError):
+                        pass
+                    sock.close()
+            seat.sock = seat.listener = None
+        try:
+            self._selector.close()
+        except Exception:  # noqa: BLE001
+            pass
