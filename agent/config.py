@@ -193,6 +193,71 @@ class ReportConfig:
 
 
 @dataclass(frozen=True)
+class IrcConfig:
+    """IRC bots (connectors/irc, agent/play): server, nicks, who may command the player
+    bot, the dealer's clock and bankrolls, and flood control."""
+
+    server: str = "127.0.0.1:6667"
+    nick: str = "poki"  # the player bot's nick (another is picked if taken)
+    channels: tuple = ("#holdem",)
+    dealer_nick: str = "dealer"  # the player bot acts only on lines from this nick ...
+    dealer_host: str = ""  # ... and, when set, from this host (user@host or host)
+    owners: tuple = ()  # nick!user@host masks (* and ? allowed) that may command the bot
+    action_seconds: int = 30  # the dealer's time limit per action
+    max_timeouts: int = 3  # time-outs in a row before a player is sat out
+    hand_pause_seconds: float = 3.0  # between hands
+    initial_bankroll: int = 10000  # a new player's chips
+    min_bankroll: Any = ()  # channel -> bankroll needed to sit (tiers)
+    flood_burst: int = 5  # lines sent at once ...
+    flood_lines_per_second: float = 0.5  # ... then this many a second (0: no limit)
+    reconnect_min_seconds: float = 1.0
+    reconnect_max_seconds: float = 60.0
+    decision_margin_seconds: float = 2.0  # the player bot answers this long before the dealer's limit
+
+    def __post_init__(self) -> None:
+        host, sep, port = self.server.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"irc.server must be HOST:PORT, got {self.server!r}")
+        for name in ("nick", "dealer_nick"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ConfigError(f"irc.{name} must be a nick, got {getattr(self, name)!r}")
+        if isinstance(self.channels, str) or not isinstance(self.channels, (list, tuple)):
+            raise ConfigError(f"irc.channels must be a list of channels, got {self.channels!r}")
+        if isinstance(self.owners, str) or not isinstance(self.owners, (list, tuple)):
+            raise ConfigError(f"irc.owners must be a list of masks, got {self.owners!r}")
+        object.__setattr__(self, "channels", tuple(self.channels))
+        object.__setattr__(self, "owners", tuple(self.owners))
+        if not all(isinstance(c, str) and c[:1] in "#&" for c in self.channels):
+            raise ConfigError(f"irc.channels must be channel names (#...), got {self.channels!r}")
+        if not all(isinstance(o, str) and o for o in self.owners):
+            raise ConfigError(f"irc.owners must be nick!user@host masks, got {self.owners!r}")
+        for name in ("action_seconds", "max_timeouts", "flood_burst", "initial_bankroll"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"irc.{name} must be a positive whole number, got {value!r}")
+        for name in ("hand_pause_seconds", "flood_lines_per_second", "reconnect_min_seconds",
+                     "reconnect_max_seconds", "decision_margin_seconds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ConfigError(f"irc.{name} must be a number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
+        if self.reconnect_min_seconds > self.reconnect_max_seconds:
+            raise ConfigError("irc.reconnect_min_seconds must not exceed irc.reconnect_max_seconds")
+        tiers = self.min_bankroll
+        if not isinstance(tiers, (dict, tuple)):
+            raise ConfigError(f"irc.min_bankroll must be a table of channel = chips, got {tiers!r}")
+        for channel, need in (tiers.items() if isinstance(tiers, dict) else tiers):
+            if isinstance(need, bool) or not isinstance(need, int) or need < 0 or channel[:1] not in "#&":
+                raise ConfigError(f"irc.min_bankroll: {channel!r} = {need!r}: expected \"#channel\" = chips")
+        # Kept as sorted pairs so the config stays hashable.
+        object.__setattr__(self, "min_bankroll", tuple(sorted(dict(tiers).items())))
+
+    def tier(self, channel: str) -> int:
+        """Bankroll needed to sit at ``channel`` (0: none)."""
+        return dict(self.min_bankroll).get(channel, 0)
+
+
+@dataclass(frozen=True)
 class AcpcConfig:
     """ACPC tables (connectors.acpc, agent.play.acpc_match): our client's deadlines,
     kept inside the ACPC dealer's limits (600 s a response, 7 s a hand on average over
@@ -230,11 +295,12 @@ class Config:
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    irc: IrcConfig = field(default_factory=IrcConfig)
     acpc: AcpcConfig = field(default_factory=AcpcConfig)
 
 
 _SECTIONS = {"table": TableConfig, "random": RandomConfig, "model": ModelConfig, "database": DatabaseConfig,
-             "engine": EngineConfig, "report": ReportConfig, "acpc": AcpcConfig}
+             "engine": EngineConfig, "report": ReportConfig, "irc": IrcConfig, "acpc": AcpcConfig}
 
 
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:

@@ -320,11 +320,13 @@ class Database:
 
     # -- writing ------------------------------------------------------------------------
 
-    def write_hand(self, record: HandRecord, network: str) -> WriteReport:
+    def write_hand(self, record: HandRecord, network: str, *,
+                   also: Callable[[sqlite3.Connection], None] | None = None) -> WriteReport:
         """Store one hand and update its players' models in one transaction. A hand
         already stored is counted as a duplicate; an inconsistent one raises RecordError
-        and nothing of it is written."""
-        return self._write_group([prepare_hand(record, network)], network)
+        and nothing of it is written. ``also(conn)`` runs inside the same transaction
+        (a dealer's chip counts), so the hand and it are committed together or not at all."""
+        return self._write_group([prepare_hand(record, network)], network, also)
 
     def write_hands(
         self,
@@ -373,13 +375,16 @@ class Database:
             raise ValueError(f"batch_hands must be at least 1, got {size}")
         return size
 
-    def _write_group(self, hands: list[PreparedHand], network: str) -> WriteReport:
+    def _write_group(self, hands: list[PreparedHand], network: str,
+                     also: Callable[[sqlite3.Connection], None] | None = None) -> WriteReport:
         """Write prepared hands in one transaction, or nothing of them."""
         if not hands:
             return WriteReport()
         with self._write() as conn:
             prepared = self._prepare(hands, network, conn, _Counters(conn))
             _insert(conn, prepared)
+            if also is not None:
+                also(conn)
         return prepared.report
 
     def _existing_hand_ids(self, conn: sqlite3.Connection, hand_ids: list[str]) -> set[str]:

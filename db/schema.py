@@ -132,6 +132,30 @@ def m001_initial(db: _SUDatabase) -> None:
     )
 
 
+@migrations()
+def m002_irc_bankrolls(db: _SUDatabase) -> None:
+    # IRC dealer bots (seed 004: "bankroll preserved between sessions"): the chips a player
+    # holds off the tables, keyed by (network, nick) and bound to the connection (user,
+    # host) that last held them; the chips each player has on a table; each table's next
+    # hand number. A hand and its table's chip counts are committed together.
+    db["bankrolls"].create(
+        {"network": str, "nick": str, "chips": int, "granted": int, "user": str, "host": str,
+         "updated": float},
+        pk=("network", "nick"),
+        not_null=["network", "nick", "chips", "granted", "user", "host", "updated"],
+    )
+    db["table_chips"].create(
+        {"network": str, "channel": str, "nick": str, "chips": int},
+        pk=("network", "channel", "nick"),
+        not_null=["network", "channel", "nick", "chips"],
+    )
+    db["irc_tables"].create(
+        {"network": str, "channel": str, "next_hand": int},
+        pk=("network", "channel"),
+        not_null=["network", "channel", "next_hand"],
+    )
+
+
 # The by-player indexes serve reads only (reports, `poki db player`). A bulk load into a
 # small database drops them and builds them once at the end (Database.deferred_indexes):
 # sorting every row once costs far less than keeping them up to date row by row. These are

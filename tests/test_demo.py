@@ -12,7 +12,7 @@ from agent.cli import main
 
 def test_demo_runs_the_whole_pipeline(tmp_path, capsys):
     out = tmp_path / "demo"
-    status = main(["demo", "--out", str(out), "--deals", "4", "--seed", "7", "--no-irc", "--no-progress",
+    status = main(["demo", "--out", str(out), "--deals", "4", "--seed", "7", "--offline", "--no-irc", "--no-progress",
                    "--players", "poki", "rr", "call"])
     assert status == 0
     printed = capsys.readouterr().out
@@ -39,7 +39,8 @@ def test_demo_runs_the_whole_pipeline(tmp_path, capsys):
 
 
 def test_demo_refuses_unknown_players(tmp_path, capsys):
-    status = main(["demo", "--out", str(tmp_path / "d"), "--deals", "2", "--no-irc", "--no-progress",
-                   "--players", "nobody", "call"])
-    assert status != 0
-    assert "nobody" in capsys.readouterr().err
+    for mode in (["--offline", "--no-irc"], []):
+        status = main(["demo", "--out", str(tmp_path / "d"), "--deals", "2", *mode, "--no-progress",
+                       "--players", "nobody", "call"])
+        assert status != 0
+        assert "nobody" in capsys.readouterr().err

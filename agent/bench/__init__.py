@@ -185,6 +185,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "replay": ("agent.bench.replay", "run_replay_bench"),
     "report": ("agent.bench.report", "run_report_bench"),
     "acpc": ("agent.bench.acpc", "run_acpc_bench"),
+    "irc": ("agent.bench.irc", "run_irc_bench"),
 }
 
 
@@ -279,6 +280,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         rows.append((f"opponent report, 1995 IRC database ({rp['hands']:,} hands, {rp['players']} players), one core",
                      f"{rp['seconds']:.1f} s", f"{rp['cpu_seconds']:.1f} CPU s; {rp['charts']} charted; "
                      f"page {rp['page_bytes'] / 1e6:.1f} MB", f"< {rp['target_seconds']:.0f} s"))
+    irc = figures.get("irc")
+    if irc and "hands_per_s" in irc:
+        rows.append(("IRC dealer + 4 bots on loopback miniircd", f"{irc['hands_per_s']:,.0f} hands/s",
+                     "no flood limit", ">= 50 hands/s"))
+        if irc.get("poki_latency_median_ms") is not None:
+            rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
+                         f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))
     a = figures.get("acpc")
     if a and "hands_per_s" in a:
         rows.append(("ACPC client (always-call) vs our dealer, loopback, heads-up",

@@ -18,7 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # name -> (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("agent.cli.demo", "the whole pipeline on this machine: a match, its logs and the 1995 IRC logs into a database, what it learned"),
+    "demo": ("agent.cli.demo", "Poki on IRC on this machine: a loopback IRC server, the dealer bot, Poki and house bots; what the database learned; the report (--offline: match and log replay)"),
     "info": ("agent.cli.info", "show the version, the evaluator backend and the config in use"),
     "bench": ("agent.cli.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
     "db": ("agent.cli.db", "the opponent database: stats, one player's model, recompute, check"),
@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("agent.cli.report", "the opponent report: HUD statistics with sample sizes, charts, CSV and JSON; --schedule runs it nightly"),
     "acpc": ("agent.cli.acpc", "play at an ACPC dealer (poki acpc play HOST PORT) or host one (poki acpc deal)"),
     "replay": ("agent.cli.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),
+    "irc": ("agent.cli.irc", "IRC poker: host tables (deal), sit Poki at them (play), run a local IRC server"),
 }
 
 

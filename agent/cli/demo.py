@@ -1,6 +1,11 @@
-"""Run the whole pipeline on one machine with nothing but the package: a duplicate match of
-house bots (and Poki) through the in-process dealer, its hand logs and the real April 1995
-IRC games (when ../shared/data is present) replayed into a fresh opponent database, then
+"""Run the whole pipeline on one machine with nothing but the package: Poki on IRC. A real
+IRC server (miniircd) on loopback, the dealer bot, Poki and house bots as separate IRC
+clients play a set number of hands, which are stored; then the results, what the database
+learned, the opponent report, and everything shut down.
+
+`poki demo --offline` runs the in-process pipeline instead: a duplicate match of house
+bots (and Poki) through the in-process dealer, its hand logs and the real April 1995 IRC
+games (when ../shared/data is present) replayed into a fresh opponent database, then
 what the database learned, and the opponent report.
 
 Each step is the same code as its own sub-command (`poki match`, `poki replay`,
@@ -35,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-irc", action="store_true",
                         help="do not replay the 1995 IRC logs even when they are present")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--offline", action="store_true",
+                        help="no IRC: the duplicate match and log replay pipeline instead")
+    parser.add_argument("--hands", type=int, default=600,
+                        help="hands the IRC demo plays (default 600)")
 
 
 def _step(title: str) -> None:
@@ -42,6 +51,8 @@ def _step(title: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.offline:
+        return _irc_demo(args)
     from agent.cli import main as poki
     from agent.play.replay import shared_irc_logs
 
@@ -84,14 +95,18 @@ def run(args: argparse.Namespace) -> int:
         if status:
             return status
 
-    _step("the opponent report")
-    report = out / "report"
-    status = poki([*config, "report", "--db", str(db_path), "--out", str(report), *quiet])
+    status = _report(poki, config, db_path, out, quiet)
     if status:
         return status
     print(f"\nlogs and database in {out}/")
-    print(f"opponent report: {(report / 'index.html').resolve()}")
+    print(f"opponent report: {(out / 'report' / 'index.html').resolve()}")
     return 0
+
+
+def _report(poki, config: list[str], db_path: Path, out: Path, quiet: list[str]) -> int:
+    """The last step of both demos: the opponent report of the demo's database."""
+    _step("the opponent report")
+    return poki([*config, "report", "--db", str(db_path), "--out", str(out / "report"), *quiet])
 
 
 def _most_seen_players(db_path: Path, per_network: int) -> list[tuple[str, str]]:
@@ -103,3 +118,52 @@ def _most_seen_players(db_path: Path, per_network: int) -> list[tuple[str, str]]
         return database.most_seen_players(per_network)
     finally:
         database.close()
+
+
+def _irc_demo(args: argparse.Namespace) -> int:
+    """The IRC demo (the default): agent.play.irc_demo, then what Poki's database learned."""
+    from agent.cli import main as poki
+    from agent.play.irc_demo import DEMO_FIELD, run_irc_demo
+
+    if args.hands < 1:
+        print("poki demo: --hands must be at least 1", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    seed = args.seed if args.seed is not None else args.settings.random.seed
+    specs = args.players if args.players != list(DEFAULT_FIELD) else list(DEMO_FIELD)
+    from agent.players import SpecError, parse_spec
+
+    try:
+        for spec in specs:
+            parse_spec(spec)
+    except SpecError as exc:
+        print(f"poki demo: {exc}", file=sys.stderr)
+        return 2
+    if not 2 <= len(specs) <= args.settings.table.seats:
+        print(f"poki demo: 2-{args.settings.table.seats} players, got {len(specs)}", file=sys.stderr)
+        return 2
+    config = ["--config", args.config] if args.config else []
+    figures = run_irc_demo(args.settings, out, hands=args.hands, specs=specs, seed=seed,
+                           progress=not args.no_progress)
+    db_path = out / "poki.sqlite"
+    _step("what Poki's database holds")
+    status = poki([*config, "db", "stats", "--db", str(db_path)])
+    if status:
+        return status
+    for network, nick in _most_seen_players(db_path, 2)[:2]:
+        if nick == next(iter(figures["players"])):
+            continue
+        _step(f"what Poki learned of {nick} ({network})")
+        status = poki([*config, "db", "player", nick, "--network", network, "--db", str(db_path)])
+        if status:
+            return status
+    status = _report(poki, config, db_path, out, ["--no-progress"] if args.no_progress else [])
+    if status:
+        return status
+    print(f"\nIRC demo: {figures['hands']} hands in {figures['seconds']:.0f} s; server, dealer and bots "
+          f"stopped. Hand logs, Poki's and the dealer's databases in {out}/")
+    print(f"opponent report: {(out / 'report' / 'index.html').resolve()}")
+    return 0

@@ -252,11 +252,14 @@ class Seat:
             self._finished(record, event)
         return record
 
-    def abandon(self, reason: str) -> None:
-        """Give up the current hand (the connector found its stream broken): nothing
-        of it is stored; events up to the next HandStarted are ignored."""
-        if self._broken is None and self.tracker.in_hand:
-            self._abandon(reason)
+    def abandon(self, reason: str) -> bool:
+        """Give up the hand in progress (the connector lost the table, or the dealer
+        voided it): it is not stored and the rest of its events are ignored until the
+        next ``HandStarted``. False when no hand was being followed."""
+        if self._broken is not None or not self.tracker.in_hand:
+            return False
+        self._abandon(reason)
+        return True
 
     def _abandon(self, reason: str) -> None:
         self._broken = reason

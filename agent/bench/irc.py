@@ -1,0 +1,114 @@
+"""`poki bench` section ``irc``: the IRC bots on a real server on loopback (miniircd).
+
+* hands per second of the dealer bot with four house bots as IRC clients (each a
+  `poki irc play` process, as they run for real), no flood
+  limit, no pause between hands (DESIGN.md target: 50 hands/s); every hand goes through
+  the server, the rules engine and the dealer's database;
+* the player bot's decision latency, from the dealer's "to act" line reaching the bot to
+  its answer handed to the connection, for Poki at a table with three house bots
+  (median and p99).
+
+Wall-clock figures on a shared machine: a median over repeats, not a test.
+"""
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGET_HANDS_PER_S = 50.0
+
+
+def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int, *,
+           in_process: int = 0) -> dict[str, Any]:
+    """One table: the dealer in this process, the first ``in_process`` bots too (their
+    latency is measured), the rest as `poki irc play` processes, as they would run."""
+    from agent.play.irc_dealer import DealerHost
+    from agent.play.irc_player import PlayerBot
+    from connectors.irc.server import LoopbackServer
+
+    server = LoopbackServer().start()
+    started: list = []
+    procs: list[subprocess.Popen] = []
+    try:
+        host = DealerHost(server.address, ["#bench"], directory / f"dealer{seed}.sqlite", config,
+                          hands=hands, seed=seed, hand_pause=0.0, flood_rate=0.0,
+                          min_players=len(specs))
+        started.append(host.start())
+        host.wait_tables(60)
+        bots = []
+        for k, spec in enumerate(specs):
+            nick = f"{spec.split('(')[0][:8]}{k}"
+            if k < in_process:
+                bot = PlayerBot(config, server=server.address, channels=["#bench"], dealer="dealer",
+                                spec=spec, nick=nick, db_path=None, seed=seed + k, flood_rate=0.0)
+                started.append(bot.start())
+                bots.append(bot)
+            else:
+                procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "agent.cli", "irc", "play", "--server", server.address,
+                     "--channel", "#bench", "--dealer", "dealer", "--player", spec, "--nick", nick,
+                     "--no-flood-limit", "--seed", str(seed + k),
+                     "--db", str(directory / f"{nick}-{seed}.sqlite")],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        # Time from the second hand on: starting, connecting and sitting are not dealing.
+        deadline = time.monotonic() + 120
+        while host.call(lambda: host.bot.stats.hands) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        first = host.call(lambda: host.bot.stats.hands)
+        t0 = time.perf_counter()
+        if not host.wait(600):
+            raise RuntimeError("the benchmark table did not finish")
+        elapsed = time.perf_counter() - t0
+        return {"hands_per_s": (hands - first) / elapsed,
+                "latency": bots[0].latency() if bots else {"decisions": 0}}
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        for thing in reversed(started):
+            thing.stop()
+        server.stop()
+
+
+def run_irc_bench(quick: bool = False) -> dict[str, Any]:
+    from agent.config import load_config
+
+    base = load_config()
+    config = dataclasses.replace(base, irc=dataclasses.replace(
+        base.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0, reconnect_min_seconds=0.2,
+        reconnect_max_seconds=2.0))
+    hands = 150 if quick else 500
+    repeats = 1 if quick else 3
+    house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]
+    rates, medians, p99s = [], [], []
+    with tempfile.TemporaryDirectory(prefix="poki-irc-bench-") as tmp:
+        directory = Path(tmp)
+        for rep in range(repeats):
+            rates.append(_table(config, directory, house, hands, 100 + rep)["hands_per_s"])
+            lat = _table(config, directory, ["poki", *house[:3]], hands // 2, 200 + rep,
+                         in_process=1)["latency"]
+            if lat.get("decisions"):
+                medians.append(lat["median_ms"])
+                p99s.append(lat["p99_ms"])
+    return {
+        "hands_per_s": statistics.median(rates),
+        "hands_per_s_runs": rates,
+        "hands_per_repeat": hands,
+        "target_hands_per_s": TARGET_HANDS_PER_S,
+        "poki_latency_median_ms": statistics.median(medians) if medians else None,
+        "poki_latency_p99_ms": statistics.median(p99s) if p99s else None,
+        "note": "miniircd on 127.0.0.1, the dealer bot + four house bots as `poki irc play` "
+                "processes, no flood limit; "
+                "latency: Poki with three house bots, from 'to act' received to the answer sent",
+    }

@@ -1,0 +1,413 @@
+"""The IRC side of Poki's bots: one connection to one server, on the ``irc`` library's
+reactor, run by a loop on its own thread.
+
+What every bot needs, done once here:
+
+* **reconnect with back-off**: a lost connection (or one refused) is tried again after
+  ``min`` seconds, doubling up to ``max``, with jitter from the injected generator; the
+  channels are joined again on every (re)connection, and after a kick;
+* **another nick** when ours is taken: ``poki`` -> ``poki_`` -> ``poki_2`` ...;
+* **flood control**: every line we send goes through a token bucket (``burst`` lines at
+  once, then ``rate`` lines a second; rate 0 means no limit), so the bot never trips a
+  server's flood limit however fast its owner talks;
+* **threads**: the loop thread alone touches the connection. Any thread may call
+  :meth:`IrcClient.say`, :meth:`IrcClient.notice`, :meth:`IrcClient.call_soon` and
+  :meth:`IrcClient.call_later`; they queue work and wake the loop. PINGs are answered on
+  the loop thread, which never waits on a player.
+
+The owner receives :class:`IrcEvent` objects on the loop thread through ``handler``.
+Nothing here knows poker.
+"""
+from __future__ import annotations
+
+import collections
+import heapq
+import itertools
+import logging
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import irc.client
+import numpy as np
+
+__all__ = ["Backoff", "IrcClient", "IrcEvent", "TokenBucket"]
+
+log = logging.getLogger("poki.irc")
+
+_EVENTS = ("welcome", "nicknameinuse", "erroneusnickname", "nickcollision", "unavailresource",
+           "disconnect", "pubmsg", "privmsg", "action", "pubnotice", "privnotice", "join", "part",
+           "quit", "nick", "kick", "whoreply", "namreply")
+MAX_LINE_BYTES = 400  # message text per line; the server adds our prefix within 512
+
+
+@dataclass(frozen=True, slots=True)
+class IrcEvent:
+    """What happened, as the owner sees it. ``kind``: connected, disconnected, message
+    (PRIVMSG; ``target`` a channel or our nick), notice, join, part, quit, nick, kick,
+    names (``text`` the space-separated nicks of ``target``), who (one member of
+    ``target`` with its user@host, as WHO answers after we join)."""
+
+    kind: str
+    nick: str = ""  # who did it ("" for the server)
+    userhost: str = ""  # user@host of that connection
+    target: str = ""  # channel, or our nick for private lines
+    text: str = ""
+    other: str = ""  # new nick (nick), kicked nick (kick)
+
+
+class TokenBucket:
+    """``burst`` tokens, refilled at ``rate`` a second (0: unlimited)."""
+
+    def __init__(self, burst: int, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if burst < 1 or rate < 0:
+            raise ValueError(f"token bucket needs burst >= 1 and rate >= 0, got {burst}, {rate}")
+        self.burst = burst
+        self.rate = rate
+        self.clock = clock
+        self.tokens = float(burst)
+        self.stamp = clock()
+
+    def take(self) -> float:
+        """0 and one token taken, or the seconds to wait for the next token."""
+        if self.rate == 0:
+            return 0.0
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+class Backoff:
+    """Reconnect delays: ``low`` seconds doubling to ``high``, each drawn in [d/2, d]."""
+
+    def __init__(self, low: float, high: float, rng: np.random.Generator) -> None:
+        self.low, self.high, self.rng = low, high, rng
+        self.attempt = 0
+
+    def next(self) -> float:
+        delay = min(self.high, self.low * (2 ** self.attempt))
+        self.attempt += 1
+        return float(delay * (0.5 + 0.5 * self.rng.random()))
+
+    def reset(self) -> None:
+        self.attempt = 0
+
+
+class _Timer:
+    __slots__ = ("when", "fn", "cancelled")
+
+    def __init__(self, when: float, fn: Callable[[], object]) -> None:
+        self.when, self.fn, self.cancelled = when, fn, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class IrcClient:
+    """One bot's connection; see the module docstring."""
+
+    def __init__(self, host: str, port: int, nick: str, *, channels: Iterable[str] = (),
+                 handler: Callable[[IrcEvent], object] | None = None,
+                 username: str | None = None, realname: str = "Poki limit hold'em",
+                 flood_burst: int = 5, flood_rate: float = 0.5,
+                 reconnect_min: float = 1.0, reconnect_max: float = 60.0,
+                 rng: np.random.Generator | None = None, name: str | None = None) -> None:
+        self.host, self.port = host, port
+        self.wanted_nick = nick
+        self.username = username or nick
+        self.realname = realname
+        self.channels: list[str] = list(channels)
+        self.handler = handler
+        self.bucket = TokenBucket(flood_burst, flood_rate)
+        self.backoff = Backoff(reconnect_min, reconnect_max, rng or np.random.default_rng(0))
+        self.name = name or nick
+        self.reactor = irc.client.Reactor()
+        # Only the events the bots use (not "all_events": every line would also come as a
+        # raw event, twice the calls for nothing).
+        for kind in _EVENTS:
+            self.reactor.add_global_handler(kind, self._on_event, 0)
+        self.connection: irc.client.ServerConnection | None = None
+        self.registered = False
+        self.connects = 0  # successful registrations, for tests and status
+        self.lines_sent = 0
+        self.joined: set[str] = set()
+        self._nick_tries = 0
+        self._next_connect = 0.0
+        self._outbox: collections.deque[str] = collections.deque()
+        self._calls: collections.deque[Callable[[], object]] = collections.deque()
+        self._timers: list[tuple[float, int, _Timer]] = []
+        self._seq = itertools.count()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._quit_message = ""
+
+    # --- any thread -------------------------------------------------------------------------
+
+    @property
+    def nick(self) -> str:
+        conn = self.connection
+        if conn is not None and self.registered:
+            return conn.get_nickname()
+        return self.wanted_nick
+
+    def _wake(self) -> None:
+        try:
+            self._wake_w.send(b"x")
+        except (BlockingIOError, OSError):
+            pass  # already awake, or closing
+
+    def call_soon(self, fn: Callable[[], object]) -> None:
+        """Run ``fn()`` on the loop thread, soon."""
+        self._calls.append(fn)
+        self._wake()
+
+    def call_later(self, seconds: float, fn: Callable[[], object]) -> _Timer:
+        """Run ``fn()`` on the loop thread after ``seconds``; ``.cancel()`` the result to
+        call it off. Call from the loop thread (or through call_soon)."""
+        timer = _Timer(time.monotonic() + seconds, fn)
+        heapq.heappush(self._timers, (timer.when, next(self._seq), timer))
+        if threading.current_thread() is not self._thread:
+            self._wake()
+        return timer
+
+    def send_raw(self, line: str) -> None:
+        """Queue one raw line (flood-controlled); dropped while disconnected."""
+        if "\r" in line or "\n" in line or "\0" in line:
+            raise ValueError(f"an IRC line cannot hold CR, LF or NUL: {line!r}")
+        self._outbox.append(line)
+        self._wake()
+
+    def say(self, target: str, text: str) -> None:
+        """PRIVMSG ``text`` to a channel or nick, one line per text line."""
+        for part in _lines(text):
+            self.send_raw(f"PRIVMSG {target} :{part}")
+
+    def notice(self, target: str, text: str) -> None:
+        for part in _lines(text):
+            self.send_raw(f"NOTICE {target} :{part}")
+
+    def join(self, channel: str) -> None:
+        if channel not in self.channels:
+            self.channels.append(channel)
+        self.send_raw(f"JOIN {channel}")
+
+    def part(self, channel: str, message: str = "") -> None:
+        if channel in self.channels:
+            self.channels.remove(channel)
+        self.joined.discard(channel)
+        self.send_raw(f"PART {channel} :{message}" if message else f"PART {channel}")
+
+    def start(self) -> IrcClient:
+        """Run the loop on its own thread (connecting at once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.run, name=f"irc:{self.name}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, message: str = "bye", timeout: float = 10.0) -> None:
+        """Send QUIT (after what is queued, within a second) and end the loop thread."""
+        self._quit_message = message
+        self._stop.set()
+        self._wake()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    # --- the loop thread ----------------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self._step()
+        finally:
+            self._shutdown()
+
+    def _step(self) -> None:
+        now = time.monotonic()
+        conn = self.connection
+        if (conn is None or not conn.is_connected()) and now >= self._next_connect:
+            self._connect()
+            conn = self.connection
+        wait = 0.5
+        if self._timers:
+            wait = min(wait, max(0.0, self._timers[0][0] - now))
+        if self._calls:
+            wait = 0.0
+        pause = self._flush()
+        if pause is not None:
+            wait = min(wait, pause)
+        if conn is None or not conn.is_connected():
+            wait = min(wait, max(0.0, self._next_connect - now))
+        sockets = [self._wake_r] + self.reactor.sockets
+        try:
+            ready, _, _ = select.select(sockets, [], [], wait)
+        except (OSError, ValueError):
+            ready = []  # a socket closed under us; the reactor notices below
+        if self._wake_r in ready:
+            try:
+                while self._wake_r.recv(4096):
+                    pass
+            except (BlockingIOError, OSError):
+                pass
+            ready.remove(self._wake_r)
+        if ready:
+            self.reactor.process_data(ready)
+        while self._calls:
+            self._guard(self._calls.popleft())
+        now = time.monotonic()
+        while self._timers and self._timers[0][0] <= now:
+            _, _, timer = heapq.heappop(self._timers)
+            if not timer.cancelled:
+                self._guard(timer.fn)
+        self._flush()
+
+    def _guard(self, fn: Callable[[], object]) -> None:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - the owner's bug must not kill the connection
+            log.exception("%s: error in a scheduled call", self.name)
+
+    def _flush(self) -> float | None:
+        """Send what the bucket allows; the seconds until the next line may go, if any wait."""
+        conn = self.connection
+        if conn is None or not conn.is_connected():
+            return None
+        while self._outbox:
+            wait = self.bucket.take()
+            if wait > 0:
+                return wait
+            line = self._outbox.popleft()
+            try:
+                conn.send_raw(line)
+                self.lines_sent += 1
+            except irc.client.ServerNotConnectedError:
+                return None
+        return None
+
+    def _connect(self) -> None:
+        self.registered = False
+        self.joined.clear()
+        self._nick_tries = 0
+        self._outbox.clear()  # lines for a lost connection mean nothing on a new one
+        if self.connection is None:
+            self.connection = self.reactor.server()
+        try:
+            self.connection.connect(self.host, self.port, self.wanted_nick,
+                                    username=self.username, ircname=self.realname)
+            sock = self.connection.socket
+            if sock is not None:
+                # Lines are small and each waits for an answer: no Nagle delay.
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except irc.client.ServerConnectionError as exc:
+            delay = self.backoff.next()
+            self._next_connect = time.monotonic() + delay
+            log.info("%s: cannot connect to %s:%s (%s); next try in %.1f s",
+                     self.name, self.host, self.port, exc, delay)
+
+    def _shutdown(self) -> None:
+        conn = self.connection
+        if conn is not None and conn.is_connected():
+            deadline = time.monotonic() + 1.0
+            while self._outbox and time.monotonic() < deadline:
+                pause = self._flush()
+                if pause:
+                    time.sleep(min(pause, 0.1))
+            try:
+                conn.quit(self._quit_message)
+            except irc.client.ServerNotConnectedError:
+                pass
+            conn.disconnect(self._quit_message)
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def _emit(self, event: IrcEvent) -> None:
+        if self.handler is not None:
+            self._guard(lambda: self.handler(event))  # type: ignore[misc]
+
+    def _on_event(self, conn: irc.client.ServerConnection, ev: irc.client.Event) -> None:
+        kind = ev.type
+        source = ev.source
+        nick = getattr(source, "nick", "") or ""
+        userhost = getattr(source, "userhost", "") or ""
+        text = ev.arguments[0] if ev.arguments else ""
+        me = conn.get_nickname()
+        if kind == "welcome":
+            self.registered = True
+            self.connects += 1
+            self.backoff.reset()
+            for channel in self.channels:
+                conn.send_raw(f"JOIN {channel}")
+            self._emit(IrcEvent("connected", target=me))
+        elif kind in ("nicknameinuse", "erroneusnickname", "nickcollision", "unavailresource"):
+            if not self.registered:
+                self._nick_tries += 1
+                base = self.wanted_nick[:12] if kind != "erroneusnickname" else "poki"
+                new = f"{base}_" if self._nick_tries == 1 else f"{base}_{self._nick_tries}"
+                conn.nick(new)
+        elif kind == "disconnect":
+            self.registered = False
+            self.joined.clear()
+            if not self._stop.is_set():
+                delay = self.backoff.next()
+                self._next_connect = time.monotonic() + delay
+                log.info("%s: disconnected (%s); reconnecting in %.1f s", self.name, text, delay)
+            self._emit(IrcEvent("disconnected", text=text))
+        elif kind in ("pubmsg", "privmsg", "action"):
+            self._emit(IrcEvent("message", nick, userhost, ev.target, text))
+        elif kind in ("pubnotice", "privnotice"):
+            if nick:  # not server notices
+                self._emit(IrcEvent("notice", nick, userhost, ev.target, text))
+        elif kind == "join":
+            if nick == me:
+                self.joined.add(ev.target)
+                conn.send_raw(f"WHO {ev.target}")  # who is there, with user@host
+            self._emit(IrcEvent("join", nick, userhost, ev.target))
+        elif kind == "part":
+            if nick == me:
+                self.joined.discard(ev.target)
+            self._emit(IrcEvent("part", nick, userhost, ev.target, text))
+        elif kind == "quit":
+            self._emit(IrcEvent("quit", nick, userhost, "", text))
+        elif kind == "nick":
+            self._emit(IrcEvent("nick", nick, userhost, "", "", ev.target))
+        elif kind == "kick":
+            kicked = ev.arguments[0] if ev.arguments else ""
+            reason = ev.arguments[1] if len(ev.arguments) > 1 else ""
+            if kicked == me:
+                self.joined.discard(ev.target)
+                channel = ev.target
+                # Rejoin after a pause (a kick is often a warning, not a ban).
+                self.call_later(2.0, lambda: channel in self.channels and self.send_raw(f"JOIN {channel}"))
+            self._emit(IrcEvent("kick", nick, userhost, ev.target, reason, kicked))
+        elif kind == "whoreply":
+            args = ev.arguments
+            if len(args) >= 5:
+                self._emit(IrcEvent("who", args[4], f"{args[1]}@{args[2]}", args[0]))
+        elif kind == "namreply":
+            channel = ev.arguments[1] if len(ev.arguments) > 1 else ""
+            names = ev.arguments[2] if len(ev.arguments) > 2 else ""
+            self._emit(IrcEvent("names", target=channel, text=names))
+
+
+def _lines(text: str) -> list[str]:
+    out = []
+    for line in text.replace("\r", "").split("\n"):
+        data = line.encode("utf-8")
+        while len(data) > MAX_LINE_BYTES:
+            cut = MAX_LINE_BYTES
+            while cut > 0 and (data[cut] & 0xC0) == 0x80:
+                cut -= 1  # never split a UTF-8 character
+            out.append(data[:cut].decode("utf-8"))
+            data = data[cut:]
+        if data:
+            out.append(data.decode("utf-8"))
+    return out

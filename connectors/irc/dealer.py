@@ -1,0 +1,716 @@
+"""The dealer bot's table logic: seats people and bots in IRC channels and deals limit
+hold'em to them in the dialect of connectors.irc.dialect (docs/irc-dialect.md).
+
+Seed 004 names what the 1995 IRC dealers gave their players and what this one keeps:
+games "conducted by dedicated software", a bankroll "preserved between sessions" and "a
+hierarchy of games" that players qualify for by bankroll (a minimum bankroll per
+channel). Every hand is played through the one rules engine (agent.game.rules, via the
+tracker) with cards drawn from an injected seeded generator, so the rules here are the
+rules everywhere.
+
+* Turn order and a time limit per action: on time-out the player checks if that is free
+  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out.
+* A seat belongs to the connection that took it (nick and user@host): a nick change
+  follows the seat; someone else who takes a departed player's nick gets neither the
+  seat nor the chips (the bank binds bankrolls to user@host too).
+* A player who leaves the channel or quits mid-hand leaves the hand (a fold that needs no
+  turn) where the rules allow it, else is checked/folded at once; the seat's chips go
+  back to the bankroll when the hand is over.
+* If the dealer loses the server mid-hand, the hand is void: nothing of it is stored,
+  every stack is as it was before it (stacks change only when a hand is committed), and
+  ``Hand <n>: void, chips restored.`` is said when the dealer is back.
+
+Chips and hands are kept by an injected :class:`Bank` (agent.play.irc_dealer stores them
+in SQLite, each hand with the table's chip counts in one transaction). Everything runs on
+the IRC client's loop thread; no locks.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from agent.config import TableConfig
+from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed, PlayerLeft
+from agent.game.records import HandRecord
+from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, Phase
+from agent.game.tracker import Tracker, TrackerError
+from connectors.irc import dialect as d
+from connectors.irc.client import IrcClient, IrcEvent
+from evaluator_pyx import evaluate_cards, hand_category
+
+__all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
+
+log = logging.getLogger("poki.irc.dealer")
+
+_STREETS = {3: "flop", 4: "turn", 5: "river"}
+HELP = (
+    "Commands: !sit [chips] takes a seat (buy-in from your bankroll), !stand sits out from the "
+    "next hand (!sit to come back), !leave returns your chips to your bankroll, !stats shows "
+    "your bankroll. When it is your turn type fold, check, call, bet or raise. "
+    "The dialect: docs/irc-dialect.md."
+)
+
+
+hand_id_for = d.hand_id
+
+
+class BankError(Exception):
+    """The bank refuses (bankroll too small, bound to another connection); the message is
+    said to the player."""
+
+
+class Bank(Protocol):
+    def open_table(self, channel: str) -> int:
+        """Start of a session at ``channel``: chips left on it by an earlier session go
+        back to their bankrolls; returns the next hand number."""
+
+    def sit(self, channel: str, nick: str, userhost: str, chips: int | None, buy_in: int,
+            minimum: int) -> tuple[int, int]:
+        """Move a buy-in from the bankroll to the table: (chips at the table, bankroll
+        left). Raises BankError with the reason."""
+
+    def leave(self, channel: str, nick: str) -> tuple[int, int]:
+        """Move the seat's chips back: (chips returned, bankroll now)."""
+
+    def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
+        """The seat's connection changed nick."""
+
+    def bankroll(self, nick: str) -> int | None:
+        ...
+
+    def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
+        """Store the hand, the table's new chip counts and the next hand number, all or
+        nothing (raises on failure: the hand is then void)."""
+
+
+@dataclass
+class TableSeat:
+    nick: str
+    userhost: str
+    chips: int
+    present: bool = True
+    sitting_out: bool = False
+    timeouts: int = 0
+    leaving: bool = False  # release the seat when the hand ends
+    auto: bool = False  # sat out for time-outs: acted for at once until the player is back
+    hand_name: str = ""  # the nick the current hand knows the seat by
+
+
+@dataclass
+class DealerStats:
+    hands: int = 0
+    voided: int = 0
+    timeouts: int = 0
+    refused: int = 0  # commands refused (with a notice)
+    ignored: int = 0  # action words from someone whose turn it was not
+    errors: int = 0
+
+
+@dataclass
+class _Hand:
+    number: int
+    hand_id: str
+    seats: list[TableSeat]
+    names: tuple[str, ...]
+    stacks: tuple[int, ...]
+    tracker: Tracker
+    board: list[int]
+    dealt: int = 0
+    waiting: int | None = None  # seat index we wait for
+    timer: object | None = None
+
+
+@dataclass
+class _Table:
+    channel: str
+    seats: list[TableSeat] = field(default_factory=list)
+    next_hand: int = 1
+    button: str | None = None
+    hand: _Hand | None = None
+    pause: object | None = None
+    void_to_say: int | None = None
+    opened: bool = False
+    next_hand_first: bool = True  # no hand dealt yet in this session
+
+
+class DealerBot:
+    """Deals at ``channels`` over ``client`` (whose handler it becomes); see the module
+    docstring. ``hands`` stops dealing after that many hands in all (None: until
+    stopped); ``done`` is called once then. ``on_hand(channel, record, holes)`` gets each
+    committed hand (logs)."""
+
+    def __init__(self, client: IrcClient, channels: Iterable[str], table: TableConfig, bank: Bank, *,
+                 rng: np.random.Generator, action_seconds: float = 30.0, max_timeouts: int = 3,
+                 hand_pause: float = 3.0, hands: int | None = None, min_players: int = 2,
+                 tiers: Callable[[str], int] = lambda channel: 0,
+                 on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
+                 done: Callable[[], object] | None = None) -> None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError("the dealer needs a numpy Generator for its cards")
+        self.client = client
+        client.handler = self.handle
+        self.config = table
+        self.bank = bank
+        self.rng = rng
+        self.action_seconds = action_seconds
+        self.max_timeouts = max_timeouts
+        self.hand_pause = hand_pause
+        self.hands_limit = hands
+        self.min_players = max(2, min_players)  # players seated before the first hand of a table
+        self.tiers = tiers
+        self.on_hand = on_hand
+        self.done = done
+        self.stats = DealerStats()
+        self.tables: dict[str, _Table] = {}
+        for channel in channels:
+            key = channel.lower()
+            self.tables[key] = _Table(channel)
+            if channel not in client.channels:
+                client.channels.append(channel)
+                if client.registered:  # built after the welcome: join now
+                    client.send_raw(f"JOIN {channel}")
+        self._finished = False
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _say(self, table: _Table, msg: d.Line) -> None:
+        self.client.say(table.channel, d.format_line(msg))
+
+    def _tell(self, nick: str, text: str) -> None:
+        self.client.notice(nick, text)
+
+    def _table(self, channel: str) -> _Table | None:
+        return self.tables.get(channel.lower())
+
+    @staticmethod
+    def _seat_of(table: _Table, nick: str, userhost: str) -> TableSeat | None:
+        for seat in table.seats:
+            if seat.nick == nick and seat.userhost == userhost:
+                return seat
+        return None
+
+    @property
+    def hands_left(self) -> int | None:
+        """Hands still to start (those in progress at other tables count as dealt)."""
+        if self.hands_limit is None:
+            return None
+        in_progress = sum(1 for t in self.tables.values() if t.hand is not None)
+        return self.hands_limit - self.stats.hands - in_progress
+
+    # --- IRC events (loop thread) -------------------------------------------------------------
+
+    def handle(self, ev: IrcEvent) -> None:
+        kind = ev.kind
+        if kind == "message":
+            table = self._table(ev.target)
+            if table is not None:
+                self._on_line(table, ev)
+            elif ev.target == self.client.nick:
+                self._on_private(ev)
+        elif kind == "join":
+            table = self._table(ev.target)
+            if table is None:
+                return
+            if ev.nick == self.client.nick:
+                self._on_joined(table)
+            else:
+                self._present(table, ev.nick, ev.userhost, True)
+        elif kind == "who":
+            table = self._table(ev.target)
+            if table is not None:
+                self._present(table, ev.nick, ev.userhost, True)
+        elif kind in ("part", "kick"):
+            table = self._table(ev.target)
+            if table is not None:
+                nick = ev.other if kind == "kick" else ev.nick
+                for seat in list(table.seats):
+                    if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
+                        self._gone(table, seat)
+        elif kind == "quit":
+            for table in self.tables.values():
+                seat = self._seat_of(table, ev.nick, ev.userhost)
+                if seat is not None:
+                    self._gone(table, seat)
+        elif kind == "nick":
+            for table in self.tables.values():
+                seat = self._seat_of(table, ev.nick, ev.userhost)
+                if seat is not None:
+                    self._renamed(table, seat, ev.other)
+        elif kind == "disconnected":
+            for table in self.tables.values():
+                self._lost_server(table)
+
+    def _on_joined(self, table: _Table) -> None:
+        if not table.opened:
+            table.next_hand = self.bank.open_table(table.channel)
+            table.opened = True
+            self._say(table, d.TableInfo(f"dealing limit hold'em {self.config.small_bet}/"
+                                         f"{self.config.big_bet}. Type !sit to play, !help for help."))
+        if table.void_to_say is not None:
+            self._say(table, d.HandVoid(table.void_to_say))
+            table.void_to_say = None
+        self._schedule(table)
+
+    def _present(self, table: _Table, nick: str, userhost: str, present: bool) -> None:
+        seat = self._seat_of(table, nick, userhost)
+        if seat is not None:
+            seat.present = present
+            self._schedule(table)
+
+    def _lost_server(self, table: _Table) -> None:
+        hand = table.hand
+        if hand is not None:
+            if hand.timer is not None:
+                hand.timer.cancel()  # type: ignore[attr-defined]
+            table.hand = None
+            table.void_to_say = hand.number
+            self.stats.voided += 1
+            log.warning("%s: server lost during hand %d: void, stacks as before it", table.channel, hand.number)
+        if table.pause is not None:
+            table.pause.cancel()  # type: ignore[attr-defined]
+            table.pause = None
+        for seat in table.seats:
+            seat.present = False  # until they are seen again (join or WHO)
+            seat.leaving = False
+
+    def _gone(self, table: _Table, seat: TableSeat) -> None:
+        """The seat's connection left the channel or the server."""
+        seat.present = False
+        hand = table.hand
+        if hand is not None and seat in hand.seats:
+            seat.leaving = True
+            self._leave_hand(table, hand, hand.seats.index(seat))
+        else:
+            self._release(table, seat)
+
+    def _renamed(self, table: _Table, seat: TableSeat, new: str) -> None:
+        old = seat.nick
+        if not d.is_nick(new):
+            # The dialect cannot carry the new nick: the seat is given up after the hand.
+            seat.present = False
+            seat.leaving = True
+            if table.hand is None or seat not in table.hand.seats:
+                self._release(table, seat)
+            return
+        try:
+            self.bank.rename(table.channel, old, new, seat.userhost)
+        except BankError as exc:
+            log.error("%s: rename %s -> %s refused: %s", table.channel, old, new, exc)
+            return
+        seat.nick = new
+        if table.button == old:
+            table.button = new
+        self._say(table, d.TableInfo(f"{old} is now {new}; the seat and chips follow."))
+
+    # --- commands -------------------------------------------------------------------------------
+
+    def _on_private(self, ev: IrcEvent) -> None:
+        try:
+            cmd = d.parse_command(ev.text)
+        except d.DialectError as exc:
+            self._tell(ev.nick, str(exc))
+            return
+        if cmd is not None and cmd.name in ("help", "stats"):
+            self._table_command(None, ev, cmd)
+        elif cmd is not None:
+            self._tell(ev.nick, "say that in the table's channel")
+
+    def _on_line(self, table: _Table, ev: IrcEvent) -> None:
+        try:
+            cmd = d.parse_command(ev.text)
+        except d.DialectError as exc:
+            self.stats.refused += 1
+            self._tell(ev.nick, f"{table.channel}: {exc}")
+            return
+        if cmd is None:
+            return  # chatter
+        if cmd.name in d.ACTIONS:
+            self._action(table, ev, cmd.name)
+        else:
+            self._table_command(table, ev, cmd)
+
+    def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
+        nick, userhost = ev.nick, ev.userhost
+        if cmd.name == "help":
+            self._tell(nick, HELP)
+            return
+        if cmd.name == "stats":
+            chips = self.bank.bankroll(nick)
+            seated = [f"{t.channel} {s.chips}" for t in self.tables.values() for s in t.seats
+                      if s.nick == nick and s.userhost == userhost]
+            text = f"{nick}: bankroll {chips if chips is not None else 'none yet'}"
+            if seated:
+                text += "; at the tables: " + ", ".join(seated)
+            self._tell(nick, text)
+            return
+        assert table is not None
+        seat = self._seat_of(table, nick, userhost)
+        if cmd.name == "sit":
+            self._sit(table, nick, userhost, seat, cmd.amount)
+        elif cmd.name == "stand":
+            if seat is None:
+                self._refuse(nick, f"{table.channel}: you are not seated")
+            elif not seat.sitting_out:
+                seat.sitting_out = True
+                self._say(table, d.TableSitOut(seat.nick, "by request"))
+        elif cmd.name == "leave":
+            if seat is None:
+                self._refuse(nick, f"{table.channel}: you are not seated")
+                return
+            seat.leaving = True
+            hand = table.hand
+            if hand is not None and seat in hand.seats:
+                self._leave_hand(table, hand, hand.seats.index(seat))
+            else:
+                self._release(table, seat)
+
+    def _refuse(self, nick: str, text: str) -> None:
+        self.stats.refused += 1
+        self._tell(nick, text)
+
+    def _sit(self, table: _Table, nick: str, userhost: str, seat: TableSeat | None, amount: int | None) -> None:
+        if seat is not None:
+            if seat.sitting_out or seat.leaving:
+                seat.sitting_out = False
+                seat.leaving = False
+                seat.auto = False
+                seat.timeouts = 0
+                self._say(table, d.TableInfo(f"{nick} is back."))
+                self._schedule(table)
+            else:
+                self._refuse(nick, f"{table.channel}: you are seated already, with {seat.chips} chips")
+            return
+        if not d.is_nick(nick):
+            self._refuse(nick, f"{table.channel}: nicks of at most {d.MAX_NICK} IRC nick characters can sit")
+            return
+        if any(s.nick.lower() == nick.lower() for s in table.seats):
+            self._refuse(nick, f"{table.channel}: that nick's seat belongs to another connection")
+            return
+        if len(table.seats) >= self.config.seats:
+            self._refuse(nick, f"{table.channel}: the table is full ({self.config.seats} seats)")
+            return
+        try:
+            chips, bankroll = self.bank.sit(table.channel, nick, userhost, amount,
+                                            self.config.starting_stack, self.tiers(table.channel))
+        except BankError as exc:
+            self._refuse(nick, f"{table.channel}: {exc}")
+            return
+        table.seats.append(TableSeat(nick, userhost, chips))
+        self._say(table, d.TableSit(nick, chips, bankroll))
+        self._schedule(table)
+
+    def _release(self, table: _Table, seat: TableSeat) -> None:
+        if seat not in table.seats:
+            return
+        table.seats.remove(seat)
+        try:
+            chips, bankroll = self.bank.leave(table.channel, seat.nick)
+        except Exception as exc:  # noqa: BLE001 - the chips stay on record at the table
+            self.stats.errors += 1
+            log.error("%s: returning %s's chips failed: %s", table.channel, seat.nick, exc)
+            return
+        if self.client.registered:
+            self._say(table, d.TableLeave(seat.nick, chips, bankroll))
+
+    # --- hands ----------------------------------------------------------------------------------
+
+    def _eligible(self, table: _Table) -> list[TableSeat]:
+        return [s for s in table.seats if s.present and not s.sitting_out and not s.leaving and s.chips > 0]
+
+    def _schedule(self, table: _Table) -> None:
+        """Start the next hand after the pause, if one can be dealt."""
+        if (table.hand is not None or table.pause is not None or self._finished
+                or not table.opened or table.channel not in self.client.joined):
+            return
+        if self.hands_left is not None and self.hands_left <= 0:
+            return
+        need = self.min_players if table.next_hand_first else 2
+        if len(self._eligible(table)) < need:
+            return
+        table.pause = self.client.call_later(self.hand_pause, lambda: self._start(table))
+
+    def _start(self, table: _Table) -> None:
+        table.pause = None
+        if table.hand is not None or table.channel not in self.client.joined:
+            return
+        if self.hands_left is not None and self.hands_left <= 0:
+            return
+        seats = self._eligible(table)
+        if len(seats) < 2:
+            return
+        names = [s.nick for s in seats]
+        # The button moves to the next seat clockwise (table order) each hand.
+        order = [s.nick for s in table.seats]
+        button = 0
+        if table.button is not None:
+            start = order.index(table.button) + 1 if table.button in order else 0
+            for k in range(len(order)):
+                nick = order[(start + k) % len(order)]
+                if nick in names:
+                    button = names.index(nick)
+                    break
+        table.button = names[button]
+        for s in seats:
+            s.hand_name = s.nick
+        number = table.next_hand
+        cfg = self.config
+        cards = self.rng.permutation(52)[: 2 * len(seats) + 5].tolist()
+        holes = [(cards[2 * k], cards[2 * k + 1]) for k in range(len(seats))]
+        tracker = Tracker()
+        started = HandStarted(
+            hand_id=hand_id_for(table.channel, number), source=f"irc {table.channel} hand {number}",
+            players=tuple(names), stacks=tuple(s.chips for s in seats), button=button,
+            small_blind=cfg.small_blind, big_blind=cfg.big_blind, small_bet=cfg.small_bet,
+            big_bet=cfg.big_bet, max_bets=cfg.max_bets, started_at=time.time())
+        tracker.apply(started)
+        hand = _Hand(number, started.hand_id, seats, started.players, started.stacks, tracker,
+                     cards[2 * len(seats):])
+        table.hand = hand
+        table.next_hand_first = False
+        self._say(table, d.HandStarts(number, names[button], cfg.small_blind, cfg.big_blind,
+                                      cfg.small_bet, cfg.big_bet, cfg.max_bets,
+                                      tuple(zip(names, started.stacks))))
+        for op in tracker.state.operations:  # type: ignore[union-attr]
+            if isinstance(op, BlindPosted):
+                self._say(table, d.BlindPosted(number, names[op.seat], op.big, op.amount, op.all_in))
+        for k, seat in enumerate(seats):
+            tracker.apply(HoleCards(names[k], holes[k]))
+            self._tell(seat.nick, d.format_line(d.HoleCards(number, table.channel, holes[k])))
+        self._advance(table)
+
+    def _options(self, hand: _Hand, seat: int) -> tuple[d.Option, ...]:
+        st = hand.tracker.state
+        assert st is not None
+        legal = st.legal_actions()
+        to_call = min(st.to_call(seat), st.stacks[seat])
+        options = []
+        if Action.FOLD in legal and st.to_call(seat) > 0:
+            options.append(d.Option("fold"))
+        if Action.CHECK_CALL in legal:
+            options.append(d.Option("call", to_call) if to_call > 0 else d.Option("check"))
+        if Action.BET_RAISE in legal:
+            top = min(st.raise_to or 0, st.bets[seat] + st.stacks[seat])
+            if st.current_bet == 0:
+                options.append(d.Option("bet", top))
+            else:
+                options.append(d.Option("raise", top))
+        return tuple(options)
+
+    def _advance(self, table: _Table) -> None:
+        hand = table.hand
+        if hand is None:
+            return
+        st = hand.tracker.state
+        assert st is not None
+        while True:
+            phase = st.phase
+            if phase == Phase.BETTING:
+                actor = st.actor
+                assert actor is not None
+                if hand.waiting == actor and hand.timer is not None:
+                    return  # still waiting for the same player
+                if hand.timer is not None:
+                    hand.timer.cancel()  # type: ignore[attr-defined]
+                    hand.timer = None
+                seat = hand.seats[actor]
+                if not seat.present or seat.leaving or seat.auto:
+                    self._act(table, hand, actor, self._timeout_action(hand, actor), timed_out=True)
+                    continue
+                hand.waiting = actor
+                self._say(table, d.ToAct(hand.number, hand.names[actor], self._options(hand, actor),
+                                         st.pot, int(round(self.action_seconds))))
+                hand.timer = self.client.call_later(self.action_seconds, lambda: self._timed_out(table, hand))
+                return
+            if phase == Phase.BOARD_DEALING:
+                count = st.pending_board_count
+                new = hand.board[hand.dealt:hand.dealt + count]
+                hand.dealt += count
+                hand.tracker.apply(BoardDealt(tuple(new)))
+                # One line per street, also when an all-in run-out deals several at once.
+                board = st.board
+                size = len(board) - count
+                while size < len(board):
+                    step = 3 if size == 0 else 1
+                    street_board = tuple(board[: size + step])
+                    self._say(table, d.BoardCards(hand.number, _STREETS[size + step],
+                                                  street_board[size:], street_board))
+                    size += step
+                continue
+            self._finish(table, hand)
+            return
+
+    @staticmethod
+    def _timeout_action(hand: _Hand, seat: int) -> Action:
+        st = hand.tracker.state
+        assert st is not None
+        return Action.CHECK_CALL if st.to_call(seat) == 0 else Action.FOLD
+
+    def _timed_out(self, table: _Table, hand: _Hand) -> None:
+        if table.hand is not hand or hand.waiting is None:
+            return
+        hand.timer = None
+        seat_index = hand.waiting
+        seat = hand.seats[seat_index]
+        seat.timeouts += 1
+        self.stats.timeouts += 1
+        if seat.timeouts >= self.max_timeouts and not seat.sitting_out:
+            seat.sitting_out = True
+            seat.auto = True  # no more waiting for him in this hand either
+            self._say(table, d.TableSitOut(seat.nick, f"{seat.timeouts} time-outs in a row; !sit to come back"))
+        self._act(table, hand, seat_index, self._timeout_action(hand, seat_index), timed_out=True)
+        self._advance(table)
+
+    def _action(self, table: _Table, ev: IrcEvent, word: str) -> None:
+        hand = table.hand
+        if hand is None or hand.waiting is None:
+            self.stats.ignored += 1
+            return
+        seat = hand.seats[hand.waiting]
+        if seat.nick != ev.nick or seat.userhost != ev.userhost:
+            self.stats.ignored += 1  # not your turn (or not your seat): silently, no flood
+            return
+        st = hand.tracker.state
+        assert st is not None
+        actor = hand.waiting
+        to_call = st.to_call(actor)
+        legal = st.legal_actions()
+        if word == "check" and to_call > 0:
+            self._refuse(ev.nick, f"Hand {hand.number}: you cannot check, {min(to_call, st.stacks[actor])} to call")
+            return
+        if word == "fold" and Action.FOLD not in legal:
+            self._refuse(ev.nick, f"Hand {hand.number}: nothing to call, check for free")
+            return
+        if word in ("bet", "raise") and Action.BET_RAISE not in legal:
+            self._refuse(ev.nick, f"Hand {hand.number}: no raise possible now (cap reached or nobody can call)")
+            return
+        action = {"fold": Action.FOLD, "check": Action.CHECK_CALL, "call": Action.CHECK_CALL,
+                  "bet": Action.BET_RAISE, "raise": Action.BET_RAISE}[word]
+        seat.timeouts = 0
+        if hand.timer is not None:
+            hand.timer.cancel()  # type: ignore[attr-defined]
+            hand.timer = None
+        self._act(table, hand, actor, action)
+        self._advance(table)
+
+    def _act(self, table: _Table, hand: _Hand, seat: int, action: Action, *, timed_out: bool = False) -> None:
+        st = hand.tracker.state
+        assert st is not None
+        name = hand.names[seat]
+        opening = st.current_bet == 0
+        hand.waiting = None
+        before = len(st.operations)
+        try:
+            hand.tracker.apply(PlayerActed(name, action))
+        except TrackerError as exc:  # cannot happen for a legal action; void rather than guess
+            self.stats.errors += 1
+            log.error("%s: %s", table.channel, exc)
+            self._void(table, hand)
+            return
+        # The move is the first operation it made (a round or the hand may end after it).
+        op = st.operations[before]
+        if isinstance(op, Folded):
+            msg = d.Acted(hand.number, name, "f", timed_out=timed_out)
+        elif isinstance(op, CheckedOrCalled):
+            if op.amount == 0:
+                msg = d.Acted(hand.number, name, "k", None, op.all_in, timed_out)
+            else:
+                msg = d.Acted(hand.number, name, "c", op.amount, op.all_in)
+        elif isinstance(op, BetOrRaised):
+            msg = (d.Acted(hand.number, name, "b", op.amount, op.all_in) if opening
+                   else d.Acted(hand.number, name, "r", op.to, op.all_in))
+        else:
+            raise AssertionError(f"unexpected operation {op!r}")
+        self._say(table, msg)
+
+    def _leave_hand(self, table: _Table, hand: _Hand, seat: int) -> None:
+        st = hand.tracker.state
+        assert st is not None
+        if st.phase in (Phase.OVER,) or not st.can_leave(seat):
+            return  # folded already, or the rules keep him in: he is checked/folded in turn
+        was_waiting = hand.waiting == seat
+        hand.tracker.apply(PlayerLeft(hand.names[seat]))
+        self._say(table, d.LeftHand(hand.number, hand.names[seat]))
+        if was_waiting:
+            hand.waiting = None
+            if hand.timer is not None:
+                hand.timer.cancel()  # type: ignore[attr-defined]
+                hand.timer = None
+        self._advance(table)
+
+    def _void(self, table: _Table, hand: _Hand) -> None:
+        if hand.timer is not None:
+            hand.timer.cancel()  # type: ignore[attr-defined]
+        table.hand = None
+        self.stats.voided += 1
+        self._say(table, d.HandVoid(hand.number))
+        self._after_hand(table, hand)
+
+    def _finish(self, table: _Table, hand: _Hand) -> None:
+        record = hand.tracker.apply(HandEnded())
+        assert record is not None
+        after = {}
+        for r in record.results:
+            start = hand.stacks[hand.names.index(r.player)]
+            after[r.player] = start - r.put_in + r.won
+        # The bank knows seats by their nick now (a nick may have changed mid-hand).
+        by_seat = {seat.nick: after[name] for seat, name in zip(hand.seats, hand.names)}
+        try:
+            self.bank.hand_done(table.channel, record, by_seat, hand.number + 1)
+        except Exception as exc:  # noqa: BLE001 - a failed commit voids the hand
+            self.stats.errors += 1
+            log.error("%s: storing hand %d failed, void: %s", table.channel, hand.number, exc)
+            self._void(table, hand)
+            return
+        table.next_hand = hand.number + 1
+        table.hand = None
+        for seat, name in zip(hand.seats, hand.names):
+            seat.chips = after[name]
+        board = record.board
+        if len(record.shown) > 0:
+            for shown in record.shown:
+                description = None
+                if len(board) == 5:
+                    description = hand_category(evaluate_cards([*shown.cards, *board]))
+                self._say(table, d.Shows(hand.number, shown.player, shown.cards, description))  # type: ignore[arg-type]
+        for r in record.results:
+            if r.won > 0:
+                self._say(table, d.Wins(hand.number, r.player, r.won))
+        self._say(table, d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names)))
+        self.stats.hands += 1
+        if self.on_hand is not None:
+            holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]
+            try:
+                self.on_hand(table.channel, record, holes)  # type: ignore[arg-type]
+            except Exception as exc:  # noqa: BLE001 - logs failing must not stop the table
+                self.stats.errors += 1
+                log.error("%s: hand %d: logging failed: %s", table.channel, hand.number, exc)
+        self._after_hand(table, hand)
+
+    def _after_hand(self, table: _Table, hand: _Hand) -> None:
+        for seat in hand.seats:
+            if seat.leaving or seat.chips <= 0:
+                self._release(table, seat)
+        if self.hands_left is not None and self.hands_left <= 0:
+            if not self._finished and all(t.hand is None for t in self.tables.values()):
+                self._finished = True
+                for t in self.tables.values():
+                    self._say(t, d.TableInfo(f"the session is over after {self.stats.hands} hands."))
+                if self.done is not None:
+                    self.done()
+            return
+        self._schedule(table)
+
+    # --- state for status and tests --------------------------------------------------------------
+
+    def seats(self, channel: str) -> list[TableSeat]:
+        table = self._table(channel)
+        return [] if table is None else list(table.seats)
+
+    @property
+    def busy(self) -> bool:
+        return any(t.hand is not None for t in self.tables.values())

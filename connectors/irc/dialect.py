@@ -1,0 +1,589 @@
+"""Poki's IRC dealer dialect: every line a dealer bot says and every command a player
+types, as typed messages, with one exact grammar each way. Pure functions, no I/O.
+
+Seed 004 describes Poki playing on IRC against "dedicated software" that dealt the games;
+that dealer's wire format was never published, so this module defines one, written to
+read naturally in an ordinary IRC client and to be parsed exactly by programs. The
+grammar is documented for people in docs/irc-dialect.md; this module is its reference.
+A second dealer's dialect would be one more module with the same four functions
+(:func:`format_line`, :func:`parse_line`, :func:`format_command`, :func:`parse_command`).
+
+Every dealer line of a hand starts ``Hand <n>: `` so a line can always be tied to its
+hand; lines about the table (who sits, who leaves) start ``Table: ``. Hole cards go to
+each player alone, by NOTICE, as a hand line naming the channel.
+
+Anything that starts like a hand line but does not follow the grammar raises
+:class:`DialectError` naming the line; the callers count and skip it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from evaluator_pyx.cards import CARD_INDEX, CARD_NAMES
+
+__all__ = [
+    "Acted", "BlindPosted", "BoardCards", "Command", "DialectError", "HandEnds",
+    "HandStarts", "HandVoid", "HoleCards", "LeftHand", "Line", "MAX_NICK", "Mucks",
+    "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
+    "format_command", "format_line", "hand_id", "is_nick", "parse_command", "parse_line",
+]
+
+MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
+
+
+class DialectError(ValueError):
+    """A line that does not follow the dialect; the message quotes it and says why."""
+
+
+# --- messages ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarts:
+    hand: int
+    button: str
+    small_blind: int
+    big_blind: int
+    small_bet: int
+    big_bet: int
+    cap: int  # bets a round, the big blind counting as the first pre-flop
+    seats: tuple[tuple[str, int], ...]  # (nick, chips) clockwise
+
+
+@dataclass(frozen=True, slots=True)
+class BlindPosted:
+    hand: int
+    nick: str
+    big: bool
+    amount: int
+    all_in: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    kind: str  # fold, check, call, bet, raise
+    amount: int | None = None  # chips to call / to bet; the total bet for a raise
+
+
+@dataclass(frozen=True, slots=True)
+class ToAct:
+    hand: int
+    nick: str
+    options: tuple[Option, ...]
+    pot: int
+    seconds: int  # time left to act
+
+    def option(self, kind: str) -> Option | None:
+        for o in self.options:
+            if o.kind == kind:
+                return o
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    hand: int
+    nick: str
+    kind: str  # f k c b r (agent.game.records kinds)
+    amount: int | None = None  # c: chips called; b: chips bet; r: the total bet ("raises to")
+    all_in: bool = False
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LeftHand:
+    hand: int
+    nick: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoardCards:
+    hand: int
+    street: str  # flop, turn, river
+    cards: tuple[int, ...]  # the new cards
+    board: tuple[int, ...]  # the whole board afterwards
+
+
+@dataclass(frozen=True, slots=True)
+class Shows:
+    hand: int
+    nick: str
+    cards: tuple[int, int]
+    description: str | None = None  # for people; programs evaluate the cards themselves
+
+
+@dataclass(frozen=True, slots=True)
+class Mucks:
+    hand: int
+    nick: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wins:
+    hand: int
+    nick: str
+    amount: int  # chips taken from the pot(s)
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnds:
+    hand: int
+    stacks: tuple[tuple[str, int], ...]  # every seat of the hand, chips after it
+
+
+@dataclass(frozen=True, slots=True)
+class HandVoid:
+    hand: int  # interrupted: nothing of it counts, every stack is as it was before it
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCards:
+    hand: int
+    channel: str
+    cards: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSit:
+    nick: str
+    chips: int
+    bankroll: int  # left off the table
+
+
+@dataclass(frozen=True, slots=True)
+class TableLeave:
+    nick: str
+    chips: int
+    bankroll: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableSitOut:
+    nick: str
+    reason: str  # free text
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    text: str  # any other table line, for people
+
+
+Line = Union[HandStarts, BlindPosted, ToAct, Acted, LeftHand, BoardCards, Shows, Mucks, Wins,
+             HandEnds, HandVoid, HoleCards, TableSit, TableLeave, TableSitOut, TableInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What a player types: an action (fold check call bet raise) or a table command
+    (sit leave stand stats help); ``amount`` only for ``!sit <chips>``."""
+
+    name: str
+    amount: int | None = None
+
+
+ACTIONS = ("fold", "check", "call", "bet", "raise")
+TABLE_COMMANDS = ("sit", "leave", "stand", "stats", "help")
+
+# --- pieces of the grammar -----------------------------------------------------------------
+
+_NICK = r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}\-]*"
+_NICK_RE = re.compile(_NICK)
+_NUM = r"(0|[1-9][0-9]{0,11})"
+_CARD = r"[2-9TJQKA][cdhs]"
+_CHANNEL_RE = re.compile(r"[#&][^\s,\x07]{1,49}")
+_STREET_CARDS = {"flop": 3, "turn": 1, "river": 1}
+_HAND_RE = re.compile(r"Hand ([1-9][0-9]{0,15}): (.*)")
+_KIND_WORD = {"f": "folds", "k": "checks", "c": "calls", "b": "bets", "r": "raises to"}
+
+
+def hand_id(channel: str, number: int) -> str:
+    """The stable id both bots store hand ``number`` of table ``channel`` under."""
+    return f"irc:{channel.lower()}:{number}"
+
+
+def is_nick(text: str) -> bool:
+    """A nick the dialect can seat: IRC nick characters, at most MAX_NICK long."""
+    return isinstance(text, str) and len(text) <= MAX_NICK and _NICK_RE.fullmatch(text) is not None
+
+
+def _nick(nick: str) -> str:
+    if not is_nick(nick):
+        raise DialectError(f"not a nick the dialect can carry: {nick!r}")
+    return nick
+
+
+def _amount(value: int, what: str) -> str:
+    if type(value) is not int or value < 0:
+        raise DialectError(f"{what} must be a whole number of chips, got {value!r}")
+    return str(value)
+
+
+def _cards(cards: tuple[int, ...], count: int | None, what: str) -> str:
+    if count is not None and len(cards) != count:
+        raise DialectError(f"{what} needs {count} cards, got {len(cards)}")
+    try:
+        return " ".join(CARD_NAMES[c] for c in cards)
+    except (IndexError, TypeError):
+        raise DialectError(f"{what}: not cards: {cards!r}") from None
+
+
+def _seats(seats: tuple[tuple[str, int], ...]) -> str:
+    if not seats:
+        raise DialectError("a seat list needs at least one seat")
+    return ", ".join(f"{_nick(n)} {_amount(c, 'chips')}" for n, c in seats)
+
+
+def _options(options: tuple[Option, ...]) -> str:
+    words = []
+    for o in options:
+        if o.kind in ("fold", "check"):
+            if o.amount is not None:
+                raise DialectError(f"{o.kind} takes no amount")
+            words.append(o.kind)
+        elif o.kind in ("call", "bet"):
+            words.append(f"{o.kind} {_amount(o.amount, o.kind)}")  # type: ignore[arg-type]
+        elif o.kind == "raise":
+            words.append(f"raise to {_amount(o.amount, 'raise')}")  # type: ignore[arg-type]
+        else:
+            raise DialectError(f"unknown option {o.kind!r}")
+    if not words:
+        raise DialectError("a player to act needs at least one option")
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+# --- format -------------------------------------------------------------------------------
+
+
+def format_line(msg: Line) -> str:
+    """The line a dealer says for ``msg`` (no trailing newline). Raises DialectError for
+    a message the grammar cannot carry (bad nick, negative chips, wrong card count)."""
+    if isinstance(msg, (TableSit, TableLeave, TableSitOut, TableInfo)):
+        return "Table: " + _table_body(msg)
+    hand = getattr(msg, "hand", None)
+    if type(hand) is not int or hand < 1:
+        raise DialectError(f"hand number must be a positive whole number, got {hand!r}")
+    return f"Hand {hand}: {_hand_body(msg)}"
+
+
+def _table_body(msg: Line) -> str:
+    if isinstance(msg, TableSit):
+        return (f"{_nick(msg.nick)} sits with {_amount(msg.chips, 'chips')} chips "
+                f"(bankroll {_amount(msg.bankroll, 'bankroll')}).")
+    if isinstance(msg, TableLeave):
+        return (f"{_nick(msg.nick)} leaves with {_amount(msg.chips, 'chips')} chips "
+                f"(bankroll {_amount(msg.bankroll, 'bankroll')}).")
+    if isinstance(msg, TableSitOut):
+        reason = _free_text(msg.reason)
+        return f"{_nick(msg.nick)} sits out ({reason})." if reason else f"{_nick(msg.nick)} sits out."
+    assert isinstance(msg, TableInfo)
+    return _free_text(msg.text)
+
+
+def _free_text(text: str) -> str:
+    if not isinstance(text, str) or any(ch in text for ch in "\r\n\0"):
+        raise DialectError(f"free text must be one line, got {text!r}")
+    return text
+
+
+def _hand_body(msg: Line) -> str:
+    if isinstance(msg, HandStarts):
+        for what in ("small_blind", "big_blind", "small_bet", "big_bet", "cap"):
+            _amount(getattr(msg, what), what)
+        names = [n for n, _ in msg.seats]
+        if msg.button not in names:
+            raise DialectError(f"button {msg.button!r} is not seated")
+        return (f"starts. Button {_nick(msg.button)}. Blinds {msg.small_blind}/{msg.big_blind}, "
+                f"bets {msg.small_bet}/{msg.big_bet}, cap {msg.cap}. Seats: {_seats(msg.seats)}.")
+    if isinstance(msg, BlindPosted):
+        which = "big" if msg.big else "small"
+        tail = " (all-in)" if msg.all_in else ""
+        return f"{_nick(msg.nick)} posts the {which} blind, {_amount(msg.amount, 'blind')}{tail}."
+    if isinstance(msg, ToAct):
+        return (f"{_nick(msg.nick)} to act: {_options(msg.options)}; pot {_amount(msg.pot, 'pot')} "
+                f"({_amount(msg.seconds, 'seconds')}s).")
+    if isinstance(msg, Acted):
+        word = _KIND_WORD.get(msg.kind)
+        if word is None:
+            raise DialectError(f"unknown action kind {msg.kind!r}")
+        text = f"{_nick(msg.nick)} {word}"
+        if msg.kind in ("f", "k"):
+            if msg.amount is not None:
+                raise DialectError(f"{word} takes no amount")
+        else:
+            text += " " + _amount(msg.amount, word)  # type: ignore[arg-type]
+        if msg.all_in:
+            text += " (all-in)"
+        if msg.timed_out:
+            text += " (time-out)"
+        return text + "."
+    if isinstance(msg, LeftHand):
+        return f"{_nick(msg.nick)} leaves the hand."
+    if isinstance(msg, BoardCards):
+        need = _STREET_CARDS.get(msg.street)
+        if need is None:
+            raise DialectError(f"unknown street {msg.street!r}")
+        new = _cards(msg.cards, need, msg.street)
+        if msg.street == "flop":
+            if tuple(msg.board) != tuple(msg.cards):
+                raise DialectError("the board after the flop is the flop")
+            return f"flop {new}."
+        size = 4 if msg.street == "turn" else 5
+        board = _cards(msg.board, size, "board")
+        if tuple(msg.board[-1:]) != tuple(msg.cards):
+            raise DialectError(f"the {msg.street} card must end the board")
+        return f"{msg.street} {new} (board {board})."
+    if isinstance(msg, Shows):
+        text = f"{_nick(msg.nick)} shows {_cards(msg.cards, 2, 'shown cards')}"
+        if msg.description:
+            if not re.fullmatch(r"[a-z ,\-]+", msg.description):
+                raise DialectError(f"hand description {msg.description!r}: lower-case words only")
+            text += f" ({msg.description})"
+        return text + "."
+    if isinstance(msg, Mucks):
+        return f"{_nick(msg.nick)} mucks."
+    if isinstance(msg, Wins):
+        return f"{_nick(msg.nick)} wins {_amount(msg.amount, 'winnings')}."
+    if isinstance(msg, HandEnds):
+        return f"ends. Stacks: {_seats(msg.stacks)}."
+    if isinstance(msg, HandVoid):
+        return "void, chips restored."
+    if isinstance(msg, HoleCards):
+        if not _CHANNEL_RE.fullmatch(msg.channel or ""):
+            raise DialectError(f"not a channel: {msg.channel!r}")
+        return f"your cards at {msg.channel}: {_cards(msg.cards, 2, 'hole cards')}."
+    raise DialectError(f"not a dialect message: {msg!r}")
+
+
+def format_command(cmd: Command) -> str:
+    """What a player types for ``cmd``: ``call`` or ``!sit 500``."""
+    if cmd.name in ACTIONS:
+        if cmd.amount is not None:
+            raise DialectError(f"{cmd.name} takes no amount (limit poker: the bet size is fixed)")
+        return cmd.name
+    if cmd.name in TABLE_COMMANDS:
+        if cmd.amount is None:
+            return "!" + cmd.name
+        if cmd.name != "sit":
+            raise DialectError(f"!{cmd.name} takes no amount")
+        return f"!sit {_amount(cmd.amount, 'buy-in')}"
+    raise DialectError(f"unknown command {cmd.name!r}")
+
+
+# --- parse --------------------------------------------------------------------------------
+
+_N = _NUM
+_START_RE = re.compile(
+    rf"starts\. Button ({_NICK})\. Blinds {_N}/{_N}, bets {_N}/{_N}, cap {_N}\. Seats: (.+)\.")
+_SEAT_RE = re.compile(rf"({_NICK}) {_N}")
+_BLIND_RE = re.compile(rf"({_NICK}) posts the (small|big) blind, {_N}( \(all-in\))?\.")
+_TO_ACT_RE = re.compile(rf"({_NICK}) to act: (.+); pot {_N} \({_N}s\)\.")
+_OPTION_RE = re.compile(rf"(fold|check|call {_N}|bet {_N}|raise to {_N})")
+_ACTED_RE = re.compile(
+    rf"({_NICK}) (folds|checks|calls {_N}|bets {_N}|raises to {_N})( \(all-in\))?( \(time-out\))?\.")
+_LEFT_RE = re.compile(rf"({_NICK}) leaves the hand\.")
+_FLOP_RE = re.compile(rf"flop ({_CARD}) ({_CARD}) ({_CARD})\.")
+_LATER_RE = re.compile(rf"(turn|river) ({_CARD}) \(board ((?:{_CARD} ){{3,4}}{_CARD})\)\.")
+_SHOWS_RE = re.compile(rf"({_NICK}) shows ({_CARD}) ({_CARD})(?: \(([a-z ,\-]+)\))?\.")
+_MUCKS_RE = re.compile(rf"({_NICK}) mucks\.")
+_WINS_RE = re.compile(rf"({_NICK}) wins {_N}\.")
+_ENDS_RE = re.compile(r"ends\. Stacks: (.+)\.")
+_VOID_RE = re.compile(r"void, chips restored\.")
+_HOLE_RE = re.compile(rf"your cards at ([#&][^\s,\x07]{{1,49}}): ({_CARD}) ({_CARD})\.")
+_SIT_RE = re.compile(rf"({_NICK}) sits with {_N} chips \(bankroll {_N}\)\.")
+_LEAVE_RE = re.compile(rf"({_NICK}) leaves with {_N} chips \(bankroll {_N}\)\.")
+_SITOUT_RE = re.compile(rf"({_NICK}) sits out(?: \((.+)\))?\.")
+
+
+def _bad(line: str, why: str) -> DialectError:
+    shown = line if len(line) <= 120 else line[:117] + "..."
+    return DialectError(f"{why}: {shown!r}")
+
+
+def _card_tuple(names: list[str], line: str) -> tuple[int, ...]:
+    cards = tuple(CARD_INDEX[n] for n in names)
+    if len(set(cards)) != len(cards):
+        raise _bad(line, "a card appears twice")
+    return cards
+
+
+def _seat_list(text: str, line: str) -> tuple[tuple[str, int], ...]:
+    seats = []
+    for part in text.split(", "):
+        m = _SEAT_RE.fullmatch(part)
+        if m is None:
+            raise _bad(line, f"not a seat ({part!r}; expected 'nick chips')")
+        if len(m.group(1)) > MAX_NICK:
+            raise _bad(line, f"nick {m.group(1)!r} longer than {MAX_NICK}")
+        seats.append((m.group(1), int(m.group(2))))
+    if len({n for n, _ in seats}) != len(seats):
+        raise _bad(line, "a nick is seated twice")
+    return tuple(seats)
+
+
+def parse_line(line: str) -> Line:
+    """The message a dealer line carries. ``Hand <n>:`` lines must follow the grammar
+    exactly (DialectError otherwise); ``Table:`` lines of no known form are TableInfo;
+    anything else is not a dealer line (DialectError)."""
+    if not isinstance(line, str):
+        raise DialectError(f"a line must be text, got {type(line).__name__}")
+    text = line.rstrip("\r\n")
+    if text.startswith("Table: "):
+        body = text[7:]
+        for regex, cls in ((_SIT_RE, TableSit), (_LEAVE_RE, TableLeave)):
+            m = regex.fullmatch(body)
+            if m:
+                return cls(m.group(1), int(m.group(2)), int(m.group(3)))
+        m = _SITOUT_RE.fullmatch(body)
+        if m:
+            return TableSitOut(m.group(1), m.group(2) or "")
+        return TableInfo(body)
+    m = _HAND_RE.fullmatch(text)
+    if m is None:
+        if text.startswith("Hand "):
+            raise _bad(text, "a hand line needs 'Hand <number>: ' first")
+        raise _bad(text, "not a dealer line (neither 'Hand <n>: ' nor 'Table: ')")
+    hand = int(m.group(1))
+    body = m.group(2)
+    if body.startswith("starts."):
+        s = _START_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed hand start")
+        seats = _seat_list(s.group(7), text)
+        button = s.group(1)
+        if button not in {n for n, _ in seats}:
+            raise _bad(text, f"button {button!r} is not seated")
+        sb, bb, small, big, cap = (int(s.group(k)) for k in range(2, 7))
+        if not (0 < sb <= bb and small > 0 and big > 0 and cap > 0 and len(seats) >= 2):
+            raise _bad(text, "blinds, bets, cap or seat count out of range")
+        return HandStarts(hand, button, sb, bb, small, big, cap, seats)
+    if body.startswith("flop "):
+        s = _FLOP_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed flop")
+        cards = _card_tuple([s.group(1), s.group(2), s.group(3)], text)
+        return BoardCards(hand, "flop", cards, cards)
+    if body.startswith(("turn ", "river ")):
+        s = _LATER_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, f"malformed {body.split()[0]}")
+        street = s.group(1)
+        board = _card_tuple(s.group(3).split(), text)
+        if len(board) != (4 if street == "turn" else 5):
+            raise _bad(text, f"the board after the {street} has {len(board)} cards")
+        card = CARD_INDEX[s.group(2)]
+        if board[-1] != card:
+            raise _bad(text, f"the {street} card does not end the board")
+        return BoardCards(hand, street, (card,), board)
+    if body.startswith("ends."):
+        s = _ENDS_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed hand end")
+        return HandEnds(hand, _seat_list(s.group(1), text))
+    if body.startswith("void"):
+        if _VOID_RE.fullmatch(body) is None:
+            raise _bad(text, "malformed void")
+        return HandVoid(hand)
+    if body.startswith("your cards"):
+        s = _HOLE_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed hole cards")
+        cards = _card_tuple([s.group(2), s.group(3)], text)
+        return HoleCards(hand, s.group(1), cards)  # type: ignore[arg-type]
+    # The rest begin with a nick.
+    nick_match = _NICK_RE.match(body)
+    if nick_match is None:
+        raise _bad(text, "unknown hand line")
+    nick = nick_match.group(0)
+    if len(nick) > MAX_NICK:
+        raise _bad(text, f"nick {nick!r} longer than {MAX_NICK}")
+    rest = body[nick_match.end():]
+    if rest.startswith(" posts "):
+        s = _BLIND_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed blind")
+        return BlindPosted(hand, nick, s.group(2) == "big", int(s.group(3)), s.group(4) is not None)
+    if rest.startswith(" to act: "):
+        s = _TO_ACT_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed turn to act")
+        return ToAct(hand, nick, _parse_options(s.group(2), text), int(s.group(3)), int(s.group(4)))
+    if rest.startswith(" shows "):
+        s = _SHOWS_RE.fullmatch(body)
+        if s is None:
+            raise _bad(text, "malformed show")
+        cards = _card_tuple([s.group(2), s.group(3)], text)
+        return Shows(hand, nick, cards, s.group(4))  # type: ignore[arg-type]
+    for regex, build in (
+        (_LEFT_RE, lambda s: LeftHand(hand, nick)),
+        (_MUCKS_RE, lambda s: Mucks(hand, nick)),
+        (_WINS_RE, lambda s: Wins(hand, nick, int(s.group(2)))),
+    ):
+        s = regex.fullmatch(body)
+        if s is not None:
+            return build(s)
+    s = _ACTED_RE.fullmatch(body)
+    if s is not None:
+        word = s.group(2)
+        kind = {"folds": "f", "checks": "k"}.get(word)
+        amount = None
+        if kind is None:
+            kind = {"calls": "c", "bets": "b", "raises": "r"}[word.split()[0]]
+            amount = int(word.rsplit(" ", 1)[1])
+        all_in = s.group(6) is not None
+        timed_out = s.group(7) is not None
+        if timed_out and kind not in ("f", "k"):
+            raise _bad(text, "a time-out only checks or folds")
+        return Acted(hand, nick, kind, amount, all_in, timed_out)
+    raise _bad(text, "unknown hand line")
+
+
+def _parse_options(text: str, line: str) -> tuple[Option, ...]:
+    head, sep, last = text.rpartition(" or ")
+    parts = (head.split(", ") + [last]) if sep else [text]
+    options = []
+    for part in parts:
+        m = _OPTION_RE.fullmatch(part)
+        if m is None:
+            raise _bad(line, f"unknown option {part!r}")
+        words = part.split()
+        kind = words[0]
+        amount = int(words[-1]) if len(words) > 1 else None
+        if any(o.kind == kind for o in options):
+            raise _bad(line, f"option {kind} given twice")
+        options.append(Option(kind, amount))
+    kinds = {o.kind for o in options}
+    if ("check" in kinds and "call" in kinds) or ("bet" in kinds and "raise" in kinds):
+        raise _bad(line, "check with call, or bet with raise, cannot both be open")
+    return tuple(options)
+
+
+_COMMAND_RE = re.compile(r"\s*(!?)([A-Za-z]+)(?:\s+([0-9]{1,12}))?\s*")
+
+
+def parse_command(text: str) -> Command | None:
+    """What a player typed: a Command, or None for chatter (anything that is not exactly
+    an action word or a ``!`` command). Case does not matter. A ``!`` word that is not a
+    command, or an amount where none belongs, is a DialectError (the dealer answers it)."""
+    if not isinstance(text, str):
+        raise DialectError(f"a command must be text, got {type(text).__name__}")
+    m = _COMMAND_RE.fullmatch(text)
+    if m is None:
+        if text.lstrip().startswith("!"):
+            raise DialectError(f"not a command: {text.strip()[:40]!r} (try !help)")
+        return None
+    bang, word, amount = m.group(1), m.group(2).lower(), m.group(3)
+    if not bang:
+        if word in ACTIONS and amount is None:
+            return Command(word)
+        if word in ACTIONS:
+            raise DialectError(f"{word} takes no amount: the bet size is fixed")
+        return None
+    if word not in TABLE_COMMANDS:
+        raise DialectError(f"unknown command !{word} (commands: {', '.join('!' + c for c in TABLE_COMMANDS)})")
+    if amount is not None and word != "sit":
+        raise DialectError(f"!{word} takes no amount")
+    return Command(word, None if amount is None else int(amount))

@@ -1,0 +1,272 @@
+"""The player bot's IRC side: turns what the configured dealer says into typed events
+(agent.game.events) for each table, tells its owner when it is our turn, and types our moves.
+
+Trust (DESIGN.md, "Rules for input"): only lines from the configured dealer move a game
+(its nick and, where configured, its host). Dealer-like lines or NOTICEs from anyone else
+(fake hole cards, a fake "your turn") are ignored, counted and logged; so are dealer
+lines that do not follow the dialect (connectors.irc.dialect). Private orders are taken
+only from owners (``nick!user@host`` masks, ``*`` and ``?`` wildcards); everyone else is
+refused.
+
+Everything here runs on the IRC client's loop thread; the owner (agent.play.irc_player)
+must not block in its callbacks.
+"""
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agent.game.events import (
+    BoardDealt,
+    CardsMucked,
+    CardsShown,
+    Event,
+    HandEnded,
+    HandStarted,
+    HoleCards,
+    PlayerActed,
+    PlayerLeft,
+)
+from agent.game.rules import Action
+from connectors.irc import dialect as d
+from connectors.irc.client import IrcClient, IrcEvent
+
+__all__ = ["FeedStats", "PlayerFeed", "TableListener", "action_word", "events_of"]
+
+log = logging.getLogger("poki.irc.player")
+
+_KIND_ACTION = {"f": Action.FOLD, "k": Action.CHECK_CALL, "c": Action.CHECK_CALL,
+                "b": Action.BET_RAISE, "r": Action.BET_RAISE}
+ORDERS = ("status", "leave", "report", "quit", "help")
+
+
+def action_word(action: Action, to_act: d.ToAct) -> str:
+    """What to type for ``action`` given the options the dealer listed."""
+    if action == Action.FOLD:
+        return "fold"
+    if action == Action.CHECK_CALL:
+        return "check" if to_act.option("check") is not None else "call"
+    return "bet" if to_act.option("bet") is not None else "raise"
+
+
+def events_of(channel: str, msg: d.Line, wins: list[tuple[str, int]]) -> Event | None:
+    """The agent event a dealer line carries (None for lines that carry none). ``wins``
+    collects the hand's Wins lines until its end line."""
+    if isinstance(msg, d.HandStarts):
+        names = tuple(n for n, _ in msg.seats)
+        wins.clear()
+        return HandStarted(
+            hand_id=d.hand_id(channel, msg.hand), source=f"irc {channel} hand {msg.hand}",
+            players=names, stacks=tuple(c for _, c in msg.seats), button=names.index(msg.button),
+            small_blind=msg.small_blind, big_blind=msg.big_blind, small_bet=msg.small_bet,
+            big_bet=msg.big_bet, max_bets=msg.cap)
+    if isinstance(msg, d.Acted):
+        to = msg.amount if msg.kind in ("b", "r") else None
+        return PlayerActed(msg.nick, _KIND_ACTION[msg.kind], to=to, kind=msg.kind)
+    if isinstance(msg, d.LeftHand):
+        return PlayerLeft(msg.nick)
+    if isinstance(msg, d.BoardCards):
+        return BoardDealt(msg.cards)
+    if isinstance(msg, d.Shows):
+        return CardsShown(msg.nick, msg.cards)
+    if isinstance(msg, d.Mucks):
+        return CardsMucked(msg.nick)
+    if isinstance(msg, d.Wins):
+        wins.append((msg.nick, msg.amount))
+        return None
+    if isinstance(msg, d.HandEnds):
+        won = tuple(wins)
+        wins.clear()
+        return HandEnded(won=won)
+    return None
+
+
+class TableListener(Protocol):
+    """What the feed tells its owner (all on the loop thread)."""
+
+    def on_event(self, channel: str, hand: int, event: Event) -> None: ...
+
+    def on_turn(self, channel: str, to_act: d.ToAct) -> None: ...
+
+    def on_void(self, channel: str, hand: int) -> None: ...
+
+    def on_table(self, channel: str, msg: d.Line) -> None: ...
+
+    def on_presence(self, channel: str, nick: str) -> None: ...
+
+    def on_order(self, nick: str, order: str, args: list[str]) -> str: ...
+
+    def on_connection(self, connected: bool) -> None: ...
+
+
+@dataclass
+class FeedStats:
+    dealer_lines: int = 0
+    malformed: int = 0  # dealer lines that do not follow the dialect
+    impostor: int = 0  # dealer-like lines or notices from someone else
+    stale: int = 0  # dealer lines of a hand we do not follow (we joined mid-hand, ...)
+    refused_orders: int = 0
+    orders: int = 0
+    last_error: str = ""
+    by_channel: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _TableFeed:
+    hand: int | None = None  # the hand we follow
+    wins: list[tuple[str, int]] = field(default_factory=list)
+
+
+class PlayerFeed:
+    """Reads ``client``'s events for the tables at ``channels``; see the module docstring."""
+
+    def __init__(self, client: IrcClient, channels: Iterable[str], listener: TableListener, *,
+                 dealer_nick: str, dealer_host: str = "", owners: Iterable[str] = ()) -> None:
+        self.client = client
+        client.handler = self.handle
+        self.listener = listener
+        self.dealer_nick = dealer_nick
+        self.dealer_host = dealer_host
+        self.owners = tuple(owners)
+        self.stats = FeedStats()
+        self.tables: dict[str, _TableFeed] = {}
+        for channel in channels:
+            self.tables[channel.lower()] = _TableFeed()
+            if channel not in client.channels:
+                client.channels.append(channel)
+        self.channel_names = {c.lower(): c for c in channels}
+
+    # --- trust ---------------------------------------------------------------------------
+
+    def is_dealer(self, nick: str, userhost: str) -> bool:
+        if nick.lower() != self.dealer_nick.lower():
+            return False
+        if not self.dealer_host:
+            return True
+        want = self.dealer_host.lower()
+        have = userhost.lower()
+        return have == want if "@" in want else have.rpartition("@")[2] == want
+
+    def is_owner(self, nick: str, userhost: str) -> bool:
+        mask = f"{nick}!{userhost}".lower()
+        return any(fnmatch.fnmatchcase(mask, owner.lower()) for owner in self.owners)
+
+    def _impostor(self, ev: IrcEvent, where: str) -> None:
+        self.stats.impostor += 1
+        self.stats.last_error = f"{where}: ignored a dealer-like line from {ev.nick}!{ev.userhost}: {ev.text[:80]!r}"
+        log.warning("%s", self.stats.last_error)
+
+    # --- events -----------------------------------------------------------------------------
+
+    def handle(self, ev: IrcEvent) -> None:
+        kind = ev.kind
+        if kind == "message":
+            if ev.target.lower() in self.tables:
+                self._channel_line(ev)
+            elif ev.target == self.client.nick:
+                self._private(ev)
+        elif kind == "notice":
+            self._notice(ev)
+        elif kind == "connected":
+            self.listener.on_connection(True)
+        elif kind == "disconnected":
+            for table in self.tables.values():
+                table.hand = None
+                table.wins.clear()
+            self.listener.on_connection(False)
+        elif kind in ("join", "who"):
+            channel = ev.target.lower()
+            if channel in self.tables and self.is_dealer(ev.nick, ev.userhost):
+                self.listener.on_presence(self.channel_names[channel], ev.nick)
+
+    def _channel_line(self, ev: IrcEvent) -> None:
+        channel = ev.target.lower()
+        name = self.channel_names[channel]
+        text = ev.text
+        looks_dealer = text.startswith(("Hand ", "Table: "))
+        if not self.is_dealer(ev.nick, ev.userhost):
+            if looks_dealer:
+                self._impostor(ev, name)
+            return
+        self.stats.dealer_lines += 1
+        try:
+            msg = d.parse_line(text)
+        except d.DialectError as exc:
+            self.stats.malformed += 1
+            self.stats.last_error = f"{name}: dealer line skipped: {exc}"
+            log.warning("%s", self.stats.last_error)
+            return
+        table = self.tables[channel]
+        if isinstance(msg, (d.TableSit, d.TableLeave, d.TableSitOut, d.TableInfo)):
+            self.listener.on_table(name, msg)
+            return
+        hand = msg.hand  # type: ignore[union-attr]
+        if isinstance(msg, d.HandVoid):
+            if table.hand == hand:
+                table.hand = None
+            self.listener.on_void(name, hand)
+            return
+        if isinstance(msg, d.HandStarts):
+            table.hand = hand
+        elif table.hand != hand:
+            self.stats.stale += 1
+            return
+        if isinstance(msg, d.ToAct):
+            if msg.nick == self.client.nick:
+                self.listener.on_turn(name, msg)
+            return
+        event = events_of(name, msg, table.wins)
+        if event is not None:
+            self.listener.on_event(name, hand, event)
+        if isinstance(msg, d.HandEnds):
+            table.hand = None
+
+    def _notice(self, ev: IrcEvent) -> None:
+        if ev.target != self.client.nick:
+            if ev.target.lower() in self.tables and ev.text.startswith(("Hand ", "Table: ")) \
+                    and not self.is_dealer(ev.nick, ev.userhost):
+                self._impostor(ev, ev.target)
+            return
+        if not self.is_dealer(ev.nick, ev.userhost):
+            if ev.text.startswith("Hand "):
+                self._impostor(ev, "private notice")
+            return
+        if not ev.text.startswith("Hand "):
+            return  # the dealer's answers to commands, for people
+        try:
+            msg = d.parse_line(ev.text)
+        except d.DialectError as exc:
+            self.stats.malformed += 1
+            self.stats.last_error = f"dealer notice skipped: {exc}"
+            log.warning("%s", self.stats.last_error)
+            return
+        if not isinstance(msg, d.HoleCards):
+            self.stats.malformed += 1
+            return
+        table = self.tables.get(msg.channel.lower())
+        if table is None or table.hand != msg.hand:
+            self.stats.stale += 1
+            return
+        self.listener.on_event(self.channel_names[msg.channel.lower()], msg.hand,
+                               HoleCards(self.client.nick, msg.cards))
+
+    def _private(self, ev: IrcEvent) -> None:
+        words = ev.text.split()
+        if not words:
+            return
+        if not self.is_owner(ev.nick, ev.userhost):
+            self.stats.refused_orders += 1
+            log.warning("order refused from %s!%s: %r", ev.nick, ev.userhost, ev.text[:80])
+            self.client.notice(ev.nick, "I take orders from my owners only.")
+            return
+        order = words[0].lower().lstrip("!")
+        if order not in ORDERS:
+            self.client.notice(ev.nick, f"orders: {', '.join(ORDERS)}")
+            return
+        self.stats.orders += 1
+        answer = self.listener.on_order(ev.nick, order, words[1:])
+        if answer:
+            self.client.notice(ev.nick, answer)

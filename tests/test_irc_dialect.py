@@ -1,0 +1,258 @@
+"""The IRC dealer dialect alone (connectors/irc/dialect.py): every grammar rule, format ->
+parse round trips, garbage refused with a clear error, and the worked example of
+docs/irc-dialect.md replayed through the tracker (an independent check of its numbers)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from agent.game.tracker import Tracker
+from connectors.irc import dialect as d
+from connectors.irc.player import events_of
+from evaluator_pyx.cards import parse_cards
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "irc-dialect.md"
+
+
+def cards(text: str) -> tuple[int, ...]:
+    return tuple(parse_cards(text))
+
+
+EXAMPLES: list[tuple[d.Line, str]] = [
+    (d.HandStarts(17, "bob", 5, 10, 10, 20, 4, (("alice", 1000), ("bob", 990), ("poki", 1010))),
+     "Hand 17: starts. Button bob. Blinds 5/10, bets 10/20, cap 4. Seats: alice 1000, bob 990, poki 1010."),
+    (d.BlindPosted(17, "alice", False, 5), "Hand 17: alice posts the small blind, 5."),
+    (d.BlindPosted(17, "bob", True, 7, True), "Hand 17: bob posts the big blind, 7 (all-in)."),
+    (d.ToAct(17, "poki", (d.Option("fold"), d.Option("call", 10), d.Option("raise", 20)), 45, 30),
+     "Hand 17: poki to act: fold, call 10 or raise to 20; pot 45 (30s)."),
+    (d.ToAct(2, "poki", (d.Option("check"), d.Option("bet", 20)), 40, 5),
+     "Hand 2: poki to act: check or bet 20; pot 40 (5s)."),
+    (d.ToAct(2, "poki", (d.Option("fold"), d.Option("call", 3)), 40, 0),
+     "Hand 2: poki to act: fold or call 3; pot 40 (0s)."),
+    (d.ToAct(2, "poki", (d.Option("check"),), 40, 9), "Hand 2: poki to act: check; pot 40 (9s)."),
+    (d.Acted(5, "a", "f"), "Hand 5: a folds."),
+    (d.Acted(5, "a", "f", timed_out=True), "Hand 5: a folds (time-out)."),
+    (d.Acted(5, "a", "k", timed_out=True), "Hand 5: a checks (time-out)."),
+    (d.Acted(5, "a", "c", 10), "Hand 5: a calls 10."),
+    (d.Acted(5, "a", "c", 3, all_in=True), "Hand 5: a calls 3 (all-in)."),
+    (d.Acted(5, "a", "b", 20), "Hand 5: a bets 20."),
+    (d.Acted(5, "[x]`_^{|}-9", "r", 40, all_in=True), "Hand 5: [x]`_^{|}-9 raises to 40 (all-in)."),
+    (d.LeftHand(5, "a"), "Hand 5: a leaves the hand."),
+    (d.BoardCards(5, "flop", cards("7h 8d 2c"), cards("7h 8d 2c")), "Hand 5: flop 7h 8d 2c."),
+    (d.BoardCards(5, "turn", cards("Js"), cards("7h 8d 2c Js")), "Hand 5: turn Js (board 7h 8d 2c Js)."),
+    (d.BoardCards(5, "river", cards("3d"), cards("7h 8d 2c Js 3d")),
+     "Hand 5: river 3d (board 7h 8d 2c Js 3d)."),
+    (d.Shows(5, "a", cards("Ah Kd"), "two pair"), "Hand 5: a shows Ah Kd (two pair)."),
+    (d.Shows(5, "a", cards("Ah Kd")), "Hand 5: a shows Ah Kd."),
+    (d.Mucks(5, "a"), "Hand 5: a mucks."),
+    (d.Wins(5, "a", 120), "Hand 5: a wins 120."),
+    (d.HandEnds(5, (("a", 0), ("b", 2000))), "Hand 5: ends. Stacks: a 0, b 2000."),
+    (d.HandVoid(5), "Hand 5: void, chips restored."),
+    (d.HoleCards(5, "#holdem", cards("9s 9c")), "Hand 5: your cards at #holdem: 9s 9c."),
+    (d.TableSit("a", 1000, 9000), "Table: a sits with 1000 chips (bankroll 9000)."),
+    (d.TableLeave("a", 1040, 10040), "Table: a leaves with 1040 chips (bankroll 10040)."),
+    (d.TableSitOut("a", "3 time-outs in a row; !sit to come back"),
+     "Table: a sits out (3 time-outs in a row; !sit to come back)."),
+    (d.TableInfo("dealing limit hold'em 10/20."), "Table: dealing limit hold'em 10/20."),
+]
+
+
+@pytest.mark.parametrize("msg, line", EXAMPLES, ids=[type(m).__name__ + str(i) for i, (m, _) in enumerate(EXAMPLES)])
+def test_every_line_formats_and_parses_back(msg: d.Line, line: str) -> None:
+    assert d.format_line(msg) == line
+    assert d.parse_line(line) == msg
+    assert d.parse_line(line + "\r\n") == msg  # as it comes off the wire
+
+
+def test_random_round_trips() -> None:
+    rng = np.random.default_rng(13)
+    kinds = ["f", "k", "c", "b", "r"]
+    for _ in range(500):
+        nick = "p" + "".join(rng.choice(list("abcxyz09_-[]"), size=int(rng.integers(0, 14))))
+        hand = int(rng.integers(1, 10**9))
+        kind = kinds[int(rng.integers(5))]
+        amount = None if kind in "fk" else int(rng.integers(0, 10**6))
+        msg = d.Acted(hand, nick, kind, amount, bool(rng.integers(2)) and kind not in "fk",
+                      bool(rng.integers(2)) and kind in "fk")
+        assert d.parse_line(d.format_line(msg)) == msg
+        deck = rng.permutation(52)
+        seats = tuple((f"s{k}", int(rng.integers(0, 10**5))) for k in range(int(rng.integers(2, 11))))
+        start = d.HandStarts(hand, seats[int(rng.integers(len(seats)))][0], 5, 10, 10, 20, 4, seats)
+        assert d.parse_line(d.format_line(start)) == start
+        board = tuple(int(c) for c in deck[:5])
+        river = d.BoardCards(hand, "river", board[4:], board)
+        assert d.parse_line(d.format_line(river)) == river
+        hole = d.HoleCards(hand, "#t" + nick[:5], (int(deck[5]), int(deck[6])))
+        assert d.parse_line(d.format_line(hole)) == hole
+
+
+GARBAGE = [
+    ("Hand 0: a folds.", "Hand <number>"),
+    ("Hand 01: a folds.", "Hand <number>"),
+    ("Hand x: a folds.", "Hand <number>"),
+    ("Hand 5 a folds.", "Hand <number>"),
+    ("Hand 5: a folds", "unknown hand line"),  # no full stop: truncated
+    ("Hand 5: a fold.", "unknown hand line"),
+    ("Hand 5: a calls.", "unknown hand line"),
+    ("Hand 5: a calls -5.", "unknown hand line"),
+    ("Hand 5: a calls 05.", "unknown hand line"),
+    ("Hand 5: a bets 10 (time-out).", "time-out"),
+    ("Hand 5: a raises to 20 (time-out) (all-in).", "unknown hand line"),
+    ("Hand 5:  a folds.", "unknown hand line"),
+    ("Hand 5: averyveryverylongnick folds.", "longer than 16"),
+    ("Hand 5: starts. Button x. Blinds 5/10, bets 10/20, cap 4. Seats: a 1, b 2.", "not seated"),
+    ("Hand 5: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 1, a 2.", "seated twice"),
+    ("Hand 5: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 1.", "out of range"),
+    ("Hand 5: starts. Button a. Blinds 10/5, bets 10/20, cap 4. Seats: a 1, b 2.", "out of range"),
+    ("Hand 5: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 1, b", "malformed hand start"),
+    ("Hand 5: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 1,b 2.", "not a seat"),
+    ("Hand 5: flop 7h 8d.", "malformed flop"),
+    ("Hand 5: flop 7h 7h 2c.", "twice"),
+    ("Hand 5: flop 7x 8d 2c.", "malformed flop"),
+    ("Hand 5: turn Js (board 7h 8d 2c Qs).", "does not end the board"),
+    ("Hand 5: turn Js (board 7h 8d 2c 3c Js).", "has 5 cards"),
+    ("Hand 5: river 3d (board 7h 8d 2c Js).", "has 4 cards"),
+    ("Hand 5: a shows Ah.", "malformed show"),
+    ("Hand 5: a shows Ah Ah.", "twice"),
+    ("Hand 5: a shows Ah Kd (Two Pair).", "malformed show"),
+    ("Hand 5: a to act: fold, call 10 or raise to 20; pot 45.", "malformed turn"),
+    ("Hand 5: a to act: fold, dance or raise to 20; pot 45 (3s).", "unknown option"),
+    ("Hand 5: a to act: check or call 10; pot 45 (3s).", "cannot both"),
+    ("Hand 5: a to act: fold, fold; pot 45 (3s).", "unknown option"),
+    ("Hand 5: a to act: fold or fold; pot 45 (3s).", "twice"),
+    ("Hand 5: your cards at holdem: As Ks.", "malformed hole cards"),
+    ("Hand 5: your cards at #holdem: As.", "malformed hole cards"),
+    ("Hand 5: ends. Stacks: a, b 2.", "not a seat"),
+    ("Hand 5: void.", "malformed void"),
+    ("Hand 5: ", "unknown hand line"),
+    ("Hand 5: !!!", "unknown hand line"),
+    ("hello there", "not a dealer line"),
+    ("", "not a dealer line"),
+    ("Hand 5: a wins 10 chips.", "unknown hand line"),
+]
+
+
+@pytest.mark.parametrize("line, why", GARBAGE)
+def test_garbage_is_refused_with_a_clear_error(line: str, why: str) -> None:
+    with pytest.raises(d.DialectError) as err:
+        d.parse_line(line)
+    assert why in str(err.value)
+    if line:
+        assert repr(line[:40])[1:-1][:20] in str(err.value)  # the error quotes the line
+
+
+def test_every_truncation_of_a_hand_line_is_refused_or_shorter_meaning() -> None:
+    # A line cut anywhere (a lost TCP tail) never parses as the same message and never
+    # raises anything but DialectError.
+    for msg, line in EXAMPLES:
+        for cut in range(len(line)):
+            try:
+                parsed = d.parse_line(line[:cut])
+            except d.DialectError:
+                continue
+            assert isinstance(parsed, d.TableInfo) and line.startswith("Table: "), (line, cut)
+
+
+def test_format_refuses_what_the_grammar_cannot_carry() -> None:
+    bad = [
+        d.Acted(0, "a", "f"),
+        d.Acted(1, "a b", "f"),
+        d.Acted(1, "a" * 17, "f"),
+        d.Acted(1, "a", "c", -1),
+        d.Acted(1, "a", "c", None),
+        d.Acted(1, "a", "f", 10),
+        d.Acted(1, "a", "x"),
+        d.HandStarts(1, "z", 5, 10, 10, 20, 4, (("a", 1), ("b", 2))),
+        d.BoardCards(1, "flop", (1, 2), (1, 2)),
+        d.BoardCards(1, "turn", (5,), (1, 2, 3, 4)),
+        d.BoardCards(1, "fifth", (5,), (1, 2, 3, 4, 5)),
+        d.HoleCards(1, "holdem", (1, 2)),
+        d.HoleCards(1, "#holdem", (1, 99)),
+        d.Shows(1, "a", (1, 2), "Pair (of aces)"),
+        d.ToAct(1, "a", (), 10, 3),
+        d.ToAct(1, "a", (d.Option("call"),), 10, 3),
+        d.TableInfo("two\nlines"),
+    ]
+    for msg in bad:
+        with pytest.raises(d.DialectError):
+            d.format_line(msg)
+
+
+def test_commands_players_type() -> None:
+    for word in d.ACTIONS:
+        assert d.parse_command(word) == d.Command(word)
+        assert d.parse_command(f"  {word.upper()} ") == d.Command(word)
+        assert d.parse_command(d.format_command(d.Command(word))) == d.Command(word)
+    for word in d.TABLE_COMMANDS:
+        assert d.parse_command("!" + word) == d.Command(word)
+    assert d.parse_command("!sit 500") == d.Command("sit", 500)
+    assert d.format_command(d.Command("sit", 500)) == "!sit 500"
+    for chatter in ("hello", "I call you a liar", "call me", "raise the roof", "", "folded", "ok!"):
+        assert d.parse_command(chatter) is None
+    for wrong, why in (("!dance", "unknown command"), ("!leave 5", "takes no amount"),
+                       ("raise 40", "bet size is fixed"), ("!sit -5", "not a command"),
+                       ("!", "not a command")):
+        with pytest.raises(d.DialectError, match=why):
+            d.parse_command(wrong)
+    with pytest.raises(d.DialectError):
+        d.format_command(d.Command("call", 10))
+    with pytest.raises(d.DialectError):
+        d.format_command(d.Command("dance"))
+
+
+def test_nicks() -> None:
+    assert d.is_nick("poki") and d.is_nick("[poki]_2") and d.is_nick("a" * 16)
+    assert not d.is_nick("a" * 17) and not d.is_nick("2poki") and not d.is_nick("po ki")
+    assert not d.is_nick("-x") and not d.is_nick("")
+
+
+def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
+    """docs/irc-dialect.md's hand, parsed line by line and played through the tracker: the
+    rules engine must agree with every amount the doc shows, and the stacks at the end."""
+    text = DOC.read_text()
+    block = text.split("## A hand, as it reads", 1)[1].split("```")[1]
+    lines = [ln for ln in block.strip().splitlines() if ln.strip()]
+    tracker = Tracker()
+    wins: list[tuple[str, int]] = []
+    msgs = [d.parse_line(ln) for ln in lines]
+    kinds_seen = []
+    record = None
+    for msg in msgs:
+        event = events_of("#holdem", msg, wins)
+        if isinstance(msg, d.ToAct):
+            tracker.snapshot()  # hole cards nobody saw are dealt face down
+            st = tracker.state
+            seat = tracker.seat_of(msg.nick)
+            assert st.actor == seat
+            assert st.pot == msg.pot
+            call = msg.option("call")
+            if call is not None:
+                assert call.amount == st.to_call(seat)
+            raise_ = msg.option("raise") or msg.option("bet")
+            if raise_ is not None:
+                assert raise_.amount == st.raise_to
+        if isinstance(msg, d.Acted) and msg.kind == "c":
+            assert msg.amount == tracker.state.to_call(tracker.seat_of(msg.nick))
+        if event is not None:
+            record = tracker.apply(event) or record
+        if isinstance(msg, d.Acted):
+            kinds_seen.append(msg.kind)
+    assert record is not None
+    start = dict(msgs[0].seats)
+    end = dict(msgs[-1].stacks)
+    for r in record.results:
+        assert start[r.player] - r.put_in + r.won == end[r.player]
+    assert set(kinds_seen) == {RAISE, FOLD, CALL, CHECK, BET}
+    # The doc's tables list every line kind the module knows.
+    for word in ("posts the small blind", "to act:", "folds.", "checks.", "calls <n>.", "bets <n>.",
+                 "raises to <n>.", "(all-in)", "(time-out)", "leaves the hand.", "flop <card>",
+                 "turn <card> (board", "river <card> (board", "shows <card> <card>", "mucks.",
+                 "wins <n>.", "ends. Stacks:", "void, chips restored.", "your cards at <channel>:",
+                 "sits with <n> chips (bankroll <n>).", "leaves with <n> chips", "sits out (<reason>).",
+                 "`!sit`", "`!stand`", "`!leave`", "`!stats`", "`!help`"):
+        assert word in text, word
+    assert re.search(r"at most 16 characters", text) and d.MAX_NICK == 16
