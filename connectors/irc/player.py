@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -52,9 +53,11 @@ def action_word(action: Action, to_act: d.ToAct) -> str:
     return "bet" if to_act.option("bet") is not None else "raise"
 
 
-def events_of(channel: str, msg: d.Line, wins: list[tuple[str, int]]) -> Event | None:
+def events_of(channel: str, msg: d.Line, wins: list[tuple[str, int]],
+              received_at: float | None = None) -> Event | None:
     """The agent event a dealer line carries (None for lines that carry none). ``wins``
-    collects the hand's Wins lines until its end line."""
+    collects the hand's Wins lines until its end line; ``received_at`` (Unix time the line
+    arrived) dates a hand's start, since the dialect carries no clock."""
     if isinstance(msg, d.HandStarts):
         names = tuple(n for n, _ in msg.seats)
         wins.clear()
@@ -62,7 +65,7 @@ def events_of(channel: str, msg: d.Line, wins: list[tuple[str, int]]) -> Event |
             hand_id=d.hand_id(channel, msg.hand), source=f"irc {channel} hand {msg.hand}",
             players=names, stacks=tuple(c for _, c in msg.seats), button=names.index(msg.button),
             small_blind=msg.small_blind, big_blind=msg.big_blind, small_bet=msg.small_bet,
-            big_bet=msg.big_bet, max_bets=msg.cap)
+            big_bet=msg.big_bet, max_bets=msg.cap, started_at=received_at)
     if isinstance(msg, d.Acted):
         to = msg.amount if msg.kind in ("b", "r") else None
         return PlayerActed(msg.nick, _KIND_ACTION[msg.kind], to=to, kind=msg.kind)
@@ -218,7 +221,7 @@ class PlayerFeed:
             if msg.nick == self.client.nick:
                 self.listener.on_turn(name, msg)
             return
-        event = events_of(name, msg, table.wins)
+        event = events_of(name, msg, table.wins, time.time())
         if event is not None:
             self.listener.on_event(name, hand, event)
         if isinstance(msg, d.HandEnds):
