@@ -27,7 +27,8 @@ from typing import Any
 import sqlite_utils
 
 from agent.game.context import N_CONTEXTS
-from agent.game.frequencies import DEFAULT_HALF_LIFE, ContextCounts, Decay, PlayerModel, PlayerState, advance
+from agent.game.frequencies import DEFAULT_HALF_LIFE, ContextCounts, Decay, PlayerModel, PlayerState
+from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import ACTION_CLASS, HandRecord, RecordError, WriteReport
 
@@ -45,12 +46,44 @@ class DatabaseError(Exception):
     """A database file that cannot be used as it is; the message names the file."""
 
 
-def _state_from_rows(hands: int, rows: Iterable[tuple]) -> PlayerState:
+def _state_from_rows(hands: int, rows: Iterable[tuple], fine_rows: Iterable[tuple] = (),
+                     scores: tuple | None = None) -> PlayerState:
     state = PlayerState(hands)
     for ctx, df, dc, dr, ref, lf, lc, lr in rows:
         if ctx is not None:
             state.contexts[ctx] = ContextCounts([df, dc, dr], ref, [lf, lc, lr])
+    fine = state.fine
+    for ctx, df, dc, dr, ref, lf, lc, lr in fine_rows:
+        fine[ctx] = ContextCounts([df, dc, dr], ref, [lf, lc, lr])
+    if scores is not None:
+        state.scores = [scores[0], scores[1]]
+        state.scores_ref = scores[2]
     return state
+
+
+def _load_state(conn: sqlite3.Connection, pid: int) -> PlayerState:
+    hands = conn.execute("SELECT hands FROM players WHERE id = ?", (pid,)).fetchone()[0]
+    rows = conn.execute(f"SELECT {_MODEL_COLUMNS} FROM models WHERE player = ?", (pid,))
+    fine = conn.execute(f"SELECT {_MODEL_COLUMNS} FROM fine_models WHERE player = ?", (pid,))
+    scores = conn.execute("SELECT twelve, backoff, ref_hand FROM predictor_scores WHERE player = ?", (pid,)).fetchone()
+    return _state_from_rows(hands, rows, fine, scores)
+
+
+def _load_population(conn: sqlite3.Connection, network: str) -> PlayerState:
+    row = conn.execute("SELECT hands FROM populations WHERE network = ?", (network,)).fetchone()
+    state = PlayerState(0 if row is None else row[0])
+    for level, ctx, df, dc, dr, ref, lf, lc, lr in conn.execute(
+            f"SELECT level, {_MODEL_COLUMNS} FROM population_models WHERE network = ?", (network,)):
+        cc = ContextCounts([df, dc, dr], ref, [lf, lc, lr])
+        if level == 0:
+            state.contexts[ctx] = cc
+        else:
+            state.fine[ctx] = cc
+    return state
+
+
+def _count_row(cc: ContextCounts) -> tuple:
+    return (*cc.decayed, cc.ref, *cc.lifetime)
 
 
 class _Counters:
@@ -68,7 +101,8 @@ class _Prepared:
     hand counts as lists of rows; hands, seats, actions, shown and results as their rows'
     values laid end to end (_insert_many)."""
 
-    __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts")
+    __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts",
+                 "fine", "scores", "populations", "population_models")
 
     def __init__(self) -> None:
         self.report = WriteReport()
@@ -81,6 +115,10 @@ class _Prepared:
         self.results: list = []
         self.models: list[tuple] = []
         self.hand_counts: list[tuple] = []
+        self.fine: list[tuple] = []
+        self.scores: list[tuple] = []
+        self.populations: list[tuple] = []
+        self.population_models: list[tuple] = []
 
 
 # Rows per INSERT statement: most of the cost of inserting a row with executemany is the
@@ -93,7 +131,7 @@ _HANDS_INSERT = ("INSERT INTO hands (seq, hand_id, network, source, started_at, 
                  " small_bet, big_bet, max_bets, board, players, pot, actions, shown) VALUES ")
 _SEATS_INSERT = "INSERT INTO seats (hand, player, position, stack) VALUES "
 _ACTIONS_INSERT = ("INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
-                   " position, players_active, all_in, context) VALUES ")
+                   " position, players_active, all_in, context, fine_context) VALUES ")
 _SHOWN_INSERT = "INSERT INTO showdowns (hand, player, cards) VALUES "
 _RESULTS_INSERT = "INSERT INTO results (hand, player, put_in, won) VALUES "
 
@@ -118,11 +156,17 @@ def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
     conn.executemany("INSERT INTO aliases (network, nick, player) VALUES (?, ?, ?)", p.aliases)
     _insert_many(conn, _HANDS_INSERT, 15, p.hands)
     _insert_many(conn, _SEATS_INSERT, 4, p.seats)
-    _insert_many(conn, _ACTIONS_INSERT, 12, p.actions)
+    _insert_many(conn, _ACTIONS_INSERT, 13, p.actions)
     _insert_many(conn, _SHOWN_INSERT, 3, p.shown)
     _insert_many(conn, _RESULTS_INSERT, 4, p.results)
     conn.executemany(f"INSERT OR REPLACE INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.models)
     conn.executemany("UPDATE players SET hands = ? WHERE id = ?", p.hand_counts)
+    conn.executemany(f"INSERT OR REPLACE INTO fine_models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.fine)
+    conn.executemany("INSERT OR REPLACE INTO predictor_scores (player, twelve, backoff, ref_hand) VALUES (?,?,?,?)",
+                     p.scores)
+    conn.executemany("INSERT OR REPLACE INTO populations (network, hands) VALUES (?, ?)", p.populations)
+    conn.executemany(f"INSERT OR REPLACE INTO population_models (network, level, {_MODEL_COLUMNS})"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?)", p.population_models)
 
 
 def _groups(
@@ -159,6 +203,7 @@ class Database:
         batch_hands: int = DEFAULT_BATCH,
         model_cache: int = 1024,
         timeout: float = 30.0,
+        strengths: Strengths = DEFAULT_STRENGTHS,
     ) -> None:
         """Open (and with `create`, make) the file and bring its schema up to date.
         `half_life` None means the one the file was built with; a different number for a
@@ -175,6 +220,9 @@ class Database:
         self._pid: dict[tuple[str, str], int] = {}
         self._states: dict[int, PlayerState] = {}
         self._lru: OrderedDict[tuple[str, str], PlayerModel] = OrderedDict()
+        self._populations: dict[str, PlayerState] = {}
+        self._pop_snaps: dict[str, PlayerState] = {}
+        self.strengths = strengths
         self._data_version: int | None = None
         try:
             conn = sqlite3.connect(str(self.path), timeout=timeout)
@@ -185,6 +233,10 @@ class Database:
             self._configure(synchronous)
             self._migrate(create)
             self.decay = self._settle_half_life(half_life)
+            self.predictor = Predictor(self.decay, strengths)
+            if self._meta("fine_models_built") is None:
+                # Files from before the fine contexts: build the richer models once.
+                self.recompute()
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise DatabaseError(f"{self.path}: not a usable SQLite database: {exc}") from None
@@ -266,6 +318,8 @@ class Database:
         self._pid.clear()
         self._states.clear()
         self._lru.clear()
+        self._populations.clear()
+        self._pop_snaps.clear()
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -393,9 +447,7 @@ class Database:
     def _state(self, conn: sqlite3.Connection, pid: int) -> PlayerState:
         state = self._states.get(pid)
         if state is None:
-            hands = conn.execute("SELECT hands FROM players WHERE id = ?", (pid,)).fetchone()[0]
-            rows = conn.execute(f"SELECT {_MODEL_COLUMNS} FROM models WHERE player = ?", (pid,))
-            state = self._states[pid] = _state_from_rows(hands, rows)
+            state = self._states[pid] = _load_state(conn, pid)
         return state
 
     def _prepare(
@@ -404,7 +456,11 @@ class Database:
         """Number the prepared hands and their players and advance the models in memory
         (inside the write transaction: a rollback drops the in-memory models with it)."""
         out = _Prepared()
-        factor = self.decay.factor
+        predictor = self.predictor
+        populations = self._populations
+        touched_fine: set[tuple[int, int]] = set()
+        touched_pop: set[int] = set()
+        touched_pop_fine: set[int] = set()
         existing = self._existing_hand_ids(conn, [h[0] for h in hands])
         touched_models: set[tuple[int, int]] = set()
         touched_players: set[int] = set()
@@ -425,9 +481,15 @@ class Database:
                     pid = self._player_id(conn, network, nick, counters, out)
                 pids.append(pid)
                 lru_pop((network, nick), None)
-            advance([self._state(conn, pid) for pid in pids], observations, factor)
-            for seat, context, _ in observations:
+            population = populations.get(network)
+            if population is None:
+                population = populations[network] = self._population(conn, network)
+            predictor.advance([self._state(conn, pid) for pid in pids], population, observations)
+            for seat, context, _, fine in observations:
                 touched_models.add((pids[seat], context))
+                touched_fine.add((pids[seat], fine))
+                touched_pop.add(context)
+                touched_pop_fine.add(fine)
             touched_players.update(pids)
             # Rows go end to end into one list per table (_insert_many).
             hand_rows.append(seq)
@@ -435,7 +497,7 @@ class Database:
             for seat, position, stack in seats:
                 seat_rows += (seq, pids[seat], position, stack)
             for a in actions:
-                action_rows += (seq, a[0], pids[a[1]], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10])
+                action_rows += (seq, a[0], pids[a[1]], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11])
             for seat, cards in shown:
                 out.shown += (seq, pids[seat], cards)
             for seat, put_in, won in results:
@@ -447,7 +509,26 @@ class Database:
             cc = states_by_pid[pid].contexts[ctx]
             out.models.append((pid, ctx, *cc.decayed, cc.ref, *cc.lifetime))  # type: ignore[union-attr]
         out.hand_counts = [(states_by_pid[pid].hands, pid) for pid in touched_players]
+        for pid, fine in touched_fine:
+            out.fine.append((pid, fine, *_count_row(states_by_pid[pid].fine[fine])))
+        for pid in touched_players:
+            st = states_by_pid[pid]
+            out.scores.append((pid, st.scores[0], st.scores[1], st.scores_ref))
+        population = self._populations.get(network)
+        if population is not None and touched_players:
+            out.populations.append((network, population.hands))
+            for ctx in touched_pop:
+                out.population_models.append((network, 0, ctx, *_count_row(population.contexts[ctx])))  # type: ignore[arg-type]
+            for fine in touched_pop_fine:
+                out.population_models.append((network, 1, fine, *_count_row(population.fine[fine])))
+        self._pop_snaps.pop(network, None)
         return out
+
+    def _population(self, conn: sqlite3.Connection, network: str) -> PlayerState:
+        pop = self._populations.get(network)
+        if pop is None:
+            pop = self._populations[network] = _load_population(conn, network)
+        return pop
 
     def _player_id(
         self, conn: sqlite3.Connection, network: str, nick: str, counters: _Counters, out: _Prepared
@@ -475,16 +556,17 @@ class Database:
         if model is not None:
             self._lru.move_to_end(key)
             return model
-        rows = self.db.conn.execute(
-            f"SELECT p.hands, {', '.join('m.' + c for c in _MODEL_FIELDS)}"
-            " FROM aliases a JOIN players p ON p.id = a.player"
-            " LEFT JOIN models m ON m.player = p.id"
-            " WHERE a.network = ? AND a.nick = ?",
-            key,
-        ).fetchall()
-        if not rows:
+        conn = self.db.conn
+        row = conn.execute("SELECT p.id FROM aliases a JOIN players p ON p.id = a.player"
+                           " WHERE a.network = ? AND a.nick = ?", key).fetchone()
+        if row is None:
             return PlayerModel.empty(nick, network, self.decay.half_life)
-        model = _state_from_rows(rows[0][0], (r[1:] for r in rows)).snapshot(nick, network, self.decay)
+        population = self._pop_snaps.get(network)
+        if population is None or conn.in_transaction:
+            population = _load_population(conn, network)
+            if not conn.in_transaction:
+                self._pop_snaps[network] = population
+        model = _load_state(conn, row[0]).snapshot(nick, network, self.decay, population, own=True)
         # Inside an open read transaction the rows may be older than the data_version
         # just seen, so only a model read on its own is cached.
         if not self.db.conn.in_transaction:
@@ -521,63 +603,122 @@ class Database:
     def recomputed_states(self, decay: Decay | None = None) -> dict[int, PlayerState]:
         """Every player's model rebuilt from the stored seats and actions alone, replaying
         the hands in the order they were stored (with this file's decay unless given)."""
-        decay = decay or self.decay
+        return self.recomputed(decay)[0]
+
+    def recomputed(self, decay: Decay | None = None) -> tuple[dict[int, PlayerState], dict[str, PlayerState]]:
+        """Every player's model and every network's population rebuilt from the stored
+        seats and actions alone, replaying the hands in the order they were stored through
+        the same Predictor.advance the writer uses (with this file's decay unless given)."""
+        predictor = Predictor(decay or self.decay, self.strengths)
         states: dict[int, PlayerState] = defaultdict(PlayerState)
+        populations: dict[str, PlayerState] = {}
         with self.snapshot() as conn:
             for (pid,) in conn.execute("SELECT id FROM players"):
                 states[pid] = PlayerState(0)
-            seats = conn.execute("SELECT hand, player FROM seats ORDER BY hand")
+            seats = conn.execute("SELECT s.hand, s.player, h.network FROM seats s JOIN hands h ON h.seq = s.hand"
+                                 " ORDER BY s.hand")
             actions = groupby(
                 conn.execute(
-                    f"SELECT hand, player, context, kind FROM actions WHERE kind IN {_DECISION_KINDS_SQL}"
+                    f"SELECT hand, player, context, kind, fine_context FROM actions WHERE kind IN {_DECISION_KINDS_SQL}"
                     " ORDER BY hand, ord"
                 ),
                 key=lambda row: row[0],
             )
             pending = next(actions, None)
             for hand, seated in groupby(seats, key=lambda row: row[0]):
-                for _, pid in seated:
-                    states[pid].hands += 1
+                seated = list(seated)
+                network = seated[0][2]
+                population = populations.get(network)
+                if population is None:
+                    population = populations[network] = PlayerState(0)
+                index = {pid: i for i, (_, pid, _) in enumerate(seated)}
+                hand_states = [states[pid] for _, pid, _ in seated]
                 while pending is not None and pending[0] < hand:
                     pending = next(actions, None)  # actions of an unseated hand: `check` reports them
+                observations = []
                 if pending is not None and pending[0] == hand:
-                    for _, pid, ctx, kind in pending[1]:
-                        states[pid].observe(ctx, ACTION_CLASS[kind], decay.factor)
+                    for _, pid, ctx, kind, fine in pending[1]:
+                        if pid in index:
+                            observations.append((index[pid], ctx, ACTION_CLASS[kind], fine))
                     pending = next(actions, None)
-        return dict(states)
+                predictor.advance(hand_states, population, observations)
+        return dict(states), populations
 
     def stored_states(self) -> dict[int, PlayerState]:
+        return self.stored()[0]
+
+    def stored(self) -> tuple[dict[int, PlayerState], dict[str, PlayerState]]:
+        """Every player's model and every network's population as the file holds them."""
         with self.snapshot() as conn:
             hands = dict(conn.execute("SELECT id, hands FROM players"))
             rows = conn.execute(f"SELECT player, {_MODEL_COLUMNS} FROM models ORDER BY player")
             by_player = {pid: list(group) for pid, group in groupby(rows, key=lambda r: r[0])}
-        return {pid: _state_from_rows(n, (r[1:] for r in by_player.get(pid, ()))) for pid, n in hands.items()}
+            rows = conn.execute(f"SELECT player, {_MODEL_COLUMNS} FROM fine_models ORDER BY player")
+            fine_by_player = {pid: list(group) for pid, group in groupby(rows, key=lambda r: r[0])}
+            scores = {r[0]: r[1:] for r in conn.execute("SELECT player, twelve, backoff, ref_hand FROM predictor_scores")}
+            networks = [r[0] for r in conn.execute(
+                "SELECT network FROM populations UNION SELECT DISTINCT network FROM hands")]
+            populations = {n: _load_population(conn, n) for n in networks}
+        states = {pid: _state_from_rows(n, (r[1:] for r in by_player.get(pid, ())),
+                                        (r[1:] for r in fine_by_player.get(pid, ())), scores.get(pid))
+                  for pid, n in hands.items()}
+        return states, populations
+
+    def network_states(self, network: str) -> tuple[dict[str, PlayerState], PlayerState]:
+        """The stored models of every nick of ``network`` and its population (what the
+        shadow scorer starts from)."""
+        states, populations = self.stored()
+        with self.snapshot() as conn:
+            nicks = conn.execute("SELECT nick, player FROM aliases WHERE network = ?", (network,)).fetchall()
+        return ({nick: states[pid] for nick, pid in nicks if pid in states},
+                populations.get(network) or PlayerState(0))
 
     def compare_models(self, tolerance: float = 1e-9) -> list[str]:
         """Differences between the stored models and a recomputation (empty if none),
         decayed counts compared as seen from each player's latest hand."""
         with self.snapshot():
-            stored = self.stored_states()
-            fresh = self.recomputed_states()
-        return _compare_states(stored, fresh, self.decay, tolerance)
+            stored, stored_pops = self.stored()
+            fresh, fresh_pops = self.recomputed()
+        problems = _compare_states(stored, fresh, self.decay, tolerance)
+        pop_decay = self.predictor.pop_decay
+        for network in sorted(set(stored_pops) | set(fresh_pops)):
+            a = {f"population {network}": stored_pops.get(network, PlayerState(0))}
+            b = {f"population {network}": fresh_pops.get(network, PlayerState(0))}
+            problems += _compare_states(a, b, pop_decay, tolerance, scores=False)  # type: ignore[arg-type]
+        return problems
 
     def recompute(self, half_life: float | None = None) -> int:
-        """Rebuild the models table (and the players' hand counters) from the stored
+        """Rebuild the models tables (and the players' hand counters) from the stored
         actions, with a new half-life if given. Returns the number of model rows."""
         decay = self.decay if half_life is None else Decay(half_life)
         with self._write() as conn:
-            states = self.recomputed_states(decay)
-            conn.execute("DELETE FROM models")
+            schema.backfill_fine_contexts(self.db)
+            states, populations = self.recomputed(decay)
+            for table in ("models", "fine_models", "predictor_scores", "populations", "population_models"):
+                conn.execute(f"DELETE FROM {table}")
             rows = [
-                (pid, ctx, *cc.decayed, cc.ref, *cc.lifetime)
+                (pid, ctx, *_count_row(cc))
                 for pid, state in states.items()
                 for ctx, cc in enumerate(state.contexts)
                 if cc is not None
             ]
+            fine = [(pid, ctx, *_count_row(cc)) for pid, state in states.items() for ctx, cc in state.fine.items()]
             conn.executemany(f"INSERT INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            conn.executemany(f"INSERT INTO fine_models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", fine)
+            conn.executemany("INSERT INTO predictor_scores (player, twelve, backoff, ref_hand) VALUES (?,?,?,?)",
+                             [(pid, st.scores[0], st.scores[1], st.scores_ref) for pid, st in states.items()
+                              if st.hands])
             conn.executemany("UPDATE players SET hands = ? WHERE id = ?", [(s.hands, p) for p, s in states.items()])
+            for network, pop in populations.items():
+                conn.execute("INSERT INTO populations (network, hands) VALUES (?, ?)", (network, pop.hands))
+                conn.executemany(
+                    f"INSERT INTO population_models (network, level, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [(network, 0, ctx, *_count_row(cc)) for ctx, cc in enumerate(pop.contexts) if cc is not None]
+                    + [(network, 1, ctx, *_count_row(cc)) for ctx, cc in pop.fine.items()])
             self._set_meta("half_life_hands", repr(decay.half_life))
+            self._set_meta("fine_models_built", "1")
         self.decay = decay
+        self.predictor = Predictor(decay, self.strengths)
         self._drop_caches()
         return len(rows)
 
@@ -693,23 +834,39 @@ class Database:
         return problems
 
 
+def _compare_counts(where: str, ca: ContextCounts | None, cb: ContextCounts | None, hands_a: int, hands_b: int,
+                    decay: Decay, tolerance: float) -> list[str]:
+    ca, cb = ca or ContextCounts(), cb or ContextCounts()
+    if ca.lifetime != cb.lifetime:
+        return [f"{where}: lifetime {ca.lifetime}, recomputed {cb.lifetime}"]
+    da = ca.decayed_at(hands_a, decay.factor)
+    db = cb.decayed_at(hands_b, decay.factor)
+    if any(not math.isclose(x, y, rel_tol=0.0, abs_tol=tolerance) for x, y in zip(da, db)):
+        return [f"{where}: decayed {da}, recomputed {db}"]
+    return []
+
+
 def _compare_states(
-    stored: dict[int, PlayerState], fresh: dict[int, PlayerState], decay: Decay, tolerance: float
+    stored: dict[int, PlayerState], fresh: dict[int, PlayerState], decay: Decay, tolerance: float,
+    scores: bool = True,
 ) -> list[str]:
     problems = []
     for pid in sorted(set(stored) | set(fresh)):
         a = stored.get(pid, PlayerState(0))
         b = fresh.get(pid, PlayerState(0))
+        who = pid if isinstance(pid, str) else f"player {pid}"
         if a.hands != b.hands:
-            problems.append(f"model of player {pid}: hand counter {a.hands}, recomputed {b.hands}")
+            problems.append(f"model of {who}: hand counter {a.hands}, recomputed {b.hands}")
         for ctx in range(N_CONTEXTS):
-            ca, cb = a.contexts[ctx] or ContextCounts(), b.contexts[ctx] or ContextCounts()
-            if ca.lifetime != cb.lifetime:
-                problems.append(f"model of player {pid} context {ctx}: lifetime {ca.lifetime}, recomputed {cb.lifetime}")
-            da = ca.decayed_at(a.hands, decay.factor)
-            db = cb.decayed_at(b.hands, decay.factor)
-            if any(not math.isclose(x, y, rel_tol=0.0, abs_tol=tolerance) for x, y in zip(da, db)):
-                problems.append(f"model of player {pid} context {ctx}: decayed {da}, recomputed {db}")
+            problems += _compare_counts(f"model of {who} context {ctx}", a.contexts[ctx], b.contexts[ctx],
+                                        a.hands, b.hands, decay, tolerance)
+        for ctx in sorted(set(a.fine) | set(b.fine)):
+            problems += _compare_counts(f"model of {who} fine context {ctx}", a.fine.get(ctx), b.fine.get(ctx),
+                                        a.hands, b.hands, decay, tolerance)
+        if scores:
+            sa, sb = a.scores_at(decay.factor), b.scores_at(decay.factor)
+            if any(not math.isclose(x, y, rel_tol=1e-9, abs_tol=tolerance) for x, y in zip(sa, sb)):
+                problems.append(f"model of {who}: predictor scores {sa}, recomputed {sb}")
     return problems
 
 

@@ -31,6 +31,7 @@ from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
+from agent.game.context import order_key
 from agent.game.rules import Action
 from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_triple
 
@@ -43,16 +44,6 @@ __all__ = ["PokiPlayer", "order_key"]
 
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 _VOLUNTARY = frozenset({"c", "b", "r"})
-
-
-def order_key(position: int, n: int, round_: int) -> int:
-    """Place in the betting order (0 acts first): after the flop from the seat after the
-    button; pre-flop from the seat after the big blind, heads-up from the button."""
-    if round_ > 0:
-        return position
-    if n == 2:
-        return (position - 2) % 2
-    return (position - 3) % n
 
 
 @dataclasses.dataclass

@@ -4,9 +4,17 @@ records, the player's re-weighting, the database's counts and the shadow scorer.
 
 An opponent-model context is round × bets to call (0, 1, 2+): twelve contexts, the
 "betting frequencies in different contexts" of seed 004 §3.
+
+A fine context refines each of the twelve with what seed 004 (§3, §4) says they miss: the
+number of active players, the relative betting position, and the texture of the board,
+plus whether the player was the aggressor of the previous round and whether it has
+already acted in this round (``fine_context``, ``ContextWalker``). The twelve contexts
+stay the coarser level of the same hierarchy: ``fine // FINE_PER_COARSE`` is the coarse
+context of a fine one.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +23,10 @@ from agent.game.rules import Action
 if TYPE_CHECKING:
     from agent.game.records import ActionRecord
 
-__all__ = ["N_CONTEXTS", "GameContext", "context_name", "decision_context"]
+__all__ = [
+    "FINE_PER_COARSE", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
+    "context_name", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
+]
 
 N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
 _ROUND_NAMES = ("preflop", "flop", "turn", "river")
@@ -31,6 +42,140 @@ def decision_context(round_: int, bets_to_call: int) -> int:
 def context_name(context: int) -> str:
     """'flop, 1 bet' for context 4."""
     return f"{_ROUND_NAMES[context // 3]}, {_BETS_NAMES[context % 3]}"
+
+
+# Fine contexts: each coarse context × active players (2, 3, 4+) × relative position
+# (first / middle / last to act among the players still in) × aggressor (pre-flop: posted
+# a blind) × acted already this round × board texture (pre-flop always 0).
+_ACTIVE_NAMES = ("2 players", "3 players", "4+ players")
+_RELPOS_NAMES = ("first", "middle", "last")
+_TEXTURE_NAMES = ("dry", "paired", "suited/connected")
+FINE_PER_COARSE = 3 * 3 * 2 * 2 * 3
+N_FINE_CONTEXTS = N_CONTEXTS * FINE_PER_COARSE
+_BOARD_AT_ROUND = (0, 3, 4, 5)
+
+
+def order_key(position: int, n: int, round_: int) -> int:
+    """Place in the betting order (0 acts first): after the flop from the seat after the
+    button; pre-flop from the seat after the big blind, heads-up from the button."""
+    if round_ > 0:
+        return position
+    if n == 2:
+        return (position - 2) % 2
+    return (position - 3) % n
+
+
+def board_texture(board: Sequence[int]) -> int:
+    """Coarse texture of a flop, turn or river board (cards as ints, rank = card >> 2,
+    suit = card & 3): 1 paired; else 2 when three cards share a suit or three ranks fall
+    within five (a flush or a straight is possible); else 0 (dry)."""
+    ranks = [c >> 2 for c in board]
+    if len(set(ranks)) < len(ranks):
+        return 1
+    suits = [0, 0, 0, 0]
+    for c in board:
+        suits[c & 3] += 1
+    if max(suits) >= 3:
+        return 2
+    # The ace also plays low: A-2-3 is connected.
+    distinct = sorted(set(ranks) | ({-1} if 12 in ranks else set()))
+    for i in range(len(distinct) - 2):
+        if distinct[i + 2] - distinct[i] <= 4:
+            return 2
+    return 0
+
+
+def fine_context(round_: int, bets_to_call: int, players_active: int, relative_position: int,
+                 aggressor: bool, acted: bool, texture: int) -> int:
+    """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the module docstring);
+    ``relative_position`` 0 first, 1 middle, 2 last; ``texture`` as board_texture (0
+    pre-flop)."""
+    active = 0 if players_active <= 2 else (1 if players_active == 3 else 2)
+    return (decision_context(round_, bets_to_call) * FINE_PER_COARSE
+            + (((active * 3 + relative_position) * 2 + aggressor) * 2 + acted) * 3 + texture)
+
+
+def fine_context_name(fine: int) -> str:
+    """'flop, 1 bet / 3 players, last, aggressor, acted, paired'."""
+    rest = fine % FINE_PER_COARSE
+    texture, rest = rest % 3, rest // 3
+    acted, rest = rest % 2, rest // 2
+    aggressor, rest = rest % 2, rest // 2
+    relpos, active = rest % 3, rest // 3
+    coarse = fine // FINE_PER_COARSE
+    aggr = ("blind" if coarse < 3 else "aggressor") if aggressor else ("no blind" if coarse < 3 else "not aggressor")
+    parts = [_ACTIVE_NAMES[active], _RELPOS_NAMES[relpos], aggr, "acted" if acted else "first action"]
+    if coarse >= 3:
+        parts.append(_TEXTURE_NAMES[texture])
+    return f"{context_name(coarse)} / {', '.join(parts)}"
+
+
+class ContextWalker:
+    """Follows one hand's actions and gives the fine context of each decision: feed it
+    every action in order (``context`` before ``record``). ``positions`` maps each seated
+    player to its position (1 = first after the button, n = the button)."""
+
+    __slots__ = ("positions", "n", "board", "round", "folded", "acted", "last_raiser", "aggressor", "blinds",
+                 "texture")
+
+    def __init__(self, positions: dict[str, int], board: Sequence[int]) -> None:
+        self.positions = positions
+        self.n = len(positions)
+        self.board = board
+        self.round = 0
+        self.folded: set[str] = set()
+        self.acted: set[str] = set()
+        self.last_raiser: str | None = None  # of the round being played
+        self.aggressor: str | None = None  # last bettor or raiser of the previous round
+        self.blinds: set[str] = set()
+        self.texture = 0
+
+    def _enter(self, round_: int) -> None:
+        if round_ != self.round:
+            self.aggressor = self.last_raiser if self.last_raiser is not None else None
+            self.last_raiser = None
+            self.acted = set()
+            self.round = round_
+            self.texture = board_texture(self.board[:_BOARD_AT_ROUND[round_]]) if round_ else 0
+
+    def context(self, round_: int, player: str, bets_to_call: int, players_active: int) -> int:
+        """The fine context of ``player``'s decision now."""
+        self._enter(round_)
+        positions, n = self.positions, self.n
+        mine = order_key(positions[player], n, round_)
+        before = after = 0
+        for other, pos in positions.items():
+            if other != player and other not in self.folded:
+                if order_key(pos, n, round_) < mine:
+                    before += 1
+                else:
+                    after += 1
+        relpos = 0 if not before else (2 if not after else 1)
+        aggressor = (player in self.blinds) if round_ == 0 else (player == self.aggressor)
+        return fine_context(round_, bets_to_call, players_active, relpos, aggressor, player in self.acted,
+                            self.texture)
+
+    def record(self, round_: int, player: str, kind: str) -> None:
+        """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
+        self._enter(round_)
+        if kind == "sb" or kind == "bb":
+            self.blinds.add(player)
+            return
+        self.acted.add(player)
+        if kind == "f":
+            self.folded.add(player)
+        elif kind == "b" or kind == "r":
+            self.last_raiser = player
+
+
+def fine_contexts(actions: Sequence[ActionRecord], positions: dict[str, int], board: Sequence[int]) -> list[int]:
+    """The fine context of every action of a hand (blinds included, for alignment)."""
+    walker = ContextWalker(positions, board)
+    out = []
+    for a in actions:
+        out.append(walker.context(a.round, a.player, a.bets_to_call, a.players_active))
+        walker.record(a.round, a.player, a.kind)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

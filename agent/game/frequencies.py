@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent.game.context import N_CONTEXTS
 
@@ -77,23 +77,64 @@ class ContextCounts:
 
 
 class PlayerState:
-    """Everything the model of one player needs: the player's hand counter and the 12
-    contexts (None where nothing was ever observed)."""
+    """Everything the model of one player needs: the player's hand counter, the 12
+    contexts (None where nothing was ever observed), the fine contexts observed
+    (agent.game.context.fine_context), and the decayed running log-likelihood of each
+    predictor of agent.game.prediction on this player's decisions (``scores``, as of the
+    player's hand ``scores_ref``). The whole population of a network is kept as one more
+    PlayerState, dealt into every hand."""
 
-    __slots__ = ("hands", "contexts")
+    __slots__ = ("hands", "contexts", "fine", "scores", "scores_ref")
 
     def __init__(self, hands: int = 0) -> None:
         self.hands = hands
         self.contexts: list[ContextCounts | None] = [None] * N_CONTEXTS
+        self.fine: dict[int, ContextCounts] = {}
+        self.scores: list[float] = [0.0, 0.0]
+        self.scores_ref = 0
 
-    def observe(self, context: int, action_class: int, factor: float) -> ContextCounts:
+    def observe(self, context: int, action_class: int, factor: float, fine: int | None = None) -> ContextCounts:
         cc = self.contexts[context]
         if cc is None:
             cc = self.contexts[context] = ContextCounts()
         cc.observe(action_class, self.hands, factor)
+        if fine is not None:
+            fc = self.fine.get(fine)
+            if fc is None:
+                fc = self.fine[fine] = ContextCounts()
+            fc.observe(action_class, self.hands, factor)
         return cc
 
-    def snapshot(self, nick: str, network: str, decay: Decay) -> PlayerModel:
+    def add_scores(self, logliks: Sequence[float], factor: float) -> None:
+        """Add one decision's log-likelihood under each predictor, decayed as the counts."""
+        s = self.scores
+        if self.hands != self.scores_ref:
+            k = factor ** (self.hands - self.scores_ref)
+            for i in range(len(s)):
+                s[i] *= k
+            self.scores_ref = self.hands
+        for i, ll in enumerate(logliks):
+            s[i] += ll
+
+    def scores_at(self, factor: float) -> list[float]:
+        k = factor ** (self.hands - self.scores_ref)
+        return [x * k for x in self.scores]
+
+    def copy(self) -> PlayerState:
+        """An independent copy (a snapshot that later observations do not change)."""
+        out = PlayerState(self.hands)
+        out.contexts = [None if cc is None else ContextCounts(list(cc.decayed), cc.ref, list(cc.lifetime))
+                        for cc in self.contexts]
+        out.fine = {k: ContextCounts(list(cc.decayed), cc.ref, list(cc.lifetime)) for k, cc in self.fine.items()}
+        out.scores = list(self.scores)
+        out.scores_ref = self.scores_ref
+        return out
+
+    def snapshot(self, nick: str, network: str, decay: Decay, population: PlayerState | None = None,
+                 own: bool = False) -> PlayerModel:
+        """The PlayerModel of this state; it keeps a copy of the state (the state itself
+        with ``own``, for a state nobody changes afterwards) and ``population``, which the
+        richer predictors of agent.game.prediction read."""
         decayed = []
         lifetime = []
         for cc in self.contexts:
@@ -103,7 +144,8 @@ class PlayerState:
             else:
                 decayed.append(cc.decayed_at(self.hands, decay.factor))
                 lifetime.append(tuple(cc.lifetime))
-        return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime))
+        return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime),
+                           self if own else self.copy(), population)
 
 
 def advance(states: Sequence[PlayerState], observations: Iterable[tuple[int, int, int]], factor: float) -> None:
@@ -112,8 +154,8 @@ def advance(states: Sequence[PlayerState], observations: Iterable[tuple[int, int
     observed. Blinds are forced, so they are not observations (agent.game.prepared)."""
     for state in states:
         state.hands += 1
-    for seat, context, action_class in observations:
-        states[seat].observe(context, action_class, factor)
+    for obs in observations:
+        states[obs[0]].observe(obs[1], obs[2], factor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +169,11 @@ class PlayerModel:
     half_life: float
     decayed: tuple[Triple, ...]  # 12 contexts, weighted as of the player's latest hand
     lifetime: tuple[tuple[int, int, int], ...]  # 12 contexts, plain counts
+    # The full state (fine contexts, predictor scores) and the population of the player's
+    # network, for the back-off and meta predictors; None for a model built by hand.
+    # (Not compared: two models are equal when their twelve contexts are.)
+    state: PlayerState | None = field(default=None, compare=False, repr=False)
+    population: PlayerState | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def empty(cls, nick: str, network: str, half_life: float) -> PlayerModel:

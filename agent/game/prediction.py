@@ -1,0 +1,206 @@
+"""Next-action predictions from decayed counts, defined once for every part that needs
+them: the engine's modeler, the database (which keeps each player's running score of
+every predictor), the in-memory store and the shadow scorer.
+
+Three predictors give a (fold, call, raise) triple:
+
+* **twelve** — the specific model of seed 002/004: the player's decayed frequencies in
+  one of the twelve coarse contexts, blended with the context's default triple until
+  the context holds ``blend`` observations (DESIGN.md's defaults).
+* **backoff** — hierarchical smoothing over the fine contexts of agent.game.context
+  (seed 004: twelve contexts miss the number of opponents, position and the board; a
+  context defined too narrowly takes too long to learn). Each level is a Dirichlet
+  posterior whose prior is the level above, so each source counts by how much it has
+  seen: the population's fine counts shrink to the population's coarse frequencies
+  (strength ``population``); the player's coarse counts shrink to the population's
+  coarse frequencies (``coarse``); the prior of the player's fine context is the
+  population's fine frequencies tilted by how the player departs from the population in
+  the coarse context; the player's fine counts shrink to that prior (``fine``). The
+  strengths are pseudo-counts learned from the data (``poki predict-tune`` fits them by
+  log-likelihood on a slice of hands scored before they are learned), not set by hand.
+* **meta** — seed 004's meta-predictor, which "uses whichever [method] is most
+  successful for each opponent": the twelve-context and back-off predictions mixed with
+  weights proportional to exp(running log-likelihood) of each on this player's own
+  earlier decisions (Bayesian model averaging; the running sums decay with the player's
+  hands like the counts, so a player who changes style moves the mix).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from agent.game.context import FINE_PER_COARSE
+from agent.game.frequencies import ContextCounts, Decay, PlayerState
+
+__all__ = [
+    "DEFAULT_BLEND_OBSERVATIONS", "DEFAULT_STRENGTHS", "DEFAULT_TRIPLES", "EPSILON", "META_PREDICTORS",
+    "Predictor", "Strengths", "backoff_triple", "blend_triple", "floored_loglik",
+]
+
+Triple = tuple[float, float, float]
+
+# Triples a context starts from before the player has shown anything (DESIGN.md):
+# facing no bet folding is pointless; facing bets a player folds more the more they face.
+DEFAULT_TRIPLES: tuple[Triple, ...] = (
+    (0.0, 0.5, 0.5),
+    (0.5, 0.3, 0.2),
+    (0.7, 0.2, 0.1),
+) * 4
+DEFAULT_BLEND_OBSERVATIONS = 20.0
+EPSILON = 1e-3  # every probability is floored here before a log is taken
+META_PREDICTORS = ("twelve", "backoff")  # the order of PlayerState.scores
+
+
+@dataclass(frozen=True, slots=True)
+class Strengths:
+    """Pseudo-counts of the back-off hierarchy and the population's half-life (hands of
+    the whole network). Defaults: fitted by ``poki predict-tune`` on the April 1995 IRC
+    hands before 1995-04-19 (docs/prediction.md)."""
+
+    population: float = 4.0
+    coarse: float = 8.0
+    fine: float = 4.0
+    population_half_life: float = 20000.0
+
+    def __post_init__(self) -> None:
+        for name in ("population", "coarse", "fine", "population_half_life"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (math.isfinite(v) and v > 0):
+                raise ValueError(f"back-off {name} must be a positive number, got {v!r}")
+
+
+DEFAULT_STRENGTHS = Strengths()
+
+
+def blend_triple(counts: Sequence[float], context: int, blend: float = DEFAULT_BLEND_OBSERVATIONS) -> Triple:
+    """Decayed (fold, call, raise) counts of a coarse context blended with the context's
+    default triple, the data's share growing linearly up to ``blend`` observations."""
+    default = DEFAULT_TRIPLES[context]
+    total = counts[0] + counts[1] + counts[2]
+    if total <= 0:
+        return default
+    w = min(1.0, total / blend) if blend > 0 else 1.0
+    return ((1.0 - w) * default[0] + w * counts[0] / total,
+            (1.0 - w) * default[1] + w * counts[1] / total,
+            (1.0 - w) * default[2] + w * counts[2] / total)
+
+
+def backoff_triple(player_fine: Sequence[float], player_coarse: Sequence[float], pop_fine: Sequence[float],
+                   pop_coarse: Sequence[float], context: int, s: Strengths = DEFAULT_STRENGTHS) -> Triple:
+    """The back-off prediction from four decayed count triples (module docstring)."""
+    # The population's coarse frequencies, with the default triple as one pseudo-count
+    # so an empty population still predicts; floored so the tilt below never divides by 0.
+    d = DEFAULT_TRIPLES[context]
+    n = pop_coarse[0] + pop_coarse[1] + pop_coarse[2] + 1.0
+    pc0 = (pop_coarse[0] + d[0]) / n + 1e-4
+    pc1 = (pop_coarse[1] + d[1]) / n + 1e-4
+    pc2 = (pop_coarse[2] + d[2]) / n + 1e-4
+    a = s.population
+    n = pop_fine[0] + pop_fine[1] + pop_fine[2] + a
+    pf0 = (pop_fine[0] + a * pc0) / n
+    pf1 = (pop_fine[1] + a * pc1) / n
+    pf2 = (pop_fine[2] + a * pc2) / n
+    b = s.coarse
+    n = player_coarse[0] + player_coarse[1] + player_coarse[2] + b
+    # The player's departure from the population in the coarse context, per action.
+    t0 = (player_coarse[0] + b * pc0) / n / pc0
+    t1 = (player_coarse[1] + b * pc1) / n / pc1
+    t2 = (player_coarse[2] + b * pc2) / n / pc2
+    q0, q1, q2 = pf0 * t0, pf1 * t1, pf2 * t2
+    z = q0 + q1 + q2
+    g = s.fine
+    n = player_fine[0] + player_fine[1] + player_fine[2] + g
+    g /= z
+    return ((player_fine[0] + g * q0) / n, (player_fine[1] + g * q1) / n, (player_fine[2] + g * q2) / n)
+
+
+def floored_loglik(triple: Sequence[float], actual: int, epsilon: float = EPSILON) -> float:
+    """log of the probability given to ``actual`` after flooring every entry at
+    ``epsilon`` and renormalising (one impossible-looking action costs ln(epsilon))."""
+    p0 = triple[0] if triple[0] > epsilon else epsilon
+    p1 = triple[1] if triple[1] > epsilon else epsilon
+    p2 = triple[2] if triple[2] > epsilon else epsilon
+    return math.log((p0, p1, p2)[actual] / (p0 + p1 + p2))
+
+
+_ZERO = (0.0, 0.0, 0.0)
+
+
+def _read(cc: ContextCounts | None, now: int, factor: float) -> Sequence[float]:
+    if cc is None:
+        return _ZERO
+    if cc.ref == now:
+        return cc.decayed
+    return cc.decayed_at(now, factor)
+
+
+class Predictor:
+    """The three predictors for one decay and one set of strengths, and the one way a
+    hand's decisions are scored and learned (``advance``), shared by the database and the
+    in-memory store so incremental updates and a recomputation agree."""
+
+    __slots__ = ("decay", "factor", "pop_decay", "pop_factor", "strengths", "blend", "epsilon")
+
+    def __init__(self, decay: Decay, strengths: Strengths = DEFAULT_STRENGTHS,
+                 blend: float = DEFAULT_BLEND_OBSERVATIONS, epsilon: float = EPSILON) -> None:
+        self.decay = decay
+        self.factor = decay.factor
+        self.strengths = strengths
+        self.pop_decay = Decay(strengths.population_half_life)
+        self.pop_factor = self.pop_decay.factor
+        self.blend = float(blend)
+        self.epsilon = float(epsilon)
+
+    def twelve(self, state: PlayerState, context: int) -> Triple:
+        return blend_triple(_read(state.contexts[context], state.hands, self.factor), context, self.blend)
+
+    def backoff(self, state: PlayerState, population: PlayerState, context: int, fine: int) -> Triple:
+        f, pf = self.factor, self.pop_factor
+        return backoff_triple(
+            _read(state.fine.get(fine), state.hands, f), _read(state.contexts[context], state.hands, f),
+            _read(population.fine.get(fine), population.hands, pf),
+            _read(population.contexts[context], population.hands, pf), context, self.strengths)
+
+    def weights(self, state: PlayerState) -> tuple[float, float]:
+        """The meta-predictor's weights of (twelve, backoff) for this player."""
+        s0, s1 = state.scores_at(self.factor)
+        if s0 >= s1:
+            e = math.exp(s1 - s0)
+            return 1.0 / (1.0 + e), e / (1.0 + e)
+        e = math.exp(s0 - s1)
+        return e / (1.0 + e), 1.0 / (1.0 + e)
+
+    def all(self, state: PlayerState, population: PlayerState, context: int, fine: int
+            ) -> tuple[Triple, Triple, Triple]:
+        """(twelve, backoff, meta) for one decision."""
+        a = self.twelve(state, context)
+        b = self.backoff(state, population, context, fine)
+        w0, w1 = self.weights(state)
+        return a, b, (w0 * a[0] + w1 * b[0], w0 * a[1] + w1 * b[1], w0 * a[2] + w1 * b[2])
+
+    def meta(self, state: PlayerState, population: PlayerState, context: int, fine: int) -> Triple:
+        return self.all(state, population, context, fine)[2]
+
+    def advance(self, states: Sequence[PlayerState], population: PlayerState,
+                observations: Iterable[tuple[int, int, int, int]]) -> None:
+        """One hand's effect: every seated player's hand counter and the population's move
+        on; then, decision by decision in order, each predictor's log-likelihood of the
+        action is added to the player's running scores (as the predictors stood before
+        it) and the action is counted in the player's and the population's contexts.
+        Blinds are forced, so they are not observations (agent.game.prepared)."""
+        for state in states:
+            state.hands += 1
+        population.hands += 1
+        f, pf, eps = self.factor, self.pop_factor, self.epsilon
+        for seat, context, action_class, fine in observations:
+            state = states[seat]
+            a = self.twelve(state, context)
+            b = self.backoff(state, population, context, fine)
+            state.add_scores((floored_loglik(a, action_class, eps), floored_loglik(b, action_class, eps)), f)
+            state.observe(context, action_class, f, fine)
+            population.observe(context, action_class, pf, fine)
+
+
+def coarse_of(fine: int) -> int:
+    return fine // FINE_PER_COARSE
