@@ -179,10 +179,10 @@ def backfill_fine_contexts(db: _SUDatabase) -> int:
         board = parse_cards(board_text) if board_text else []
         positions = dict(conn.execute("SELECT player, position FROM seats WHERE hand = ?", (hand,)).fetchall())
         walker = ContextWalker(positions, board)
-        for ord_, player, rnd, kind, btc, active in conn.execute(
-                "SELECT ord, player, round, kind, bets_to_call, players_active FROM actions WHERE hand = ?"
+        for ord_, player, rnd, kind, btc, active, raises in conn.execute(
+                "SELECT ord, player, round, kind, bets_to_call, players_active, raises FROM actions WHERE hand = ?"
                 " ORDER BY ord", (hand,)).fetchall():
-            updates.append((walker.context(rnd, player, btc, active), hand, ord_))
+            updates.append((walker.context(rnd, player, btc, active, raises), hand, ord_))
             walker.record(rnd, player, kind)
     conn.executemany("UPDATE actions SET fine_context = ? WHERE hand = ? AND ord = ?", updates)
     return len(updates)

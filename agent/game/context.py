@@ -14,6 +14,7 @@ context of a fine one.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -44,13 +45,19 @@ def context_name(context: int) -> str:
     return f"{_ROUND_NAMES[context // 3]}, {_BETS_NAMES[context % 3]}"
 
 
-# Fine contexts: each coarse context × active players (2, 3, 4+) × relative position
-# (first / middle / last to act among the players still in) × aggressor (pre-flop: posted
-# a blind) × acted already this round × board texture (pre-flop always 0).
-_ACTIVE_NAMES = ("2 players", "3 players", "4+ players")
+# Fine contexts: each coarse context × active players (2, 3, 4, 5, 6+) × relative position
+# (first / middle / last to act among the players still in) × aggressor (made the last bet
+# or raise of the previous round; pre-flop: posted a blind) × the player's last action in
+# this hand (none / check-call / bet-raise) × acted already this round × bets made this
+# round before the decision (0, 1, 2+; pre-flop the big blind is one) × put chips in
+# voluntarily this hand × board texture (pre-flop always 0). Which features earn their
+# place was decided on hands before 1995-04-20 only (docs/prediction.md).
+_ACTIVE_NAMES = ("2 players", "3 players", "4 players", "5 players", "6+ players")
 _RELPOS_NAMES = ("first", "middle", "last")
+_LAST_NAMES = ("no action yet", "last checked/called", "last bet/raised")
 _TEXTURE_NAMES = ("dry", "paired", "suited/connected")
-FINE_PER_COARSE = 3 * 3 * 2 * 2 * 3
+_RADIX = (5, 3, 2, 3, 2, 3, 2, 3)  # active, relpos, aggressor, last, acted, raises, voluntary, texture
+FINE_PER_COARSE = math.prod(_RADIX)
 N_FINE_CONTEXTS = N_CONTEXTS * FINE_PER_COARSE
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 
@@ -86,25 +93,36 @@ def board_texture(board: Sequence[int]) -> int:
 
 
 def fine_context(round_: int, bets_to_call: int, players_active: int, relative_position: int,
-                 aggressor: bool, acted: bool, texture: int) -> int:
-    """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the module docstring);
-    ``relative_position`` 0 first, 1 middle, 2 last; ``texture`` as board_texture (0
-    pre-flop)."""
-    active = 0 if players_active <= 2 else (1 if players_active == 3 else 2)
-    return (decision_context(round_, bets_to_call) * FINE_PER_COARSE
-            + (((active * 3 + relative_position) * 2 + aggressor) * 2 + acted) * 3 + texture)
+                 aggressor: bool, last_action: int, acted: bool, raises: int, voluntary: bool, texture: int) -> int:
+    """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the comment above
+    _RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
+    1 check or call, 2 bet or raise; ``raises`` bets made this round before the decision;
+    ``texture`` as board_texture (0 pre-flop)."""
+    active = min(max(players_active, 2), 6) - 2
+    digits = (active, relative_position, 1 if aggressor else 0, last_action, 1 if acted else 0,
+              raises if raises < 2 else 2, 1 if voluntary else 0, texture)
+    index = 0
+    for digit, radix in zip(digits, _RADIX):
+        index = index * radix + digit
+    return decision_context(round_, bets_to_call) * FINE_PER_COARSE + index
 
 
 def fine_context_name(fine: int) -> str:
-    """'flop, 1 bet / 3 players, last, aggressor, acted, paired'."""
-    rest = fine % FINE_PER_COARSE
-    texture, rest = rest % 3, rest // 3
-    acted, rest = rest % 2, rest // 2
-    aggressor, rest = rest % 2, rest // 2
-    relpos, active = rest % 3, rest // 3
-    coarse = fine // FINE_PER_COARSE
-    aggr = ("blind" if coarse < 3 else "aggressor") if aggressor else ("no blind" if coarse < 3 else "not aggressor")
-    parts = [_ACTIVE_NAMES[active], _RELPOS_NAMES[relpos], aggr, "acted" if acted else "first action"]
+    """'flop, 1 bet / 3 players, last, aggressor, last checked/called, acted, 1 bet made,
+    voluntary, paired'."""
+    coarse, rest = divmod(fine, FINE_PER_COARSE)
+    digits = []
+    for radix in reversed(_RADIX):
+        rest, d = divmod(rest, radix)
+        digits.append(d)
+    active, relpos, aggressor, last, acted, raises, voluntary, texture = reversed(digits)
+    if coarse < 3:
+        aggr = "blind" if aggressor else "no blind"
+    else:
+        aggr = "aggressor" if aggressor else "not aggressor"
+    parts = [_ACTIVE_NAMES[active], _RELPOS_NAMES[relpos], aggr, _LAST_NAMES[last],
+             "acted this round" if acted else "first action this round",
+             ("no bet", "1 bet", "2+ bets")[raises] + " made", "voluntary" if voluntary else "not voluntary"]
     if coarse >= 3:
         parts.append(_TEXTURE_NAMES[texture])
     return f"{context_name(coarse)} / {', '.join(parts)}"
@@ -116,7 +134,7 @@ class ContextWalker:
     player to its position (1 = first after the button, n = the button)."""
 
     __slots__ = ("positions", "n", "board", "round", "folded", "acted", "last_raiser", "aggressor", "blinds",
-                 "texture")
+                 "texture", "last", "voluntary")
 
     def __init__(self, positions: dict[str, int], board: Sequence[int]) -> None:
         self.positions = positions
@@ -129,31 +147,33 @@ class ContextWalker:
         self.aggressor: str | None = None  # last bettor or raiser of the previous round
         self.blinds: set[str] = set()
         self.texture = 0
+        self.last: dict[str, int] = {}  # each player's last decision: 1 check/call, 2 bet/raise
+        self.voluntary: set[str] = set()
 
     def _enter(self, round_: int) -> None:
         if round_ != self.round:
-            self.aggressor = self.last_raiser if self.last_raiser is not None else None
+            self.aggressor = self.last_raiser
             self.last_raiser = None
             self.acted = set()
             self.round = round_
             self.texture = board_texture(self.board[:_BOARD_AT_ROUND[round_]]) if round_ else 0
 
-    def context(self, round_: int, player: str, bets_to_call: int, players_active: int) -> int:
-        """The fine context of ``player``'s decision now."""
+    def context(self, round_: int, player: str, bets_to_call: int, players_active: int, raises: int) -> int:
+        """The fine context of ``player``'s decision now; ``raises`` as ActionRecord.raises."""
         self._enter(round_)
-        positions, n = self.positions, self.n
+        positions, n, folded = self.positions, self.n, self.folded
         mine = order_key(positions[player], n, round_)
         before = after = 0
         for other, pos in positions.items():
-            if other != player and other not in self.folded:
+            if other != player and other not in folded:
                 if order_key(pos, n, round_) < mine:
                     before += 1
                 else:
                     after += 1
         relpos = 0 if not before else (2 if not after else 1)
         aggressor = (player in self.blinds) if round_ == 0 else (player == self.aggressor)
-        return fine_context(round_, bets_to_call, players_active, relpos, aggressor, player in self.acted,
-                            self.texture)
+        return fine_context(round_, bets_to_call, players_active, relpos, aggressor, self.last.get(player, 0),
+                            player in self.acted, raises, player in self.voluntary, self.texture)
 
     def record(self, round_: int, player: str, kind: str) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
@@ -166,6 +186,12 @@ class ContextWalker:
             self.folded.add(player)
         elif kind == "b" or kind == "r":
             self.last_raiser = player
+            self.last[player] = 2
+            self.voluntary.add(player)
+        else:
+            self.last[player] = 1
+            if kind == "c":
+                self.voluntary.add(player)
 
 
 def fine_contexts(actions: Sequence[ActionRecord], positions: dict[str, int], board: Sequence[int]) -> list[int]:
@@ -173,7 +199,7 @@ def fine_contexts(actions: Sequence[ActionRecord], positions: dict[str, int], bo
     walker = ContextWalker(positions, board)
     out = []
     for a in actions:
-        out.append(walker.context(a.round, a.player, a.bets_to_call, a.players_active))
+        out.append(walker.context(a.round, a.player, a.bets_to_call, a.players_active, a.raises))
         walker.record(a.round, a.player, a.kind)
     return out
 

@@ -157,7 +157,7 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
         last_round = rnd
         put_in[seat] += amount
         context = decision_context(rnd, btc)
-        fine = walker.context(rnd, player, btc, active)
+        fine = walker.context(rnd, player, btc, active, raises)
         walker.record(rnd, player, kind)
         action_rows.append((i, seat, rnd, kind, amount, btc, raises, position, active, all_in, context, fine))
         if not blind:

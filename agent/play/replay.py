@@ -462,12 +462,13 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
                 break
         summary.read += summary.known
         summary.hands += summary.known
-    summary.players = len(players)
-    if scorer is not None and options.tune:
-        from agent.play.shadow import tune_strengths
+        if scorer is not None and options.tune:
+            from agent.play.shadow import tune_strengths
 
-        summary.prediction = tune_strengths(scorer.kept, options, scorer.seeder)
-    elif scorer is not None:
+            # Inside: every candidate starts from the models stored in the open file.
+            summary.prediction = tune_strengths(scorer.kept, options, scorer.seeder)
+    summary.players = len(players)
+    if scorer is not None and not options.tune:
         summary.prediction = scorer.report()
     summary.seconds = time.perf_counter() - start
     return summary
