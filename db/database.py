@@ -26,7 +26,7 @@ from typing import Any
 
 import sqlite_utils
 
-from agent.game.context import N_CONTEXTS
+from agent.game.context import FINE_SCHEME, N_CONTEXTS
 from agent.game.frequencies import DEFAULT_HALF_LIFE, ContextCounts, Decay, PlayerModel, PlayerState
 from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.game.prepared import PreparedHand, prepare_hand
@@ -234,9 +234,10 @@ class Database:
             self._migrate(create)
             self.decay = self._settle_half_life(half_life)
             self.predictor = Predictor(self.decay, strengths)
-            if self._meta("fine_models_built") is None:
-                # Files from before the fine contexts: build the richer models once.
-                self.recompute()
+            if self._meta("fine_models_built") != FINE_SCHEME:
+                # Files from before the fine contexts, or numbered another way: work the
+                # fine contexts out again and rebuild the richer models, once.
+                self.recompute(refine=True)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise DatabaseError(f"{self.path}: not a usable SQLite database: {exc}") from None
@@ -687,11 +688,13 @@ class Database:
             problems += _compare_states(a, b, pop_decay, tolerance, scores=False)  # type: ignore[arg-type]
         return problems
 
-    def recompute(self, half_life: float | None = None) -> int:
+    def recompute(self, half_life: float | None = None, refine: bool = False) -> int:
         """Rebuild the models tables (and the players' hand counters) from the stored
         actions, with a new half-life if given. Returns the number of model rows."""
         decay = self.decay if half_life is None else Decay(half_life)
         with self._write() as conn:
+            if refine:
+                conn.execute("UPDATE actions SET fine_context = -1")
             schema.backfill_fine_contexts(self.db)
             states, populations = self.recomputed(decay)
             for table in ("models", "fine_models", "predictor_scores", "populations", "population_models"):
@@ -716,7 +719,7 @@ class Database:
                     [(network, 0, ctx, *_count_row(cc)) for ctx, cc in enumerate(pop.contexts) if cc is not None]
                     + [(network, 1, ctx, *_count_row(cc)) for ctx, cc in pop.fine.items()])
             self._set_meta("half_life_hands", repr(decay.half_life))
-            self._set_meta("fine_models_built", "1")
+            self._set_meta("fine_models_built", FINE_SCHEME)
         self.decay = decay
         self.predictor = Predictor(decay, self.strengths)
         self._drop_caches()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agent.game.records import ActionRecord
 
 __all__ = [
-    "FINE_PER_COARSE", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
+    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
     "context_name", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
 
@@ -58,6 +58,8 @@ _LAST_NAMES = ("no action yet", "last checked/called", "last bet/raised")
 _TEXTURE_NAMES = ("dry", "paired", "suited/connected")
 _RADIX = (5, 3, 2, 3, 2, 3, 2, 3)  # active, relpos, aggressor, last, acted, raises, voluntary, texture
 FINE_PER_COARSE = math.prod(_RADIX)
+# Names this numbering of fine contexts: a database built with another one rebuilds them.
+FINE_SCHEME = "fine-1:" + "x".join(map(str, _RADIX))
 N_FINE_CONTEXTS = N_CONTEXTS * FINE_PER_COARSE
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 
