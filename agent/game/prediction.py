@@ -56,11 +56,11 @@ META_PREDICTORS = ("twelve", "backoff")  # the order of PlayerState.scores
 class Strengths:
     """Pseudo-counts of the back-off hierarchy and the population's half-life (hands of
     the whole network). Defaults: fitted by ``poki predict-tune`` on the April 1995 IRC
-    hands before 1995-04-19 (docs/prediction.md)."""
+    hands of 1995-04-15 to 04-19, scored from models learned before 04-15 (docs/prediction.md)."""
 
     population: float = 4.0
-    coarse: float = 8.0
-    fine: float = 4.0
+    coarse: float = 16.0
+    fine: float = 32.0
     population_half_life: float = 20000.0
 
     def __post_init__(self) -> None:
