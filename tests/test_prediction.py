@@ -248,3 +248,18 @@ def test_walker_rejects_nothing_of_an_unusual_hand() -> None:
     walker.record(0, "bb", "bb")
     assert walker.context(0, "btn", 1, 2, 1) == fines[2]
     assert ContextWalker(pos, ()).context(0, "btn", 1, 2, 1) != fines[2]  # the blind matters
+
+
+def test_the_engine_is_told_which_predictor_to_read() -> None:
+    import numpy as np
+
+    from agent.config import ConfigError, ModelConfig
+    from agent.players import SpecError, create_player
+
+    assert create_player("poki", np.random.default_rng(0)).model_settings.predictor == "meta"
+    twelve = create_player("poki(predictor=twelve)", np.random.default_rng(0))
+    assert twelve.model_settings.predictor == "twelve"
+    with pytest.raises(SpecError):
+        create_player("poki(predictor=neural)", np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="predictor"):
+        ModelConfig(predictor="neural")

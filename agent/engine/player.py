@@ -278,9 +278,13 @@ def _kind() -> PlayerKind:
             params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),
                                    low=0.0, high=1.0)
     model = config.model
+    params["predictor"] = Param(str, model.predictor, "opponent prediction read: twelve, backoff or meta",
+                                choices=("twelve", "backoff", "meta"))
 
     def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:
-        return PokiPlayer(name, rng, dataclasses.replace(eng, **settings), model=model)
+        predictor = settings.pop("predictor", model.predictor)
+        return PokiPlayer(name, rng, dataclasses.replace(eng, **settings),
+                          model=dataclasses.replace(model, predictor=predictor))
 
     return PlayerKind("poki", factory, params,
                       "the Poki engine: income-rate pre-flop, EHS triples, weight tables (seeds 002-004)")

@@ -136,7 +136,7 @@ class ContextWalker:
     player to its position (1 = first after the button, n = the button)."""
 
     __slots__ = ("positions", "n", "board", "round", "folded", "acted", "last_raiser", "aggressor", "blinds",
-                 "texture", "last", "voluntary")
+                 "texture", "last", "voluntary", "_keys")
 
     def __init__(self, positions: dict[str, int], board: Sequence[int]) -> None:
         self.positions = positions
@@ -151,6 +151,10 @@ class ContextWalker:
         self.texture = 0
         self.last: dict[str, int] = {}  # each player's last decision: 1 check/call, 2 bet/raise
         self.voluntary: set[str] = set()
+        n = self.n
+        # Each player's place in the betting order: pre-flop, and after the flop.
+        self._keys = ({p: order_key(pos, n, 0) for p, pos in positions.items()},
+                      {p: order_key(pos, n, 1) for p, pos in positions.items()})
 
     def _enter(self, round_: int) -> None:
         if round_ != self.round:
@@ -162,20 +166,27 @@ class ContextWalker:
 
     def context(self, round_: int, player: str, bets_to_call: int, players_active: int, raises: int) -> int:
         """The fine context of ``player``'s decision now; ``raises`` as ActionRecord.raises."""
-        self._enter(round_)
-        positions, n, folded = self.positions, self.n, self.folded
-        mine = order_key(positions[player], n, round_)
+        if round_ != self.round:
+            self._enter(round_)
+        keys = self._keys[0 if round_ == 0 else 1]
+        folded = self.folded
+        mine = keys[player]
         before = after = 0
-        for other, pos in positions.items():
+        for other, key in keys.items():
             if other != player and other not in folded:
-                if order_key(pos, n, round_) < mine:
+                if key < mine:
                     before += 1
                 else:
                     after += 1
         relpos = 0 if not before else (2 if not after else 1)
         aggressor = (player in self.blinds) if round_ == 0 else (player == self.aggressor)
-        return fine_context(round_, bets_to_call, players_active, relpos, aggressor, self.last.get(player, 0),
-                            player in self.acted, raises, player in self.voluntary, self.texture)
+        # fine_context, inlined (the same mixed radix as _RADIX).
+        active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
+        coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
+        index = (((((((active * 3 + relpos) * 2 + (1 if aggressor else 0)) * 3 + self.last.get(player, 0)) * 2
+                    + (1 if player in self.acted else 0)) * 3 + (raises if raises < 2 else 2)) * 2
+                  + (1 if player in self.voluntary else 0)) * 3 + self.texture)
+        return coarse * FINE_PER_COARSE + index
 
     def record(self, round_: int, player: str, kind: str) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""

@@ -188,18 +188,61 @@ class Predictor:
         on; then, decision by decision in order, each predictor's log-likelihood of the
         action is added to the player's running scores (as the predictors stood before
         it) and the action is counted in the player's and the population's contexts.
-        Blinds are forced, so they are not observations (agent.game.prepared)."""
+        Blinds are forced, so they are not observations (agent.game.prepared).
+
+        The same arithmetic as twelve() and backoff() followed by ContextCounts.observe,
+        written out: each count read is first brought to the present (as observe would),
+        so it is scaled once, not twice (the writer's hot path)."""
         for state in states:
             state.hands += 1
         population.hands += 1
         f, pf, eps = self.factor, self.pop_factor, self.epsilon
+        blend = self.blend
         for seat, context, action_class, fine in observations:
             state = states[seat]
-            a = self.twelve(state, context)
-            b = self.backoff(state, population, context, fine)
+            now = state.hands
+            pc_cc = _present(population.contexts, context, population.hands, pf)
+            pf_cc = _present_fine(population.fine, fine, population.hands, pf)
+            c_cc = _present(state.contexts, context, now, f)
+            f_cc = _present_fine(state.fine, fine, now, f)
+            # twelve
+            counts = c_cc.decayed
+            a = blend_triple(counts, context, blend)
+            # back-off
+            b = backoff_triple(f_cc.decayed, counts, pf_cc.decayed, pc_cc.decayed, context, self.strengths)
             state.add_scores((floored_loglik(a, action_class, eps), floored_loglik(b, action_class, eps)), f)
-            state.observe(context, action_class, f, fine)
-            population.observe(context, action_class, pf, fine)
+            for cc in (c_cc, f_cc, pc_cc, pf_cc):
+                cc.decayed[action_class] += 1.0
+                cc.lifetime[action_class] += 1
+
+
+def _present(contexts: list[ContextCounts | None], context: int, now: int, factor: float) -> ContextCounts:
+    """The counts of a coarse context (made if new), scaled to the hand ``now``."""
+    cc = contexts[context]
+    if cc is None:
+        cc = contexts[context] = ContextCounts([0.0, 0.0, 0.0], now)
+    elif cc.ref != now:
+        k = factor ** (now - cc.ref)
+        d = cc.decayed
+        d[0] *= k
+        d[1] *= k
+        d[2] *= k
+        cc.ref = now
+    return cc
+
+
+def _present_fine(fine: dict[int, ContextCounts], context: int, now: int, factor: float) -> ContextCounts:
+    cc = fine.get(context)
+    if cc is None:
+        cc = fine[context] = ContextCounts([0.0, 0.0, 0.0], now)
+    elif cc.ref != now:
+        k = factor ** (now - cc.ref)
+        d = cc.decayed
+        d[0] *= k
+        d[1] *= k
+        d[2] *= k
+        cc.ref = now
+    return cc
 
 
 def coarse_of(fine: int) -> int:
