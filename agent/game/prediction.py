@@ -77,51 +77,68 @@ def blend_triple(counts: Sequence[float], context: int, blend: float = DEFAULT_B
     """Decayed (fold, call, raise) counts of a coarse context blended with the context's
     default triple, the data's share growing linearly up to ``blend`` observations."""
     default = DEFAULT_TRIPLES[context]
-    total = counts[0] + counts[1] + counts[2]
+    c0: float = counts[0]
+    c1: float = counts[1]
+    c2: float = counts[2]
+    total: float = c0 + c1 + c2
     if total <= 0:
         return default
-    w = min(1.0, total / blend) if blend > 0 else 1.0
-    return ((1.0 - w) * default[0] + w * counts[0] / total,
-            (1.0 - w) * default[1] + w * counts[1] / total,
-            (1.0 - w) * default[2] + w * counts[2] / total)
+    w: float = 1.0
+    if blend > 0 and total < blend:
+        w = total / blend
+    v: float = 1.0 - w
+    return (v * default[0] + w * c0 / total, v * default[1] + w * c1 / total, v * default[2] + w * c2 / total)
 
 
 def backoff_triple(player_fine: Sequence[float], player_coarse: Sequence[float], pop_fine: Sequence[float],
                    pop_coarse: Sequence[float], context: int, s: Strengths = DEFAULT_STRENGTHS) -> Triple:
     """The back-off prediction from four decayed count triples (module docstring)."""
+    # Locals annotated float are C doubles once compiled (agent/native.py).
+    d = DEFAULT_TRIPLES[context]
     # The population's coarse frequencies, with the default triple as one pseudo-count
     # so an empty population still predicts; floored so the tilt below never divides by 0.
-    d = DEFAULT_TRIPLES[context]
-    n = pop_coarse[0] + pop_coarse[1] + pop_coarse[2] + 1.0
-    pc0 = (pop_coarse[0] + d[0]) / n + 1e-4
-    pc1 = (pop_coarse[1] + d[1]) / n + 1e-4
-    pc2 = (pop_coarse[2] + d[2]) / n + 1e-4
-    a = s.population
-    n = pop_fine[0] + pop_fine[1] + pop_fine[2] + a
-    pf0 = (pop_fine[0] + a * pc0) / n
-    pf1 = (pop_fine[1] + a * pc1) / n
-    pf2 = (pop_fine[2] + a * pc2) / n
-    b = s.coarse
-    n = player_coarse[0] + player_coarse[1] + player_coarse[2] + b
-    # The player's departure from the population in the coarse context, per action.
-    t0 = (player_coarse[0] + b * pc0) / n / pc0
-    t1 = (player_coarse[1] + b * pc1) / n / pc1
-    t2 = (player_coarse[2] + b * pc2) / n / pc2
-    q0, q1, q2 = pf0 * t0, pf1 * t1, pf2 * t2
-    z = q0 + q1 + q2
-    g = s.fine
-    n = player_fine[0] + player_fine[1] + player_fine[2] + g
-    g /= z
-    return ((player_fine[0] + g * q0) / n, (player_fine[1] + g * q1) / n, (player_fine[2] + g * q2) / n)
+    c0: float = pop_coarse[0]
+    c1: float = pop_coarse[1]
+    c2: float = pop_coarse[2]
+    n: float = c0 + c1 + c2 + 1.0
+    pc0: float = (c0 + d[0]) / n + 1e-4
+    pc1: float = (c1 + d[1]) / n + 1e-4
+    pc2: float = (c2 + d[2]) / n + 1e-4
+    a: float = s.population
+    c0, c1, c2 = pop_fine[0], pop_fine[1], pop_fine[2]
+    n = c0 + c1 + c2 + a
+    pf0: float = (c0 + a * pc0) / n
+    pf1: float = (c1 + a * pc1) / n
+    pf2: float = (c2 + a * pc2) / n
+    b: float = s.coarse
+    c0, c1, c2 = player_coarse[0], player_coarse[1], player_coarse[2]
+    n = c0 + c1 + c2 + b
+    # The prior of the fine context: the population's tilted by the player's departure
+    # from the population in the coarse context, action by action.
+    q0: float = pf0 * ((c0 + b * pc0) / n / pc0)
+    q1: float = pf1 * ((c1 + b * pc1) / n / pc1)
+    q2: float = pf2 * ((c2 + b * pc2) / n / pc2)
+    g: float = s.fine
+    c0, c1, c2 = player_fine[0], player_fine[1], player_fine[2]
+    n = c0 + c1 + c2 + g
+    g = g / (q0 + q1 + q2)
+    return ((c0 + g * q0) / n, (c1 + g * q1) / n, (c2 + g * q2) / n)
 
 
 def floored_loglik(triple: Sequence[float], actual: int, epsilon: float = EPSILON) -> float:
     """log of the probability given to ``actual`` after flooring every entry at
     ``epsilon`` and renormalising (one impossible-looking action costs ln(epsilon))."""
-    p0 = triple[0] if triple[0] > epsilon else epsilon
-    p1 = triple[1] if triple[1] > epsilon else epsilon
-    p2 = triple[2] if triple[2] > epsilon else epsilon
-    return math.log((p0, p1, p2)[actual] / (p0 + p1 + p2))
+    p0: float = triple[0]
+    p1: float = triple[1]
+    p2: float = triple[2]
+    if p0 < epsilon:
+        p0 = epsilon
+    if p1 < epsilon:
+        p1 = epsilon
+    if p2 < epsilon:
+        p2 = epsilon
+    p: float = p0 if actual == 0 else (p1 if actual == 1 else p2)
+    return math.log(p / (p0 + p1 + p2))
 
 
 _ZERO = (0.0, 0.0, 0.0)
@@ -210,10 +227,23 @@ class Predictor:
             a = blend_triple(counts, context, blend)
             # back-off
             b = backoff_triple(f_cc.decayed, counts, pf_cc.decayed, pc_cc.decayed, context, self.strengths)
-            state.add_scores((floored_loglik(a, action_class, eps), floored_loglik(b, action_class, eps)), f)
-            for cc in (c_cc, f_cc, pc_cc, pf_cc):
-                cc.decayed[action_class] += 1.0
-                cc.lifetime[action_class] += 1
+            # state.add_scores, written out.
+            scores = state.scores
+            if state.scores_ref != now:
+                k: float = f ** (now - state.scores_ref)
+                scores[0] *= k
+                scores[1] *= k
+                state.scores_ref = now
+            scores[0] += floored_loglik(a, action_class, eps)
+            scores[1] += floored_loglik(b, action_class, eps)
+            c_cc.decayed[action_class] += 1.0
+            c_cc.lifetime[action_class] += 1
+            f_cc.decayed[action_class] += 1.0
+            f_cc.lifetime[action_class] += 1
+            pc_cc.decayed[action_class] += 1.0
+            pc_cc.lifetime[action_class] += 1
+            pf_cc.decayed[action_class] += 1.0
+            pf_cc.lifetime[action_class] += 1
 
 
 def _present(contexts: list[ContextCounts | None], context: int, now: int, factor: float) -> ContextCounts:
@@ -222,7 +252,7 @@ def _present(contexts: list[ContextCounts | None], context: int, now: int, facto
     if cc is None:
         cc = contexts[context] = ContextCounts([0.0, 0.0, 0.0], now)
     elif cc.ref != now:
-        k = factor ** (now - cc.ref)
+        k: float = factor ** (now - cc.ref)
         d = cc.decayed
         d[0] *= k
         d[1] *= k
@@ -236,7 +266,7 @@ def _present_fine(fine: dict[int, ContextCounts], context: int, now: int, factor
     if cc is None:
         cc = fine[context] = ContextCounts([0.0, 0.0, 0.0], now)
     elif cc.ref != now:
-        k = factor ** (now - cc.ref)
+        k: float = factor ** (now - cc.ref)
         d = cc.decayed
         d[0] *= k
         d[1] *= k
