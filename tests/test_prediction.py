@@ -263,3 +263,42 @@ def test_the_engine_is_told_which_predictor_to_read() -> None:
         create_player("poki(predictor=neural)", np.random.default_rng(0))
     with pytest.raises(ConfigError, match="predictor"):
         ModelConfig(predictor="neural")
+
+
+def test_replay_learns_before_a_cut_and_scores_after_it(tmp_path) -> None:
+    """The month's hands split at a date: the learning run stores only hands before it
+    (counted against the raw hdb timestamps), the scoring run scores only the rest,
+    starting from the stored models."""
+    import argparse
+    from pathlib import Path
+
+    from agent.cli.replay import _date, _strengths
+    from agent.play.replay import ReplayOptions, replay, shared_irc_logs
+
+    assert _date("1995-04-20") == 798336000.0 and _date("1995-04-20T01:00") == 798339600.0
+    assert _strengths("1,2,3").fine == 3.0 and _strengths("1,2,3,400").population_half_life == 400.0
+    for bad in ("1995-13-01", "yesterday"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _date(bad)
+    for bad in ("1,2", "1,-2,3", "a,b,c"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _strengths(bad)
+    data = shared_irc_logs()
+    if data is None:
+        pytest.skip("the shared IRC logs are not here")
+    cut = _date("1995-04-22")
+    hdb = next(Path(data).rglob("hdb"))
+    stamps = [int(line.split()[0]) for line in hdb.read_text().splitlines() if line.strip()]
+    before = sum(1 for t in stamps if t < cut)
+    path = tmp_path / "cut.sqlite"
+    learned = replay([data], ReplayOptions(db_path=path, until=cut, workers=1))
+    # Every later hand that could be read was read and left alone.
+    assert len(stamps) - before - 50 < learned.outside <= len(stamps) - before
+    assert before - 50 < learned.stored <= before
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT max(started_at) FROM hands").fetchone()[0] < cut
+    conn.close()
+    scored = replay([data], ReplayOptions(db_path=path, since=cut, predict=True, workers=1))
+    report = scored.prediction
+    assert report["hands"] == scored.stored and 0 < report["hands"] <= len(stamps) - before
+    assert report["overall"]["backoff"]["accuracy"] > report["overall"]["twelve"]["accuracy"]
