@@ -72,7 +72,8 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
     """Microseconds per opponent prediction during play, as PokiPlayer._freq makes it:
     the fine context of an action (ContextWalker) and the meta-predictor's triple from a
     model read once a hand (twelve contexts and back-off mixed); also the back-off and
-    twelve-context triples alone. Models learned from synthetic hands (db.testing)."""
+    twelve-context triples alone. Models learned from synthetic hands (db.testing).
+    CPU time of this process, not wall time: the machine may be shared."""
     from agent.engine.opponent_model import MemoryModelStore, predict_model
     from agent.game.prepared import prepare_hand
     from db.testing import synthetic_hands
@@ -91,21 +92,21 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
     reps = 3 if quick else 20
     out: dict[str, Any] = {"decisions": len(cases)}
     for which in ("meta", "backoff", "twelve"):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(reps):
             for model, ctx, fine in cases:
                 predict_model(model, ctx, fine, predictor, which)
-        out[f"{which}_us"] = (time.perf_counter() - t0) / (reps * len(cases)) * 1e6
+        out[f"{which}_us"] = (time.process_time() - t0) / (reps * len(cases)) * 1e6
     # The fine context of every action of a hand, as the player follows it.
     from agent.game.context import fine_contexts
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     count = 0
     for _ in range(reps):
         for record in hands[-200:]:
             positions = {s.player: s.position for s in record.seats}
             count += len(fine_contexts(record.actions, positions, record.board))
-    out["context_us"] = (time.perf_counter() - t0) / count * 1e6
+    out["context_us"] = (time.process_time() - t0) / count * 1e6
     out["meta_with_context_us"] = out["meta_us"] + out["context_us"]
     return out
 
