@@ -24,7 +24,7 @@ from typing import Any
 
 import sqlite_utils
 
-from agent.game.context import FINE_SCHEME
+from agent.game.context import FINE_PER_COARSE, FINE_SCHEME
 from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.game.prepared import PreparedHand, prepare_hand
@@ -718,6 +718,13 @@ class Database:
                 "action context is not 3 * round + min(bets_to_call, 2) (hand, ord)",
                 conn.execute(
                     "SELECT hand, ord FROM actions WHERE context != 3 * round + min(bets_to_call, 2)"
+                ).fetchall(),
+            )
+            report(
+                "action fine context is not within its coarse context (hand, ord, context, fine_context)",
+                conn.execute(
+                    "SELECT hand, ord, context, fine_context FROM actions"
+                    " WHERE fine_context < 0 OR fine_context / ? != context", (FINE_PER_COARSE,)
                 ).fetchall(),
             )
             report(

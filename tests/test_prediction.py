@@ -302,3 +302,19 @@ def test_replay_learns_before_a_cut_and_scores_after_it(tmp_path) -> None:
     report = scored.prediction
     assert report["hands"] == scored.stored and 0 < report["hands"] <= len(stamps) - before
     assert report["overall"]["backoff"]["accuracy"] > report["overall"]["twelve"]["accuracy"]
+
+
+def test_check_finds_a_fine_context_outside_its_coarse_one(tmp_path) -> None:
+    path = tmp_path / "c.sqlite"
+    with Database(path) as database:
+        database.write_hands(list(synthetic_hands(30, seed=2)), "irc")
+        assert database.check() == []
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE actions SET fine_context = fine_context + ? WHERE hand = 3 AND ord = 4", (FINE_PER_COARSE,))
+    conn.commit()
+    conn.close()
+    with Database(path) as database:
+        problems = database.check()
+        assert any("fine context is not within its coarse context" in p and "(3, 4," in p for p in problems)
+        # The models were built from the stored fine contexts, so they disagree too.
+        assert any("fine context" in p and "recomputed" in p for p in problems)
