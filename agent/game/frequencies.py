@@ -7,18 +7,19 @@ recent play counts more): every hand the player is dealt into multiplies the wei
 everything seen before by 0.5 ** (1 / half_life), so an observation made h hands ago
 weighs 0.5 ** (h / half_life). Counts are kept lazily, as (count as of hand `ref`, ref),
 and scaled only when they are read or added to, so an update is O(1) however long the
-player has been away. The database and the in-memory store share this code, so the two
-can never disagree on the math.
+player has been away. The database and the in-memory store share this code, and learn a
+hand through the one agent.game.prediction.Predictor.advance, so the two can never
+disagree on the math.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agent.game.context import N_CONTEXTS
 
-__all__ = ["DEFAULT_HALF_LIFE", "ContextCounts", "Decay", "PlayerModel", "PlayerState", "advance"]
+__all__ = ["DEFAULT_HALF_LIFE", "ContextCounts", "Decay", "PlayerModel", "PlayerState"]
 
 FOLD, CALL, RAISE = 0, 1, 2
 DEFAULT_HALF_LIFE = 500.0
@@ -146,16 +147,6 @@ class PlayerState:
                 lifetime.append(tuple(cc.lifetime))
         return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime),
                            self if own else self.copy(), population)
-
-
-def advance(states: Sequence[PlayerState], observations: Iterable[tuple[int, int, int]], factor: float) -> None:
-    """One hand's effect on its players' models: every seated player's hand counter moves
-    on, then each decision (seat index into ``states``, context, action class) is
-    observed. Blinds are forced, so they are not observations (agent.game.prepared)."""
-    for state in states:
-        state.hands += 1
-    for obs in observations:
-        states[obs[0]].observe(obs[1], obs[2], factor)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,6 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agent.game.context import FINE_PER_COARSE
 from agent.game.frequencies import ContextCounts, Decay, PlayerState
 
 __all__ = [
@@ -273,7 +272,3 @@ def _present_fine(fine: dict[int, ContextCounts], context: int, now: int, factor
         d[2] *= k
         cc.ref = now
     return cc
-
-
-def coarse_of(fine: int) -> int:
-    return fine // FINE_PER_COARSE
