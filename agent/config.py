@@ -49,10 +49,15 @@ class RandomConfig:
 class ModelConfig:
     half_life_hands: float = 500.0
     blend_observations: float = 20.0
+    predictor: str = "meta"  # twelve | backoff | meta (agent.game.prediction)
 
     def __post_init__(self) -> None:
+        if self.predictor not in ("twelve", "backoff", "meta"):
+            raise ConfigError(f"model.predictor must be twelve, backoff or meta, got {self.predictor!r}")
         for name in ("half_life_hands", "blend_observations"):
             value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"model.{name} must be a positive number, got {value!r}")
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"model.{name} must be a positive number, got {value!r}")
             object.__setattr__(self, name, float(value))

@@ -37,6 +37,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "agent.game.tracker",
     "agent.game.context",
     "agent.game.frequencies",
+    "agent.game.prediction",
     "agent.game.prepared",
     "agent.play.dealer",
     "agent.play.replay",

@@ -15,42 +15,34 @@ another connection has committed, so several writing processes stay correct.
 """
 from __future__ import annotations
 
-import math
 import sqlite3
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from agent.game.context import N_CONTEXTS
-from agent.game.frequencies import DEFAULT_HALF_LIFE, ContextCounts, Decay, PlayerModel, PlayerState, advance
+from agent.game.context import FINE_PER_COARSE, FINE_SCHEME
+from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
+from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.game.prepared import PreparedHand, prepare_hand
-from agent.game.records import ACTION_CLASS, HandRecord, RecordError, WriteReport
+from agent.game.records import HandRecord, RecordError, WriteReport
 
 from . import schema
+from .models import (
+    _MODEL_COLUMNS, _compare_states, _count_row, _load_population, _load_state, read_models, recompute_models,
+    write_models,
+)
 
 SYNCHRONOUS = ("normal", "full")
 DEFAULT_BATCH = 500
-_DECISION_KINDS_SQL = "('f','k','c','b','r')"
-_MODEL_FIELDS = ("context", "fold_decayed", "call_decayed", "raise_decayed", "ref_hand", "fold_count", "call_count", "raise_count")
-_MODEL_COLUMNS = ", ".join(_MODEL_FIELDS)
 _IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
 
 
 class DatabaseError(Exception):
     """A database file that cannot be used as it is; the message names the file."""
-
-
-def _state_from_rows(hands: int, rows: Iterable[tuple]) -> PlayerState:
-    state = PlayerState(hands)
-    for ctx, df, dc, dr, ref, lf, lc, lr in rows:
-        if ctx is not None:
-            state.contexts[ctx] = ContextCounts([df, dc, dr], ref, [lf, lc, lr])
-    return state
 
 
 class _Counters:
@@ -68,7 +60,8 @@ class _Prepared:
     hand counts as lists of rows; hands, seats, actions, shown and results as their rows'
     values laid end to end (_insert_many)."""
 
-    __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts")
+    __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts",
+                 "fine", "scores", "populations", "population_models")
 
     def __init__(self) -> None:
         self.report = WriteReport()
@@ -81,6 +74,10 @@ class _Prepared:
         self.results: list = []
         self.models: list[tuple] = []
         self.hand_counts: list[tuple] = []
+        self.fine: list[tuple] = []
+        self.scores: list[tuple] = []
+        self.populations: list[tuple] = []
+        self.population_models: list[tuple] = []
 
 
 # Rows per INSERT statement: most of the cost of inserting a row with executemany is the
@@ -93,7 +90,7 @@ _HANDS_INSERT = ("INSERT INTO hands (seq, hand_id, network, source, started_at, 
                  " small_bet, big_bet, max_bets, board, players, pot, actions, shown) VALUES ")
 _SEATS_INSERT = "INSERT INTO seats (hand, player, position, stack) VALUES "
 _ACTIONS_INSERT = ("INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
-                   " position, players_active, all_in, context) VALUES ")
+                   " position, players_active, all_in, context, fine_context) VALUES ")
 _SHOWN_INSERT = "INSERT INTO showdowns (hand, player, cards) VALUES "
 _RESULTS_INSERT = "INSERT INTO results (hand, player, put_in, won) VALUES "
 
@@ -118,11 +115,17 @@ def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
     conn.executemany("INSERT INTO aliases (network, nick, player) VALUES (?, ?, ?)", p.aliases)
     _insert_many(conn, _HANDS_INSERT, 15, p.hands)
     _insert_many(conn, _SEATS_INSERT, 4, p.seats)
-    _insert_many(conn, _ACTIONS_INSERT, 12, p.actions)
+    _insert_many(conn, _ACTIONS_INSERT, 13, p.actions)
     _insert_many(conn, _SHOWN_INSERT, 3, p.shown)
     _insert_many(conn, _RESULTS_INSERT, 4, p.results)
     conn.executemany(f"INSERT OR REPLACE INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.models)
     conn.executemany("UPDATE players SET hands = ? WHERE id = ?", p.hand_counts)
+    conn.executemany(f"INSERT OR REPLACE INTO fine_models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.fine)
+    conn.executemany("INSERT OR REPLACE INTO predictor_scores (player, twelve, backoff, ref_hand) VALUES (?,?,?,?)",
+                     p.scores)
+    conn.executemany("INSERT OR REPLACE INTO populations (network, hands) VALUES (?, ?)", p.populations)
+    conn.executemany(f"INSERT OR REPLACE INTO population_models (network, level, {_MODEL_COLUMNS})"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?)", p.population_models)
 
 
 def _groups(
@@ -159,6 +162,7 @@ class Database:
         batch_hands: int = DEFAULT_BATCH,
         model_cache: int = 1024,
         timeout: float = 30.0,
+        strengths: Strengths = DEFAULT_STRENGTHS,
     ) -> None:
         """Open (and with `create`, make) the file and bring its schema up to date.
         `half_life` None means the one the file was built with; a different number for a
@@ -175,6 +179,9 @@ class Database:
         self._pid: dict[tuple[str, str], int] = {}
         self._states: dict[int, PlayerState] = {}
         self._lru: OrderedDict[tuple[str, str], PlayerModel] = OrderedDict()
+        self._populations: dict[str, PlayerState] = {}
+        self._pop_snaps: dict[str, PlayerState] = {}
+        self.strengths = strengths
         self._data_version: int | None = None
         try:
             conn = sqlite3.connect(str(self.path), timeout=timeout)
@@ -185,6 +192,11 @@ class Database:
             self._configure(synchronous)
             self._migrate(create)
             self.decay = self._settle_half_life(half_life)
+            self.predictor = Predictor(self.decay, strengths)
+            if self._meta("fine_models_built") != FINE_SCHEME:
+                # Files from before the fine contexts, or numbered another way: work the
+                # fine contexts out again and rebuild the richer models, once.
+                self.recompute(refine=True)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise DatabaseError(f"{self.path}: not a usable SQLite database: {exc}") from None
@@ -266,6 +278,8 @@ class Database:
         self._pid.clear()
         self._states.clear()
         self._lru.clear()
+        self._populations.clear()
+        self._pop_snaps.clear()
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -398,9 +412,7 @@ class Database:
     def _state(self, conn: sqlite3.Connection, pid: int) -> PlayerState:
         state = self._states.get(pid)
         if state is None:
-            hands = conn.execute("SELECT hands FROM players WHERE id = ?", (pid,)).fetchone()[0]
-            rows = conn.execute(f"SELECT {_MODEL_COLUMNS} FROM models WHERE player = ?", (pid,))
-            state = self._states[pid] = _state_from_rows(hands, rows)
+            state = self._states[pid] = _load_state(conn, pid)
         return state
 
     def _prepare(
@@ -409,7 +421,11 @@ class Database:
         """Number the prepared hands and their players and advance the models in memory
         (inside the write transaction: a rollback drops the in-memory models with it)."""
         out = _Prepared()
-        factor = self.decay.factor
+        predictor = self.predictor
+        populations = self._populations
+        touched_fine: set[tuple[int, int]] = set()
+        touched_pop: set[int] = set()
+        touched_pop_fine: set[int] = set()
         existing = self._existing_hand_ids(conn, [h[0] for h in hands])
         touched_models: set[tuple[int, int]] = set()
         touched_players: set[int] = set()
@@ -430,9 +446,15 @@ class Database:
                     pid = self._player_id(conn, network, nick, counters, out)
                 pids.append(pid)
                 lru_pop((network, nick), None)
-            advance([self._state(conn, pid) for pid in pids], observations, factor)
-            for seat, context, _ in observations:
+            population = populations.get(network)
+            if population is None:
+                population = populations[network] = self._population(conn, network)
+            predictor.advance([self._state(conn, pid) for pid in pids], population, observations)
+            for seat, context, _, fine in observations:
                 touched_models.add((pids[seat], context))
+                touched_fine.add((pids[seat], fine))
+                touched_pop.add(context)
+                touched_pop_fine.add(fine)
             touched_players.update(pids)
             # Rows go end to end into one list per table (_insert_many).
             hand_rows.append(seq)
@@ -440,7 +462,7 @@ class Database:
             for seat, position, stack in seats:
                 seat_rows += (seq, pids[seat], position, stack)
             for a in actions:
-                action_rows += (seq, a[0], pids[a[1]], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10])
+                action_rows += (seq, a[0], pids[a[1]], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11])
             for seat, cards in shown:
                 out.shown += (seq, pids[seat], cards)
             for seat, put_in, won in results:
@@ -452,7 +474,26 @@ class Database:
             cc = states_by_pid[pid].contexts[ctx]
             out.models.append((pid, ctx, *cc.decayed, cc.ref, *cc.lifetime))  # type: ignore[union-attr]
         out.hand_counts = [(states_by_pid[pid].hands, pid) for pid in touched_players]
+        for pid, fine in touched_fine:
+            out.fine.append((pid, fine, *_count_row(states_by_pid[pid].fine[fine])))
+        for pid in touched_players:
+            st = states_by_pid[pid]
+            out.scores.append((pid, st.scores[0], st.scores[1], st.scores_ref))
+        population = self._populations.get(network)
+        if population is not None and touched_players:
+            out.populations.append((network, population.hands))
+            for ctx in touched_pop:
+                out.population_models.append((network, 0, ctx, *_count_row(population.contexts[ctx])))  # type: ignore[arg-type]
+            for fine in touched_pop_fine:
+                out.population_models.append((network, 1, fine, *_count_row(population.fine[fine])))
+        self._pop_snaps.pop(network, None)
         return out
+
+    def _population(self, conn: sqlite3.Connection, network: str) -> PlayerState:
+        pop = self._populations.get(network)
+        if pop is None:
+            pop = self._populations[network] = _load_population(conn, network)
+        return pop
 
     def _player_id(
         self, conn: sqlite3.Connection, network: str, nick: str, counters: _Counters, out: _Prepared
@@ -480,16 +521,17 @@ class Database:
         if model is not None:
             self._lru.move_to_end(key)
             return model
-        rows = self.db.conn.execute(
-            f"SELECT p.hands, {', '.join('m.' + c for c in _MODEL_FIELDS)}"
-            " FROM aliases a JOIN players p ON p.id = a.player"
-            " LEFT JOIN models m ON m.player = p.id"
-            " WHERE a.network = ? AND a.nick = ?",
-            key,
-        ).fetchall()
-        if not rows:
+        conn = self.db.conn
+        row = conn.execute("SELECT p.id FROM aliases a JOIN players p ON p.id = a.player"
+                           " WHERE a.network = ? AND a.nick = ?", key).fetchone()
+        if row is None:
             return PlayerModel.empty(nick, network, self.decay.half_life)
-        model = _state_from_rows(rows[0][0], (r[1:] for r in rows)).snapshot(nick, network, self.decay)
+        population = self._pop_snaps.get(network)
+        if population is None or conn.in_transaction:
+            population = _load_population(conn, network)
+            if not conn.in_transaction:
+                self._pop_snaps[network] = population
+        model = _load_state(conn, row[0]).snapshot(nick, network, self.decay, population, own=True)
         # Inside an open read transaction the rows may be older than the data_version
         # just seen, so only a model read on its own is cached.
         if not self.db.conn.in_transaction:
@@ -526,65 +568,63 @@ class Database:
     def recomputed_states(self, decay: Decay | None = None) -> dict[int, PlayerState]:
         """Every player's model rebuilt from the stored seats and actions alone, replaying
         the hands in the order they were stored (with this file's decay unless given)."""
-        decay = decay or self.decay
-        states: dict[int, PlayerState] = defaultdict(PlayerState)
+        return self.recomputed(decay)[0]
+
+    def recomputed(self, decay: Decay | None = None) -> tuple[dict[int, PlayerState], dict[str, PlayerState]]:
+        """Every player's model and every network's population rebuilt from the stored
+        seats and actions alone, replaying the hands in the order they were stored through
+        the same Predictor.advance the writer uses (with this file's decay unless given)."""
+        predictor = Predictor(decay or self.decay, self.strengths)
         with self.snapshot() as conn:
-            for (pid,) in conn.execute("SELECT id FROM players"):
-                states[pid] = PlayerState(0)
-            seats = conn.execute("SELECT hand, player FROM seats ORDER BY hand")
-            actions = groupby(
-                conn.execute(
-                    f"SELECT hand, player, context, kind FROM actions WHERE kind IN {_DECISION_KINDS_SQL}"
-                    " ORDER BY hand, ord"
-                ),
-                key=lambda row: row[0],
-            )
-            pending = next(actions, None)
-            for hand, seated in groupby(seats, key=lambda row: row[0]):
-                for _, pid in seated:
-                    states[pid].hands += 1
-                while pending is not None and pending[0] < hand:
-                    pending = next(actions, None)  # actions of an unseated hand: `check` reports them
-                if pending is not None and pending[0] == hand:
-                    for _, pid, ctx, kind in pending[1]:
-                        states[pid].observe(ctx, ACTION_CLASS[kind], decay.factor)
-                    pending = next(actions, None)
-        return dict(states)
+            return recompute_models(conn, predictor)
 
     def stored_states(self) -> dict[int, PlayerState]:
+        return self.stored()[0]
+
+    def stored(self) -> tuple[dict[int, PlayerState], dict[str, PlayerState]]:
+        """Every player's model and every network's population as the file holds them."""
         with self.snapshot() as conn:
-            hands = dict(conn.execute("SELECT id, hands FROM players"))
-            rows = conn.execute(f"SELECT player, {_MODEL_COLUMNS} FROM models ORDER BY player")
-            by_player = {pid: list(group) for pid, group in groupby(rows, key=lambda r: r[0])}
-        return {pid: _state_from_rows(n, (r[1:] for r in by_player.get(pid, ()))) for pid, n in hands.items()}
+            return read_models(conn)
+
+    def network_states(self, network: str) -> tuple[dict[str, PlayerState], PlayerState]:
+        """The stored models of every nick of ``network`` and its population (what the
+        shadow scorer starts from)."""
+        states, populations = self.stored()
+        with self.snapshot() as conn:
+            nicks = conn.execute("SELECT nick, player FROM aliases WHERE network = ?", (network,)).fetchall()
+        return ({nick: states[pid] for nick, pid in nicks if pid in states},
+                populations.get(network) or PlayerState(0))
 
     def compare_models(self, tolerance: float = 1e-9) -> list[str]:
         """Differences between the stored models and a recomputation (empty if none),
         decayed counts compared as seen from each player's latest hand."""
         with self.snapshot():
-            stored = self.stored_states()
-            fresh = self.recomputed_states()
-        return _compare_states(stored, fresh, self.decay, tolerance)
+            stored, stored_pops = self.stored()
+            fresh, fresh_pops = self.recomputed()
+        problems = _compare_states(stored, fresh, self.decay, tolerance)
+        pop_decay = self.predictor.pop_decay
+        for network in sorted(set(stored_pops) | set(fresh_pops)):
+            a = {f"population {network}": stored_pops.get(network, PlayerState(0))}
+            b = {f"population {network}": fresh_pops.get(network, PlayerState(0))}
+            problems += _compare_states(a, b, pop_decay, tolerance, scores=False)  # type: ignore[arg-type]
+        return problems
 
-    def recompute(self, half_life: float | None = None) -> int:
-        """Rebuild the models table (and the players' hand counters) from the stored
+    def recompute(self, half_life: float | None = None, refine: bool = False) -> int:
+        """Rebuild the models tables (and the players' hand counters) from the stored
         actions, with a new half-life if given. Returns the number of model rows."""
         decay = self.decay if half_life is None else Decay(half_life)
         with self._write() as conn:
-            states = self.recomputed_states(decay)
-            conn.execute("DELETE FROM models")
-            rows = [
-                (pid, ctx, *cc.decayed, cc.ref, *cc.lifetime)
-                for pid, state in states.items()
-                for ctx, cc in enumerate(state.contexts)
-                if cc is not None
-            ]
-            conn.executemany(f"INSERT INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", rows)
-            conn.executemany("UPDATE players SET hands = ? WHERE id = ?", [(s.hands, p) for p, s in states.items()])
+            if refine:
+                conn.execute("UPDATE actions SET fine_context = -1")
+            schema.backfill_fine_contexts(self.db)
+            states, populations = self.recomputed(decay)
+            rows = write_models(conn, states, populations)
             self._set_meta("half_life_hands", repr(decay.half_life))
+            self._set_meta("fine_models_built", FINE_SCHEME)
         self.decay = decay
+        self.predictor = Predictor(decay, self.strengths)
         self._drop_caches()
-        return len(rows)
+        return rows
 
     # -- inspection ---------------------------------------------------------------------
 
@@ -686,6 +726,13 @@ class Database:
                 ).fetchall(),
             )
             report(
+                "action fine context is not within its coarse context (hand, ord, context, fine_context)",
+                conn.execute(
+                    "SELECT hand, ord, context, fine_context FROM actions"
+                    " WHERE fine_context < 0 OR fine_context / ? != context", (FINE_PER_COARSE,)
+                ).fetchall(),
+            )
+            report(
                 "player's hand counter differs from seats (player, counter, seats)",
                 conn.execute(
                     """SELECT p.id, p.hands, coalesce(s.n, 0) FROM players p
@@ -696,26 +743,6 @@ class Database:
             if models:
                 problems.extend(self.compare_models()[:limit])
         return problems
-
-
-def _compare_states(
-    stored: dict[int, PlayerState], fresh: dict[int, PlayerState], decay: Decay, tolerance: float
-) -> list[str]:
-    problems = []
-    for pid in sorted(set(stored) | set(fresh)):
-        a = stored.get(pid, PlayerState(0))
-        b = fresh.get(pid, PlayerState(0))
-        if a.hands != b.hands:
-            problems.append(f"model of player {pid}: hand counter {a.hands}, recomputed {b.hands}")
-        for ctx in range(N_CONTEXTS):
-            ca, cb = a.contexts[ctx] or ContextCounts(), b.contexts[ctx] or ContextCounts()
-            if ca.lifetime != cb.lifetime:
-                problems.append(f"model of player {pid} context {ctx}: lifetime {ca.lifetime}, recomputed {cb.lifetime}")
-            da = ca.decayed_at(a.hands, decay.factor)
-            db = cb.decayed_at(b.hands, decay.factor)
-            if any(not math.isclose(x, y, rel_tol=0.0, abs_tol=tolerance) for x, y in zip(da, db)):
-                problems.append(f"model of player {pid} context {ctx}: decayed {da}, recomputed {db}")
-    return problems
 
 
 __all__ = ["Database", "DatabaseError", "SYNCHRONOUS", "DEFAULT_BATCH"]

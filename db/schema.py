@@ -9,6 +9,9 @@ index, and loading a model is one range scan.
 from __future__ import annotations
 
 from sqlite_utils import Database as _SUDatabase
+
+from agent.game.context import ContextWalker
+from evaluator_pyx.cards import parse_cards
 from sqlite_utils.migrations import Migrations
 
 MIGRATION_SET = "poki"
@@ -154,6 +157,59 @@ def m002_irc_bankrolls(db: _SUDatabase) -> None:
         pk=("network", "channel"),
         not_null=["network", "channel", "next_hand"],
     )
+
+
+@migrations()
+def m003_fine_contexts(db: _SUDatabase) -> None:
+    """Richer opponent models (agent.game.prediction): each action's fine context, each
+    player's decayed counts in the fine contexts and running score of each predictor, and
+    each network's population counts in the coarse (level 0) and fine (level 1) contexts.
+    Actions stored before get their fine context here; the models are then rebuilt by
+    Database (recompute), since they depend on the decay settings."""
+    db["actions"].add_column("fine_context", int, not_null_default=-1)
+    _create_without_rowid(
+        db, "fine_models",
+        {
+            "player": int, "context": int, "fold_decayed": float, "call_decayed": float, "raise_decayed": float,
+            "ref_hand": int, "fold_count": int, "call_count": int, "raise_count": int,
+        },
+        pk=("player", "context"), foreign_keys=[("player", "players", "id")],
+    )
+    _create_without_rowid(
+        db, "predictor_scores",
+        {"player": int, "twelve": float, "backoff": float, "ref_hand": int},
+        pk=("player",), foreign_keys=[("player", "players", "id")],
+    )
+    db["populations"].create({"network": str, "hands": int}, pk="network", not_null=["network", "hands"])
+    _create_without_rowid(
+        db, "population_models",
+        {
+            "network": str, "level": int, "context": int, "fold_decayed": float, "call_decayed": float,
+            "raise_decayed": float, "ref_hand": int, "fold_count": int, "call_count": int, "raise_count": int,
+        },
+        pk=("network", "level", "context"),
+    )
+    backfill_fine_contexts(db)
+
+
+def backfill_fine_contexts(db: _SUDatabase) -> int:
+    """Work out the fine context of every stored action whose fine_context is -1, from the
+    stored hand (board, seats, actions in order). Returns the number of actions set."""
+    conn = db.conn
+    hands = [r[0] for r in conn.execute("SELECT DISTINCT hand FROM actions WHERE fine_context = -1 ORDER BY hand")]
+    updates = []
+    for hand in hands:
+        board_text = conn.execute("SELECT board FROM hands WHERE seq = ?", (hand,)).fetchone()[0]
+        board = parse_cards(board_text) if board_text else []
+        positions = dict(conn.execute("SELECT player, position FROM seats WHERE hand = ?", (hand,)).fetchall())
+        walker = ContextWalker(positions, board)
+        for ord_, player, rnd, kind, btc, active, raises in conn.execute(
+                "SELECT ord, player, round, kind, bets_to_call, players_active, raises FROM actions WHERE hand = ?"
+                " ORDER BY ord", (hand,)).fetchall():
+            updates.append((walker.context(rnd, player, btc, active, raises), hand, ord_))
+            walker.record(rnd, player, kind)
+    conn.executemany("UPDATE actions SET fine_context = ? WHERE hand = ? AND ord = ?", updates)
+    return len(updates)
 
 
 # The by-player indexes serve reads only (reports, `poki db player`). A bulk load into a

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import evaluator_pyx as ev
-from agent.config import EngineConfig, TableConfig
+from agent.config import ModelConfig, EngineConfig, TableConfig
+from agent.game.context import FINE_PER_COARSE
 from agent.play.dealer import Deal, Dealer, play_match
 from agent.engine.player import PokiPlayer, order_key
 from agent.engine.preflop import PreflopStrategy
@@ -124,11 +125,22 @@ def test_opponent_models_learn_from_finished_hands():
     seen = sum(maniac.decayed[4])
     share = min(1.0, seen / 20.0)
     assert seen > 0
-    assert hero._freq("maniac", 4) == pytest.approx(
+    twelve = PokiPlayer("t", np.random.default_rng(0), store=hero.store, model=ModelConfig(predictor="twelve"))
+    twelve._models = {}
+    fine = next(f for f in maniac.state.fine if f // FINE_PER_COARSE == 4)
+    assert twelve._freq("maniac", 4, fine) == pytest.approx(
         (0.5 * (1 - share), 0.3 * (1 - share), 0.2 * (1 - share) + share))
+    # The back-off and the meta-predictor (hero's default) see the raises too: in a fine
+    # context the maniac met, raising is its most likely action; in one nobody met, the
+    # few flop observations are shrunk toward the (calling) population, but the maniac
+    # still raises far more often than the station.
+    assert max(range(3), key=lambda i: hero._freq("maniac", 4, fine)[i]) == 2
+    assert max(range(3), key=lambda i: hero._freq("station", 4, fine)[i]) == 1
+    unseen = 4 * FINE_PER_COARSE + FINE_PER_COARSE - 1
+    assert hero._freq("maniac", 4, unseen)[2] > 3 * hero._freq("station", 4, unseen)[2]
     # generic ignores them
     generic = PokiPlayer("g", np.random.default_rng(0), EngineConfig(opponent_model="generic"))
-    assert generic._freq("maniac", 4) == (0.5, 0.3, 0.2)
+    assert generic._freq("maniac", 4, fine) == (0.5, 0.3, 0.2)
 
 
 def test_tournament_two_enhanced_eight_control():

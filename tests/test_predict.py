@@ -43,7 +43,7 @@ def test_predictions_use_only_earlier_hands() -> None:
     scorer.observe(heads_up("h1", "f"), "t")
     first = scorer.report()
     assert first["overall"]["decisions"] == 1
-    assert first["overall"]["model"]["log_likelihood"] == pytest.approx(math.log(DEFAULT_TRIPLES[1][0]))
+    assert first["overall"]["twelve"]["log_likelihood"] == pytest.approx(math.log(DEFAULT_TRIPLES[1][0]))
     assert first["overall"]["baseline"]["log_likelihood"] == pytest.approx(math.log(1 / 3))
     for k in range(2, 41):
         scorer.observe(heads_up(f"h{k}", "f"), "t")
@@ -52,7 +52,7 @@ def test_predictions_use_only_earlier_hands() -> None:
     # By the 21st fold the context holds 20 observations: the model is all folds.
     model = scorer.store.get("alice", "t")
     assert predict_triple(model, 1, 20.0)[0] == pytest.approx(1.0, abs=1e-3)
-    assert report["overall"]["model"]["accuracy"] == 1.0
+    assert report["overall"]["twelve"]["accuracy"] == 1.0
     # Baseline after n folds: (n + 1) / (n + 3).
     expect = sum(math.log((n + 1) / (n + 3)) for n in range(40)) / 40
     assert report["overall"]["baseline"]["log_likelihood"] == pytest.approx(expect)
@@ -69,6 +69,9 @@ def test_the_scorers_models_are_the_databases_as_of_each_hand(tmp_path) -> None:
             if i % 97 == 0:
                 for seat in record.seats:
                     assert scorer.store.get(seat.player, "irc") == database.get(seat.player, "irc")
+                    ours, theirs = scorer.store.state(seat.player, "irc"), database.get(seat.player, "irc").state
+                    if ours is not None:
+                        assert ours.fine.keys() == theirs.fine.keys() and ours.scores == theirs.scores
             scorer.observe(record, "irc")
             database.write_hand(record, "irc")
     report = scorer.report()

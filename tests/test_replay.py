@@ -280,10 +280,14 @@ def test_shadow_scoring_on_the_real_logs(serial) -> None:
     assert [t["decisions"] for t in report["by_round"].values()] == [by_round[r] for r in range(4)]
     assert report["regulars"]["players"] == regulars > 0
     for t in [overall, *report["by_round"].values(), report["regulars"]]:
-        for name in ("model", "baseline", "defaults"):
+        for name in ("meta", "backoff", "twelve", "baseline", "defaults"):
             assert 0.0 <= t[name]["accuracy"] <= 1.0
             assert -6.91 < t[name]["log_likelihood"] < 0.0
     # The specific model beats what it knows of a stranger, and the pooled baseline.
-    assert overall["model"]["log_likelihood"] > overall["defaults"]["log_likelihood"]
-    assert overall["model"]["log_likelihood"] > overall["baseline"]["log_likelihood"]
-    assert overall["model"]["accuracy"] > overall["baseline"]["accuracy"]
+    assert overall["twelve"]["log_likelihood"] > overall["defaults"]["log_likelihood"]
+    assert overall["twelve"]["log_likelihood"] > overall["baseline"]["log_likelihood"]
+    assert overall["twelve"]["accuracy"] > overall["baseline"]["accuracy"]
+    # The fine contexts backed off to the twelve and to the population beat the twelve.
+    assert overall["backoff"]["log_likelihood"] > overall["twelve"]["log_likelihood"]
+    assert overall["backoff"]["accuracy"] > overall["twelve"]["accuracy"]
+    assert overall["meta"]["log_likelihood"] > overall["twelve"]["log_likelihood"]

@@ -257,6 +257,10 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             if kind in en:
                 rows.append((f"Poki post-flop decision, 10 seats, {label}",
                              f"{en[kind]['median_ms']:.2f} ms median", f"p90 {en[kind]['p90_ms']:.2f} ms", ""))
+        pr = en.get("prediction")
+        if pr:
+            rows.append(("opponent prediction in play (fine context + meta)", f"{pr['meta_with_context_us']:.1f} µs",
+                         f"back-off {pr['backoff_us']:.1f} µs, twelve {pr['twelve_us']:.1f} µs", "<= 20 µs"))
     sm = figures.get("simulator")
     if sm and sm.get("decisions"):
         rows.append((f"one simulated decision, {sm['trials']} trials, 10 players, flop",

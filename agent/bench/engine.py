@@ -64,6 +64,50 @@ def run_engine_bench(quick: bool = False) -> dict[str, Any]:
             "p90_ms": float(np.percentile(arr, 90) * 1e3) if arr.size else float("nan"),
         }
     out["median_postflop_decision_ms"] = out["stations"]["median_ms"]
+    out["prediction"] = run_prediction_bench(quick)
+    return out
+
+
+def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
+    """Microseconds per opponent prediction during play, as PokiPlayer._freq makes it:
+    the fine context of an action (ContextWalker) and the meta-predictor's triple from a
+    model read once a hand (twelve contexts and back-off mixed); also the back-off and
+    twelve-context triples alone. Models learned from synthetic hands (db.testing).
+    CPU time of this process, not wall time: the machine may be shared."""
+    from agent.engine.opponent_model import MemoryModelStore, predict_model
+    from agent.game.prepared import prepare_hand
+    from db.testing import synthetic_hands
+
+    store = MemoryModelStore()
+    hands = list(synthetic_hands(300 if quick else 2000, seed=7))
+    for record in hands:
+        store.write_hand(record, "bench")
+    # The decisions of the last hands, each with the model of its player.
+    cases = []
+    for record in hands[-200:]:
+        p = prepare_hand(record, "bench")
+        for seat, ctx, _, fine in p.observations:
+            cases.append((store.get(p.players[seat], "bench"), ctx, fine))
+    predictor = store.predictor
+    reps = 3 if quick else 20
+    out: dict[str, Any] = {"decisions": len(cases)}
+    for which in ("meta", "backoff", "twelve"):
+        t0 = time.process_time()
+        for _ in range(reps):
+            for model, ctx, fine in cases:
+                predict_model(model, ctx, fine, predictor, which)
+        out[f"{which}_us"] = (time.process_time() - t0) / (reps * len(cases)) * 1e6
+    # The fine context of every action of a hand, as the player follows it.
+    from agent.game.context import fine_contexts
+
+    t0 = time.process_time()
+    count = 0
+    for _ in range(reps):
+        for record in hands[-200:]:
+            positions = {s.player: s.position for s in record.seats}
+            count += len(fine_contexts(record.actions, positions, record.board))
+    out["context_us"] = (time.process_time() - t0) / count * 1e6
+    out["meta_with_context_us"] = out["meta_us"] + out["context_us"]
     return out
 
 

@@ -21,10 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     stats = with_db(sub.add_parser("stats", help="players, hands, actions, file size, migrations applied"))
     stats.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    player = with_db(sub.add_parser("player", help="one player's 12-context model, decayed and lifetime"))
+    player = with_db(sub.add_parser(
+        "player", help="one player's model: 12 contexts decayed and lifetime, the meta-predictor's mix, and the "
+                       "fine contexts seen most with their back-off predictions"))
     player.add_argument("nick", metavar="NICK")
     player.add_argument("--network", default=None, help="the network the nick plays on (needed if on several)")
     player.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    player.add_argument("--fine", type=int, default=12, metavar="N",
+                        help="show the N fine contexts with the most decayed observations (default 12)")
     with_db(sub.add_parser("recompute", help="rebuild every model from the stored actions ([model] half_life_hands)"))
     check = with_db(sub.add_parser("check", help="integrity check and every invariant (chips, whole hands, models)"))
     check.add_argument("--no-models", action="store_true", help="skip comparing the models with a recomputation")
@@ -81,6 +85,7 @@ def _player(database: Database, args: argparse.Namespace) -> int:
         return 1
     model = database.get(args.nick, network)
     blend = args.settings.model.blend_observations
+    fine_rows, weights = _fine_rows(database, model, max(0, args.fine))
     if args.json:
         print(json.dumps({
             "nick": model.nick, "network": model.network, "hands": model.hands, "half_life_hands": model.half_life,
@@ -93,6 +98,8 @@ def _player(database: Database, args: argparse.Namespace) -> int:
                 }
                 for c in range(len(model.decayed))
             ],
+            "meta_weights": {"twelve": weights[0], "backoff": weights[1]},
+            "fine_contexts": fine_rows,
         }, indent=2))
         return 0
 
@@ -107,7 +114,44 @@ def _player(database: Database, args: argparse.Namespace) -> int:
             f"{model.lifetime_totals[c]:10d}  {pct(model.frequencies(c, decayed=False)):17}   {pct(predict_triple(model, c, blend))}"
         )
     print(f"(model triple: decayed frequencies blended with the defaults until {blend:g} observations)")
+    print()
+    print(f"meta-predictor mix (by each predictor's running log-likelihood on this player): "
+          f"twelve contexts {100 * weights[0]:.0f}%, back-off {100 * weights[1]:.0f}%")
+    if fine_rows:
+        print(f"fine contexts seen most (of {len(model.state.fine) if model.state else 0}):")
+        print(f"  {'decayed n':>9}  fold call raise %  population f c r %   back-off triple  context")
+        for r in fine_rows:
+            print(f"  {r['decayed_total']:9.1f}  {pct(r['frequencies']):17}  {pct(r['population']):18}   "
+                  f"{pct(r['backoff']):15}  {r['name']}")
     return 0
+
+
+def _fine_rows(database: Database, model, top: int) -> tuple[list[dict], tuple[float, float]]:
+    """The player's ``top`` fine contexts by decayed observations, each with the player's
+    and the population's frequencies and the back-off prediction; and the meta weights."""
+    from agent.engine.opponent_model import predict_model
+    from agent.game.context import FINE_PER_COARSE, fine_context_name
+
+    state = model.state
+    if state is None:
+        return [], (1.0, 0.0)
+    predictor = database.predictor
+    pop = model.population
+    factor = predictor.factor
+    seen = sorted(((sum(cc.decayed_at(state.hands, factor)), ctx) for ctx, cc in state.fine.items()), reverse=True)
+    rows = []
+    for total, fine in seen[:top]:
+        d = state.fine[fine].decayed_at(state.hands, factor)
+        pc = pop.fine.get(fine) if pop is not None else None
+        pd = pc.decayed_at(pop.hands, predictor.pop_factor) if pc is not None else None
+        rows.append({
+            "fine_context": fine, "name": fine_context_name(fine), "decayed": d, "decayed_total": total,
+            "lifetime": tuple(state.fine[fine].lifetime),
+            "frequencies": tuple(x / total for x in d) if total > 0 else None,
+            "population": tuple(x / sum(pd) for x in pd) if pd and sum(pd) > 0 else None,
+            "backoff": predict_model(model, fine // FINE_PER_COARSE, fine, predictor, "backoff"),
+        })
+    return rows, predictor.weights(state)
 
 
 def _recompute(database: Database, args: argparse.Namespace) -> int:

@@ -21,6 +21,8 @@ import json
 import os
 import sys
 
+from agent.game.prediction import Strengths
+
 
 def _pair(text: str) -> tuple[int, int]:
     try:
@@ -42,6 +44,30 @@ def _positive(text: str) -> int:
     return value
 
 
+def _date(text: str) -> float:
+    """A UTC date (YYYY-MM-DD) or date and time (YYYY-MM-DDTHH:MM[:SS]) as Unix time."""
+    from datetime import datetime, timezone
+
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc).timestamp()
+        except ValueError:
+            continue
+    raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM, UTC): {text!r}")
+
+
+def _strengths(text: str) -> Strengths:
+    parts = text.split(",")
+    try:
+        values = [float(p) for p in parts]
+        if len(values) not in (3, 4):
+            raise ValueError("three or four numbers")
+        names = ("population", "coarse", "fine", "population_half_life")
+        return Strengths(**dict(zip(names, values)))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--strengths wants P,C,F[,H], positive numbers: {text!r} ({exc})") from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
@@ -59,6 +85,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ACPC logs: bets a round, the big blind the first pre-flop (e.g. 4)")
     parser.add_argument("--min-hands", type=int, default=500, metavar="N",
                         help="--predict: players with this many hands are also scored as a group (default 500)")
+    parser.add_argument("--since", type=_date, default=None, metavar="DATE",
+                        help="only hands started at or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM, UTC); "
+                             "hands outside are counted and left alone")
+    parser.add_argument("--until", type=_date, default=None, metavar="DATE",
+                        help="only hands started before DATE (UTC), e.g. learn a month up to a cut date "
+                             "and score the rest with --predict --since")
+    parser.add_argument("--strengths", type=_strengths, default=None, metavar="P,C,F[,H]",
+                        help="back-off pseudo-counts: population, coarse, fine (and the population's "
+                             "half-life in hands); default: those fitted in docs/prediction.md")
+    parser.add_argument("--tune", action="store_true",
+                        help="with --predict: fit the back-off strengths to these hands (scored from the "
+                             "models stored in --db) and print them; nothing is stored")
     parser.add_argument("--skipped", metavar="FILE", default=None,
                         help="write every skipped hand as a line: where, reason (tab-separated)")
     parser.add_argument("--json", action="store_true", help="print the summary (and scores) as JSON")
@@ -93,7 +131,14 @@ def run(args: argparse.Namespace) -> int:
         synchronous=settings.database.synchronous,
         batch_hands=settings.database.batch_hands,
         min_hands=args.min_hands,
+        since=args.since,
+        until=args.until,
+        tune=args.tune,
+        **({"strengths": args.strengths} if args.strengths is not None else {}),
     )
+    if args.tune and not args.predict:
+        print("poki replay: --tune needs --predict", file=sys.stderr)
+        return 2
     for path in args.paths:
         if not os.path.exists(path):
             print(f"poki replay: no such file or folder: {path}", file=sys.stderr)
@@ -133,10 +178,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary.format())
         if summary.prediction is not None:
-            from agent.play.shadow import format_report
+            from agent.play.shadow import format_report, format_tuning
 
             print()
-            print(format_report(summary.prediction))
+            print(format_tuning(summary.prediction) if args.tune else format_report(summary.prediction))
     if summary.stopped is not None:
         print(f"poki replay: stopped at the first problem: {summary.stopped}", file=sys.stderr)
         return 1

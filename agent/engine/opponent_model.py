@@ -6,45 +6,48 @@ those counts from — the :class:`ModelStore` protocol, which the SQLite databas
 Specific model: each context's decayed (fold, call, raise) frequencies blended with that
 context's default triple, the data's share growing linearly until the context holds
 ``blend_observations`` decayed observations (DESIGN.md's defaults: facing no bet
-0/.5/.5, one bet .5/.3/.2, two or more .7/.2/.1).
+0/.5/.5, one bet .5/.3/.2, two or more .7/.2/.1). The richer back-off and meta predictors
+(agent.game.prediction) read the fine contexts and the population kept with each model.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState, advance
+from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
+from agent.game.prediction import (
+    DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Predictor, Strengths, blend_triple,
+)
 from agent.game.prepared import prepare_hand
 from agent.game.records import HandRecord, RecordError, WriteReport
 
-__all__ = ["DEFAULT_BLEND_OBSERVATIONS", "DEFAULT_TRIPLES", "MemoryModelStore", "ModelStore", "predict_triple"]
+__all__ = ["DEFAULT_BLEND_OBSERVATIONS", "DEFAULT_TRIPLES", "MemoryModelStore", "ModelStore", "PREDICTOR_CHOICES",
+           "predict_model", "predict_triple"]
 
 Triple = tuple[float, float, float]
-
-# Triples a context starts from before the player has shown anything (DESIGN.md):
-# facing no bet folding is pointless; facing bets a player folds more the more they face.
-DEFAULT_TRIPLES: tuple[Triple, ...] = (
-    (0.0, 0.5, 0.5),
-    (0.5, 0.3, 0.2),
-    (0.7, 0.2, 0.1),
-) * 4
-DEFAULT_BLEND_OBSERVATIONS = 20.0
+PREDICTOR_CHOICES = ("twelve", "backoff", "meta")
+_EMPTY = PlayerState()
 
 
 def predict_triple(model: PlayerModel, context: int,
                    blend_observations: float = DEFAULT_BLEND_OBSERVATIONS) -> Triple:
-    """The decayed frequencies of ``model`` in ``context`` blended with the context's
-    default triple, the data's share growing linearly until the context holds
-    ``blend_observations`` (decayed) observations."""
-    default = DEFAULT_TRIPLES[context]
-    counts = model.decayed[context]
-    total = counts[0] + counts[1] + counts[2]
-    if total <= 0:
-        return default
-    w = min(1.0, total / blend_observations) if blend_observations > 0 else 1.0
-    return ((1.0 - w) * default[0] + w * counts[0] / total,
-            (1.0 - w) * default[1] + w * counts[1] / total,
-            (1.0 - w) * default[2] + w * counts[2] / total)
+    """The twelve-context prediction: the decayed frequencies of ``model`` in ``context``
+    blended with the context's default triple, the data's share growing linearly until
+    the context holds ``blend_observations`` (decayed) observations."""
+    return blend_triple(model.decayed[context], context, blend_observations)
+
+
+def predict_model(model: PlayerModel, context: int, fine: int, predictor: Predictor, which: str = "meta") -> Triple:
+    """What ``model``'s player does next in (coarse ``context``, ``fine`` context) by the
+    predictor named ``which`` (PREDICTOR_CHOICES); a model without its full state (built
+    by hand) falls back to the twelve contexts."""
+    state = model.state
+    if which == "twelve" or state is None:
+        return predict_triple(model, context, predictor.blend)
+    population = model.population if model.population is not None else _EMPTY
+    if which == "backoff":
+        return predictor.backoff(state, population, context, fine)
+    return predictor.meta(state, population, context, fine)
 
 
 @runtime_checkable
@@ -61,10 +64,32 @@ class MemoryModelStore:
     """The same models without a database, for play with nothing stored: hands are
     checked and counted once each exactly as the database does."""
 
-    def __init__(self, half_life: float = DEFAULT_HALF_LIFE) -> None:
+    def __init__(self, half_life: float = DEFAULT_HALF_LIFE, strengths: Strengths = DEFAULT_STRENGTHS,
+                 blend: float = DEFAULT_BLEND_OBSERVATIONS) -> None:
         self.decay = Decay(half_life)
+        self.predictor = Predictor(self.decay, strengths, blend)
         self._players: dict[tuple[str, str], PlayerState] = {}
+        self._populations: dict[str, PlayerState] = {}
         self._hand_ids: set[str] = set()
+        self._pop_snaps: dict[str, PlayerState] = {}
+
+    def state(self, nick: str, network: str) -> PlayerState | None:
+        """The live state of a player (None if never seen): changed by later hands."""
+        return self._players.get((network, nick))
+
+    def population(self, network: str) -> PlayerState:
+        """The live state of a network's whole population."""
+        pop = self._populations.get(network)
+        if pop is None:
+            pop = self._populations[network] = PlayerState()
+        return pop
+
+    def seed(self, network: str, players: dict[str, PlayerState], population: PlayerState | None) -> None:
+        """Start from models learned elsewhere (the database's), as they stand."""
+        for nick, state in players.items():
+            self._players[(network, nick)] = state
+        if population is not None:
+            self._populations[network] = population
 
     @property
     def half_life(self) -> float:
@@ -83,7 +108,7 @@ class MemoryModelStore:
             if state is None:
                 state = self._players[key] = PlayerState()
             states.append(state)
-        advance(states, prepared.observations, self.decay.factor)
+        self.predictor.advance(states, self.population(network), prepared.observations)
         return WriteReport(stored=1)
 
     def write_hands(self, records: Iterable[HandRecord], network: str) -> WriteReport:
@@ -99,7 +124,15 @@ class MemoryModelStore:
         state = self._players.get((network, nick))
         if state is None:
             return PlayerModel.empty(nick, network, self.decay.half_life)
-        return state.snapshot(nick, network, self.decay)
+        return state.snapshot(nick, network, self.decay, self._population_snapshot(network))
+
+    def _population_snapshot(self, network: str) -> PlayerState:
+        # One copy per hand learned, shared by every model read until the next hand.
+        pop = self.population(network)
+        snap = self._pop_snaps.get(network)
+        if snap is None or snap.hands != pop.hands:
+            snap = self._pop_snaps[network] = pop.copy()
+        return snap
 
     def players(self) -> list[tuple[str, str]]:
         """(network, nick) of every player seen."""

@@ -32,8 +32,11 @@ from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
+from agent.game.context import ContextWalker, order_key
+from agent.game.frequencies import Decay
+from agent.game.prediction import DEFAULT_STRENGTHS, Predictor
 from agent.game.rules import Action
-from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_triple
+from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_model
 
 if TYPE_CHECKING:
     from agent.game.events import HandStarted
@@ -44,16 +47,6 @@ __all__ = ["PokiPlayer", "order_key"]
 
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 _VOLUNTARY = frozenset({"c", "b", "r"})
-
-
-def order_key(position: int, n: int, round_: int) -> int:
-    """Place in the betting order (0 acts first): after the flop from the seat after the
-    button; pre-flop from the seat after the big blind, heads-up from the button."""
-    if round_ > 0:
-        return position
-    if n == 2:
-        return (position - 2) % 2
-    return (position - 3) % n
 
 
 @dataclasses.dataclass
@@ -80,7 +73,14 @@ class PokiPlayer(BasePlayer):
         self.settings = settings or EngineConfig()
         self.model_settings = model or ModelConfig()
         self.store: ModelStore = store if store is not None else MemoryModelStore(
-            self.model_settings.half_life_hands)
+            self.model_settings.half_life_hands, blend=self.model_settings.blend_observations)
+        # The store's own predictor when it has one (its decay and back-off strengths).
+        predictor = getattr(self.store, "predictor", None)
+        if not isinstance(predictor, Predictor):
+            predictor = Predictor(Decay(self.model_settings.half_life_hands), DEFAULT_STRENGTHS,
+                                  self.model_settings.blend_observations)
+        self._predictor = predictor
+        self._walker: ContextWalker | None = None
         self.network = network
         self._store_writes = True
         self.last: Decision | None = None
@@ -124,17 +124,21 @@ class PokiPlayer(BasePlayer):
         self._modeler.new_hand([p for p in ctx.players if p != self.name], self._hole_mask)
         self._models: dict[str, Any] = {}
         self._seen = 0  # actions of this hand already re-weighted for
+        # Fine contexts of this hand's actions (agent.game.context), followed as they come.
+        self._walker = ContextWalker(dict(zip(ctx.players, ctx.positions)), ctx.board)
         self._strategy: PreflopStrategy | None = None
 
-    def _freq(self, nick: str, context: int) -> tuple[float, float, float]:
-        """The opponent's (fold, call, raise) shares in a context: its own decayed counts
-        blended with the defaults (specific), or the defaults (generic)."""
+    def _freq(self, nick: str, context: int, fine: int) -> tuple[float, float, float]:
+        """The opponent's (fold, call, raise) shares in a context: by the predictor
+        [model] predictor names (the meta-predictor by default: twelve contexts and the
+        back-off mixed by how well each has foreseen this opponent) from the models read
+        once a hand (specific), or the defaults (generic)."""
         if self.settings.opponent_model == "generic":
             return DEFAULT_TRIPLES[context]
         model = self._models.get(nick)
         if model is None:
             model = self._models[nick] = self.store.get(nick, self.network)
-        return predict_triple(model, context, self.model_settings.blend_observations)
+        return predict_model(model, context, fine, self._predictor, self.model_settings.predictor)
 
     def _catch_up(self, ctx: GameContext) -> None:
         """Re-weight live opponents' tables for every action since our last decision, each
@@ -143,8 +147,12 @@ class PokiPlayer(BasePlayer):
         if self._reweighting:
             active = set(ctx.active)
             masks: dict[int, int] = {}
+            walker = self._walker
+            walker.board = ctx.board
             for a in actions[self._seen:]:
                 player = a.player
+                fine = walker.context(a.round, player, a.bets_to_call, a.players_active, a.raises)
+                walker.record(a.round, player, a.kind)
                 if player == self.name or player not in active or a.kind in BLIND_KINDS:
                     continue
                 action = ACTION_CLASS[a.kind]
@@ -154,7 +162,7 @@ class PokiPlayer(BasePlayer):
                 mask = masks.get(rnd)
                 if mask is None:
                     mask = masks[rnd] = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
-                self._modeler.observe(player, action, self._freq(player, a.context), mask,
+                self._modeler.observe(player, action, self._freq(player, a.context, fine), mask,
                                       a.players_active)
         self._seen = len(actions)
 
@@ -312,9 +320,13 @@ def _kind() -> PlayerKind:
             params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),
                                    low=0.0, high=1.0)
     model = config.model
+    params["predictor"] = Param(str, model.predictor, "opponent prediction read: twelve, backoff or meta",
+                                choices=("twelve", "backoff", "meta"))
 
     def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:
-        return PokiPlayer(name, rng, dataclasses.replace(eng, **settings), model=model)
+        predictor = settings.pop("predictor", model.predictor)
+        return PokiPlayer(name, rng, dataclasses.replace(eng, **settings),
+                          model=dataclasses.replace(model, predictor=predictor))
 
     return PlayerKind("poki", factory, params,
                       "the Poki engine: income-rate pre-flop, EHS triples, weight tables (seeds 002-004)")

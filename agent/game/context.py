@@ -4,9 +4,18 @@ records, the player's re-weighting, the database's counts and the shadow scorer.
 
 An opponent-model context is round × bets to call (0, 1, 2+): twelve contexts, the
 "betting frequencies in different contexts" of seed 004 §3.
+
+A fine context refines each of the twelve with what seed 004 (§3, §4) says they miss: the
+number of active players, the relative betting position, and the texture of the board,
+plus whether the player was the aggressor of the previous round and whether it has
+already acted in this round (``fine_context``, ``ContextWalker``). The twelve contexts
+stay the coarser level of the same hierarchy: ``fine // FINE_PER_COARSE`` is the coarse
+context of a fine one.
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +24,10 @@ from agent.game.rules import Action
 if TYPE_CHECKING:
     from agent.game.records import ActionRecord
 
-__all__ = ["N_CONTEXTS", "GameContext", "context_name", "decision_context"]
+__all__ = [
+    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
+    "context_name", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
+]
 
 N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
 _ROUND_NAMES = ("preflop", "flop", "turn", "river")
@@ -31,6 +43,178 @@ def decision_context(round_: int, bets_to_call: int) -> int:
 def context_name(context: int) -> str:
     """'flop, 1 bet' for context 4."""
     return f"{_ROUND_NAMES[context // 3]}, {_BETS_NAMES[context % 3]}"
+
+
+# Fine contexts: each coarse context × active players (2, 3, 4, 5, 6+) × relative position
+# (first / middle / last to act among the players still in) × aggressor (made the last bet
+# or raise of the previous round; pre-flop: posted a blind) × the player's last action in
+# this hand (none / check-call / bet-raise) × acted already this round × bets made this
+# round before the decision (0, 1, 2+; pre-flop the big blind is one) × put chips in
+# voluntarily this hand × board texture (pre-flop always 0). Which features earn their
+# place was decided on hands before 1995-04-20 only (docs/prediction.md).
+_ACTIVE_NAMES = ("2 players", "3 players", "4 players", "5 players", "6+ players")
+_RELPOS_NAMES = ("first", "middle", "last")
+_LAST_NAMES = ("no action yet", "last checked/called", "last bet/raised")
+_TEXTURE_NAMES = ("dry", "paired", "suited/connected")
+_RADIX = (5, 3, 2, 3, 2, 3, 2, 3)  # active, relpos, aggressor, last, acted, raises, voluntary, texture
+FINE_PER_COARSE = math.prod(_RADIX)
+# Names this numbering of fine contexts: a database built with another one rebuilds them.
+FINE_SCHEME = "fine-1:" + "x".join(map(str, _RADIX))
+N_FINE_CONTEXTS = N_CONTEXTS * FINE_PER_COARSE
+_BOARD_AT_ROUND = (0, 3, 4, 5)
+
+
+def order_key(position: int, n: int, round_: int) -> int:
+    """Place in the betting order (0 acts first): after the flop from the seat after the
+    button; pre-flop from the seat after the big blind, heads-up from the button."""
+    if round_ > 0:
+        return position
+    if n == 2:
+        return (position - 2) % 2
+    return (position - 3) % n
+
+
+def board_texture(board: Sequence[int]) -> int:
+    """Coarse texture of a flop, turn or river board (cards as ints, rank = card >> 2,
+    suit = card & 3): 1 paired; else 2 when three cards share a suit or three ranks fall
+    within five (a flush or a straight is possible); else 0 (dry)."""
+    ranks = [c >> 2 for c in board]
+    if len(set(ranks)) < len(ranks):
+        return 1
+    suits = [0, 0, 0, 0]
+    for c in board:
+        suits[c & 3] += 1
+    if max(suits) >= 3:
+        return 2
+    # The ace also plays low: A-2-3 is connected.
+    distinct = sorted(set(ranks) | ({-1} if 12 in ranks else set()))
+    for i in range(len(distinct) - 2):
+        if distinct[i + 2] - distinct[i] <= 4:
+            return 2
+    return 0
+
+
+def fine_context(round_: int, bets_to_call: int, players_active: int, relative_position: int,
+                 aggressor: bool, last_action: int, acted: bool, raises: int, voluntary: bool, texture: int) -> int:
+    """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the comment above
+    _RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
+    1 check or call, 2 bet or raise; ``raises`` bets made this round before the decision;
+    ``texture`` as board_texture (0 pre-flop)."""
+    active = min(max(players_active, 2), 6) - 2
+    digits = (active, relative_position, 1 if aggressor else 0, last_action, 1 if acted else 0,
+              raises if raises < 2 else 2, 1 if voluntary else 0, texture)
+    index = 0
+    for digit, radix in zip(digits, _RADIX):
+        index = index * radix + digit
+    return decision_context(round_, bets_to_call) * FINE_PER_COARSE + index
+
+
+def fine_context_name(fine: int) -> str:
+    """'flop, 1 bet / 3 players, last, aggressor, last checked/called, acted, 1 bet made,
+    voluntary, paired'."""
+    coarse, rest = divmod(fine, FINE_PER_COARSE)
+    digits = []
+    for radix in reversed(_RADIX):
+        rest, d = divmod(rest, radix)
+        digits.append(d)
+    active, relpos, aggressor, last, acted, raises, voluntary, texture = reversed(digits)
+    if coarse < 3:
+        aggr = "blind" if aggressor else "no blind"
+    else:
+        aggr = "aggressor" if aggressor else "not aggressor"
+    parts = [_ACTIVE_NAMES[active], _RELPOS_NAMES[relpos], aggr, _LAST_NAMES[last],
+             "acted this round" if acted else "first action this round",
+             ("no bet", "1 bet", "2+ bets")[raises] + " made", "voluntary" if voluntary else "not voluntary"]
+    if coarse >= 3:
+        parts.append(_TEXTURE_NAMES[texture])
+    return f"{context_name(coarse)} / {', '.join(parts)}"
+
+
+class ContextWalker:
+    """Follows one hand's actions and gives the fine context of each decision: feed it
+    every action in order (``context`` before ``record``). ``positions`` maps each seated
+    player to its position (1 = first after the button, n = the button)."""
+
+    __slots__ = ("positions", "n", "board", "round", "folded", "acted", "last_raiser", "aggressor", "blinds",
+                 "texture", "last", "voluntary", "_keys")
+
+    def __init__(self, positions: dict[str, int], board: Sequence[int]) -> None:
+        self.positions = positions
+        self.n = len(positions)
+        self.board = board
+        self.round = 0
+        self.folded: set[str] = set()
+        self.acted: set[str] = set()
+        self.last_raiser: str | None = None  # of the round being played
+        self.aggressor: str | None = None  # last bettor or raiser of the previous round
+        self.blinds: set[str] = set()
+        self.texture = 0
+        self.last: dict[str, int] = {}  # each player's last decision: 1 check/call, 2 bet/raise
+        self.voluntary: set[str] = set()
+        n = self.n
+        # Each player's place in the betting order: pre-flop, and after the flop.
+        self._keys = ({p: order_key(pos, n, 0) for p, pos in positions.items()},
+                      {p: order_key(pos, n, 1) for p, pos in positions.items()})
+
+    def _enter(self, round_: int) -> None:
+        if round_ != self.round:
+            self.aggressor = self.last_raiser
+            self.last_raiser = None
+            self.acted = set()
+            self.round = round_
+            self.texture = board_texture(self.board[:_BOARD_AT_ROUND[round_]]) if round_ else 0
+
+    def context(self, round_: int, player: str, bets_to_call: int, players_active: int, raises: int) -> int:
+        """The fine context of ``player``'s decision now; ``raises`` as ActionRecord.raises."""
+        if round_ != self.round:
+            self._enter(round_)
+        keys = self._keys[0 if round_ == 0 else 1]
+        folded = self.folded
+        mine = keys[player]
+        before = after = 0
+        for other, key in keys.items():
+            if other != player and other not in folded:
+                if key < mine:
+                    before += 1
+                else:
+                    after += 1
+        relpos = 0 if not before else (2 if not after else 1)
+        aggressor = (player in self.blinds) if round_ == 0 else (player == self.aggressor)
+        # fine_context, inlined (the same mixed radix as _RADIX).
+        active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
+        coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
+        index = (((((((active * 3 + relpos) * 2 + (1 if aggressor else 0)) * 3 + self.last.get(player, 0)) * 2
+                    + (1 if player in self.acted else 0)) * 3 + (raises if raises < 2 else 2)) * 2
+                  + (1 if player in self.voluntary else 0)) * 3 + self.texture)
+        return coarse * FINE_PER_COARSE + index
+
+    def record(self, round_: int, player: str, kind: str) -> None:
+        """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
+        self._enter(round_)
+        if kind == "sb" or kind == "bb":
+            self.blinds.add(player)
+            return
+        self.acted.add(player)
+        if kind == "f":
+            self.folded.add(player)
+        elif kind == "b" or kind == "r":
+            self.last_raiser = player
+            self.last[player] = 2
+            self.voluntary.add(player)
+        else:
+            self.last[player] = 1
+            if kind == "c":
+                self.voluntary.add(player)
+
+
+def fine_contexts(actions: Sequence[ActionRecord], positions: dict[str, int], board: Sequence[int]) -> list[int]:
+    """The fine context of every action of a hand (blinds included, for alignment)."""
+    walker = ContextWalker(positions, board)
+    out = []
+    for a in actions:
+        out.append(walker.context(a.round, a.player, a.bets_to_call, a.players_active, a.raises))
+        walker.record(a.round, a.player, a.kind)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

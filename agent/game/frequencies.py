@@ -7,18 +7,19 @@ recent play counts more): every hand the player is dealt into multiplies the wei
 everything seen before by 0.5 ** (1 / half_life), so an observation made h hands ago
 weighs 0.5 ** (h / half_life). Counts are kept lazily, as (count as of hand `ref`, ref),
 and scaled only when they are read or added to, so an update is O(1) however long the
-player has been away. The database and the in-memory store share this code, so the two
-can never disagree on the math.
+player has been away. The database and the in-memory store share this code, and learn a
+hand through the one agent.game.prediction.Predictor.advance, so the two can never
+disagree on the math.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from agent.game.context import N_CONTEXTS
 
-__all__ = ["DEFAULT_HALF_LIFE", "ContextCounts", "Decay", "PlayerModel", "PlayerState", "advance"]
+__all__ = ["DEFAULT_HALF_LIFE", "ContextCounts", "Decay", "PlayerModel", "PlayerState"]
 
 FOLD, CALL, RAISE = 0, 1, 2
 DEFAULT_HALF_LIFE = 500.0
@@ -77,23 +78,64 @@ class ContextCounts:
 
 
 class PlayerState:
-    """Everything the model of one player needs: the player's hand counter and the 12
-    contexts (None where nothing was ever observed)."""
+    """Everything the model of one player needs: the player's hand counter, the 12
+    contexts (None where nothing was ever observed), the fine contexts observed
+    (agent.game.context.fine_context), and the decayed running log-likelihood of each
+    predictor of agent.game.prediction on this player's decisions (``scores``, as of the
+    player's hand ``scores_ref``). The whole population of a network is kept as one more
+    PlayerState, dealt into every hand."""
 
-    __slots__ = ("hands", "contexts")
+    __slots__ = ("hands", "contexts", "fine", "scores", "scores_ref")
 
     def __init__(self, hands: int = 0) -> None:
         self.hands = hands
         self.contexts: list[ContextCounts | None] = [None] * N_CONTEXTS
+        self.fine: dict[int, ContextCounts] = {}
+        self.scores: list[float] = [0.0, 0.0]
+        self.scores_ref = 0
 
-    def observe(self, context: int, action_class: int, factor: float) -> ContextCounts:
+    def observe(self, context: int, action_class: int, factor: float, fine: int | None = None) -> ContextCounts:
         cc = self.contexts[context]
         if cc is None:
             cc = self.contexts[context] = ContextCounts()
         cc.observe(action_class, self.hands, factor)
+        if fine is not None:
+            fc = self.fine.get(fine)
+            if fc is None:
+                fc = self.fine[fine] = ContextCounts()
+            fc.observe(action_class, self.hands, factor)
         return cc
 
-    def snapshot(self, nick: str, network: str, decay: Decay) -> PlayerModel:
+    def add_scores(self, logliks: Sequence[float], factor: float) -> None:
+        """Add one decision's log-likelihood under each predictor, decayed as the counts."""
+        s = self.scores
+        if self.hands != self.scores_ref:
+            k = factor ** (self.hands - self.scores_ref)
+            for i in range(len(s)):
+                s[i] *= k
+            self.scores_ref = self.hands
+        for i, ll in enumerate(logliks):
+            s[i] += ll
+
+    def scores_at(self, factor: float) -> list[float]:
+        k = factor ** (self.hands - self.scores_ref)
+        return [x * k for x in self.scores]
+
+    def copy(self) -> PlayerState:
+        """An independent copy (a snapshot that later observations do not change)."""
+        out = PlayerState(self.hands)
+        out.contexts = [None if cc is None else ContextCounts(list(cc.decayed), cc.ref, list(cc.lifetime))
+                        for cc in self.contexts]
+        out.fine = {k: ContextCounts(list(cc.decayed), cc.ref, list(cc.lifetime)) for k, cc in self.fine.items()}
+        out.scores = list(self.scores)
+        out.scores_ref = self.scores_ref
+        return out
+
+    def snapshot(self, nick: str, network: str, decay: Decay, population: PlayerState | None = None,
+                 own: bool = False) -> PlayerModel:
+        """The PlayerModel of this state; it keeps a copy of the state (the state itself
+        with ``own``, for a state nobody changes afterwards) and ``population``, which the
+        richer predictors of agent.game.prediction read."""
         decayed = []
         lifetime = []
         for cc in self.contexts:
@@ -103,17 +145,8 @@ class PlayerState:
             else:
                 decayed.append(cc.decayed_at(self.hands, decay.factor))
                 lifetime.append(tuple(cc.lifetime))
-        return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime))
-
-
-def advance(states: Sequence[PlayerState], observations: Iterable[tuple[int, int, int]], factor: float) -> None:
-    """One hand's effect on its players' models: every seated player's hand counter moves
-    on, then each decision (seat index into ``states``, context, action class) is
-    observed. Blinds are forced, so they are not observations (agent.game.prepared)."""
-    for state in states:
-        state.hands += 1
-    for seat, context, action_class in observations:
-        states[seat].observe(context, action_class, factor)
+        return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime),
+                           self if own else self.copy(), population)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +160,11 @@ class PlayerModel:
     half_life: float
     decayed: tuple[Triple, ...]  # 12 contexts, weighted as of the player's latest hand
     lifetime: tuple[tuple[int, int, int], ...]  # 12 contexts, plain counts
+    # The full state (fine contexts, predictor scores) and the population of the player's
+    # network, for the back-off and meta predictors; None for a model built by hand.
+    # (Not compared: two models are equal when their twelve contexts are.)
+    state: PlayerState | None = field(default=None, compare=False, repr=False)
+    population: PlayerState | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def empty(cls, nick: str, network: str, half_life: float) -> PlayerModel:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from agent.game.context import decision_context
+from agent.game.context import ContextWalker, decision_context
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
 from evaluator_pyx.cards import CARD_NAMES
 
@@ -38,11 +38,11 @@ class PreparedHand(NamedTuple):
     hand: tuple
     seats: tuple[tuple[int, int, int], ...]  # (seat, position, stack)
     # (ord, seat, round, kind, amount, bets_to_call, raises, position, players_active,
-    # all_in, context)
+    # all_in, context, fine context)
     actions: tuple[tuple, ...]
     shown: tuple[tuple[int, str], ...]  # (seat, cards)
     results: tuple[tuple[int, int, int], ...]  # (seat, put_in, won)
-    observations: tuple[tuple[int, int, int], ...]  # decisions: (seat, context, action class)
+    observations: tuple[tuple[int, int, int, int], ...]  # decisions: (seat, context, action class, fine context)
 
 
 def validate_record(record: HandRecord, network: str) -> None:
@@ -117,6 +117,7 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     last_round = 0
     action_rows = []
     observations = []
+    walker = ContextWalker(dict(zip(players, positions)), board)
     for i, a in enumerate(record.actions):
         player = a.player
         seat = seat_of.get(player)
@@ -156,9 +157,11 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
         last_round = rnd
         put_in[seat] += amount
         context = decision_context(rnd, btc)
-        action_rows.append((i, seat, rnd, kind, amount, btc, raises, position, active, all_in, context))
+        fine = walker.context(rnd, player, btc, active, raises)
+        walker.record(rnd, player, kind)
+        action_rows.append((i, seat, rnd, kind, amount, btc, raises, position, active, all_in, context, fine))
         if not blind:
-            observations.append((seat, context, ACTION_CLASS[kind]))
+            observations.append((seat, context, ACTION_CLASS[kind], fine))
 
     # Results: every seated player once, chips in as the actions say, all of them won.
     results = record.results

@@ -57,6 +57,7 @@ from connectors.logs.sources import (
     read_chunk,
 )
 from agent.game.prepared import prepare_hand
+from agent.game.prediction import DEFAULT_STRENGTHS, Strengths
 
 __all__ = [
     "ReplayOptions",
@@ -295,6 +296,10 @@ class ReplayOptions:
     batch_hands: int = 500
     min_hands: int = 500  # predict: players scored as a group of regulars
     epsilon: float = 1e-3  # predict: floor of the triples' entries
+    since: float | None = None  # only hands started at or after this Unix time
+    until: float | None = None  # only hands started before this Unix time
+    strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.game.prediction)
+    tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
 
 
 @dataclass
@@ -305,6 +310,7 @@ class ReplaySummary:
     known: int = 0  # already in the database, recognised by their id before reading
     duplicates_written: int = 0  # tracked, then found in the database when written
     skipped: int = 0
+    outside: int = 0  # read, but started outside [since, until): left alone
     skipped_by_reason: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
     problems: list[LogProblem] = field(default_factory=list)
@@ -345,6 +351,7 @@ class ReplaySummary:
             "already_stored_unread": self.known,
             "duplicates_at_write": self.duplicates_written,
             "skipped": self.skipped,
+            "outside_time_window": self.outside,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
             "examples": self.examples,
             "players": self.players,
@@ -363,6 +370,8 @@ class ReplaySummary:
             f"duplicates: {self.duplicates:,} (already in the database)",
             f"skipped: {self.skipped:,}",
         ]
+        if self.outside:
+            lines.append(f"outside the time window (--since/--until): {self.outside:,}")
         for reason, n in sorted(self.skipped_by_reason.items()):
             lines.append(f"  {reason}: {n:,}")
             for example in self.examples.get(reason, ()):
@@ -410,7 +419,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         from agent.play.shadow import ShadowScorer
 
         scorer = ShadowScorer(half_life=options.half_life, blend=options.blend_observations,
-                              epsilon=options.epsilon, min_hands=options.min_hands)
+                              epsilon=options.epsilon, min_hands=options.min_hands, strengths=options.strengths)
     # Hands already stored are recognised by id only when there can be some (and when
     # the scorer does not need every hand).
     known_db = str(options.db_path) if Path(options.db_path).is_file() and scorer is None else None
@@ -428,7 +437,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             pool = stack.enter_context(_pool_context().Pool(workers))
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
-                                                batch_hands=options.batch_hands))
+                                                batch_hands=options.batch_hands, strengths=options.strengths))
+        if scorer is not None:
+            # Predictions start from the models the file holds; its hands are not rescored.
+            scorer.seeder = database.network_states
+            scorer.known = database.has_hand
         stored = database.hand_count()
         if known_db is not None and stored == 0:
             known_db = None
@@ -446,8 +459,13 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
                 break
         summary.read += summary.known
         summary.hands += summary.known
+        if scorer is not None and options.tune:
+            from agent.play.shadow import tune_strengths
+
+            # Inside: every candidate starts from the models stored in the open file.
+            summary.prediction = tune_strengths(scorer.kept, options, scorer.seeder)
     summary.players = len(players)
-    if scorer is not None:
+    if scorer is not None and not options.tune:
         summary.prediction = scorer.report()
     summary.seconds = time.perf_counter() - start
     return summary
@@ -461,13 +479,25 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
     records: list[HandRecord] = []
     prepared: list[tuple] = []
     stop: LogProblem | None = None
+    since, until = options.since, options.until
+    window = since is not None or until is not None
     for e in entries:
         tag = e[0]
         if tag == _PREPARED:
+            if window and not _inside(e[1][3][3], since, until):
+                summary.outside += 1
+                summary.read += 1
+                summary.hands += 1
+                continue
             prepared.append(e[1])
             continue
         if tag == _RECORD:
             record = e[1] if len(e) == 2 else decode_record(e)
+            if window and not _inside(record.started_at, since, until):
+                summary.outside += 1
+                summary.read += 1
+                summary.hands += 1
+                continue
             # --strict: a record the database would refuse stops the run before anything
             # after it is written.
             problem = _invalid(record, network) if options.strict else None
@@ -495,12 +525,30 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             summary.actions += len(r.actions)
             for seat in r.seats:
                 players.add((network, seat.player))
+        if scorer is not None and options.tune:
+            # Fitting the strengths: the hands are kept to be scored again and again
+            # from the stored models, and nothing is written.
+            known = scorer.known
+            for r in records:
+                if known is None or not known(r.hand_id):
+                    scorer.kept.append((r, network))
+            summary.read += len(records)
+            summary.hands += len(records)
+            return stop
         if scorer is not None:
             for r in records:
                 scorer.observe(r, network)
         _count_written(summary, database.write_hands(records, network, batch_hands=options.batch_hands),
                        len(records), {r.hand_id: r.source for r in records})
     return stop
+
+
+def _inside(started_at: float | None, since: float | None, until: float | None) -> bool:
+    """Whether a hand started at ``started_at`` is in [since, until); a hand of unknown
+    time is in only when no window is set."""
+    if started_at is None:
+        return False
+    return (since is None or started_at >= since) and (until is None or started_at < until)
 
 
 def _count_written(summary: ReplaySummary, report: Any, given: int, where: dict[str, str]) -> None:
