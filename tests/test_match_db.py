@@ -40,10 +40,10 @@ def test_match_leaves_models_and_the_next_match_starts_from_them(tmp_path, monke
     seen: list[int] = []
     real = PokiPlayer._freq
 
-    def spy(self, nick, context):
+    def spy(self, nick, *contexts):
         model = self.store.get(nick, self.network)
         seen.append(model.hands)
-        return real(self, nick, context)
+        return real(self, nick, *contexts)
 
     monkeypatch.setattr(PokiPlayer, "_freq", spy)
     second = run_tournament(_setup(path, "measured", 2), 2)
@@ -59,9 +59,9 @@ def test_without_db_nothing_is_shared(tmp_path, monkeypatch):
     seen: list[int] = []
     real = PokiPlayer._freq
 
-    def spy(self, nick, context):
+    def spy(self, nick, *contexts):
         seen.append(self.store.get(nick, self.network).hands)
-        return real(self, nick, context)
+        return real(self, nick, *contexts)
 
     monkeypatch.setattr(PokiPlayer, "_freq", spy)
     setup = TournamentSetup.from_text(SPECS, TableConfig(seats=3), 1, chunk=2, name="m")

@@ -128,7 +128,7 @@ class PokiPlayer(BasePlayer):
         self._walker = ContextWalker(dict(zip(ctx.players, ctx.positions)), ctx.board)
         self._strategy: PreflopStrategy | None = None
 
-    def _freq(self, nick: str, context: int, fine: int) -> tuple[float, float, float]:
+    def _freq(self, nick: str, context: int, fine: int = -1) -> tuple[float, float, float]:
         """The opponent's (fold, call, raise) shares in a context: by the predictor
         [model] predictor names (the meta-predictor by default: twelve contexts and the
         back-off mixed by how well each has foreseen this opponent) from the models read
@@ -138,7 +138,10 @@ class PokiPlayer(BasePlayer):
         model = self._models.get(nick)
         if model is None:
             model = self._models[nick] = self.store.get(nick, self.network)
-        return predict_model(model, context, fine, self._predictor, self.model_settings.predictor)
+        # The simulator's play-outs know only the twelve coarse contexts (fine = -1), so
+        # there the twelve-context prediction is read.
+        which = self.model_settings.predictor if fine >= 0 else "twelve"
+        return predict_model(model, context, fine, self._predictor, which)
 
     def _catch_up(self, ctx: GameContext) -> None:
         """Re-weight live opponents' tables for every action since our last decision, each
