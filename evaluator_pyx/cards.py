@@ -68,6 +68,22 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     return cards
 
 
+def cards_from_text(text: str, names: Mapping[str, int] = CARD_INDEX) -> tuple[int, ...]:
+    """'AsKd' -> (51, 45): two characters a card, nothing between them (the form of ACPC
+    states and logs and of PHH), each looked up in ``names`` (a reader that tolerates other
+    spellings passes its own table). CardError, naming the bad part, for anything else."""
+    if len(text) % 2:
+        raise CardError(f"cannot read cards {text[:40]!r}")
+    get = names.get
+    out = []
+    for i in range(0, len(text), 2):
+        card = get(text[i:i + 2])
+        if card is None:
+            raise CardError(f"{text[i:i + 2]!r} is not a card")
+        out.append(card)
+    return tuple(out)
+
+
 def card_str(card: int) -> str:
     if not (isinstance(card, int) and 0 <= card < N_CARDS):
         raise CardError(f"not a card index: {card!r}")

@@ -363,3 +363,18 @@ def test_mask_card_array_round_trip():
     assert len(set(unique.tolist())) == 50_000
     with pytest.raises(CardError):
         ev.masks_from_cards(np.array([[1, 1, 2, 3, 4]]))
+
+
+def test_cards_from_text_reads_pairs_and_names_what_is_wrong() -> None:
+    from evaluator_pyx.cards import CARD_NAMES, CardError, cards_from_text, parse_cards
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        cards = rng.choice(52, size=int(rng.integers(0, 8)), replace=False).tolist()
+        text = "".join(CARD_NAMES[c] for c in cards)
+        assert cards_from_text(text) == tuple(parse_cards(text)) == tuple(cards)
+    with pytest.raises(CardError, match="cannot read cards"):
+        cards_from_text("AsK")
+    with pytest.raises(CardError, match="'Zz' is not a card"):
+        cards_from_text("AsZz")
+    assert cards_from_text("as", {"as": 51}) == (51,)

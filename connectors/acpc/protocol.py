@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
 from connectors.acpc.game import AcpcGame
-from evaluator_pyx.cards import CARD_NAMES
+from evaluator_pyx.cards import CARD_NAMES, CardError, cards_from_text
 
 __all__ = [
     "ACTION_CHAR",
@@ -104,15 +104,10 @@ def parse_version(line: str) -> tuple[int, int, int]:
 
 
 def _cards(text: str, where: str) -> tuple[int, ...]:
-    if len(text) % 2:
-        raise ProtocolError(f"{where}: cannot read cards {text[:40]!r}")
-    out = []
-    for i in range(0, len(text), 2):
-        card = _CARD.get(text[i:i + 2])
-        if card is None:
-            raise ProtocolError(f"{where}: {text[i:i + 2]!r} is not a card")
-        out.append(card)
-    return tuple(out)
+    try:
+        return cards_from_text(text)
+    except CardError as exc:
+        raise ProtocolError(f"{where}: {exc}") from None
 
 
 def parse_matchstate(line: str, players: int | None = None, where: str = "dealer") -> MatchState:

@@ -30,7 +30,7 @@ from agent.config import TableConfig
 from agent.game.events import BoardDealt, Event, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.records import BET, BLIND_KINDS, CALL, CHECK, FOLD, RAISE, HandRecord
 from agent.game.rules import Action
-from evaluator_pyx.cards import CARD_NAMES
+from evaluator_pyx.cards import CARD_NAMES, CardError, cards_from_text
 
 __all__ = [
     "AcpcHand",
@@ -155,15 +155,10 @@ def hand_from_record(record: HandRecord, holes: Mapping[str, Sequence[int] | Non
 
 
 def _read_cards(text: str, where: str) -> tuple[int, ...]:
-    if len(text) % 2:
-        raise AcpcLogError(f"{where}: cannot read cards {text!r}")
-    cards = []
-    for i in range(0, len(text), 2):
-        card = _CARD.get(text[i:i + 2])
-        if card is None:
-            raise AcpcLogError(f"{where}: {text[i:i + 2]!r} is not a card")
-        cards.append(card)
-    return tuple(cards)
+    try:
+        return cards_from_text(text, _CARD)
+    except CardError as exc:
+        raise AcpcLogError(f"{where}: {exc}") from None
 
 
 def _read_value(text: str, where: str) -> float:

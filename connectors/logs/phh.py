@@ -44,7 +44,7 @@ from agent.game.events import (
 )
 from agent.game.records import BET, BLIND_KINDS, CALL, CHECK, FOLD, RAISE, HandRecord
 from agent.game.rules import Action
-from evaluator_pyx.cards import CARD_NAMES
+from evaluator_pyx.cards import CARD_NAMES, CardError, cards_from_text
 
 __all__ = [
     "PhhError",
@@ -264,15 +264,10 @@ def parse_hands(text: str, where: str = "phhs") -> list[PhhHand]:
 def _read_cards(text: str, where: str) -> tuple[int, ...] | None:
     if set(text) == {"?"}:
         return None
-    if len(text) % 2:
-        raise PhhError(f"{where}: cannot read cards {text!r}")
-    cards = []
-    for i in range(0, len(text), 2):
-        card = _CARD.get(text[i:i + 2])
-        if card is None:
-            raise PhhError(f"{where}: {text[i:i + 2]!r} is not a card")
-        cards.append(card)
-    return tuple(cards)
+    try:
+        return cards_from_text(text, _CARD)
+    except CardError as exc:
+        raise PhhError(f"{where}: {exc}") from None
 
 
 def hand_events(hand: PhhHand, *, source: str = "phh", hand_id: str | None = None,
