@@ -58,16 +58,20 @@ class ContextCounts:
         self.ref = ref
         self.lifetime = lifetime if lifetime is not None else [0, 0, 0]
 
-    def observe(self, action_class: int, now: int, factor: float) -> None:
-        """Add one observation made in the player's hand `now` (never before `ref`)."""
-        d = self.decayed
+    def bring_to(self, now: int, factor: float) -> None:
+        """Scale the decayed counts to the player's hand `now` (never before `ref`)."""
         if now != self.ref:
             k = factor ** (now - self.ref)
+            d = self.decayed
             d[0] *= k
             d[1] *= k
             d[2] *= k
             self.ref = now
-        d[action_class] += 1.0
+
+    def observe(self, action_class: int, now: int, factor: float) -> None:
+        """Add one observation made in the player's hand `now` (never before `ref`)."""
+        self.bring_to(now, factor)
+        self.decayed[action_class] += 1.0
         self.lifetime[action_class] += 1
 
     def decayed_at(self, now: int, factor: float) -> Triple:

@@ -250,25 +250,16 @@ def _present(contexts: list[ContextCounts | None], context: int, now: int, facto
     cc = contexts[context]
     if cc is None:
         cc = contexts[context] = ContextCounts([0.0, 0.0, 0.0], now)
-    elif cc.ref != now:
-        k: float = factor ** (now - cc.ref)
-        d = cc.decayed
-        d[0] *= k
-        d[1] *= k
-        d[2] *= k
-        cc.ref = now
+    else:
+        cc.bring_to(now, factor)
     return cc
 
 
 def _present_fine(fine: dict[int, ContextCounts], context: int, now: int, factor: float) -> ContextCounts:
+    """The counts of a fine context (made if new), scaled to the hand ``now``."""
     cc = fine.get(context)
     if cc is None:
         cc = fine[context] = ContextCounts([0.0, 0.0, 0.0], now)
-    elif cc.ref != now:
-        k: float = factor ** (now - cc.ref)
-        d = cc.decayed
-        d[0] *= k
-        d[1] *= k
-        d[2] *= k
-        cc.ref = now
+    else:
+        cc.bring_to(now, factor)
     return cc
