@@ -574,3 +574,34 @@ def table_info() -> dict:
         "bytes": sizeof(EvalTables),
         "build_ms": _init_ns / 1e6,
     }
+
+
+def hand_keys(masks) -> np.ndarray:
+    """Incremental keys (KEY_INIT + the card keys) of an array of masks, uint64."""
+    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    cdef Py_ssize_t n = m.shape[0], i
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] o = out
+    with nogil:
+        for i in range(n):
+            o[i] = mask_key(&_T, m[i])
+    return out
+
+
+def evaluate_key_batch(keys, masks, out=None) -> np.ndarray:
+    """Values of hands kept in incremental form (key and mask each, as hand_keys gives),
+    unchecked: the form enumerations and play-outs use, timed by `poki bench`."""
+    cdef const uint64_t[::1] k = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
+    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    cdef Py_ssize_t n = m.shape[0], i
+    if k.shape[0] != n:
+        raise ValueError(f"{k.shape[0]} keys for {n} masks")
+    if out is None:
+        out = np.empty(n, dtype=np.uint16)
+    cdef uint16_t[::1] o = out
+    if o.shape[0] != n:
+        raise ValueError(f"out has {o.shape[0]} entries for {n} masks")
+    with nogil:
+        for i in range(n):
+            o[i] = evaluate_key(&_T, k[i], m[i])
+    return out

@@ -178,6 +178,7 @@ def _machine() -> dict[str, Any]:
 SECTIONS: dict[str, tuple[str, str]] = {
     "evaluator": ("agent.bench", "run_evaluator_bench"),
     "assess": ("agent.bench.assess", "run_assess_bench"),
+    "kernels": ("agent.bench.kernels", "run_kernels_bench"),
     "selfplay": ("agent.bench.selfplay", "run_selfplay_bench"),
     "engine": ("agent.bench.engine", "run_engine_bench"),
     "simulator": ("agent.bench.simulator", "run_simulator_bench"),
@@ -311,6 +312,10 @@ def format_table(figures: dict[str, Any]) -> str:
         from agent.bench.assess import format_assess_bench
 
         blocks.append(format_assess_bench(figures["assess"]))
+    if figures.get("kernels"):
+        from agent.bench.kernels import format_kernels_bench
+
+        blocks.append(format_kernels_bench(figures["kernels"]))
     rows = _pipeline_rows(figures)
     if rows:
         blocks.append("\n".join(_aligned([("figure", "ours", "also", "target"), *rows])))
