@@ -19,6 +19,7 @@ from evaluator_pyx._core cimport (
     KEY_INIT,
     N_HOLDINGS,
     VALID_MASK_BITS,
+    ctz64,
     EvalTables,
     eval_tables,
     evaluate_key,
@@ -57,6 +58,10 @@ cdef uint8_t _HRP[1326]
 # The holdings of each rank pair (16 for two ranks, 6 for a pair).
 cdef uint16_t _RP_MEMBERS[169][16]
 cdef uint8_t _RP_N[169]
+# Holding (a, b), a < b, is number _HBASE[a] + b in HOLDINGS order.
+cdef int _HBASE[52]
+# Uniform weights.
+cdef double _ONES[1326]
 
 
 cdef void _init_tables() noexcept nogil:
@@ -86,6 +91,10 @@ cdef void _init_tables() noexcept nogil:
             _RP_MEMBERS[_HRP[i]][_RP_N[_HRP[i]]] = <uint16_t>i
             _RP_N[_HRP[i]] += 1
             i += 1
+    for a in range(52):
+        _HBASE[a] = 50 * a - a * (a - 1) // 2 - 1
+    for i in range(N_HOLDINGS):
+        _ONES[i] = 1.0
 
 
 _init_tables()
@@ -191,19 +200,23 @@ cdef inline uint16_t _holding_value(const EvalTables* t, const _BoardRanks* r, i
     return r.rank_pair[_HRP[i]]
 
 
+cdef inline int _suit_of_word(uint64_t word_mask) noexcept nogil:
+    """Suit 0..3 of a one-suit word mask (0x1fff << 16 * suit)."""
+    return <int>(ctz64(word_mask) >> 4)
+
+
 cdef inline double _w(const double* weights, int i) noexcept nogil:
     return 1.0 if weights == NULL else weights[i]
 
 
-cdef int hs_counts_c(const EvalTables* t, uint64_t hole, uint64_t board,
-                     const double* weights, double* out3) noexcept nogil:
-    cdef int nb = popcount64(board), i, lo, hi
-    if nb < 3 or nb > 5:
-        return -1
+cdef int _hs_counts_generic(const EvalTables* t, uint64_t hole, uint64_t board,
+                            const double* weights, const _BoardRanks* rr, uint16_t ours,
+                            double* out3) noexcept nogil:
+    """hs_counts_c for any board: every holding that may make a flush is valued alone."""
+    cdef int i, lo, hi
     cdef uint64_t dead = hole | board, m
-    cdef _BoardRanks r
-    _board_ranks(t, mask_key(t, board), board, &r)
-    cdef uint16_t ours = evaluate_key(t, r.key + _cards_key(hole), dead), v
+    cdef const _BoardRanks* r = rr
+    cdef uint16_t v
     # Holdings that cannot make a flush are valued by their rank pair alone, so their
     # weights are summed per rank pair first and compared 91 times, not 1081. Four sets
     # of sums, by the second card's suit, keep neighbouring holdings (which often share a
@@ -229,6 +242,84 @@ cdef int hs_counts_c(const EvalTables* t, uint64_t hole, uint64_t board,
             ahead += keep(p, v < ours)
             tied += keep(p, v == ours)
             total += p
+    out3[0] = ahead
+    out3[1] = tied
+    out3[2] = total - ahead - tied
+    return 0
+
+
+
+cdef int hs_counts_c(const EvalTables* t, uint64_t hole, uint64_t board,
+                     const double* weights, double* out3) noexcept nogil:
+    cdef int nb = popcount64(board), a, b, ra, r2, k, lo, hi, n_s, x, y
+    if nb < 3 or nb > 5:
+        return -1
+    cdef uint64_t dead = hole | board
+    cdef _BoardRanks r
+    _board_ranks(t, mask_key(t, board), board, &r)
+    cdef uint16_t ours = evaluate_key(t, r.key + _cards_key(hole), dead), v, vp
+    if r.need < 2:
+        # Four or five board cards of a suit: most holdings may make a flush.
+        return _hs_counts_generic(t, hole, board, weights, &r, ours, out3)
+    cdef const double* w = weights
+    if w == NULL:
+        w = &_ONES[0]
+    # Holdings that cannot make a flush are valued by their rank pair, so only the weight
+    # of each rank pair's live holdings is needed. Holding (a, b), a < b, sits at
+    # _HBASE[a] + b: for one first card a, the holdings whose second card has a higher
+    # rank are one contiguous run, so a rank's four first cards add their runs into
+    # acc[b] (a plain vector loop), and acc[b] * alive[b] summed over b's four suits is
+    # the rank pair's weight.
+    cdef double alive[52]
+    cdef double acc[52]
+    cdef double ahead = 0.0, tied = 0.0, total = 0.0, p
+    cdef const double* row
+    cdef int cards_s[13]
+    for k in range(52):
+        alive[k] = 0.0 if _CARD_BIT[k] & dead else 1.0
+    for ra in range(13):
+        lo = 4 * (ra + 1)
+        for k in range(lo, 52):
+            acc[k] = 0.0
+        p = 0.0
+        for a in range(4 * ra, 4 * ra + 4):
+            if alive[a] == 0.0:
+                continue
+            # The pair of rank ra: the same rank's later suits.
+            for b in range(a + 1, 4 * ra + 4):
+                p += w[_HBASE[a] + b] * alive[b]
+            row = w + _HBASE[a]
+            for k in range(lo, 52):
+                acc[k] += row[k]
+        v = r.rank_pair[14 * ra]
+        ahead += keep(p, v < ours)
+        tied += keep(p, v == ours)
+        total += p
+        for r2 in range(ra + 1, 13):
+            k = 4 * r2
+            p = (acc[k] * alive[k] + acc[k + 1] * alive[k + 1]) + (acc[k + 2] * alive[k + 2] + acc[k + 3] * alive[k + 3])
+            v = r.rank_pair[13 * ra + r2]
+            ahead += keep(p, v < ours)
+            tied += keep(p, v == ours)
+            total += p
+    if r.flush_suit:
+        # Three board cards of a suit: the holdings of two more of it make a flush. They
+        # were counted at their rank pair's value above; move them to their own.
+        n_s = 0
+        for k in range(13):
+            x = 4 * k + _suit_of_word(r.flush_suit)
+            if alive[x] != 0.0:
+                cards_s[n_s] = x
+                n_s += 1
+        for x in range(n_s):
+            a = cards_s[x]
+            for y in range(x + 1, n_s):
+                b = cards_s[y]
+                p = w[_HBASE[a] + b]
+                vp = r.rank_pair[_HRP[_HBASE[a] + b]]
+                v = evaluate_key(t, r.key + t.holding_keys[_HBASE[a] + b], board | _CARD_BIT[a] | _CARD_BIT[b])
+                ahead += keep(p, v < ours) - keep(p, vp < ours)
+                tied += keep(p, v == ours) - keep(p, vp == ours)
     out3[0] = ahead
     out3[1] = tied
     out3[2] = total - ahead - tied
