@@ -391,6 +391,101 @@ cdef inline void _runout_tally(const EvalTables* t, uint64_t hole, uint64_t hkey
         _tally(sidx, smasks, sws, group_start[g], group_start[g + 1], &r, runout, ours, acc[g])
 
 
+ctypedef struct _Bins:
+    # The opponent holdings counted by potential_table_c, by where we stand now.
+    const double* weights
+    double by_pair[3][169]          # weight by group (AHEAD, TIED, BEHIND) and rank pair
+    double total[3]
+    uint8_t group[1326]             # each holding's group, 3 if not counted
+    uint16_t by_card[52][51]        # the counted holdings that hold each card
+    int n_card[52]
+
+
+cdef inline void _take_out(const _BoardRanks* r, const _Bins* bins, int card, int other,
+                           uint16_t ours, double (*acc)[3]) noexcept nogil:
+    """Remove the counted holdings holding `card` (but not `other`, already removed)
+    from the tallies, each at its rank pair's value as the bins counted it."""
+    cdef int k, i, g
+    cdef uint16_t v
+    cdef double w
+    for k in range(bins.n_card[card]):
+        i = bins.by_card[card][k]
+        if other >= 0 and (_HCARD[i][0] == other or _HCARD[i][1] == other):
+            continue
+        g = bins.group[i]
+        w = _w(bins.weights, i)
+        v = r.rank_pair[_HRP[i]]
+        acc[g][0] -= keep(w, v < ours)
+        acc[g][1] -= keep(w, v == ours)
+        acc[g][2] -= w
+
+
+cdef inline void _runout_bins(const EvalTables* t, uint64_t hole, uint64_t hkey,
+                              uint64_t board, uint64_t bkey, uint64_t dead, int c1, int c2,
+                              const _Bins* bins, const uint16_t* sidx, const uint64_t* smasks,
+                              const double* sws, const int* group_start,
+                              double (*acc)[3]) noexcept nogil:
+    """Table 2 columns for the run-out c1 (and c2 if >= 0) from the rank-pair bins: 91
+    comparisons per group, then the holdings that hold a run-out card are taken out and
+    the ones that make a flush moved to their own value."""
+    cdef uint64_t runout = _CARD_BIT[c1], rkey = bkey + t.card_keys[c1]
+    if c2 >= 0:
+        runout |= _CARD_BIT[c2]
+        rkey += t.card_keys[c2]
+    cdef uint64_t rmask = board | runout
+    cdef _BoardRanks r
+    _board_ranks(t, rkey, rmask, &r)
+    cdef uint16_t ours = evaluate_key(t, rkey + hkey, rmask | hole), v, vp
+    cdef int g, lo, hi, q, k, x, y, n_s, a, b, i, s
+    cdef double w, ca, ct
+    cdef int cards_s[13]
+    if r.need < 2:
+        # Four or five cards of a suit on the board: value every holding.
+        for g in range(3):
+            _tally(sidx, smasks, sws, group_start[g], group_start[g + 1], &r, runout, ours, acc[g])
+        return
+    cdef double sa[3]
+    cdef double st[3]
+    for g in range(3):
+        sa[g] = 0.0
+        st[g] = 0.0
+    for lo in range(13):
+        for hi in range(lo, 13):
+            q = 13 * lo + hi
+            v = r.rank_pair[q]
+            for g in range(3):
+                sa[g] += keep(bins.by_pair[g][q], v < ours)
+                st[g] += keep(bins.by_pair[g][q], v == ours)
+    for g in range(3):
+        acc[g][0] += sa[g]
+        acc[g][1] += st[g]
+        acc[g][2] += bins.total[g]
+    _take_out(&r, bins, c1, -1, ours, acc)
+    if c2 >= 0:
+        _take_out(&r, bins, c2, c1, ours, acc)
+    if r.flush_suit:
+        s = _suit_of_word(r.flush_suit)
+        n_s = 0
+        for k in range(13):
+            x = 4 * k + s
+            if not (_CARD_BIT[x] & (dead | runout)):
+                cards_s[n_s] = x
+                n_s += 1
+        for x in range(n_s):
+            a = cards_s[x]
+            for y in range(x + 1, n_s):
+                b = cards_s[y]
+                i = _HBASE[a] + b
+                g = bins.group[i]
+                if g == 3:
+                    continue
+                w = _w(bins.weights, i)
+                vp = r.rank_pair[_HRP[i]]
+                v = evaluate_key(t, rkey + t.holding_keys[i], rmask | t.holding_masks[i])
+                acc[g][0] += keep(w, v < ours) - keep(w, vp < ours)
+                acc[g][1] += keep(w, v == ours) - keep(w, vp == ours)
+
+
 cdef int potential_table_c(const EvalTables* t, uint64_t hole, uint64_t board,
                            const double* weights, int cards_to_come, double* out9) noexcept nogil:
     cdef int nb = popcount64(board)
@@ -448,16 +543,33 @@ cdef int potential_table_c(const EvalTables* t, uint64_t hole, uint64_t board,
         if not (_CARD_BIT[i] & dead):
             deck[nd] = i
             nd += 1
+    # Every counted holding's weight by group and rank pair, and each card's holdings.
+    cdef _Bins bins
+    memset(&bins, 0, sizeof(bins))
+    bins.weights = weights
+    for j in range(N_HOLDINGS):
+        bins.group[j] = 3
+    for g in range(3):
+        for j in range(group_start[g], group_start[g + 1]):
+            i = sidx[j]
+            bins.group[i] = <uint8_t>g
+            bins.by_pair[g][_HRP[i]] += sws[j]
+            bins.total[g] += sws[j]
+            a = _HCARD[i][0]
+            b = _HCARD[i][1]
+            bins.by_card[a][bins.n_card[a]] = <uint16_t>i
+            bins.n_card[a] += 1
+            bins.by_card[b][bins.n_card[b]] = <uint16_t>i
+            bins.n_card[b] += 1
     memset(acc, 0, sizeof(acc))
     for a in range(nd):
         if cards_to_come == 1:
-            _runout_tally(t, hole, hkey, board, bkey, _CARD_BIT[deck[a]], t.card_keys[deck[a]],
-                          sidx, smasks, sws, group_start, acc)
+            _runout_bins(t, hole, hkey, board, bkey, dead, deck[a], -1, &bins,
+                         sidx, smasks, sws, group_start, acc)
         else:
             for b in range(a + 1, nd):
-                _runout_tally(t, hole, hkey, board, bkey, _CARD_BIT[deck[a]] | _CARD_BIT[deck[b]],
-                              t.card_keys[deck[a]] + t.card_keys[deck[b]],
-                              sidx, smasks, sws, group_start, acc)
+                _runout_bins(t, hole, hkey, board, bkey, dead, deck[a], deck[b], &bins,
+                             sidx, smasks, sws, group_start, acc)
     for g in range(3):
         out9[3 * g + AHEAD] = acc[g][0]
         out9[3 * g + TIED] = acc[g][1]
