@@ -18,6 +18,8 @@ from cpython.time cimport monotonic_ns
 
 import operator
 
+cimport cython
+
 import numpy as np
 
 from .cards import CardError
@@ -439,6 +441,12 @@ cdef object _bad_mask(object mask):
     return CardError(f"need 5 to 7 cards to evaluate, got {bin(mask).count('1')} (mask {mask:#x})")
 
 
+# Every value as a Python int made once, so a call returns a shared object instead of
+# allocating one (ints above 256 are not cached by Python).
+cdef tuple _VALUE_OBJECTS = tuple(range(N_VALUES + 1))
+
+
+@cython.binding(False)     # a plain builtin function: the cheapest call CPython has
 def evaluate(mask: int) -> int:
     """Value (1..7462, higher better) of the best five cards of a 5-7 card mask."""
     cdef uint64_t m
@@ -449,7 +457,7 @@ def evaluate(mask: int) -> int:
     cdef uint32_t e = suit_sum(&_T, m)
     if (m & ~VALID_MASK_BITS) or <uint32_t>((e >> 26) - 5) > 2:
         raise _bad_mask(mask)
-    return evaluate_suit_sum(&_T, m, e)
+    return _VALUE_OBJECTS[evaluate_suit_sum(&_T, m, e)]
 
 
 def evaluate_cards(cards) -> int:
