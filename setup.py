@@ -1,6 +1,7 @@
 """Build the compiled modules; everything else is in pyproject.toml.
 
-* evaluator_pyx._core, evaluator_pyx._assess and evaluator_pyx._simulate: the Cython
+* evaluator_pyx._core, the assessment kernels (_strength, _potential, _ranking,
+  _rollout) with their Python API (_assess), and evaluator_pyx._simulate: the Cython
   evaluator, assessment code and the simulator's trial loop;
   agent.game._slots: constructors for the frozen dataclasses built on the hot paths.
 * the pure-Python modules listed in agent/native.py, each compiled as it is into an
@@ -48,7 +49,9 @@ evaluator = [
         extra_compile_args=compile_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("evaluator_pyx._core", "evaluator_pyx._assess", "evaluator_pyx._simulate")
+    for name in ("evaluator_pyx._core", "evaluator_pyx._strength", "evaluator_pyx._potential",
+                 "evaluator_pyx._ranking", "evaluator_pyx._rollout", "evaluator_pyx._assess",
+                 "evaluator_pyx._simulate")
 ] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [

@@ -24,7 +24,7 @@
 # Every function here reads only inside the tables whatever the key or mask (card_key
 # needs a card 0..51), but values are only meaningful for 5 to 7 distinct cards, and a
 # key holds at most 7 cards.
-from libc.stdint cimport uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef extern from *:
     """
@@ -81,6 +81,22 @@ ctypedef struct EvalTables:
     # hand of board + holding i is key board_key + holding_keys[i], mask board | holding_masks[i].
     uint64_t holding_masks[N_HOLDINGS]
     uint64_t holding_keys[N_HOLDINGS]
+    # Per-card and per-holding facts the assessment kernels look up (_board.pxd):
+    uint64_t card_bits[52]                     # each card's bit in a mask
+    uint8_t holding_cards[N_HOLDINGS][2]       # holding i is (a, b), a < b
+    # Rank pair of each holding, 13 * low rank + high rank: without a flush a hand's value
+    # depends on its ranks only, so one value per rank pair serves all its holdings.
+    uint8_t holding_rank_pair[N_HOLDINGS]
+    uint16_t rank_pair_members[169][16]        # the holdings of each rank pair
+    uint8_t rank_pair_size[169]                # 16 for two ranks, 6 for a pair
+    # Holding (a, b), a < b, is number holding_base[a] + b: for one first card a the
+    # holdings run contiguously in b, which the weight sums read as vectors.
+    int32_t holding_base[52]
+    # Starting-hand type 0..168 of each holding and of any two cards (13 * x + y on the
+    # grid of ranks: pairs on the diagonal, suited at (high, low), offsuit at (low, high)).
+    uint8_t holding_type[N_HOLDINGS]
+    uint8_t type_of_cards[52][52]
+    double ones[N_HOLDINGS]                    # the uniform weight table
 
 
 # The tables, built when evaluator_pyx._core is imported. Read-only.

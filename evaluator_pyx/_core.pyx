@@ -410,6 +410,38 @@ cdef int _build_rank_hash() except -1:
     return 0
 
 
+cdef int _build_holding_tables() except -1:
+    cdef int a, b, i = 0, ra, rb, hi, lo, ty
+    memset(_T.rank_pair_size, 0, sizeof(_T.rank_pair_size))
+    for a in range(52):
+        _T.card_bits[a] = 1ULL << (16 * (a & 3) + (a >> 2))
+        _T.holding_base[a] = 50 * a - a * (a - 1) // 2 - 1
+    for a in range(52):
+        for b in range(52):
+            ra = a >> 2
+            rb = b >> 2
+            hi = ra if ra > rb else rb
+            lo = rb if ra > rb else ra
+            if (a & 3) == (b & 3):
+                ty = 13 * hi + lo          # suited (and the impossible a == b)
+            else:
+                ty = 13 * lo + hi          # offsuit, pairs land on the diagonal
+            _T.type_of_cards[a][b] = <uint8_t>ty
+    for a in range(52):
+        for b in range(a + 1, 52):
+            _T.holding_cards[i][0] = <uint8_t>a
+            _T.holding_cards[i][1] = <uint8_t>b
+            _T.holding_type[i] = _T.type_of_cards[a][b]
+            ra = a >> 2
+            rb = b >> 2
+            _T.holding_rank_pair[i] = <uint8_t>(13 * ra + rb if ra <= rb else 13 * rb + ra)
+            _T.rank_pair_members[_T.holding_rank_pair[i]][_T.rank_pair_size[_T.holding_rank_pair[i]]] = <uint16_t>i
+            _T.rank_pair_size[_T.holding_rank_pair[i]] += 1
+            _T.ones[i] = 1.0
+            i += 1
+    return 0
+
+
 cdef tuple _category_floor():
     floors = [0] * 9
     cdef int i
@@ -422,6 +454,7 @@ cdef long long _t0 = monotonic_ns()
 _build_codes()
 _build_suit_tables()
 _build_rank_hash()
+_build_holding_tables()
 _init_ns = monotonic_ns() - _t0
 
 # First value of each of the 9 categories, high card .. straight flush.

@@ -9,7 +9,7 @@
 # Nothing here allocates per trial or touches Python objects.
 from libc.stdint cimport uint64_t
 
-from evaluator_pyx._assess cimport AliasTable, Rng
+from evaluator_pyx._rollout cimport AliasTable, Rng
 
 cdef enum:
     SIM_MAX_SEATS = 10

@@ -46,13 +46,12 @@ from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from evaluator_pyx._core cimport EvalTables, N_HOLDINGS, ctz64, eval_tables
-from evaluator_pyx._assess cimport (
+from evaluator_pyx._ranking cimport holding_strengths_c, holding_values_c
+from evaluator_pyx._rollout cimport (
     AliasTable,
     Rng,
     alias_build,
     alias_draw,
-    holding_strengths_c,
-    holding_values_c,
     rng_below,
     rng_seed,
     rng_uniform,

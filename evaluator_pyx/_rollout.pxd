@@ -1,16 +1,12 @@
-# C-level API of hand assessment (evaluator_pyx._assess), for the engine's, the opponent
-# modeler's and the simulator's hot loops.
+# C-level API of the Monte Carlo kernels, alias tables and the random generator
+# (evaluator_pyx._rollout), for the engine's, the opponent modeler's and the simulator's
+# hot loops.
 #
-#     from evaluator_pyx._core cimport EvalTables, eval_tables
-#     from evaluator_pyx._assess cimport Rng, rng_seed, hand_strength_c, ...
-#
-# Conventions (shared with _core.pxd): hands are 64-bit masks (cards.py layout), weight
-# tables are 1326 doubles in HOLDINGS order, NULL meaning uniform. These functions trust
-# their inputs: hole is 2 cards, board 3-5 (0-5 for the Monte Carlo kernels), disjoint
-# from hole, weights finite and >= 0. The Python wrappers in _assess.pyx check all that.
-# None of them allocates; all are nogil and keep their state on the stack or in the
-# caller's structs.
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+# Conventions (_core.pxd): hands are 64-bit masks, weight tables 1326 doubles in HOLDINGS
+# order, NULL meaning uniform. These functions trust their inputs: hole is 2 cards, board
+# 3-5 (0-5 for the Monte Carlo kernels), disjoint from hole, weights finite and >= 0. The
+# Python wrappers in _assess.pyx check all that. None of them allocates; all are nogil.
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
 from evaluator_pyx._core cimport EvalTables
 
@@ -18,10 +14,6 @@ cdef enum:
     # Starting-hand types: 13 * x + y on the 13 x 13 grid of ranks (2..A = 0..12): pairs
     # on the diagonal, suited hands at (high, low), offsuit at (low, high).
     N_HAND_TYPES = 169
-    # Table 2 of seed 003: rows and columns in this order.
-    AHEAD = 0
-    TIED = 1
-    BEHIND = 2
 
 
 # ---- random numbers: xoshiro256** seeded through splitmix64 ---------------------------
@@ -99,48 +91,7 @@ cdef inline int alias_draw(const AliasTable* a, Rng* r) noexcept nogil:
 cdef const uint8_t* holding_types() noexcept nogil
 
 
-# ---- exact enumerations (seed 003 §4.2-4.3) -------------------------------------------
-
-# Weighted hand strength counts of our hole cards against every opponent holding that
-# does not touch hole or board: out3 = (weight we beat, weight we tie, weight that beats
-# us). Returns 0, or -1 if the board is not 3-5 cards.
-cdef int hs_counts_c(const EvalTables* t, uint64_t hole, uint64_t board,
-                     const double* weights, double* out3) noexcept nogil
-
-# (ahead + tied / 2) / total of hs_counts_c; -1.0 when no opponent holding has weight.
-cdef double hand_strength_c(const EvalTables* t, uint64_t hole, uint64_t board,
-                            const double* weights) noexcept nogil
-
-# Table 2 of seed 003: out9[3 * now + later] is the weight of (opponent holding, run-out)
-# pairs where we are `now` (AHEAD/TIED/BEHIND) with the present board and `later` after
-# cards_to_come more cards (1 or 2 on the flop, 1 on the turn), each run-out counted once.
-# Returns 0, or -1 for a bad board size / cards_to_come.
-cdef int potential_table_c(const EvalTables* t, uint64_t hole, uint64_t board,
-                           const double* weights, int cards_to_come, double* out9) noexcept nogil
-
-# Ppot and Npot from a Table 2 (seed 003's formulas; 0 where a denominator is 0).
-cdef void ppot_npot_c(const double* t9, double* ppot, double* npot) noexcept nogil
-
-# Hand value (1..7462) of every holding with the board (3-5 cards), 0 for the holdings
-# that touch the board; out has 1326 entries.
-cdef void holding_values_c(const EvalTables* t, uint64_t board, int32_t* out) noexcept nogil
-
-# Hand strength of every holding against the weight table (card removal between the
-# holding and the opponent's holding exact); 0.0 for holdings touching the board and for
-# holdings with no opponent weight left. out has 1326 entries.
-cdef void holding_strengths_c(const EvalTables* t, uint64_t board, const double* weights,
-                              double* out) noexcept nogil
-
-
-# One-card Ppot (seed 003) of every holding on a flop or turn (3-4 cards) against the
-# weight table, exact, in one pass (a Fenwick-tree sweep per next card); 0.0 for holdings
-# touching the board or with nothing ahead of or tied with them. out has 1326 entries.
-# Returns 0, or -1 for a bad board size.
-cdef int holding_ppot1_c(const EvalTables* t, uint64_t board, const double* weights,
-                         double* out) noexcept nogil
-
-
-# ---- Monte Carlo (seed 001: deal the unknown cards at random, count our share) --------
+# ---- (seed 001: deal the unknown cards at random, count our share) --------
 
 # Our pot share (1 / number tied for best, 0 if beaten) averaged over `trials` deals of
 # `opponents` hands and the rest of the board. tables = NULL deals opponents uniformly;
