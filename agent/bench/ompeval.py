@@ -101,6 +101,8 @@ def build_driver(where: Path) -> Path:
     """The compiled driver, rebuilt when the sdist or the driver source changes."""
     if shutil.which(COMPILE[0]) is None:
         raise AnchorUnavailable("g++ not found")
+    if not DRIVER.is_file():
+        raise AnchorUnavailable(f"the driver source {DRIVER} is not installed")
     sdist = fetch_sdist(where)
     digest = hashlib.sha256(sdist.read_bytes() + DRIVER.read_bytes() + " ".join(COMPILE).encode()).hexdigest()[:16]
     exe = where / f"ompeval_driver_{digest}"
@@ -175,7 +177,7 @@ def run_ompeval(cards7: np.ndarray, deals: np.ndarray, npot: int, hs_reps: int, 
             if done.returncode != 0:
                 raise AnchorUnavailable(f"OMPEval driver exited {done.returncode}: {done.stderr.strip()[:200]}")
             figures = parse_output(done.stdout)
-    except AnchorUnavailable as exc:
+    except (AnchorUnavailable, OSError) as exc:
         return {"available": False, "reason": str(exc)}
     figures["available"] = True
     figures["compiler"] = " ".join(COMPILE)
