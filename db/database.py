@@ -38,10 +38,6 @@ from .models import (
 
 SYNCHRONOUS = ("normal", "full")
 DEFAULT_BATCH = 500
-# The fine contexts' numbering and the population's typed counts (level 2 of
-# population_models, keyed type * N_FINE_CONTEXTS + fine): a file built otherwise
-# rebuilds its richer models once, when opened.
-MODELS_SCHEME = FINE_SCHEME + "+typed-1"
 _FINE_KEY = N_FINE_CONTEXTS  # player * _FINE_KEY + fine context: one int per touched fine count
 _IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
 
@@ -202,7 +198,7 @@ class Database:
             self._migrate(create)
             self.decay = self._settle_half_life(half_life)
             self.predictor = Predictor(self.decay, strengths)
-            if self._meta("fine_models_built") != MODELS_SCHEME:
+            if self._meta("fine_models_built") != FINE_SCHEME:
                 # Files from before the fine contexts, or numbered another way: work the
                 # fine contexts out again and rebuild the richer models, once.
                 self.recompute(refine=True)
@@ -437,7 +433,6 @@ class Database:
         touched_fine: set[int] = set()
         touched_pop: set[int] = set()
         touched_pop_fine: set[int] = set()
-        touched_typed: set[int] = set()
         existing = self._existing_hand_ids(conn, [h[0] for h in hands])
         touched_models: set[int] = set()
         touched_players: set[int] = set()
@@ -461,7 +456,7 @@ class Database:
             population = populations.get(network)
             if population is None:
                 population = populations[network] = self._population(conn, network)
-            predictor.advance([self._state(conn, pid) for pid in pids], population, observations, touched_typed)
+            predictor.advance([self._state(conn, pid) for pid in pids], population, observations)
             for seat, context, _, fine in observations:
                 pid = pids[seat]
                 touched_models.add(pid * 16 + context)
@@ -506,9 +501,6 @@ class Database:
             for fine in touched_pop_fine:
                 pop_rows += (network, 1, fine)
                 pop_rows += population.fine[fine].row()
-            for key in touched_typed:
-                pop_rows += (network, 2, key)
-                pop_rows += population.typed[key].row()
         self._pop_snaps.pop(network, None)
         return out
 
@@ -643,7 +635,7 @@ class Database:
             states, populations = self.recomputed(decay)
             rows = write_models(conn, states, populations)
             self._set_meta("half_life_hands", repr(decay.half_life))
-            self._set_meta("fine_models_built", MODELS_SCHEME)
+            self._set_meta("fine_models_built", FINE_SCHEME)
         self.decay = decay
         self.predictor = Predictor(decay, self.strengths)
         self._drop_caches()

@@ -53,10 +53,8 @@ def _load_population(conn: sqlite3.Connection, network: str) -> PlayerState:
         cc = ContextCounts([df, dc, dr], ref, [lf, lc, lr])
         if level == 0:
             state.contexts[ctx] = cc
-        elif level == 1:
-            state.fine[ctx] = cc
         else:
-            state.typed[ctx] = cc
+            state.fine[ctx] = cc
     return state
 
 
@@ -144,8 +142,7 @@ def write_models(conn: sqlite3.Connection, states: dict[int, PlayerState], popul
         conn.executemany(
             f"INSERT INTO population_models (network, level, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
             [(network, 0, ctx, *_count_row(cc)) for ctx, cc in enumerate(pop.contexts) if cc is not None]
-            + [(network, 1, ctx, *_count_row(cc)) for ctx, cc in pop.fine.items()]
-            + [(network, 2, key, *_count_row(cc)) for key, cc in pop.typed.items()])
+            + [(network, 1, ctx, *_count_row(cc)) for ctx, cc in pop.fine.items()])
     return len(rows)
 
 
@@ -177,9 +174,6 @@ def _compare_states(
                                         a.hands, b.hands, decay, tolerance)
         for ctx in sorted(set(a.fine) | set(b.fine)):
             problems += _compare_counts(f"model of {who} fine context {ctx}", a.fine.get(ctx), b.fine.get(ctx),
-                                        a.hands, b.hands, decay, tolerance)
-        for key in sorted(set(a.typed) | set(b.typed)):
-            problems += _compare_counts(f"model of {who} typed context {key}", a.typed.get(key), b.typed.get(key),
                                         a.hands, b.hands, decay, tolerance)
         if scores:
             sa, sb = a.scores_at(decay.factor), b.scores_at(decay.factor)

@@ -60,12 +60,12 @@ def _strengths(text: str) -> Strengths:
     parts = text.split(",")
     try:
         values = [float(p) for p in parts]
-        if len(values) not in (3, 4, 5):
-            raise ValueError("three to five numbers")
-        names = ("population", "coarse", "fine", "population_half_life", "typed")
+        if len(values) not in (3, 4):
+            raise ValueError("three or four numbers")
+        names = ("population", "coarse", "fine", "population_half_life")
         return Strengths(**dict(zip(names, values)))
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"--strengths wants P,C,F[,H[,T]], positive numbers: {text!r} ({exc})") from None
+        raise argparse.ArgumentTypeError(f"--strengths wants P,C,F[,H], positive numbers: {text!r} ({exc})") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--until", type=_date, default=None, metavar="DATE",
                         help="only hands started before DATE (UTC), e.g. learn a month up to a cut date "
                              "and score the rest with --predict --since")
-    parser.add_argument("--strengths", type=_strengths, default=None, metavar="P,C,F[,H[,T]]",
+    parser.add_argument("--strengths", type=_strengths, default=None, metavar="P,C,F[,H]",
                         help="back-off pseudo-counts: population, coarse, fine (and the population's "
                              "half-life in hands); default: those fitted in docs/prediction.md")
     parser.add_argument("--tune", action="store_true",

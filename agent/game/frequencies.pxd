@@ -24,7 +24,7 @@ cdef class ContextCounts:
 cdef class PlayerState:
     cdef public long long hands, scores_ref
     cdef public list contexts
-    cdef public dict fine, typed
+    cdef public dict fine
     cdef public double score_twelve, score_backoff
 
     @cython.locals(k=double)

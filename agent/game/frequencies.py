@@ -130,17 +130,14 @@ class PlayerState:
     predictor of agent.game.prediction on this player's decisions (``scores``, as of the
     player's hand ``scores_ref``; kept as the fields ``score_twelve`` and
     ``score_backoff``). The whole population of a network is kept as one more
-    PlayerState, dealt into every hand; only its ``typed`` is used: the fine contexts
-    split by the style of the player deciding (agent.game.prediction.player_type),
-    keyed type * N_FINE_CONTEXTS + fine context."""
+    PlayerState, dealt into every hand."""
 
-    __slots__ = ("hands", "contexts", "fine", "typed", "score_twelve", "score_backoff", "scores_ref")
+    __slots__ = ("hands", "contexts", "fine", "score_twelve", "score_backoff", "scores_ref")
 
     def __init__(self, hands: int = 0) -> None:
         self.hands = hands
         self.contexts: list[ContextCounts | None] = [None] * N_CONTEXTS
         self.fine: dict[int, ContextCounts] = {}
-        self.typed: dict[int, ContextCounts] = {}
         self.score_twelve = 0.0
         self.score_backoff = 0.0
         self.scores_ref = 0
@@ -188,7 +185,6 @@ class PlayerState:
         out = PlayerState(self.hands)
         out.contexts = [None if cc is None else cc.copy() for cc in self.contexts]
         out.fine = {k: cc.copy() for k, cc in self.fine.items()}
-        out.typed = {k: cc.copy() for k, cc in self.typed.items()}
         out.score_twelve, out.score_backoff = self.score_twelve, self.score_backoff
         out.scores_ref = self.scores_ref
         return out

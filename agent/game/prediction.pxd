@@ -13,16 +13,7 @@ cdef ContextCounts _EMPTY
                q0=double, q1=double, q2=double)
 cdef (double, double, double) _backoff3(double x0, double x1, double x2, double y0, double y1, double y2,
                                         double u0, double u1, double u2, double v0, double v1, double v2,
-                                        double t0, double t1, double t2, double d0, double d1, double d2,
-                                        double a, double b, double g, double h)
-
-@cython.locals(cc=ContextCounts, facing=double, loose=double, active=double, raised=double, k=double,
-               now=cython.longlong, ctx=Py_ssize_t)
-cdef (double, double, double, double) _style(PlayerState state, double factor)
-
-@cython.locals(pf=double, pl=double, pa=double, pr=double, loose_pop=double, aggr_pop=double, facing=double,
-               loose=double, active=double, raised=double, lo=double, ag=double, i=int, j=int)
-cpdef int player_type(PlayerState state, PlayerState population, double factor, double pop_factor) except -1
+                                        double d0, double d1, double d2, double a, double b, double g)
 
 @cython.locals(total=double, w=double, v=double)
 cdef (double, double, double) _blend3(double c0, double c1, double c2, double d0, double d1, double d2,
@@ -41,13 +32,13 @@ cdef ContextCounts _present_fine(dict fine, object context, long long now, doubl
 @cython.final
 cdef class Predictor:
     cdef public object decay, pop_decay, strengths
-    cdef public double factor, pop_factor, blend, epsilon, s_population, s_coarse, s_fine, s_typed
+    cdef public double factor, pop_factor, blend, epsilon, s_population, s_coarse, s_fine
 
     @cython.locals(cc=ContextCounts, k=double)
     cpdef tuple twelve(self, PlayerState state, Py_ssize_t context)
 
     @cython.locals(x=ContextCounts, y=ContextCounts, u=ContextCounts, v=ContextCounts,
-                   t=ContextCounts, kx=double, ky=double, ku=double, kv=double, kt=double, f=double, pf=double, now=cython.longlong,
+                   kx=double, ky=double, ku=double, kv=double, f=double, pf=double, now=cython.longlong,
                    pnow=cython.longlong)
     cpdef tuple backoff(self, PlayerState state, PlayerState population, Py_ssize_t context, object fine)
 
@@ -55,10 +46,9 @@ cdef class Predictor:
     cpdef tuple weights(self, PlayerState state)
 
     @cython.locals(state=PlayerState, x=ContextCounts, y=ContextCounts, u=ContextCounts, v=ContextCounts,
-                   t=ContextCounts, f=double, pf=double, eps=double, blend=double, sa=double, sb=double, sg=double,
-                   sh=double, types=dict, pop_typed=dict,
+                   f=double, pf=double, eps=double, blend=double, sa=double, sb=double, sg=double,
                    pnow=cython.longlong, now=cython.longlong, seat=Py_ssize_t, context=Py_ssize_t,
                    action_class=int, d0=double, d1=double, d2=double, a0=double, a1=double, a2=double,
                    b0=double, b1=double, b2=double, la=double, lb=double, k=double,
                    pop_contexts=list, pop_fine=dict)
-    cpdef advance(self, states, PlayerState population, observations, typed_touched=*)
+    cpdef advance(self, states, PlayerState population, observations)

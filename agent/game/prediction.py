@@ -30,7 +30,6 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agent.game.context import N_FINE_CONTEXTS
 from agent.game.frequencies import ContextCounts, Decay, PlayerState
 
 __all__ = [
@@ -62,10 +61,9 @@ class Strengths:
     coarse: float = 16.0
     fine: float = 32.0
     population_half_life: float = 20000.0
-    typed: float = 16.0
 
     def __post_init__(self) -> None:
-        for name in ("population", "coarse", "fine", "population_half_life", "typed"):
+        for name in ("population", "coarse", "fine", "population_half_life"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (math.isfinite(v) and v > 0):
                 raise ValueError(f"back-off {name} must be a positive number, got {v!r}")
@@ -89,16 +87,15 @@ def backoff_triple(player_fine: Sequence[float], player_coarse: Sequence[float],
     d = DEFAULT_TRIPLES[context]
     return _backoff3(player_fine[0], player_fine[1], player_fine[2], player_coarse[0], player_coarse[1],
                      player_coarse[2], pop_fine[0], pop_fine[1], pop_fine[2], pop_coarse[0], pop_coarse[1],
-                     pop_coarse[2], 0.0, 0.0, 0.0, d[0], d[1], d[2], s.population, s.coarse, s.fine, s.typed)
+                     pop_coarse[2], d[0], d[1], d[2], s.population, s.coarse, s.fine)
 
 
 def _backoff3(x0: float, x1: float, x2: float, y0: float, y1: float, y2: float, u0: float, u1: float, u2: float,
-              v0: float, v1: float, v2: float, t0: float, t1: float, t2: float, d0: float, d1: float, d2: float,
-              a: float, b: float, g: float, h: float) -> Triple:
+              v0: float, v1: float, v2: float, d0: float, d1: float, d2: float, a: float, b: float, g: float
+              ) -> Triple:
     """backoff_triple on plain numbers (C doubles once compiled, prediction.pxd): the
     player's fine (x) and coarse (y) counts, the population's fine (u) and coarse (v)
-    counts, the population's counts in the fine context among players of this player's
-    type (t, player_type), the context's default triple (d) and the strengths (a, b, g, h)."""
+    counts, the context's default triple (d) and the strengths (a, b, g)."""
     # The population's coarse frequencies, with the default triple as one pseudo-count
     # so an empty population still predicts; floored so the tilt below never divides by 0.
     n = v0 + v1 + v2 + 1.0
@@ -115,58 +112,9 @@ def _backoff3(x0: float, x1: float, x2: float, y0: float, y1: float, y2: float, 
     q0 = pf0 * ((y0 + b * pc0) / n / pc0)
     q1 = pf1 * ((y1 + b * pc1) / n / pc1)
     q2 = pf2 * ((y2 + b * pc2) / n / pc2)
-    # "Players like this one in this context": the population's counts among players of
-    # the same type shrink to that prior (strength h), and the player's own fine counts
-    # shrink to the result.
-    n = q0 + q1 + q2
-    h = h / n
-    n = t0 + t1 + t2 + h * n
-    q0 = (t0 + h * q0) / n
-    q1 = (t1 + h * q1) / n
-    q2 = (t2 + h * q2) / n
     n = x0 + x1 + x2 + g
+    g = g / (q0 + q1 + q2)
     return ((x0 + g * q0) / n, (x1 + g * q1) / n, (x2 + g * q2) / n)
-
-
-# player_type: a player's style relative to the population's, in two features, each
-# split three ways (below 1 - TYPE_MARGIN of the population's, within, above): loose
-# (does not fold pre-flop facing a bet) and aggressive (bets or raises rather than
-# checks or calls, every round). Seed 004's "players like this one": the population's
-# counts of each fine context are also kept per type.
-N_TYPES = 9
-TYPE_MARGIN = 0.15
-TYPE_PRIOR = 10.0  # pseudo-decisions at the population's rate, so a stranger is typical
-
-
-def _style(state: PlayerState, factor: float) -> tuple[float, float, float, float]:
-    """(pre-flop decisions facing a bet, of them not folds, calls and raises, of them
-    raises), decayed as of the state's latest hand."""
-    facing = loose = active = raised = 0.0
-    now = state.hands
-    for ctx in range(12):
-        cc = state.contexts[ctx]
-        if cc is None:
-            continue
-        k = 1.0 if cc.ref == now else factor ** (now - cc.ref)
-        if ctx == 1 or ctx == 2:
-            facing += (cc.f + cc.c + cc.r) * k
-            loose += (cc.c + cc.r) * k
-        active += (cc.c + cc.r) * k
-        raised += cc.r * k
-    return facing, loose, active, raised
-
-
-def player_type(state: PlayerState, population: PlayerState, factor: float, pop_factor: float) -> int:
-    """The player's type 0..N_TYPES-1 (3 x looseness + aggression; 4 is typical)."""
-    pf, pl, pa, pr = _style(population, pop_factor)
-    loose_pop = (pl + 1.0) / (pf + 2.0)
-    aggr_pop = (pr + 1.0) / (pa + 2.0)
-    facing, loose, active, raised = _style(state, factor)
-    lo = (loose + TYPE_PRIOR * loose_pop) / (facing + TYPE_PRIOR) / loose_pop
-    ag = (raised + TYPE_PRIOR * aggr_pop) / (active + TYPE_PRIOR) / aggr_pop
-    i = 0 if lo < 1.0 - TYPE_MARGIN else (2 if lo > 1.0 + TYPE_MARGIN else 1)
-    j = 0 if ag < 1.0 - TYPE_MARGIN else (2 if ag > 1.0 + TYPE_MARGIN else 1)
-    return 3 * i + j
 
 
 def _blend3(c0: float, c1: float, c2: float, d0: float, d1: float, d2: float, blend: float) -> Triple:
@@ -214,7 +162,7 @@ class Predictor:
     in-memory store so incremental updates and a recomputation agree."""
 
     __slots__ = ("decay", "factor", "pop_decay", "pop_factor", "strengths", "blend", "epsilon",
-                 "s_population", "s_coarse", "s_fine", "s_typed")
+                 "s_population", "s_coarse", "s_fine")
 
     def __init__(self, decay: Decay, strengths: Strengths = DEFAULT_STRENGTHS,
                  blend: float = DEFAULT_BLEND_OBSERVATIONS, epsilon: float = EPSILON) -> None:
@@ -224,7 +172,6 @@ class Predictor:
         self.s_population = float(strengths.population)
         self.s_coarse = float(strengths.coarse)
         self.s_fine = float(strengths.fine)
-        self.s_typed = float(strengths.typed)
         self.pop_decay = Decay(strengths.population_half_life)
         self.pop_factor = self.pop_decay.factor
         self.blend = float(blend)
@@ -250,11 +197,9 @@ class Predictor:
         ky = 1.0 if y.ref == now else f ** (now - y.ref)
         ku = 1.0 if u.ref == pnow else pf ** (pnow - u.ref)
         kv = 1.0 if v.ref == pnow else pf ** (pnow - v.ref)
-        t = _known(population.typed.get(player_type(state, population, f, pf) * N_FINE_CONTEXTS + fine))
-        kt = 1.0 if t.ref == pnow else pf ** (pnow - t.ref)
         return _backoff3(x.f * kx, x.c * kx, x.r * kx, y.f * ky, y.c * ky, y.r * ky, u.f * ku, u.c * ku, u.r * ku,
-                         v.f * kv, v.c * kv, v.r * kv, t.f * kt, t.c * kt, t.r * kt, d[0], d[1], d[2],
-                         self.s_population, self.s_coarse, self.s_fine, self.s_typed)
+                         v.f * kv, v.c * kv, v.r * kv, d[0], d[1], d[2],
+                         self.s_population, self.s_coarse, self.s_fine)
 
     def weights(self, state: PlayerState) -> tuple[float, float]:
         """The meta-predictor's weights of (twelve, backoff) for this player."""
@@ -281,7 +226,7 @@ class Predictor:
         return self.all(state, population, context, fine)[2]
 
     def advance(self, states: Sequence[PlayerState], population: PlayerState,
-                observations: Iterable[tuple[int, int, int, int]], typed_touched: set[int] | None = None) -> None:
+                observations: Iterable[tuple[int, int, int, int]]) -> None:
         """One hand's effect: every seated player's hand counter and the population's move
         on; then, decision by decision in order, each predictor's log-likelihood of the
         action is added to the player's running scores (as the predictors stood before
@@ -291,24 +236,14 @@ class Predictor:
         The same arithmetic as twelve() and backoff() followed by ContextCounts.observe,
         written out on the counts' fields (C numbers once compiled: frequencies.pxd,
         prediction.pxd): each count read is first brought to the present (as observe
-        would), so it is scaled once, not twice (the writer's hot path). The keys of the
-        population's typed counts it changes are added to ``typed_touched`` if given."""
-        f, pf, eps, blend = self.factor, self.pop_factor, self.epsilon, self.blend
-        # Each acting player's type, as the hand begins (what backoff() reads before it).
-        observations = list(observations)
-        types = {}
-        for seat, _, _, _ in observations:
-            if seat not in types:
-                types[seat] = player_type(states[seat], population, f, pf) * N_FINE_CONTEXTS
-        if typed_touched is not None:
-            for seat, _, _, fine in observations:
-                typed_touched.add(types[seat] + fine)
+        would), so it is scaled once, not twice (the writer's hot path)."""
         for state in states:
             state.hands += 1
         population.hands += 1
-        sa, sb, sg, sh = self.s_population, self.s_coarse, self.s_fine, self.s_typed
+        f, pf, eps, blend = self.factor, self.pop_factor, self.epsilon, self.blend
+        sa, sb, sg = self.s_population, self.s_coarse, self.s_fine
         pnow = population.hands
-        pop_contexts, pop_fine, pop_typed = population.contexts, population.fine, population.typed
+        pop_contexts, pop_fine = population.contexts, population.fine
         for seat, context, action_class, fine in observations:
             state = states[seat]
             now = state.hands
@@ -316,7 +251,6 @@ class Predictor:
             u = _present_fine(pop_fine, fine, pnow, pf)
             y = _present(state.contexts, context, now, f)
             x = _present_fine(state.fine, fine, now, f)
-            t = _present_fine(pop_typed, types[seat] + fine, pnow, pf)
             d = DEFAULT_TRIPLES[context]
             d0, d1, d2 = d
             if y.f + y.c + y.r <= 0:
@@ -324,8 +258,8 @@ class Predictor:
             else:
                 a0, a1, a2 = _blend3(y.f, y.c, y.r, d0, d1, d2, blend)
                 la = _loglik3(a0, a1, a2, action_class, eps)
-            b0, b1, b2 = _backoff3(x.f, x.c, x.r, y.f, y.c, y.r, u.f, u.c, u.r, v.f, v.c, v.r, t.f, t.c, t.r,
-                                   d0, d1, d2, sa, sb, sg, sh)
+            b0, b1, b2 = _backoff3(x.f, x.c, x.r, y.f, y.c, y.r, u.f, u.c, u.r, v.f, v.c, v.r, d0, d1, d2,
+                                   sa, sb, sg)
             lb = _loglik3(b0, b1, b2, action_class, eps)
             # state.add_scores, written out.
             if state.scores_ref != now:
@@ -339,7 +273,6 @@ class Predictor:
             x.add(action_class)
             v.add(action_class)
             u.add(action_class)
-            t.add(action_class)
 
 
 def _known(cc: ContextCounts | None) -> ContextCounts:

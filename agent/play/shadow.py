@@ -199,7 +199,8 @@ class ShadowScorer:
             "epsilon": self.epsilon,
             "blend_observations": self.blend,
             "half_life_hands": self.store.half_life,
-            "strengths": _strengths_json(s),
+            "strengths": {"population": s.population, "coarse": s.coarse, "fine": s.fine,
+                          "population_half_life": s.population_half_life},
             "min_hands": self.min_hands,
             "overall": self.overall.to_json(),
             "by_round": {ROUND_NAMES[r]: t.to_json() for r, t in enumerate(self.by_round)},
@@ -267,7 +268,6 @@ _GRID = {
     "coarse": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
     "fine": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
     "population_half_life": (2000.0, 5000.0, 10000.0, 20000.0, 50000.0, 1e9),
-    "typed": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 1e9),
 }
 
 
@@ -310,7 +310,7 @@ def tune_strengths(hands: list[tuple[HandRecord, str]], options: Any, seeder: Se
 
 def _strengths_json(s: Strengths) -> dict[str, float]:
     return {"population": s.population, "coarse": s.coarse, "fine": s.fine,
-            "population_half_life": s.population_half_life, "typed": s.typed}
+            "population_half_life": s.population_half_life}
 
 
 def format_tuning(report: dict[str, Any]) -> str:
@@ -319,8 +319,7 @@ def format_tuning(report: dict[str, Any]) -> str:
         f"fitted the back-off strengths on {report['hands']:,} hands ({report['decisions']:,} decisions), "
         f"{len(report['tried'])} candidates tried",
         f"best: population {b['population']:g}, coarse {b['coarse']:g}, fine {b['fine']:g}, "
-        f"population half-life {b['population_half_life']:g} hands, typed {b['typed']:g}: back-off "
-        f"log-likelihood {report['backoff_log_likelihood']:.4f}",
-        f"use: --strengths {b['population']:g},{b['coarse']:g},{b['fine']:g},{b['population_half_life']:g},"
-        f"{b['typed']:g}",
+        f"population half-life {b['population_half_life']:g} hands: back-off log-likelihood "
+        f"{report['backoff_log_likelihood']:.4f}",
+        f"use: --strengths {b['population']:g},{b['coarse']:g},{b['fine']:g},{b['population_half_life']:g}",
     ])
