@@ -437,7 +437,9 @@ class Database:
         touched_models: set[int] = set()
         touched_players: set[int] = set()
         pid_cache = self._pid
-        lru_pop = self._lru.pop
+        lru = self._lru
+        lru_pop = lru.pop
+        loaded = self._states
         seq = counters.seq
         hand_rows, seat_rows, action_rows = out.hands, out.seats, out.actions
         for hand_id, _, players, hand, seats, actions, shown, results, observations in hands:
@@ -447,16 +449,21 @@ class Database:
             existing.add(hand_id)
             seq += 1
             pids = []
+            hand_states = []
             for nick in players:
-                pid = pid_cache.get((network, nick))
+                key = (network, nick)
+                pid = pid_cache.get(key)
                 if pid is None:
                     pid = self._player_id(conn, network, nick, counters, out)
                 pids.append(pid)
-                lru_pop((network, nick), None)
+                state = loaded.get(pid)
+                hand_states.append(state if state is not None else self._state(conn, pid))
+                if lru:  # a replay reads no models: the cache is empty
+                    lru_pop(key, None)
             population = populations.get(network)
             if population is None:
                 population = populations[network] = self._population(conn, network)
-            predictor.advance([self._state(conn, pid) for pid in pids], population, observations)
+            predictor.advance(hand_states, population, observations)
             for seat, context, _, fine in observations:
                 pid = pids[seat]
                 touched_models.add(pid * 16 + context)
