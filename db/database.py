@@ -24,7 +24,7 @@ from typing import Any
 
 import sqlite_utils
 
-from agent.game.context import FINE_PER_COARSE, FINE_SCHEME
+from agent.game.context import FINE_PER_COARSE, FINE_SCHEME, N_FINE_CONTEXTS
 from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.game.prepared import PreparedHand, prepare_hand
@@ -32,12 +32,13 @@ from agent.game.records import HandRecord, RecordError, WriteReport
 
 from . import schema
 from .models import (
-    _MODEL_COLUMNS, _compare_states, _count_row, _load_population, _load_state, read_models, recompute_models,
+    _MODEL_COLUMNS, _compare_states, _load_population, _load_state, read_models, recompute_models,
     write_models,
 )
 
 SYNCHRONOUS = ("normal", "full")
 DEFAULT_BATCH = 500
+_FINE_KEY = N_FINE_CONTEXTS  # player * _FINE_KEY + fine context: one int per touched fine count
 _IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
 
 
@@ -56,9 +57,9 @@ class _Counters:
 
 
 class _Prepared:
-    """The rows of one group of hands, ready to insert: players, aliases, models and
-    hand counts as lists of rows; hands, seats, actions, shown and results as their rows'
-    values laid end to end (_insert_many)."""
+    """The rows of one group of hands, ready to insert: players, aliases, hand counts
+    and populations as lists of rows; the others (hands, seats, actions, shown, results
+    and the model counts) as their rows' values laid end to end (_insert_many)."""
 
     __slots__ = ("report", "players", "aliases", "hands", "seats", "actions", "shown", "results", "models", "hand_counts",
                  "fine", "scores", "populations", "population_models")
@@ -72,12 +73,12 @@ class _Prepared:
         self.actions: list = []
         self.shown: list = []
         self.results: list = []
-        self.models: list[tuple] = []
+        self.models: list = []
         self.hand_counts: list[tuple] = []
-        self.fine: list[tuple] = []
-        self.scores: list[tuple] = []
+        self.fine: list = []
+        self.scores: list = []
         self.populations: list[tuple] = []
-        self.population_models: list[tuple] = []
+        self.population_models: list = []
 
 
 # Rows per INSERT statement: most of the cost of inserting a row with executemany is the
@@ -91,6 +92,10 @@ _HANDS_INSERT = ("INSERT INTO hands (seq, hand_id, network, source, started_at, 
 _SEATS_INSERT = "INSERT INTO seats (hand, player, position, stack) VALUES "
 _ACTIONS_INSERT = ("INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
                    " position, players_active, all_in, context, fine_context) VALUES ")
+_MODELS_UPSERT = f"INSERT OR REPLACE INTO models (player, {_MODEL_COLUMNS}) VALUES "
+_FINE_UPSERT = f"INSERT OR REPLACE INTO fine_models (player, {_MODEL_COLUMNS}) VALUES "
+_SCORES_UPSERT = "INSERT OR REPLACE INTO predictor_scores (player, twelve, backoff, ref_hand) VALUES "
+_POPULATION_UPSERT = f"INSERT OR REPLACE INTO population_models (network, level, {_MODEL_COLUMNS}) VALUES "
 _SHOWN_INSERT = "INSERT INTO showdowns (hand, player, cards) VALUES "
 _RESULTS_INSERT = "INSERT INTO results (hand, player, put_in, won) VALUES "
 
@@ -118,14 +123,14 @@ def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
     _insert_many(conn, _ACTIONS_INSERT, 13, p.actions)
     _insert_many(conn, _SHOWN_INSERT, 3, p.shown)
     _insert_many(conn, _RESULTS_INSERT, 4, p.results)
-    conn.executemany(f"INSERT OR REPLACE INTO models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.models)
+    # The models' rows are upserts of many rows a statement too (INSERT OR REPLACE
+    # replaces by the primary key, row by row, as executemany would).
+    _insert_many(conn, _MODELS_UPSERT, 9, p.models)
     conn.executemany("UPDATE players SET hands = ? WHERE id = ?", p.hand_counts)
-    conn.executemany(f"INSERT OR REPLACE INTO fine_models (player, {_MODEL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", p.fine)
-    conn.executemany("INSERT OR REPLACE INTO predictor_scores (player, twelve, backoff, ref_hand) VALUES (?,?,?,?)",
-                     p.scores)
+    _insert_many(conn, _FINE_UPSERT, 9, p.fine)
+    _insert_many(conn, _SCORES_UPSERT, 4, p.scores)
     conn.executemany("INSERT OR REPLACE INTO populations (network, hands) VALUES (?, ?)", p.populations)
-    conn.executemany(f"INSERT OR REPLACE INTO population_models (network, level, {_MODEL_COLUMNS})"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?)", p.population_models)
+    _insert_many(conn, _POPULATION_UPSERT, 10, p.population_models)
 
 
 def _groups(
@@ -423,14 +428,18 @@ class Database:
         out = _Prepared()
         predictor = self.predictor
         populations = self._populations
-        touched_fine: set[tuple[int, int]] = set()
+        # Touched counts, keyed by one int each (no tuple per decision): player * 16 +
+        # coarse context, player * _FINE_KEY + fine context.
+        touched_fine: set[int] = set()
         touched_pop: set[int] = set()
         touched_pop_fine: set[int] = set()
         existing = self._existing_hand_ids(conn, [h[0] for h in hands])
-        touched_models: set[tuple[int, int]] = set()
+        touched_models: set[int] = set()
         touched_players: set[int] = set()
         pid_cache = self._pid
-        lru_pop = self._lru.pop
+        lru = self._lru
+        lru_pop = lru.pop
+        loaded = self._states
         seq = counters.seq
         hand_rows, seat_rows, action_rows = out.hands, out.seats, out.actions
         for hand_id, _, players, hand, seats, actions, shown, results, observations in hands:
@@ -440,19 +449,25 @@ class Database:
             existing.add(hand_id)
             seq += 1
             pids = []
+            hand_states = []
             for nick in players:
-                pid = pid_cache.get((network, nick))
+                key = (network, nick)
+                pid = pid_cache.get(key)
                 if pid is None:
                     pid = self._player_id(conn, network, nick, counters, out)
                 pids.append(pid)
-                lru_pop((network, nick), None)
+                state = loaded.get(pid)
+                hand_states.append(state if state is not None else self._state(conn, pid))
+                if lru:  # a replay reads no models: the cache is empty
+                    lru_pop(key, None)
             population = populations.get(network)
             if population is None:
                 population = populations[network] = self._population(conn, network)
-            predictor.advance([self._state(conn, pid) for pid in pids], population, observations)
+            predictor.advance(hand_states, population, observations)
             for seat, context, _, fine in observations:
-                touched_models.add((pids[seat], context))
-                touched_fine.add((pids[seat], fine))
+                pid = pids[seat]
+                touched_models.add(pid * 16 + context)
+                touched_fine.add(pid * _FINE_KEY + fine)
                 touched_pop.add(context)
                 touched_pop_fine.add(fine)
             touched_players.update(pids)
@@ -470,22 +485,29 @@ class Database:
             out.report.stored += 1
         counters.seq = seq
         states_by_pid = self._states
-        for pid, ctx in touched_models:
-            cc = states_by_pid[pid].contexts[ctx]
-            out.models.append((pid, ctx, *cc.decayed, cc.ref, *cc.lifetime))  # type: ignore[union-attr]
+        models, fine_rows, score_rows = out.models, out.fine, out.scores
+        for key in touched_models:
+            pid, ctx = divmod(key, 16)
+            models += (pid, ctx)
+            models += states_by_pid[pid].contexts[ctx].row()  # type: ignore[union-attr]
         out.hand_counts = [(states_by_pid[pid].hands, pid) for pid in touched_players]
-        for pid, fine in touched_fine:
-            out.fine.append((pid, fine, *_count_row(states_by_pid[pid].fine[fine])))
+        for key in touched_fine:
+            pid, fine = divmod(key, _FINE_KEY)
+            fine_rows += (pid, fine)
+            fine_rows += states_by_pid[pid].fine[fine].row()
         for pid in touched_players:
             st = states_by_pid[pid]
-            out.scores.append((pid, st.scores[0], st.scores[1], st.scores_ref))
+            score_rows += (pid, st.score_twelve, st.score_backoff, st.scores_ref)
         population = self._populations.get(network)
         if population is not None and touched_players:
             out.populations.append((network, population.hands))
+            pop_rows = out.population_models
             for ctx in touched_pop:
-                out.population_models.append((network, 0, ctx, *_count_row(population.contexts[ctx])))  # type: ignore[arg-type]
+                pop_rows += (network, 0, ctx)
+                pop_rows += population.contexts[ctx].row()  # type: ignore[union-attr]
             for fine in touched_pop_fine:
-                out.population_models.append((network, 1, fine, *_count_row(population.fine[fine])))
+                pop_rows += (network, 1, fine)
+                pop_rows += population.fine[fine].row()
         self._pop_snaps.pop(network, None)
         return out
 

@@ -59,7 +59,7 @@ def _load_population(conn: sqlite3.Connection, network: str) -> PlayerState:
 
 
 def _count_row(cc: ContextCounts) -> tuple:
-    return (*cc.decayed, cc.ref, *cc.lifetime)
+    return cc.row()
 
 
 

@@ -90,8 +90,76 @@ def run_replay_bench(quick: bool = False, workers: int | None = None) -> dict[st
     return out
 
 
+def run_writer_bench(repeats: int = 3) -> dict[str, Any]:
+    """The parts of a replay that grew with the richer opponent models, each timed alone
+    in this process (CPU seconds, medians over ``repeats``) on the shared April 1995 IRC
+    logs: working out every action's fine context (agent.game.context.ContextWalker, in
+    the reading workers), the writer's learning step (Predictor.advance over every hand)
+    and the whole writer (Database.write_prepared into a new file: numbering, learning,
+    inserting)."""
+    import marshal
+    import time
+
+    from agent.game.context import ContextWalker
+    from agent.game.frequencies import Decay, PlayerState
+    from agent.game.prediction import Predictor
+    from agent.play.replay import PREPARED, RECORDS, _track
+    from connectors.logs.sources import plan
+    from db.database import Database
+
+    data = shared_irc_logs()
+    if data is None:
+        raise FileNotFoundError(f"the shared IRC logs ({DATASET}) are not there: set POKI_SHARED_DATA")
+    chunks, _ = plan([data], chunk_hands=1000)
+    records = [e[1] for c in chunks for e in _track(c, None, RECORDS) if e[0] == 0]
+    prepared = [(c.network, [e[1] for e in marshal.loads(marshal.dumps(_track(c, None, PREPARED))) if e[0] == 3])
+                for c in chunks]
+
+    def walk() -> None:
+        for r in records:
+            w = ContextWalker({s.player: s.position for s in r.seats}, r.board)
+            for a in r.actions:
+                w.context(a.round, a.player, a.bets_to_call, a.players_active, a.raises)
+                w.record(a.round, a.player, a.kind)
+
+    def learn() -> None:
+        predictor = Predictor(Decay(500.0))
+        states: dict[tuple[str, str], PlayerState] = {}
+        populations: dict[str, PlayerState] = {}
+        for network, hands in prepared:
+            population = populations.setdefault(network, PlayerState())
+            for h in hands:
+                predictor.advance([states.setdefault((network, n), PlayerState()) for n in h[2]], population, h[8])
+
+    def write() -> None:
+        with tempfile.TemporaryDirectory(prefix="poki-writer-bench-") as tmp:
+            with Database(Path(tmp) / "w.sqlite") as database, database.deferred_indexes():
+                for network, hands in prepared:
+                    database.write_prepared(hands, network)
+
+    def cpu(fn: Any) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.process_time()
+            fn()
+            times.append(time.process_time() - start)
+        return round(statistics.median(times), 3)
+
+    out: dict[str, Any] = {"hands": sum(len(h) for _, h in prepared),
+                           "decisions": sum(len(h[8]) for _, hs in prepared for h in hs),
+                           "fine_contexts_cpu_s": cpu(walk), "learn_cpu_s": cpu(learn), "write_cpu_s": cpu(write)}
+    try:
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    return out
+
+
 if __name__ == "__main__":
     import json
     import sys
 
-    print(json.dumps(run_replay_bench(quick="--quick" in sys.argv), indent=2))
+    if "--writer" in sys.argv:
+        print(json.dumps(run_writer_bench(), indent=2))
+    else:
+        print(json.dumps(run_replay_bench(quick="--quick" in sys.argv), indent=2))

@@ -133,34 +133,38 @@ def fine_context_name(fine: int) -> str:
 class ContextWalker:
     """Follows one hand's actions and gives the fine context of each decision: feed it
     every action in order (``context`` before ``record``). ``positions`` maps each seated
-    player to its position (1 = first after the button, n = the button)."""
+    player to its position (1 = first after the button, n = the button).
 
-    __slots__ = ("positions", "n", "board", "round", "folded", "acted", "last_raiser", "aggressor", "blinds",
-                 "texture", "last", "voluntary", "_keys")
+    Players are numbered once, here; what the walker remembers of each is kept in lists
+    indexed by that number (flags 0/1, the last action 0/1/2), so a decision costs no set
+    or dict of names (C integers once compiled: context.pxd)."""
+
+    __slots__ = ("positions", "n", "board", "round", "texture", "last_raiser", "aggressor", "_index", "_pre",
+                 "_post", "_folded", "_acted", "_last", "_voluntary", "_blind")
 
     def __init__(self, positions: dict[str, int], board: Sequence[int]) -> None:
         self.positions = positions
-        self.n = len(positions)
+        n = self.n = len(positions)
         self.board = board
         self.round = 0
-        self.folded: set[str] = set()
-        self.acted: set[str] = set()
-        self.last_raiser: str | None = None  # of the round being played
-        self.aggressor: str | None = None  # last bettor or raiser of the previous round
-        self.blinds: set[str] = set()
         self.texture = 0
-        self.last: dict[str, int] = {}  # each player's last decision: 1 check/call, 2 bet/raise
-        self.voluntary: set[str] = set()
-        n = self.n
+        self.last_raiser = -1  # of the round being played (a player's number)
+        self.aggressor = -1  # last bettor or raiser of the previous round
+        self._index = {p: i for i, p in enumerate(positions)}
         # Each player's place in the betting order: pre-flop, and after the flop.
-        self._keys = ({p: order_key(pos, n, 0) for p, pos in positions.items()},
-                      {p: order_key(pos, n, 1) for p, pos in positions.items()})
+        self._pre = [order_key(pos, n, 0) for pos in positions.values()]
+        self._post = [order_key(pos, n, 1) for pos in positions.values()]
+        self._folded = [0] * n
+        self._acted = [0] * n
+        self._last = [0] * n  # each player's last decision: 1 check/call, 2 bet/raise
+        self._voluntary = [0] * n
+        self._blind = [0] * n
 
     def _enter(self, round_: int) -> None:
         if round_ != self.round:
             self.aggressor = self.last_raiser
-            self.last_raiser = None
-            self.acted = set()
+            self.last_raiser = -1
+            self._acted = [0] * self.n
             self.round = round_
             self.texture = board_texture(self.board[:_BOARD_AT_ROUND[round_]]) if round_ else 0
 
@@ -168,43 +172,46 @@ class ContextWalker:
         """The fine context of ``player``'s decision now; ``raises`` as ActionRecord.raises."""
         if round_ != self.round:
             self._enter(round_)
-        keys = self._keys[0 if round_ == 0 else 1]
-        folded = self.folded
-        mine = keys[player]
+        me = self._index[player]
+        keys = self._pre if round_ == 0 else self._post
+        folded = self._folded
+        mine = keys[me]
         before = after = 0
-        for other, key in keys.items():
-            if other != player and other not in folded:
-                if key < mine:
+        for j in range(self.n):
+            if j != me and not folded[j]:
+                if keys[j] < mine:
                     before += 1
                 else:
                     after += 1
         relpos = 0 if not before else (2 if not after else 1)
-        aggressor = (player in self.blinds) if round_ == 0 else (player == self.aggressor)
+        aggressor = self._blind[me] if round_ == 0 else (1 if me == self.aggressor else 0)
         # fine_context, inlined (the same mixed radix as _RADIX).
         active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
         coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
-        index = (((((((active * 3 + relpos) * 2 + (1 if aggressor else 0)) * 3 + self.last.get(player, 0)) * 2
-                    + (1 if player in self.acted else 0)) * 3 + (raises if raises < 2 else 2)) * 2
-                  + (1 if player in self.voluntary else 0)) * 3 + self.texture)
+        index = (((((((active * 3 + relpos) * 2 + aggressor) * 3 + self._last[me]) * 2
+                    + self._acted[me]) * 3 + (raises if raises < 2 else 2)) * 2
+                  + self._voluntary[me]) * 3 + self.texture)
         return coarse * FINE_PER_COARSE + index
 
     def record(self, round_: int, player: str, kind: str) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
-        self._enter(round_)
+        if round_ != self.round:
+            self._enter(round_)
+        me = self._index[player]
         if kind == "sb" or kind == "bb":
-            self.blinds.add(player)
+            self._blind[me] = 1
             return
-        self.acted.add(player)
+        self._acted[me] = 1
         if kind == "f":
-            self.folded.add(player)
+            self._folded[me] = 1
         elif kind == "b" or kind == "r":
-            self.last_raiser = player
-            self.last[player] = 2
-            self.voluntary.add(player)
+            self.last_raiser = me
+            self._last[me] = 2
+            self._voluntary[me] = 1
         else:
-            self.last[player] = 1
+            self._last[me] = 1
             if kind == "c":
-                self.voluntary.add(player)
+                self._voluntary[me] = 1
 
 
 def fine_contexts(actions: Sequence[ActionRecord], positions: dict[str, int], board: Sequence[int]) -> list[int]:

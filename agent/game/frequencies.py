@@ -47,38 +47,80 @@ class Decay:
 
 class ContextCounts:
     """One context of one player: decayed (fold, call, raise) as of the player's hand
-    `ref`, and lifetime counts."""
+    `ref`, and lifetime counts.
 
-    __slots__ = ("decayed", "ref", "lifetime")
+    The seven numbers are plain fields (``f``, ``c``, ``r`` decayed; ``nf``, ``nc``,
+    ``nr`` lifetime), C doubles and integers once compiled (frequencies.pxd), so the
+    writer's hot path (agent.game.prediction.Predictor.advance) reads and adds to them
+    without a Python object per number. ``decayed`` and ``lifetime`` give them as lists."""
+
+    __slots__ = ("f", "c", "r", "ref", "nf", "nc", "nr")
 
     def __init__(
-        self, decayed: list[float] | None = None, ref: int = 0, lifetime: list[int] | None = None
+        self, decayed: Sequence[float] | None = None, ref: int = 0, lifetime: Sequence[int] | None = None
     ) -> None:
-        self.decayed = decayed if decayed is not None else [0.0, 0.0, 0.0]
+        if decayed is None:
+            self.f = self.c = self.r = 0.0
+        else:
+            self.f, self.c, self.r = float(decayed[0]), float(decayed[1]), float(decayed[2])
         self.ref = ref
-        self.lifetime = lifetime if lifetime is not None else [0, 0, 0]
+        if lifetime is None:
+            self.nf = self.nc = self.nr = 0
+        else:
+            self.nf, self.nc, self.nr = int(lifetime[0]), int(lifetime[1]), int(lifetime[2])
+
+    @property
+    def decayed(self) -> list[float]:
+        """The decayed counts as of hand ``ref`` (a copy)."""
+        return [self.f, self.c, self.r]
+
+    @property
+    def lifetime(self) -> list[int]:
+        """The lifetime counts (a copy)."""
+        return [self.nf, self.nc, self.nr]
 
     def bring_to(self, now: int, factor: float) -> None:
         """Scale the decayed counts to the player's hand `now` (never before `ref`)."""
         if now != self.ref:
             k = factor ** (now - self.ref)
-            d = self.decayed
-            d[0] *= k
-            d[1] *= k
-            d[2] *= k
+            self.f *= k
+            self.c *= k
+            self.r *= k
             self.ref = now
+
+    def add(self, action_class: int) -> None:
+        """Count one observation, the counts already brought to the present."""
+        if action_class == FOLD:
+            self.f += 1.0
+            self.nf += 1
+        elif action_class == CALL:
+            self.c += 1.0
+            self.nc += 1
+        else:
+            self.r += 1.0
+            self.nr += 1
 
     def observe(self, action_class: int, now: int, factor: float) -> None:
         """Add one observation made in the player's hand `now` (never before `ref`)."""
         self.bring_to(now, factor)
-        self.decayed[action_class] += 1.0
-        self.lifetime[action_class] += 1
+        self.add(action_class)
 
     def decayed_at(self, now: int, factor: float) -> Triple:
         """The decayed counts as seen from the player's hand `now`."""
+        if now == self.ref:
+            return (self.f, self.c, self.r)
         k = factor ** (now - self.ref)
-        d = self.decayed
-        return (d[0] * k, d[1] * k, d[2] * k)
+        return (self.f * k, self.c * k, self.r * k)
+
+    def row(self) -> tuple[float, float, float, int, int, int, int]:
+        """(decayed fold, call, raise, ref, lifetime fold, call, raise): a database row's counts."""
+        return (self.f, self.c, self.r, self.ref, self.nf, self.nc, self.nr)
+
+    def copy(self) -> ContextCounts:
+        out = ContextCounts()
+        out.f, out.c, out.r, out.ref = self.f, self.c, self.r, self.ref
+        out.nf, out.nc, out.nr = self.nf, self.nc, self.nr
+        return out
 
 
 class PlayerState:
@@ -86,17 +128,29 @@ class PlayerState:
     contexts (None where nothing was ever observed), the fine contexts observed
     (agent.game.context.fine_context), and the decayed running log-likelihood of each
     predictor of agent.game.prediction on this player's decisions (``scores``, as of the
-    player's hand ``scores_ref``). The whole population of a network is kept as one more
+    player's hand ``scores_ref``; kept as the fields ``score_twelve`` and
+    ``score_backoff``). The whole population of a network is kept as one more
     PlayerState, dealt into every hand."""
 
-    __slots__ = ("hands", "contexts", "fine", "scores", "scores_ref")
+    __slots__ = ("hands", "contexts", "fine", "score_twelve", "score_backoff", "scores_ref")
 
     def __init__(self, hands: int = 0) -> None:
         self.hands = hands
         self.contexts: list[ContextCounts | None] = [None] * N_CONTEXTS
         self.fine: dict[int, ContextCounts] = {}
-        self.scores: list[float] = [0.0, 0.0]
+        self.score_twelve = 0.0
+        self.score_backoff = 0.0
         self.scores_ref = 0
+
+    @property
+    def scores(self) -> list[float]:
+        """The running scores in the order of agent.game.prediction.META_PREDICTORS, as
+        of hand ``scores_ref`` (a copy)."""
+        return [self.score_twelve, self.score_backoff]
+
+    @scores.setter
+    def scores(self, values: Sequence[float]) -> None:
+        self.score_twelve, self.score_backoff = float(values[0]), float(values[1])
 
     def observe(self, context: int, action_class: int, factor: float, fine: int | None = None) -> ContextCounts:
         cc = self.contexts[context]
@@ -112,26 +166,26 @@ class PlayerState:
 
     def add_scores(self, logliks: Sequence[float], factor: float) -> None:
         """Add one decision's log-likelihood under each predictor, decayed as the counts."""
-        s = self.scores
         if self.hands != self.scores_ref:
             k = factor ** (self.hands - self.scores_ref)
-            for i in range(len(s)):
-                s[i] *= k
+            self.score_twelve *= k
+            self.score_backoff *= k
             self.scores_ref = self.hands
-        for i, ll in enumerate(logliks):
-            s[i] += ll
+        self.score_twelve += logliks[0]
+        self.score_backoff += logliks[1]
 
     def scores_at(self, factor: float) -> list[float]:
+        if self.hands == self.scores_ref:
+            return [self.score_twelve, self.score_backoff]
         k = factor ** (self.hands - self.scores_ref)
-        return [x * k for x in self.scores]
+        return [self.score_twelve * k, self.score_backoff * k]
 
     def copy(self) -> PlayerState:
         """An independent copy (a snapshot that later observations do not change)."""
         out = PlayerState(self.hands)
-        out.contexts = [None if cc is None else ContextCounts(list(cc.decayed), cc.ref, list(cc.lifetime))
-                        for cc in self.contexts]
-        out.fine = {k: ContextCounts(list(cc.decayed), cc.ref, list(cc.lifetime)) for k, cc in self.fine.items()}
-        out.scores = list(self.scores)
+        out.contexts = [None if cc is None else cc.copy() for cc in self.contexts]
+        out.fine = {k: cc.copy() for k, cc in self.fine.items()}
+        out.score_twelve, out.score_backoff = self.score_twelve, self.score_backoff
         out.scores_ref = self.scores_ref
         return out
 
@@ -148,7 +202,7 @@ class PlayerState:
                 lifetime.append((0, 0, 0))
             else:
                 decayed.append(cc.decayed_at(self.hands, decay.factor))
-                lifetime.append(tuple(cc.lifetime))
+                lifetime.append((cc.nf, cc.nc, cc.nr))
         return PlayerModel(nick, network, self.hands, decay.half_life, tuple(decayed), tuple(lifetime),
                            self if own else self.copy(), population)
 
