@@ -27,6 +27,12 @@ the whole match, the match goes on):
 * a disconnected seat is folded (or checks) from then on;
 * over-long lines (1 MB) are dropped (connectors.acpc.client.LineFramer).
 
+A hand is a strict back-and-forth with each remote player, so whatever can wait is put
+off until the dealer next waits for a remote answer and done while that player thinks:
+the in-process seats' events (each seat catches up before it decides) and the finished
+hands' log lines (the file is flushed a few times a second). States for a remote
+player are written together when it is asked to act or the hand ends.
+
 In-process seats (house bots, Poki) are injected objects with the seat runtime's two
 calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Seat has
 them), so the dealer never imports players: each gets the events of the hand as its
@@ -89,6 +95,7 @@ _ENDED = HandEnded()
 # Hands are dealt from shuffles drawn DEAL_BATCH at a time (one numpy call instead of one
 # a hand); hand k's cards depend only on the seed and k, not on the match's length.
 DEAL_BATCH = 128
+LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
 
@@ -211,6 +218,7 @@ class AcpcDealer:
         # _catch_up): the in-process seats' events and the finished hands' log lines.
         self._later: list[tuple[Callable[..., object], tuple]] = []
         self._deals: list[list[int]] = []
+        self._log_flushed = float("-inf")
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -504,14 +512,25 @@ class AcpcDealer:
             self._write(acpc_log.format_score([s.report.total for s in self.seats], self.names))
             self._flush_all()
         finally:
+            try:
+                self._catch_up()  # a match cut short still logs the hands it finished
+                if self.log_file is not None:
+                    self.log_file.flush()
+            except Exception as exc:  # noqa: BLE001 - the first error is the one to raise
+                log.error("the match log could not be completed: %r", exc)
             self.close()
         return self.outcome
 
     def _write(self, line: str) -> None:
         self.outcome.log_lines.append(line)
-        if self.log_file is not None:
-            self.log_file.write(line + "\n")
-            self.log_file.flush()
+        log_file = self.log_file
+        if log_file is not None:
+            log_file.write(line + "\n")
+            # Flushed a few times a second rather than a line a hand (a write call each).
+            now = self.clock()
+            if now - self._log_flushed >= LOG_FLUSH_SECONDS:
+                log_file.flush()
+                self._log_flushed = now
 
     def _play_hand(self, hand: int, rng: np.random.Generator, n: int, budget: float) -> None:
         game = self.game
