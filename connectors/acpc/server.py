@@ -38,7 +38,11 @@ calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Sea
 them), so the dealer never imports players: each gets the events of the hand as its
 player sees them (its own hole cards, every action and board, the cards shown at the
 showdown) and is asked for its move when it is its turn, with ``response_timeout`` as
-the deadline. No text goes between the dealer and them.
+the deadline. No text goes between the dealer and them. A seat that says it does not
+follow the events (``follows_events`` False: a constant-time house bot with no hooks,
+agent.play.seat) is instead asked ``decide_on(ctx)`` with the dealer's own snapshot for
+its seat, which shows it exactly what its own tracker would, and told ``hand_done(record)``
+when a hand ends: one tracker fewer fed every event.
 """
 from __future__ import annotations
 
@@ -158,6 +162,7 @@ class _Seat:
         self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
         self.out_bytes = 0
         self.acted = {a: PlayerActed(name, a) for a in Action}  # its moves, built once
+        self.viewer = False  # in-process and asked with the dealer's snapshot (this hand)
 
     @property
     def where(self) -> str:
@@ -419,7 +424,11 @@ class AcpcDealer:
         if seat.local is not None:
             t0 = self.clock()
             try:
-                action = seat.local.decide(self.limits.response_timeout)
+                if seat.viewer:
+                    action = seat.local.decide_on(  # type: ignore[attr-defined]
+                        self.tracker.snapshot(seat.name))
+                else:
+                    action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
                 log.error("%s raised %r; its seat folds from now on", seat.where, exc)
                 report.disconnected = True
@@ -541,6 +550,13 @@ class AcpcDealer:
         names = tuple(s.name for s in at)
         tracker = self.tracker
         local = [s for s in at if s.local is not None and not s.report.disconnected]
+        viewers: list[_Seat] = []
+        if local:
+            for s in local:
+                s.viewer = getattr(s.local, "follows_events", True) is False
+            viewers = [s for s in local if s.viewer]
+            if viewers:
+                local = [s for s in local if not s.viewer]  # the seats fed every event
         remote = [(p, s) for p, s in enumerate(at) if s.local is None]
         tell = self._tell
         # HandStarted's fields in order (agent.game.events).
@@ -605,6 +621,8 @@ class AcpcDealer:
                     tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
         record = tracker.apply(_ENDED)
         tell(local, _ENDED)
+        if viewers:
+            self._later.append((self._hands_done, (viewers, record)))
         self._later.append((self._log_hand, (record, names, holes, hand)))
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
@@ -629,6 +647,17 @@ class AcpcDealer:
             for fn, args in later:
                 fn(*args)
             later = self._later
+
+    def _hands_done(self, seats: Sequence[_Seat], record: object) -> None:
+        """Tell the seats asked with the dealer's snapshots that their hand ended."""
+        for seat in seats:
+            if seat.report.disconnected:
+                continue
+            try:
+                seat.local.hand_done(record)  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+                seat.report.disconnected = True
 
     def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
         """Pass an event to in-process seats when the dealer next catches up (before any
