@@ -31,7 +31,7 @@ A hand is a strict back-and-forth with each remote player, so whatever can wait 
 off until the dealer next waits for a remote answer and done while that player thinks:
 the in-process seats' events (each seat catches up before it decides) and the finished
 hands' log lines (the file is flushed a few times a second). States for a remote
-player are written together when it is asked to act or the hand ends.
+player are written together when it is next asked to act (or the match ends).
 
 In-process seats (house bots, Poki) are injected objects with the seat runtime's two
 calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Seat has
@@ -369,7 +369,7 @@ class AcpcDealer:
 
     def _flush(self, seat: _Seat) -> None:
         """Send a seat's pending lines. States are held until the dealer next waits for
-        an answer (or the hand ends), then written together: a player that is not asked
+        an answer (or the match ends), then written together: a player that is not asked
         to act reads them a moment later, in the same order, and a heads-up hand costs a
         few wake-ups instead of one per state."""
         if not seat.out:
