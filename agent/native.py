@@ -46,6 +46,11 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.logs.irc_database",
     "connectors.logs.irc_events",
     "connectors.logs.sources",
+    "connectors.acpc.protocol",
+    "connectors.acpc.client",
+    "connectors.acpc.server",
+    "agent.play.acpc_match",
+    "agent.play.seat",
     "db.database",
 )
 SOURCES_MODULE = "agent._compiled_sources"

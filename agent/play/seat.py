@@ -249,7 +249,7 @@ class Seat:
         elif observe is not None and (type(event) is not HoleCards or event.player == self.me):
             self._post(observe, event)
         if record is not None:
-            self._finished(record, event)
+            self._finished(record)
         return record
 
     def abandon(self, reason: str) -> bool:
@@ -267,7 +267,7 @@ class Seat:
         self.stats.last_error = reason
         log.error("%s: hand abandoned, not stored: %s", self.source, reason)
 
-    def _finished(self, record: HandRecord, ended: Event) -> None:
+    def _finished(self, record: HandRecord) -> None:
         stats = self.stats
         _, observe, end_hand = self._hooks
         for result in record.results:
@@ -337,6 +337,34 @@ class Seat:
                                  f"decide within {deadline_s:g} s; fallback answered")
         log.warning("%s", self.stats.last_error)
         return fallback_action(ctx)
+
+    @property
+    def follows_events(self) -> bool:
+        """Whether the seat needs every event. An instant player without hooks and a seat
+        without a sink do not: a dealer that owns the hand's rules state may instead ask
+        :meth:`decide_on` with its own snapshot and report the end with :meth:`hand_done`,
+        sparing a second tracker the same events (connectors.acpc.server does)."""
+        return not self._inline or self.sink is not None
+
+    def decide_on(self, ctx: GameContext) -> Action:
+        """Our action in ``ctx``, a snapshot for our seat from the table's own tracker (the
+        context our tracker would give). Only when :attr:`follows_events` is False; the
+        player answers on the caller's thread, as an instant player does in :meth:`decide`."""
+        if self.follows_events:
+            raise SeatError(f"{self.source}: this seat follows the events; use decide()")
+        if self._closed:
+            raise SeatError(f"{self.source}: the seat is closed")
+        self.stats.decisions += 1
+        try:
+            return self._checked(ctx, self.player.act(ctx))
+        except Exception as exc:  # noqa: BLE001
+            self._player_failed(self.player.act, exc)
+            return fallback_action(ctx)
+
+    def hand_done(self, record: HandRecord) -> None:
+        """A hand played through :meth:`decide_on` ended: counted as :meth:`feed` counts
+        a HandEnded."""
+        self._finished(record)
 
     def decide(self, deadline_s: float | None = None) -> Action:
         """Our action now: the player's if it answers within ``deadline_s`` seconds

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
+from agent.game.slots import slot_constructor
 from connectors.acpc.game import AcpcGame
 from evaluator_pyx.cards import CARD_NAMES, CardError, cards_from_text
 
@@ -59,6 +60,7 @@ ACTION_CHAR = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}
 _ACTION_OF = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
 # Events are immutable: the three anonymous actions are built once.
 _ACTED = {char: PlayerActed(None, action) for char, action in _ACTION_OF.items()}
+_ENDED = HandEnded()
 _BOARD_COUNTS = (0, 3, 1, 1)
 # Strictly the protocol's spelling: ranks 23456789TJQKA, suits shdc.
 _CARD = {name: c for c, name in enumerate(CARD_NAMES)}
@@ -88,6 +90,14 @@ class MatchState:
     @property
     def betting_text(self) -> str:
         return "/".join(self.betting)
+
+
+# Positional constructors: a frozen dataclass's keyword __init__ costs several times more,
+# and a fast table builds these on every line.
+_make_state = slot_constructor(MatchState)
+_make_started = slot_constructor(HandStarted)
+_make_board = slot_constructor(BoardDealt)
+_make_shown = slot_constructor(CardsShown)
 
 
 def is_comment(line: str) -> bool:
@@ -208,6 +218,7 @@ class StateTranslator:
         self.last: MatchState | None = None
         self.hand_over = True  # no hand in progress
         self._seen: set[int] = set()  # cards of the last state
+        self._head = self._bet_text = self._cards_text = ""  # pieces of the last state's text
         self._players: tuple[str, ...] = ()
         others = [self.names[k - 1] if k - 1 < len(self.names) else f"acpc:{k}"
                   for k in range(1, game.players)]
@@ -241,26 +252,30 @@ class StateTranslator:
         return state, self.update(state)
 
     def _read_fast(self, last: MatchState, text: str) -> tuple[MatchState, list[Event]] | None:
-        prev = last.text
-        head_end = prev.rindex(":", 0, prev.rindex(":"))  # MATCHSTATE:<position>:<hand>
-        if not text.startswith(prev[:head_end + 1]) or text == prev:
+        # The texts of the last state were kept by _remember: its head
+        # (``MATCHSTATE:<position>:<hand>:``), betting and cards.
+        head = self._head
+        if not text.startswith(head):
             return None
-        rest = text[head_end + 1:]
-        betting, sep, cards = rest.partition(":")
-        if not sep or ":" in cards:
+        at = len(head)
+        colon = text.find(":", at)
+        if colon < 0:
             return None
-        old = prev[head_end + 1:prev.rindex(":")]
-        old_cards = prev[prev.rindex(":") + 1:]
-        if not (betting.startswith(old) and cards.startswith(old_cards)):
+        betting = text[at:colon]
+        old = self._bet_text
+        if len(betting) <= len(old) or not betting.startswith(old):
+            return None
+        cards = text[colon + 1:]
+        old_cards = self._cards_text
+        if not cards.startswith(old_cards) or ":" in cards:
             return None
         added = betting[len(old):]
-        if not added or added.strip("fcr/"):
+        if added.strip("fcr/"):
             return None
         new_cards = cards[len(old_cards):]
-        rounds = added.count("/")
-        if rounds:
+        if "/" in added:
             pieces = new_cards.split("/")
-            if pieces[0] or len(pieces) != rounds + 1:
+            if pieces[0] or len(pieces) != added.count("/") + 1:
                 return None
             board = list(last.board)
             seen = self._seen
@@ -269,7 +284,7 @@ class StateTranslator:
                 if rnd > 3 or len(piece) != 2 * _BOARD_COUNTS[rnd]:
                     return None
                 try:
-                    new = tuple(_CARD[piece[i:i + 2]] for i in range(0, len(piece), 2))
+                    new = tuple([_CARD[piece[i:i + 2]] for i in range(0, len(piece), 2)])
                 except KeyError:
                     return None
                 if seen.intersection(new) or len(set(new)) != len(new):
@@ -281,21 +296,32 @@ class StateTranslator:
             return None
         else:
             board_t = last.board
-        state = MatchState(last.position, last.hand_number, tuple(betting.split("/")),
-                           last.holes, board_t, text)
+        state = _make_state(last.position, last.hand_number, tuple(betting.split("/")),
+                            last.holes, board_t, text)
         self.last = state
+        self._bet_text = betting
+        self._cards_text = cards
         events: list[Event] = []
         rnd = len(last.board) - 1
         for char in added:
             if char == "/":
                 rnd += 1
-                events.append(BoardDealt(board_t[rnd]))
+                events.append(_make_board(board_t[rnd]))
             else:
                 events.append(_ACTED[char])
-        if betting.count("f") >= len(last.holes) - 1:
-            events.append(HandEnded())  # all but one folded
+        if "f" in betting and betting.count("f") >= len(last.holes) - 1:
+            events.append(_ENDED)  # all but one folded
             self.hand_over = True
         return state, events
+
+    def _remember(self, state: MatchState) -> None:
+        """Make ``state`` the last one and keep the pieces of its text the fast path
+        compares the next line with."""
+        self.last = state
+        text = state.text
+        bet_at = text.rindex(":", 0, text.rindex(":"))
+        self._head = text[:bet_at + 1]
+        self._bet_text, _, self._cards_text = text[bet_at + 1:].partition(":")
 
     def update(self, state: MatchState) -> list[Event]:
         """The events of what ``state`` adds to the last state; a state of a new hand
@@ -321,12 +347,11 @@ class StateTranslator:
         n = len(players)
         hand = state.hand_number
         events: list[Event] = [
-            HandStarted(
-                hand_id=self.hand_id(hand), source=f"{self.source} hand {hand}",
-                players=players, stacks=(game.stack or NO_STACK,) * n, button=n - 1,
-                small_blind=game.small_blind, big_blind=game.big_blind,
-                small_bet=game.small_bet, big_bet=game.big_bet, max_bets=game.max_bets,
-                heads_up_reverse_blinds=True),
+            # HandStarted's fields in order (agent.game.events).
+            _make_started(self.hand_id(hand), f"{self.source} hand {hand}", players,
+                          (game.stack or NO_STACK,) * n, n - 1, game.small_blind,
+                          game.big_blind, game.small_bet, game.big_bet, game.max_bets,
+                          True, None, False, None, None),
             HoleCards(self.me, state.holes[state.position]),
         ]
         self.hand_over = False
@@ -354,10 +379,10 @@ class StateTranslator:
         for char in new[len(old):]:
             if char == "/":
                 rnd += 1
-                events.append(BoardDealt(state.board[rnd]))
+                events.append(_make_board(state.board[rnd]))
             else:
                 events.append(_ACTED[char])
-        self.last = state
+        self._remember(state)
         self._seen = {c for h in state.holes if h for c in h}.union(*state.board)
         # The hand is over when all but one folded, or at the showdown, where the
         # dealer shows every other live player's cards.
@@ -367,7 +392,7 @@ class StateTranslator:
         if folds >= n - 1 or shown:
             players = self._players
             for q, cards in shown:
-                events.append(CardsShown(players[q], cards))
-            events.append(HandEnded())
+                events.append(_make_shown(players[q], cards))
+            events.append(_ENDED)
             self.hand_over = True
         return events

@@ -27,12 +27,22 @@ the whole match, the match goes on):
 * a disconnected seat is folded (or checks) from then on;
 * over-long lines (1 MB) are dropped (connectors.acpc.client.LineFramer).
 
+A hand is a strict back-and-forth with each remote player, so whatever can wait is put
+off until the dealer next waits for a remote answer and done while that player thinks:
+the in-process seats' events (each seat catches up before it decides) and the finished
+hands' log lines (the file is flushed a few times a second). States for a remote
+player are written together when it is next asked to act (or the match ends).
+
 In-process seats (house bots, Poki) are injected objects with the seat runtime's two
 calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Seat has
 them), so the dealer never imports players: each gets the events of the hand as its
 player sees them (its own hole cards, every action and board, the cards shown at the
 showdown) and is asked for its move when it is its turn, with ``response_timeout`` as
-the deadline. No text goes between the dealer and them.
+the deadline. No text goes between the dealer and them. A seat that says it does not
+follow the events (``follows_events`` False: a constant-time house bot with no hooks,
+agent.play.seat) is instead asked ``decide_on(ctx)`` with the dealer's own snapshot for
+its seat, which shows it exactly what its own tracker would, and told ``hand_done(record)``
+when a hand ends: one tracker fewer fed every event.
 """
 from __future__ import annotations
 
@@ -49,6 +59,7 @@ import numpy as np
 
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action, Phase
+from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
 from connectors.logs import acpc_log
 from connectors.acpc.client import LineFramer
@@ -79,6 +90,17 @@ class LocalSeat(Protocol):
 _CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
 _BETTING, _BOARD, _SHOWDOWN, _OVER = Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER
+# Events are immutable: positional constructors (a frozen dataclass's keyword __init__
+# costs several times more) and one shared HandEnded.
+_make_started = slot_constructor(HandStarted)
+_make_holes = slot_constructor(HoleCards)
+_make_board = slot_constructor(BoardDealt)
+_ENDED = HandEnded()
+# Hands are dealt from shuffles drawn DEAL_BATCH at a time (one numpy call instead of one
+# a hand); hand k's cards depend only on the seed and k, not on the match's length.
+DEAL_BATCH = 128
+LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
+_DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
 
 class DealerError(RuntimeError):
@@ -139,6 +161,8 @@ class _Seat:
         self.greeted = local is not None
         self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
         self.out_bytes = 0
+        self.acted = {a: PlayerActed(name, a) for a in Action}  # its moves, built once
+        self.viewer = False  # in-process and asked with the dealer's snapshot (this hand)
 
     @property
     def where(self) -> str:
@@ -195,6 +219,11 @@ class AcpcDealer:
         self._state_text = [""] * n  # the last state sent to each seat
         self.tracker = Tracker()
         self.outcome = MatchOutcome(0, [s.report for s in self.seats])
+        # Work that can wait until the dealer next waits for a remote answer (see
+        # _catch_up): the in-process seats' events and the finished hands' log lines.
+        self._later: list[tuple[Callable[..., object], tuple]] = []
+        self._deals: list[list[int]] = []
+        self._log_flushed = float("-inf")
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -340,7 +369,7 @@ class AcpcDealer:
 
     def _flush(self, seat: _Seat) -> None:
         """Send a seat's pending lines. States are held until the dealer next waits for
-        an answer (or the hand ends), then written together: a player that is not asked
+        an answer (or the match ends), then written together: a player that is not asked
         to act reads them a moment later, in the same order, and a heads-up hand costs a
         few wake-ups instead of one per state."""
         if not seat.out:
@@ -387,13 +416,19 @@ class AcpcDealer:
     def _action_of(self, seat: _Seat, legal: tuple[Action, ...], hand_budget: float) -> Action:
         """Ask the acting seat (its state was just sent) and return its legal action."""
         report = seat.report
+        if seat.local is not None:
+            self._catch_up()  # its events first (a seat that raised there is out now)
         if not seat.live:
             return self._forced(seat, legal)
         state = self._state_text[seat.index]
         if seat.local is not None:
             t0 = self.clock()
             try:
-                action = seat.local.decide(self.limits.response_timeout)
+                if seat.viewer:
+                    action = seat.local.decide_on(  # type: ignore[attr-defined]
+                        self.tracker.snapshot(seat.name))
+                else:
+                    action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
                 log.error("%s raised %r; its seat folds from now on", seat.where, exc)
                 report.disconnected = True
@@ -405,6 +440,9 @@ class AcpcDealer:
                 return Action.CHECK_CALL
             return action
         self._flush_all()
+        # The player reads its state now: the work that can wait is done meanwhile, on
+        # the dealer's clock, not the player's.
+        self._catch_up()
         t0 = self.clock()
         limit = self.limits.response_timeout
         while True:
@@ -479,38 +517,57 @@ class AcpcDealer:
                 self.outcome.hands += 1
                 if progress is not None:
                     progress(1)
+            self._catch_up()
             self._write(acpc_log.format_score([s.report.total for s in self.seats], self.names))
             self._flush_all()
         finally:
+            try:
+                self._catch_up()  # a match cut short still logs the hands it finished
+                if self.log_file is not None:
+                    self.log_file.flush()
+            except Exception as exc:  # noqa: BLE001 - the first error is the one to raise
+                log.error("the match log could not be completed: %r", exc)
             self.close()
         return self.outcome
 
     def _write(self, line: str) -> None:
         self.outcome.log_lines.append(line)
-        if self.log_file is not None:
-            self.log_file.write(line + "\n")
-            self.log_file.flush()
+        log_file = self.log_file
+        if log_file is not None:
+            log_file.write(line + "\n")
+            # Flushed a few times a second rather than a line a hand (a write call each).
+            now = self.clock()
+            if now - self._log_flushed >= LOG_FLUSH_SECONDS:
+                log_file.flush()
+                self._log_flushed = now
 
     def _play_hand(self, hand: int, rng: np.random.Generator, n: int, budget: float) -> None:
         game = self.game
-        cards = rng.permutation(52)[: 2 * n + 5].tolist()
+        cards = self._deal(rng, n)
         holes = [tuple(cards[2 * p:2 * p + 2]) for p in range(n)]  # by position
         board_cards = cards[2 * n:]
         at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
         names = tuple(s.name for s in at)
         tracker = self.tracker
         local = [s for s in at if s.local is not None and not s.report.disconnected]
+        viewers: list[_Seat] = []
+        if local:
+            for s in local:
+                s.viewer = getattr(s.local, "follows_events", True) is False
+            viewers = [s for s in local if s.viewer]
+            if viewers:
+                local = [s for s in local if not s.viewer]  # the seats fed every event
         remote = [(p, s) for p, s in enumerate(at) if s.local is None]
         tell = self._tell
-        started = HandStarted(
-            hand_id=f"{self.match_name}:{hand}", source=f"dealer hand {hand}", players=names,
-            stacks=(game.stack or NO_STACK,) * n, button=n - 1, small_blind=game.small_blind,
-            big_blind=game.big_blind, small_bet=game.small_bet, big_bet=game.big_bet,
-            max_bets=game.max_bets, heads_up_reverse_blinds=True)
+        # HandStarted's fields in order (agent.game.events).
+        started = _make_started(
+            f"{self.match_name}:{hand}", f"dealer hand {hand}", names,
+            (game.stack or NO_STACK,) * n, n - 1, game.small_blind, game.big_blind,
+            game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None)
         tracker.apply(started)
         tell(local, started)
         for seat, h in zip(at, holes):
-            event = HoleCards(seat.name, h)
+            event = _make_holes(seat.name, h)
             tracker.apply(event)
             if seat.local is not None and seat in local:
                 tell((seat,), event)  # each in-process player sees its own cards only
@@ -543,7 +600,7 @@ class AcpcDealer:
             legal = state.legal_actions()
             action = self._action_of(seat, legal, budget)
             seat.report.actions += 1
-            event = PlayerActed(seat.name, action)
+            event = seat.acted[action]
             tracker.apply(event)
             tell(local, event)
             betting += ACTION_CHAR[action]
@@ -553,7 +610,7 @@ class AcpcDealer:
                 count = state.pending_board_count
                 new = tuple(board_cards[dealt:dealt + count])
                 dealt += count
-                event = BoardDealt(new)
+                event = _make_board(new)
                 tracker.apply(event)
                 tell(local, event)
                 betting += "/"
@@ -562,15 +619,53 @@ class AcpcDealer:
             for q, seat in enumerate(at):
                 if not folded[q]:
                     tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
-        ended = HandEnded()
-        record = tracker.apply(ended)
-        tell(local, ended)
-        hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)
+        record = tracker.apply(_ENDED)
+        tell(local, _ENDED)
+        if viewers:
+            self._later.append((self._hands_done, (viewers, record)))
+        self._later.append((self._log_hand, (record, names, holes, hand)))
+
+    def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
+        """The next hand's cards: both players' holes by position, then the board."""
+        deals = self._deals
+        if not deals:
+            deals.extend(reversed(rng.permuted(_DECK, axis=1)[:, :2 * n + 5].tolist()))
+        return deals.pop()
+
+    def _log_hand(self, record: object, names: tuple[str, ...], holes: list[tuple[int, ...]],
+                  hand: int) -> None:
+        hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)  # type: ignore[arg-type]
         for name, value in zip(hand_log.players, hand_log.values):
             self.seats[self.names.index(name)].report.total += int(value)
         self._write(acpc_log.format_state(hand_log))
 
+    def _catch_up(self) -> None:
+        """Do the work put off (:attr:`_later`), in the order it was put off."""
+        later = self._later
+        while later:
+            self._later = []
+            for fn, args in later:
+                fn(*args)
+            later = self._later
+
+    def _hands_done(self, seats: Sequence[_Seat], record: object) -> None:
+        """Tell the seats asked with the dealer's snapshots that their hand ended."""
+        for seat in seats:
+            if seat.report.disconnected:
+                continue
+            try:
+                seat.local.hand_done(record)  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+                seat.report.disconnected = True
+
     def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
+        """Pass an event to in-process seats when the dealer next catches up (before any
+        of them decides, and while a remote player thinks)."""
+        if seats:
+            self._later.append((self._tell_now, (seats, event)))
+
+    def _tell_now(self, seats: Sequence[_Seat], event: Event) -> None:
         """Pass an event to in-process seats; one that raises folds from then on."""
         for seat in seats:
             if seat.report.disconnected:
