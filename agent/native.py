@@ -46,6 +46,9 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.logs.irc_database",
     "connectors.logs.irc_events",
     "connectors.logs.sources",
+    "connectors.irc.dialect",
+    "connectors.irc.client",
+    "connectors.irc.player",
     "db.database",
 )
 SOURCES_MODULE = "agent._compiled_sources"
