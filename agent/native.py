@@ -49,6 +49,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.irc.dialect",
     "connectors.irc.client",
     "connectors.irc.player",
+    "connectors.irc.dealer",
     "db.database",
 )
 SOURCES_MODULE = "agent._compiled_sources"
