@@ -141,3 +141,37 @@ def test_turn_of_names_the_player_exactly_when_the_parser_sees_a_turn() -> None:
     assert d.turn_of("Hand 3: poki to act: fold, call") == "poki"
     with pytest.raises(d.DialectError):
         d.parse_line("Hand 3: poki to act: fold, call")
+
+
+def test_process_cpu_seconds_agrees_with_the_kernel_clock_of_this_process() -> None:
+    """The bench's per-process CPU reader, checked against os.times() for this very
+    process (the same kernel counters through another call) and a burst of work."""
+    import os
+    import sys
+    import time
+
+    from agent.bench.irc import process_cpu_seconds
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("/proc is Linux's")
+    before = process_cpu_seconds(os.getpid())
+    t = os.times()
+    assert before is not None and abs(before - (t.user + t.system)) < 0.05
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        sum(range(1000))
+    after = process_cpu_seconds(os.getpid())
+    assert after is not None and after - before >= 0.25
+    assert process_cpu_seconds(2**22 + 12345) is None  # no such process: no figure
+
+
+def test_the_bench_table_shows_cpu_per_hand_by_process() -> None:
+    from agent.bench import format_table
+
+    figures = {"irc": {"hands_per_s": 40.0, "load_average": 3.3, "poki_latency_median_ms": None,
+                       "cpu_ms_per_hand": {"dealer": 4.0, "server": 3.5, "bots": 20.0, "total": 27.5}}}
+    text = format_table(figures)
+    assert "40 hands/s" in text and "load 3.3" in text
+    assert "CPU/hand 27.5 ms: dealer 4.0, server 3.5, bots 20.0" in text
+    figures["irc"]["cpu_ms_per_hand"] = None  # no /proc: the row without the breakdown
+    assert "CPU/hand" not in format_table(figures)
