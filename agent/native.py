@@ -51,6 +51,10 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.acpc.server",
     "agent.play.acpc_match",
     "agent.play.seat",
+    "connectors.irc.dialect",
+    "connectors.irc.client",
+    "connectors.irc.player",
+    "connectors.irc.dealer",
     "db.database",
 )
 SOURCES_MODULE = "agent._compiled_sources"

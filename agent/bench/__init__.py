@@ -287,8 +287,13 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                      f"page {rp['page_bytes'] / 1e6:.1f} MB", f"< {rp['target_seconds']:.0f} s"))
     irc = figures.get("irc")
     if irc and "hands_per_s" in irc:
+        cpu = irc.get("cpu_ms_per_hand")
+        load = irc.get("load_average")
         rows.append(("IRC dealer + 4 bots on loopback miniircd", f"{irc['hands_per_s']:,.0f} hands/s",
-                     "no flood limit", ">= 50 hands/s"))
+                     "no flood limit" + (f"; load {load:.1f}" if load is not None else "")
+                     + (f"; CPU/hand {cpu['total']:.1f} ms: dealer {cpu['dealer']:.1f}, server "
+                        f"{cpu['server']:.1f}, bots {cpu['bots']:.1f}" if cpu else ""),
+                     ">= 50 hands/s"))
         if irc.get("poki_latency_median_ms") is not None:
             rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
                          f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))

@@ -4,6 +4,10 @@
   `poki irc play` process, as they run for real), no flood
   limit, no pause between hands (DESIGN.md target: 50 hands/s); every hand goes through
   the server, the rules engine and the dealer's database;
+* the CPU time a hand costs, by process (the dealer, the IRC server, the four bots;
+  user + system time from /proc on Linux): unlike hands per second it hardly depends
+  on what else the machine runs, so it is the figure to compare between machines and
+  versions;
 * the player bot's decision latency, from the dealer's "to act" line reaching the bot to
   its answer handed to the connection, for Poki at a table with three house bots
   (median and p99).
@@ -13,6 +17,7 @@ Wall-clock figures on a shared machine: a median over repeats, not a test.
 from __future__ import annotations
 
 import dataclasses
+import os
 import statistics
 import subprocess
 import sys
@@ -22,6 +27,16 @@ from pathlib import Path
 from typing import Any
 
 TARGET_HANDS_PER_S = 50.0
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (None where /proc is absent)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int, *,
@@ -61,11 +76,22 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
         while host.call(lambda: host.bot.stats.hands) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
         first = host.call(lambda: host.bot.stats.hands)
+        pids = {"server": server.process.pid, **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
+        cpu0 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
+        own0 = time.process_time()
         t0 = time.perf_counter()
         if not host.wait(600):
             raise RuntimeError("the benchmark table did not finish")
         elapsed = time.perf_counter() - t0
-        return {"hands_per_s": (hands - first) / elapsed,
+        played = hands - first
+        cpu: dict[str, float] | None = {"dealer": (time.process_time() - own0) / played * 1e3}
+        for name, pid in pids.items():
+            now, before = process_cpu_seconds(pid), cpu0[name]
+            if now is None or before is None:
+                cpu = None  # no /proc: no per-process figures
+                break
+            cpu[name] = (now - before) / played * 1e3  # type: ignore[index]
+        return {"hands_per_s": played / elapsed, "cpu_ms": cpu,
                 "latency": bots[0].latency() if bots else {"decisions": 0}}
     finally:
         for proc in procs:
@@ -92,17 +118,28 @@ def run_irc_bench(quick: bool = False) -> dict[str, Any]:
     repeats = 1 if quick else 3
     house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]
     rates, medians, p99s = [], [], []
+    cpus: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="poki-irc-bench-") as tmp:
         directory = Path(tmp)
         for rep in range(repeats):
-            rates.append(_table(config, directory, house, hands, 100 + rep)["hands_per_s"])
+            table = _table(config, directory, house, hands, 100 + rep)
+            rates.append(table["hands_per_s"])
+            if table["cpu_ms"] is not None:
+                cpus.append(table["cpu_ms"])
             lat = _table(config, directory, ["poki", *house[:3]], hands // 2, 200 + rep,
                          in_process=1)["latency"]
             if lat.get("decisions"):
                 medians.append(lat["median_ms"])
                 p99s.append(lat["p99_ms"])
+    cpu_ms = None
+    if cpus:
+        cpu_ms = {name: statistics.median(c[name] for c in cpus) for name in cpus[0]}
+        cpu_ms["bots"] = statistics.median(sum(v for k, v in c.items() if k.startswith("bot")) for c in cpus)
+        cpu_ms["total"] = statistics.median(sum(v for k, v in c.items() if k != "bots") for c in cpus)
     return {
         "hands_per_s": statistics.median(rates),
+        "cpu_ms_per_hand": cpu_ms,
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "hands_per_s_runs": rates,
         "hands_per_repeat": hands,
         "target_hands_per_s": TARGET_HANDS_PER_S,
@@ -110,5 +147,7 @@ def run_irc_bench(quick: bool = False) -> dict[str, Any]:
         "poki_latency_p99_ms": statistics.median(p99s) if p99s else None,
         "note": "miniircd on 127.0.0.1, the dealer bot + four house bots as `poki irc play` "
                 "processes, no flood limit; "
-                "latency: Poki with three house bots, from 'to act' received to the answer sent",
+                "latency: Poki with three house bots, from 'to act' received to the answer sent; "
+                "cpu_ms_per_hand: user+system CPU milliseconds per hand by process (bot0-3 the "
+                "house bots, bots their sum), median over repeats",
     }

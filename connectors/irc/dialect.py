@@ -27,7 +27,7 @@ __all__ = [
     "Acted", "BlindPosted", "BoardCards", "Command", "DialectError", "HandEnds",
     "HandStarts", "HandVoid", "HoleCards", "LeftHand", "Line", "MAX_NICK", "Mucks",
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
-    "format_command", "format_line", "hand_id", "is_nick", "parse_command", "parse_line",
+    "format_command", "format_line", "hand_id", "is_nick", "parse_command", "parse_line", "turn_of",
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
@@ -517,6 +517,8 @@ def parse_line(line: str) -> Line:
             raise _bad(text, "malformed show")
         cards = _card_tuple([s.group(2), s.group(3)], text)
         return Shows(hand, nick, cards, s.group(4))  # type: ignore[arg-type]
+    if rest.startswith(_ACTED_WORDS):  # the commonest lines first
+        return _acted(hand, nick, body, text)
     for regex, build in (
         (_LEFT_RE, lambda s: LeftHand(hand, nick)),
         (_MUCKS_RE, lambda s: Mucks(hand, nick)),
@@ -525,20 +527,35 @@ def parse_line(line: str) -> Line:
         s = regex.fullmatch(body)
         if s is not None:
             return build(s)
-    s = _ACTED_RE.fullmatch(body)
-    if s is not None:
-        word = s.group(2)
-        kind = {"folds": "f", "checks": "k"}.get(word)
-        amount = None
-        if kind is None:
-            kind = {"calls": "c", "bets": "b", "raises": "r"}[word.split()[0]]
-            amount = int(word.rsplit(" ", 1)[1])
-        all_in = s.group(6) is not None
-        timed_out = s.group(7) is not None
-        if timed_out and kind not in ("f", "k"):
-            raise _bad(text, "a time-out only checks or folds")
-        return Acted(hand, nick, kind, amount, all_in, timed_out)
     raise _bad(text, "unknown hand line")
+
+
+_ACTED_WORDS = (" folds", " checks", " calls ", " bets ", " raises to ")
+_ACTED_KIND = {"folds": "f", "checks": "k", "calls": "c", "bets": "b", "raises": "r"}
+
+
+def _acted(hand: int, nick: str, body: str, text: str) -> Acted:
+    s = _ACTED_RE.fullmatch(body)
+    if s is None:
+        raise _bad(text, "unknown hand line")
+    word = s.group(2)
+    kind = _ACTED_KIND[word.split(" ", 1)[0]]
+    amount = None if kind in ("f", "k") else int(word.rsplit(" ", 1)[1])
+    all_in = s.group(6) is not None
+    timed_out = s.group(7) is not None
+    if timed_out and kind not in ("f", "k"):
+        raise _bad(text, "a time-out only checks or folds")
+    return Acted(hand, nick, kind, amount, all_in, timed_out)
+
+
+def turn_of(line: str) -> str | None:
+    """The nick a turn line (``Hand <n>: <nick> to act: ...``) names, found without
+    parsing the rest (None for any other line). A reader that only answers its own turns
+    skips everyone else's with it; its own it still parses with :func:`parse_line`."""
+    parts = line.split(" ", 5)
+    if len(parts) == 6 and parts[0] == "Hand" and parts[3] == "to" and parts[4] == "act:":
+        return parts[2]
+    return None
 
 
 def _parse_options(text: str, line: str) -> tuple[Option, ...]:

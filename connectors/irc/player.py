@@ -145,7 +145,7 @@ class PlayerFeed:
     # --- trust ---------------------------------------------------------------------------
 
     def is_dealer(self, nick: str, userhost: str) -> bool:
-        if nick.lower() != self.dealer_nick.lower():
+        if nick != self.dealer_nick and nick.lower() != self.dealer_nick.lower():
             return False
         if not self.dealer_host:
             return True
@@ -195,6 +195,11 @@ class PlayerFeed:
                 self._impostor(ev, name)
             return
         self.stats.dealer_lines += 1
+        turn = d.turn_of(text)
+        if turn is not None and turn != self.client.nick:
+            # A third of a table's lines are someone else's turn, which moves nothing
+            # here (the move itself comes on its own line): not worth parsing.
+            return
         try:
             msg = d.parse_line(text)
         except d.DialectError as exc:
