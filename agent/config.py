@@ -85,6 +85,7 @@ ENGINE_CHOICES = {
     "opponent_model": ("specific", "generic"),
     "preflop": ("tight", "moderate", "loose"),
     "sim_thresholds": ("uniform", "table"),
+    "call_rule": ("showdown", "pot_odds"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -111,6 +112,10 @@ class EngineConfig:
     late_position_bonus: float = 0.03
     mix_width: float = 0.05
     call_margin: float = 0.0
+    # How the triple strategy prices a call (agent.engine.triples): "showdown" (win chance
+    # with Npot against the odds of the bets still to come, or a draw on implied odds) or
+    # "pot_odds" (EHS against the immediate pot odds, seed 003 §4.4).
+    call_rule: str = "showdown"
     semi_bluff: float = 0.5
     check_raise: float = 0.2
     slow_play: float = 0.15

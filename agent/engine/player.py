@@ -32,7 +32,7 @@ from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
-from agent.game.context import ContextWalker, order_key
+from agent.game.context import ContextWalker, decision_context, order_key
 from agent.game.frequencies import Decay
 from agent.game.prediction import DEFAULT_STRENGTHS, Predictor
 from agent.game.rules import Action
@@ -57,6 +57,9 @@ class Decision:
     ehs: float | None = None
     hs_n: float | None = None
     ppot: float | None = None
+    npot: float | None = None
+    future_bets: float | None = None
+    implied: float | None = None
     triple: tuple[float, float, float] | None = None
     strategy: PreflopStrategy | None = None
     action: Action | None = None
@@ -86,6 +89,7 @@ class PokiPlayer(BasePlayer):
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
+        self.npot = 0.0  # Npot of the last assess()
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -221,7 +225,8 @@ class PokiPlayer(BasePlayer):
         """(EHS, HS_n, Ppot) of our hand now (seed 003 §4.2-4.4): HS_n the product of our
         hand strength against each live opponent's weight table (uniform tables with
         weights=uniform), Ppot with one card to come against their pooled tables (0 on the
-        river or with potential off)."""
+        river or with potential off). The Npot of the same enumeration is kept in
+        ``self.npot`` for the calling rule."""
         cfg = self.settings
         hole = self._hole_mask
         board = ev.cards_to_mask(ctx.board)
@@ -238,15 +243,58 @@ class PokiPlayer(BasePlayer):
                 hs_n *= ev.hand_strength(hole, board, t)
         else:
             hs_n = ev.hand_strength(hole, board) ** max(1, len(opponents))
-        ppot = 0.0
+        ppot = npot = 0.0
         if cfg.potential and len(ctx.board) < 5:
             pooled = None
             if modeled and tables:
                 pooled = np.zeros(tables[0].shape)
                 for t in tables:
                     pooled += t / t.sum()
-            ppot = ev.hand_potential(hole, board, pooled, 1)[0]
-        return hs_n + (1.0 - hs_n) * ppot, hs_n, ppot
+            ppot, npot = ev.hand_potential(hole, board, pooled, 1)
+        self.npot = float(npot)
+        return hs_n + (1.0 - hs_n) * ppot, hs_n, float(ppot)
+
+    def bets_to_come(self, ctx: GameContext) -> tuple[float, float]:
+        """(F, I) for the calling rule (agent.engine.triples): F the chips we expect to
+        have to call after this call if we call down — a raise from a player still to act
+        this round after our call, a bet on each later round — and I the chips the opponents
+        are expected to put in on the next round when our draw comes in (one call of a
+        bet). Each is a probability from the opponents' modelled frequencies in the
+        twelve contexts: someone raises behind us with 1 − Π(1 − raise share facing a
+        bet), someone bets a later round with 1 − Π(1 − raise share facing none), someone
+        pays a bet with 1 − Π(fold share facing one)."""
+        if ctx.to_call <= 0:
+            return 0.0, 0.0
+        opponents = [p for p in ctx.active if p != self.name]
+        if not opponents:
+            return 0.0, 0.0
+        # Who still acts this round after our call: whoever has put in less than the bet
+        # we would then have matched (and has chips left to act with).
+        put: dict[str, int] = {}
+        for a in ctx.actions:
+            if a.round == ctx.round:
+                put[a.player] = put.get(a.player, 0) + a.amount
+        level = put.get(self.name, 0) + ctx.to_call
+        stacks = dict(zip(ctx.players, ctx.stacks))
+        behind = [p for p in opponents if stacks.get(p, 0) > 0 and put.get(p, 0) < level]
+        future = 0.0
+        if behind and ctx.can_raise:
+            none = 1.0
+            for p in behind:
+                none *= 1.0 - self._freq(p, decision_context(ctx.round, 1))[2]
+            future += ctx.bet_size * (1.0 - none)
+        for rnd in range(ctx.round + 1, 4):
+            none = 1.0
+            for p in opponents:
+                none *= 1.0 - self._freq(p, decision_context(rnd, 0))[2]
+            future += ctx.big_bet * (1.0 - none)
+        implied = 0.0
+        if ctx.round < 3:
+            all_fold = 1.0
+            for p in opponents:
+                all_fold *= self._freq(p, decision_context(ctx.round + 1, 1))[0]
+            implied = ctx.big_bet * (1.0 - all_fold)
+        return future, implied
 
     def _postflop(self, ctx: GameContext) -> Action:
         cfg = self.settings
@@ -258,10 +306,12 @@ class PokiPlayer(BasePlayer):
             self.last = Decision(ctx.round, ehs, hs_n, ppot)
             return loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
                                 ctx.bets_this_round, can_raise, cfg)
+        future, implied = self.bets_to_come(ctx) if cfg.call_rule == "showdown" else (0.0, 0.0)
         situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
-                              ctx.max_bets, ctx.round, self._to_act_after(ctx), can_raise)
+                              ctx.max_bets, ctx.round, self._to_act_after(ctx), can_raise,
+                              hs_n, self.npot, future, implied)
         triple = decision_triple(situation, cfg)
-        self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+        self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, future, implied, triple)
         return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
 
     def _simulate(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Action:
@@ -277,10 +327,12 @@ class PokiPlayer(BasePlayer):
             # No consistent deal (weight tables that keep clashing): decide by the triple
             # strategy this once rather than not at all; counted so tests can see it.
             self.simulation_failures += 1
+            future, implied = self.bets_to_come(ctx)
             situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
-                                  ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise)
+                                  ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise,
+                                  hs_n, self.npot, future, implied)
             triple = decision_triple(situation, self.settings)
-            self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+            self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, future, implied, triple)
             return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
         self.last = Decision(ctx.round, ehs, hs_n, ppot, simulation=outcome)
         return outcome.action
@@ -297,7 +349,7 @@ _HELP = {
     "semi_bluff": "chance to bet a draw that beats the odds of a bet",
     "check_raise": "chance to check a raising hand with players behind",
     "slow_play": "chance to only call with a near-certain winner",
-    "call_margin": "call when EHS beats the pot odds by this",
+    "call_margin": "call when the calling rule's edge exceeds this",
     "mix_width": "half-width of the threshold ramps",
 }
 

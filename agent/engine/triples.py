@@ -10,8 +10,22 @@ threshold get a mixed strategy (seed 002: "analogous to a mixed strategy"):
 * aggression: bet at EHS ≥ bet_threshold when no bet is in (lowered by
   late_position_bonus when nobody acts after us), raise at EHS ≥ raise_threshold facing one
   bet, and each further bet already in adds reraise_step;
-* calling: a bet is worth calling when EHS beats the pot odds (to call / (pot + to call),
-  seed 003 §4.4) by call_margin;
+* calling (``call_rule``): with "pot_odds" (the published rule) a bet is worth calling
+  when EHS beats the immediate pot odds (to call / (pot + to call), seed 003 §4.4) by
+  call_margin. With "showdown" (the default) the call is priced as the commitment it is:
+  the better of two plans must beat its own odds by call_margin:
+  - *call down*: the chance of winning at the showdown, HS·(1 − Npot) + (1 − HS)·Ppot
+    (seed 003 §4.2's potentials; EHS leaves out Npot and so is optimistic, seed 003 §4.4),
+    against the odds of paying the bets still to come as well: (to call + F) /
+    (pot + to call + 2F), F the bets we expect to face later (raises behind us this round,
+    a bet on each later round, each by the opponents' modelled frequencies) and matched
+    by the bettor (reverse implied odds; seed 002 §5 and seed 004 name implied odds as
+    what the plain rule misses);
+  - *draw*: before the river, Ppot against to call / (pot + to call + I), I the bet the
+    opponents are expected to pay on the next round when the draw comes in (implied
+    odds); a missed draw is given up, so it pays only this call (seed 003: "We call when
+    Ppot > pot_odds").
+  On the river both reduce to HS against the immediate pot odds;
 * semi-bluffing: before the river, with nothing to call, a hand whose Ppot beats the pot
   odds a bet would lay (bet / (pot + bet)) bets with probability semi_bluff;
 * check-raising: with nothing to call and a raising hand, check with probability
@@ -46,6 +60,32 @@ class Situation:
     round: int  # 1 flop, 2 turn, 3 river
     to_act_after: int  # live players still to act after us this round
     can_raise: bool = True
+    hs: float = -1.0  # HS_n; below 0: unknown, EHS stands in (call_rule "showdown")
+    npot: float = 0.0  # one-card Npot (0 when potential is off or on the river)
+    future_bets: float = 0.0  # chips we expect to have to call later if we call down
+    implied: float = 0.0  # chips the opponents are expected to pay on the next round
+
+    @property
+    def win_chance(self) -> float:
+        """The chance of winning at the showdown if we see it: ahead now and not
+        overtaken, or behind now and pulling ahead (one card of look-ahead)."""
+        hs = self.hs if self.hs >= 0.0 else self.ehs
+        if self.round >= 3:
+            return hs  # no card to come
+        return hs * (1.0 - self.npot) + (1.0 - hs) * self.ppot
+
+    @property
+    def call_edge(self) -> float:
+        """How far the better of the two calling plans beats its odds (call_rule
+        "showdown"): the win chance against the call-down odds, Ppot against the draw's."""
+        if self.to_call <= 0:
+            return 1.0
+        future = max(0.0, self.future_bets)
+        down = self.win_chance - (self.to_call + future) / (self.pot + self.to_call + 2.0 * future)
+        if self.round < 3 and self.ppot > 0.0:
+            draw = self.ppot - self.to_call / (self.pot + self.to_call + max(0.0, self.implied))
+            return max(down, draw)
+        return down
 
     @property
     def pot_odds(self) -> float:
@@ -78,8 +118,11 @@ def decision_triple(s: Situation, cfg: EngineConfig) -> Triple:
     t = aggression_threshold(s, cfg)
     r = ramp(s.ehs, t - w, t + w)
     if s.to_call > 0:
-        need = s.pot_odds + cfg.call_margin
-        call_ok = ramp(s.ehs, need - w, need + w)
+        if cfg.call_rule == "showdown":
+            call_ok = ramp(s.call_edge, cfg.call_margin - w, cfg.call_margin + w)
+        else:
+            need = s.pot_odds + cfg.call_margin
+            call_ok = ramp(s.ehs, need - w, need + w)
     else:
         call_ok = 1.0
         # Semi-bluff: a draw that is paid for by the pot a bet wins (seed 003 §4.4, seed 004).
