@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 __all__ = ["PokiPlayer", "order_key"]
 
 _BOARD_AT_ROUND = (0, 3, 4, 5)
+# Share of a seat's decision deadline the simulator may spend (the rest covers catching
+# up, re-weighting and the connector's own latency on a loaded machine).
+DEADLINE_SHARE = 0.25
 _VOLUNTARY = frozenset({"c", "b", "r"})
 
 
@@ -90,6 +93,7 @@ class PokiPlayer(BasePlayer):
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
         self.npot = 0.0  # Npot of the last assess()
+        self._deadline_s: float | None = None  # the seat's deadline for the next decision
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -111,6 +115,22 @@ class PokiPlayer(BasePlayer):
         self.store = store
         self.network = network
         self._store_writes = writes
+
+    def set_deadline(self, seconds: float | None) -> None:
+        """The deadline of the next decision, told by a seat runtime (agent.play.seat)
+        whose table has one (IRC, ACPC). The simulator then spends at most
+        DEADLINE_SHARE of it (or [engine] sim_time_ms when that is set and smaller);
+        without a deadline (in-process matches) only the trial count bounds it, so a
+        seeded match plays the same whatever the machine's load."""
+        self._deadline_s = None if seconds is None or seconds <= 0 else float(seconds)
+
+    def sim_budget_s(self) -> float:
+        """The simulator's time budget for the next decision in seconds (0: none)."""
+        configured = self.settings.sim_time_ms / 1000.0
+        if self._deadline_s is None:
+            return configured
+        share = DEADLINE_SHARE * self._deadline_s
+        return min(configured, share) if configured > 0 else share
 
     def end_hand(self, record: HandRecord) -> None:
         if self.settings.opponent_model == "specific" and self._store_writes:
@@ -322,7 +342,8 @@ class PokiPlayer(BasePlayer):
             if self.settings.weights == "modeled" else {}
         try:
             outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
-                                        lambda nick, c: self._freq(nick, c), self.settings, self.rng)
+                                        lambda nick, c: self._freq(nick, c), self.settings, self.rng,
+                                        budget_s=self.sim_budget_s())
         except ValueError:
             # No consistent deal (weight tables that keep clashing): decide by the triple
             # strategy this once rather than not at all; counted so tests can see it.
