@@ -141,13 +141,53 @@ def test_bets_to_come_heads_up_on_the_flop(triple, future, implied):
             return super().act(ctx)
 
     Hero.triple = triple
-    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic"))
+    # Uniform weights: no weight table to split, so every later bet is expected by frequency.
+    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", weights="uniform"))
     villain = create_player("raise", np.random.default_rng(2), name="villain")
     deal = Deal(((ev.parse_card("As"), ev.parse_card("Ah")), (ev.parse_card("Ks"), ev.parse_card("Kh"))),
                 tuple(ev.parse_cards("Qd 8s 3c 4h 9d")))
     Dealer(TableConfig(seats=2)).play_hand([hero, villain], deal, button=0, hand_id="t:1")
     assert seen, "the hero never faced a flop bet"
     assert seen[0] == pytest.approx((future, implied))
+
+
+@pytest.mark.parametrize("share", [0.0, 0.3, 0.7, 1.0])
+def test_the_bettors_range_splits_by_whether_it_goes_on(share):
+    # The villain raises every street; its modelled bet share on the next round is
+    # `share`. The part of its table that goes on is the part above the (1 - share)
+    # quantile of all holdings' strengths, so go_on is that part's weight share and our
+    # strength against it is no higher than against the whole table, and against the
+    # rest no lower.
+    seen = []
+
+    class Hero(_Fixed):
+        def act(self, ctx):
+            action = super().act(ctx)  # assess() fills _hs_each
+            if ctx.round in (1, 2) and ctx.to_call > 0:
+                seen.append((ctx.round, self.call_outlook(ctx), dict(self._hs_each)))
+            return action
+
+    Hero.triple = (1.0 - share, 0.0, share)
+    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", bettor="triples"))
+    villain = create_player("raise", np.random.default_rng(2), name="villain")
+    deal = Deal(((ev.parse_card("9s"), ev.parse_card("9h")), (ev.parse_card("Ks"), ev.parse_card("Kh"))),
+                tuple(ev.parse_cards("Qd 8s 3c 4h 9d")))
+    Dealer(TableConfig(seats=2)).play_hand([hero, villain], deal, button=0, hand_id="t:1")
+    assert seen
+    for rnd, out, hs_each in seen:
+        hs = hs_each["villain"]
+        assert 0.0 <= out["go_on"] <= 1.0
+        if share == 0.0:
+            assert out["go_on"] == 0.0
+        if share == 1.0:
+            assert out["go_on"] == pytest.approx(1.0)
+        if 0.0 < out["go_on"] < 1.0:
+            assert out["hs_on"] <= hs + 1e-12 <= out["hs_off"] + 2e-12
+            # The whole is the weighted mix of the parts.
+            mix = out["go_on"] * out["hs_on"] + (1 - out["go_on"]) * out["hs_off"]
+            assert mix == pytest.approx(hs, abs=1e-9)
+        # Heads-up nobody acts after our call; the bettor bets each later round (big bet 20).
+        assert out["future_bets"] == pytest.approx(20.0 * (3 - rnd))
 
 
 @pytest.mark.parametrize("button", [0, 1, 2])

@@ -24,7 +24,7 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.config import ENGINE_CHOICES, EngineConfig, ModelConfig, load_config
 from agent.engine.bettor_loki1 import loki1_action
-from agent.engine.modeler import FOLD, OpponentModeler
+from agent.engine.modeler import FOLD, OpponentModeler, live_holdings
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
@@ -67,6 +67,7 @@ class Decision:
     strategy: PreflopStrategy | None = None
     action: Action | None = None
     simulation: SimOutcome | None = None
+    situation: Situation | None = None
 
 
 class PokiPlayer(BasePlayer):
@@ -93,6 +94,7 @@ class PokiPlayer(BasePlayer):
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
         self.npot = 0.0  # Npot of the last assess()
+        self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
         self._deadline_s: float | None = None  # the seat's deadline for the next decision
         self._hand: str | None = None
         self._seen = 0
@@ -258,9 +260,11 @@ class PokiPlayer(BasePlayer):
         else:
             tables = []
         hs_n = 1.0
+        self._hs_each = {}
         if modeled:
-            for t in tables:
-                hs_n *= ev.hand_strength(hole, board, t)
+            for p, t in zip(opponents, tables):
+                self._hs_each[p] = h = ev.hand_strength(hole, board, t)
+                hs_n *= h
         else:
             hs_n = ev.hand_strength(hole, board) ** max(1, len(opponents))
         ppot = npot = 0.0
@@ -275,46 +279,93 @@ class PokiPlayer(BasePlayer):
         return hs_n + (1.0 - hs_n) * ppot, hs_n, float(ppot)
 
     def bets_to_come(self, ctx: GameContext) -> tuple[float, float]:
-        """(F, I) for the calling rule (agent.engine.triples): F the chips we expect to
-        have to call after this call if we call down — a raise from a player still to act
-        this round after our call, a bet on each later round — and I the chips the opponents
-        are expected to put in on the next round when our draw comes in (one call of a
-        bet). Each is a probability from the opponents' modelled frequencies in the
-        twelve contexts: someone raises behind us with 1 − Π(1 − raise share facing a
-        bet), someone bets a later round with 1 − Π(1 − raise share facing none), someone
-        pays a bet with 1 − Π(fold share facing one)."""
+        """(F, I): the first two numbers of :meth:`call_outlook`."""
+        out = self.call_outlook(ctx)
+        return out["future_bets"], out["implied"]
+
+    def call_outlook(self, ctx: GameContext) -> dict[str, float]:
+        """What the calling rule (agent.engine.triples, call_rule "showdown") needs
+        besides HS and the potentials, from the opponents' modelled frequencies (the
+        twelve contexts) and their weight tables:
+
+        * raise_behind: chips a raise still to come this round costs us, someone of those
+          who act after our call raising with 1 − Π(1 − raise share facing a bet);
+        * future_bets: that plus a big bet on each later round, when the bettor goes on;
+        * implied: a big bet paid on the next round when our draw comes in, someone
+          paying with 1 − Π(fold share facing a bet);
+        * go_on: the share of the bettor's (the last to bet or raise) weight that bets the
+          next round: its bet frequency there read as a percentile of all holdings'
+          strength (the modeler's strengths on the present board), applied to its table;
+        * hs_on / hs_off: our HS_n with the bettor's table cut to the part that goes on /
+          gives up (the others' tables whole). Without modeled tables no split (go_on −1).
+        """
+        out = {"future_bets": 0.0, "implied": 0.0, "go_on": -1.0, "hs_on": -1.0, "hs_off": -1.0,
+               "raise_behind": 0.0}
         if ctx.to_call <= 0:
-            return 0.0, 0.0
+            return out
         opponents = [p for p in ctx.active if p != self.name]
         if not opponents:
-            return 0.0, 0.0
+            return out
         # Who still acts this round after our call: whoever has put in less than the bet
         # we would then have matched (and has chips left to act with).
         put: dict[str, int] = {}
+        bettor = None
         for a in ctx.actions:
             if a.round == ctx.round:
                 put[a.player] = put.get(a.player, 0) + a.amount
+                if a.kind in ("b", "r") and a.player in opponents:
+                    bettor = a.player
         level = put.get(self.name, 0) + ctx.to_call
         stacks = dict(zip(ctx.players, ctx.stacks))
         behind = [p for p in opponents if stacks.get(p, 0) > 0 and put.get(p, 0) < level]
-        future = 0.0
+        now = 0.0
         if behind and ctx.can_raise:
             none = 1.0
             for p in behind:
                 none *= 1.0 - self._freq(p, decision_context(ctx.round, 1))[2]
-            future += ctx.bet_size * (1.0 - none)
+            now = ctx.bet_size * (1.0 - none)
+        later = 0.0
         for rnd in range(ctx.round + 1, 4):
             none = 1.0
             for p in opponents:
                 none *= 1.0 - self._freq(p, decision_context(rnd, 0))[2]
-            future += ctx.big_bet * (1.0 - none)
-        implied = 0.0
+            later += ctx.big_bet * (1.0 - none)
+        out["raise_behind"] = now
+        out["future_bets"] = now + later
         if ctx.round < 3:
             all_fold = 1.0
             for p in opponents:
                 all_fold *= self._freq(p, decision_context(ctx.round + 1, 1))[0]
-            implied = ctx.big_bet * (1.0 - all_fold)
-        return future, implied
+            out["implied"] = ctx.big_bet * (1.0 - all_fold)
+        table = self._modeler.tables.get(bettor) if bettor is not None else None
+        if ctx.round >= 3 or table is None or self.settings.weights != "modeled" \
+                or bettor not in self._hs_each:
+            return out
+        board = ev.cards_to_mask(ctx.board)
+        strength = self._modeler.strengths(board, len(ctx.active))
+        live = live_holdings(board | self._hole_mask)
+        share = self._freq(bettor, decision_context(ctx.round + 1, 0))[2]
+        # The bettor bets the next round with the top `share` of all holdings.
+        cut = float(np.quantile(strength[live], 1.0 - share)) if 0.0 < share < 1.0 else \
+            (-1.0 if share >= 1.0 else 2.0)
+        on = np.where(strength >= cut, table, 0.0)
+        total = float(table.sum())
+        weight_on = float(on.sum())
+        if total <= 0.0:
+            return out
+        q = weight_on / total
+        others = 1.0
+        for p, h in self._hs_each.items():
+            if p != bettor:
+                others *= h
+        hs_b = self._hs_each[bettor]
+        hole = self._hole_mask
+        hs_on = ev.hand_strength(hole, board, on) if weight_on > 0.0 else hs_b
+        hs_off = ev.hand_strength(hole, board, table - on) if weight_on < total else hs_b
+        # With the split, the later bets are the bettor's: it bets each later round.
+        out.update(go_on=q, hs_on=hs_on * others, hs_off=hs_off * others,
+                   future_bets=now + ctx.big_bet * (3 - ctx.round))
+        return out
 
     def _postflop(self, ctx: GameContext) -> Action:
         cfg = self.settings
@@ -326,13 +377,17 @@ class PokiPlayer(BasePlayer):
             self.last = Decision(ctx.round, ehs, hs_n, ppot)
             return loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
                                 ctx.bets_this_round, can_raise, cfg)
-        future, implied = self.bets_to_come(ctx) if cfg.call_rule == "showdown" else (0.0, 0.0)
-        situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
-                              ctx.max_bets, ctx.round, self._to_act_after(ctx), can_raise,
-                              hs_n, self.npot, future, implied)
+        situation = self._situation(ctx, ehs, hs_n, ppot)
         triple = decision_triple(situation, cfg)
-        self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, future, implied, triple)
+        self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, situation.future_bets,
+                             situation.implied, triple, situation=situation)
         return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
+
+    def _situation(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Situation:
+        outlook = self.call_outlook(ctx) if self.settings.call_rule == "showdown" else {}
+        return Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
+                         ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise,
+                         hs_n, self.npot, **outlook)
 
     def _simulate(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Action:
         """Seed 000's simulation: the EVs of check/call and bet/raise by playing the hand
@@ -348,12 +403,10 @@ class PokiPlayer(BasePlayer):
             # No consistent deal (weight tables that keep clashing): decide by the triple
             # strategy this once rather than not at all; counted so tests can see it.
             self.simulation_failures += 1
-            future, implied = self.bets_to_come(ctx)
-            situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
-                                  ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise,
-                                  hs_n, self.npot, future, implied)
+            situation = self._situation(ctx, ehs, hs_n, ppot)
             triple = decision_triple(situation, self.settings)
-            self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, future, implied, triple)
+            self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, situation.future_bets,
+                                 situation.implied, triple, situation=situation)
             return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
         self.last = Decision(ctx.round, ehs, hs_n, ppot, simulation=outcome)
         return outcome.action
