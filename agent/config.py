@@ -100,7 +100,7 @@ class EngineConfig:
     """The Poki decision engine (agent.engine): one switch per enhancement, so each can be
     measured against the same player without it, and the betting thresholds."""
 
-    bettor: str = "triples"
+    bettor: str = "simulator"
     reweight: str = "triples"
     weights: str = "modeled"
     potential: bool = True
@@ -129,7 +129,7 @@ class EngineConfig:
     # close (in small bets) two EVs must be for the choice between them to be random.
     sim_trials: int = 500
     sim_min_trials: int = 100
-    sim_time_ms: float = 100.0
+    sim_time_ms: float = 0.0
     sim_close: float = 0.05
     # How a simulated opponent's context frequencies become strength thresholds:
     # "uniform": as percentiles of all holdings; "table": as weighted quantiles of its

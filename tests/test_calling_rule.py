@@ -142,7 +142,7 @@ def test_bets_to_come_heads_up_on_the_flop(triple, future, implied):
 
     Hero.triple = triple
     # Uniform weights: no weight table to split, so every later bet is expected by frequency.
-    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", weights="uniform"))
+    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", weights="uniform", bettor="triples"))
     villain = create_player("raise", np.random.default_rng(2), name="villain")
     deal = Deal(((ev.parse_card("As"), ev.parse_card("Ah")), (ev.parse_card("Ks"), ev.parse_card("Kh"))),
                 tuple(ev.parse_cards("Qd 8s 3c 4h 9d")))
@@ -212,7 +212,7 @@ def test_a_raise_behind_is_a_bet_to_come(button):
             return super().act(ctx)
 
     Hero.triple = (0.0, 0.0, 1.0)
-    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic"))
+    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", bettor="triples"))
     players = [create_player("raise", np.random.default_rng(2), name="r1"), hero,
                create_player("raise", np.random.default_rng(3), name="r2")]
     deal = Deal(((ev.parse_card("Ks"), ev.parse_card("Kh")), (ev.parse_card("As"), ev.parse_card("Ah")),
