@@ -43,7 +43,7 @@ def spy(player: PokiPlayer) -> PokiPlayer:
 
 
 rng = np.random.default_rng(seed)
-players = [spy(create_player(f"poki(reweight=loki1,call_rule={rule})", np.random.default_rng(seed + i), name=f"t{i}"))
+players = [spy(create_player(f"poki(bettor=triples,reweight=loki1,call_rule={rule})", np.random.default_rng(seed + i), name=f"t{i}"))
            for i in range(2)]
 players += [create_player("poki(bettor=loki1,reweight=loki1)", np.random.default_rng(seed + 10 + i), name=f"l{i}")
             for i in range(8)]
