@@ -85,6 +85,7 @@ ENGINE_CHOICES = {
     "opponent_model": ("specific", "generic"),
     "preflop": ("tight", "moderate", "loose"),
     "sim_thresholds": ("uniform", "table"),
+    "call_rule": ("showdown", "pot_odds"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -99,7 +100,7 @@ class EngineConfig:
     """The Poki decision engine (agent.engine): one switch per enhancement, so each can be
     measured against the same player without it, and the betting thresholds."""
 
-    bettor: str = "triples"
+    bettor: str = "simulator"
     reweight: str = "triples"
     weights: str = "modeled"
     potential: bool = True
@@ -111,6 +112,10 @@ class EngineConfig:
     late_position_bonus: float = 0.03
     mix_width: float = 0.05
     call_margin: float = 0.0
+    # How the triple strategy prices a call (agent.engine.triples): "showdown" (win chance
+    # with Npot against the odds of the bets still to come, or a draw on implied odds) or
+    # "pot_odds" (EHS against the immediate pot odds, seed 003 §4.4).
+    call_rule: str = "showdown"
     semi_bluff: float = 0.5
     check_raise: float = 0.2
     slow_play: float = 0.15
@@ -124,7 +129,7 @@ class EngineConfig:
     # close (in small bets) two EVs must be for the choice between them to be random.
     sim_trials: int = 500
     sim_min_trials: int = 100
-    sim_time_ms: float = 100.0
+    sim_time_ms: float = 0.0
     sim_close: float = 0.05
     # How a simulated opponent's context frequencies become strength thresholds:
     # "uniform": as percentiles of all holdings; "table": as weighted quantiles of its

@@ -24,7 +24,8 @@ def test_spec_switches():
     assert (s.bettor, s.reweight, s.weights, s.potential, s.opponent_model, s.preflop) == (
         "loki1", "none", "uniform", False, "generic", "tight")
     default = create_player("poki", np.random.default_rng(0))
-    assert default.settings.bettor == "triples" and default.settings.potential is True
+    assert default.settings.bettor == "simulator" and default.settings.potential is True
+    assert default.settings.sim_time_ms == 0.0  # trials only: seeded matches do not depend on load
 
 
 def test_order_key():
@@ -111,7 +112,8 @@ def test_preflop_strategy_held_for_the_round():
 
 
 def test_opponent_models_learn_from_finished_hands():
-    hero = PokiPlayer("hero", np.random.default_rng(0))
+    # The triple bettor: it does not cap the flop betting, so the maniac can always raise.
+    hero = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(bettor="triples"))
     players = [hero, create_player("raise", np.random.default_rng(1), name="maniac"),
                create_player("call", np.random.default_rng(2), name="station")]
     play_match(players, TableConfig(seats=3), 60, seed=3)

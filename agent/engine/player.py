@@ -24,7 +24,7 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.config import ENGINE_CHOICES, EngineConfig, ModelConfig, load_config
 from agent.engine.bettor_loki1 import loki1_action
-from agent.engine.modeler import FOLD, OpponentModeler
+from agent.engine.modeler import FOLD, OpponentModeler, live_holdings
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
@@ -32,7 +32,7 @@ from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
-from agent.game.context import ContextWalker, order_key
+from agent.game.context import ContextWalker, decision_context, order_key
 from agent.game.frequencies import Decay
 from agent.game.prediction import DEFAULT_STRENGTHS, Predictor
 from agent.game.rules import Action
@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 __all__ = ["PokiPlayer", "order_key"]
 
 _BOARD_AT_ROUND = (0, 3, 4, 5)
+# Share of a seat's decision deadline the simulator may spend (the rest covers catching
+# up, re-weighting and the connector's own latency on a loaded machine).
+DEADLINE_SHARE = 0.25
 _VOLUNTARY = frozenset({"c", "b", "r"})
 
 
@@ -57,10 +60,14 @@ class Decision:
     ehs: float | None = None
     hs_n: float | None = None
     ppot: float | None = None
+    npot: float | None = None
+    future_bets: float | None = None
+    implied: float | None = None
     triple: tuple[float, float, float] | None = None
     strategy: PreflopStrategy | None = None
     action: Action | None = None
     simulation: SimOutcome | None = None
+    situation: Situation | None = None
 
 
 class PokiPlayer(BasePlayer):
@@ -86,6 +93,9 @@ class PokiPlayer(BasePlayer):
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
+        self.npot = 0.0  # Npot of the last assess()
+        self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
+        self._deadline_s: float | None = None  # the seat's deadline for the next decision
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -107,6 +117,22 @@ class PokiPlayer(BasePlayer):
         self.store = store
         self.network = network
         self._store_writes = writes
+
+    def set_deadline(self, seconds: float | None) -> None:
+        """The deadline of the next decision, told by a seat runtime (agent.play.seat)
+        whose table has one (IRC, ACPC). The simulator then spends at most
+        DEADLINE_SHARE of it (or [engine] sim_time_ms when that is set and smaller);
+        without a deadline (in-process matches) only the trial count bounds it, so a
+        seeded match plays the same whatever the machine's load."""
+        self._deadline_s = None if seconds is None or seconds <= 0 else float(seconds)
+
+    def sim_budget_s(self) -> float:
+        """The simulator's time budget for the next decision in seconds (0: none)."""
+        configured = self.settings.sim_time_ms / 1000.0
+        if self._deadline_s is None:
+            return configured
+        share = DEADLINE_SHARE * self._deadline_s
+        return min(configured, share) if configured > 0 else share
 
     def end_hand(self, record: HandRecord) -> None:
         if self.settings.opponent_model == "specific" and self._store_writes:
@@ -221,7 +247,8 @@ class PokiPlayer(BasePlayer):
         """(EHS, HS_n, Ppot) of our hand now (seed 003 §4.2-4.4): HS_n the product of our
         hand strength against each live opponent's weight table (uniform tables with
         weights=uniform), Ppot with one card to come against their pooled tables (0 on the
-        river or with potential off)."""
+        river or with potential off). The Npot of the same enumeration is kept in
+        ``self.npot`` for the calling rule."""
         cfg = self.settings
         hole = self._hole_mask
         board = ev.cards_to_mask(ctx.board)
@@ -233,20 +260,112 @@ class PokiPlayer(BasePlayer):
         else:
             tables = []
         hs_n = 1.0
+        self._hs_each = {}
         if modeled:
-            for t in tables:
-                hs_n *= ev.hand_strength(hole, board, t)
+            for p, t in zip(opponents, tables):
+                self._hs_each[p] = h = ev.hand_strength(hole, board, t)
+                hs_n *= h
         else:
             hs_n = ev.hand_strength(hole, board) ** max(1, len(opponents))
-        ppot = 0.0
+        ppot = npot = 0.0
         if cfg.potential and len(ctx.board) < 5:
             pooled = None
             if modeled and tables:
                 pooled = np.zeros(tables[0].shape)
                 for t in tables:
                     pooled += t / t.sum()
-            ppot = ev.hand_potential(hole, board, pooled, 1)[0]
-        return hs_n + (1.0 - hs_n) * ppot, hs_n, ppot
+            ppot, npot = ev.hand_potential(hole, board, pooled, 1)
+        self.npot = float(npot)
+        return hs_n + (1.0 - hs_n) * ppot, hs_n, float(ppot)
+
+    def bets_to_come(self, ctx: GameContext) -> tuple[float, float]:
+        """(F, I): the first two numbers of :meth:`call_outlook`."""
+        out = self.call_outlook(ctx)
+        return out["future_bets"], out["implied"]
+
+    def call_outlook(self, ctx: GameContext) -> dict[str, float]:
+        """What the calling rule (agent.engine.triples, call_rule "showdown") needs
+        besides HS and the potentials, from the opponents' modelled frequencies (the
+        twelve contexts) and their weight tables:
+
+        * raise_behind: chips a raise still to come this round costs us, someone of those
+          who act after our call raising with 1 − Π(1 − raise share facing a bet);
+        * future_bets: that plus a big bet on each later round, when the bettor goes on;
+        * implied: a big bet paid on the next round when our draw comes in, someone
+          paying with 1 − Π(fold share facing a bet);
+        * go_on: the share of the bettor's (the last to bet or raise) weight that bets the
+          next round: its bet frequency there read as a percentile of all holdings'
+          strength (the modeler's strengths on the present board), applied to its table;
+        * hs_on / hs_off: our HS_n with the bettor's table cut to the part that goes on /
+          gives up (the others' tables whole). Without modeled tables no split (go_on −1).
+        """
+        out = {"future_bets": 0.0, "implied": 0.0, "go_on": -1.0, "hs_on": -1.0, "hs_off": -1.0,
+               "raise_behind": 0.0}
+        if ctx.to_call <= 0:
+            return out
+        opponents = [p for p in ctx.active if p != self.name]
+        if not opponents:
+            return out
+        # Who still acts this round after our call: whoever has put in less than the bet
+        # we would then have matched (and has chips left to act with).
+        put: dict[str, int] = {}
+        bettor = None
+        for a in ctx.actions:
+            if a.round == ctx.round:
+                put[a.player] = put.get(a.player, 0) + a.amount
+                if a.kind in ("b", "r") and a.player in opponents:
+                    bettor = a.player
+        level = put.get(self.name, 0) + ctx.to_call
+        stacks = dict(zip(ctx.players, ctx.stacks))
+        behind = [p for p in opponents if stacks.get(p, 0) > 0 and put.get(p, 0) < level]
+        now = 0.0
+        if behind and ctx.can_raise:
+            none = 1.0
+            for p in behind:
+                none *= 1.0 - self._freq(p, decision_context(ctx.round, 1))[2]
+            now = ctx.bet_size * (1.0 - none)
+        later = 0.0
+        for rnd in range(ctx.round + 1, 4):
+            none = 1.0
+            for p in opponents:
+                none *= 1.0 - self._freq(p, decision_context(rnd, 0))[2]
+            later += ctx.big_bet * (1.0 - none)
+        out["raise_behind"] = now
+        out["future_bets"] = now + later
+        if ctx.round < 3:
+            all_fold = 1.0
+            for p in opponents:
+                all_fold *= self._freq(p, decision_context(ctx.round + 1, 1))[0]
+            out["implied"] = ctx.big_bet * (1.0 - all_fold)
+        table = self._modeler.tables.get(bettor) if bettor is not None else None
+        if ctx.round >= 3 or table is None or self.settings.weights != "modeled" \
+                or bettor not in self._hs_each:
+            return out
+        board = ev.cards_to_mask(ctx.board)
+        strength = self._modeler.strengths(board, len(ctx.active))
+        live = live_holdings(board | self._hole_mask)
+        share = self._freq(bettor, decision_context(ctx.round + 1, 0))[2]
+        # The bettor bets the next round with the top `share` of all holdings.
+        cut = float(np.quantile(strength[live], 1.0 - share)) if 0.0 < share < 1.0 else \
+            (-1.0 if share >= 1.0 else 2.0)
+        on = np.where(strength >= cut, table, 0.0)
+        total = float(table.sum())
+        weight_on = float(on.sum())
+        if total <= 0.0:
+            return out
+        q = weight_on / total
+        others = 1.0
+        for p, h in self._hs_each.items():
+            if p != bettor:
+                others *= h
+        hs_b = self._hs_each[bettor]
+        hole = self._hole_mask
+        hs_on = ev.hand_strength(hole, board, on) if weight_on > 0.0 else hs_b
+        hs_off = ev.hand_strength(hole, board, table - on) if weight_on < total else hs_b
+        # With the split, the later bets are the bettor's: it bets each later round.
+        out.update(go_on=q, hs_on=hs_on * others, hs_off=hs_off * others,
+                   future_bets=now + ctx.big_bet * (3 - ctx.round))
+        return out
 
     def _postflop(self, ctx: GameContext) -> Action:
         cfg = self.settings
@@ -258,11 +377,17 @@ class PokiPlayer(BasePlayer):
             self.last = Decision(ctx.round, ehs, hs_n, ppot)
             return loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
                                 ctx.bets_this_round, can_raise, cfg)
-        situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
-                              ctx.max_bets, ctx.round, self._to_act_after(ctx), can_raise)
+        situation = self._situation(ctx, ehs, hs_n, ppot)
         triple = decision_triple(situation, cfg)
-        self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+        self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, situation.future_bets,
+                             situation.implied, triple, situation=situation)
         return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
+
+    def _situation(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Situation:
+        outlook = self.call_outlook(ctx) if self.settings.call_rule == "showdown" else {}
+        return Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
+                         ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise,
+                         hs_n, self.npot, **outlook)
 
     def _simulate(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Action:
         """Seed 000's simulation: the EVs of check/call and bet/raise by playing the hand
@@ -272,15 +397,16 @@ class PokiPlayer(BasePlayer):
             if self.settings.weights == "modeled" else {}
         try:
             outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
-                                        lambda nick, c: self._freq(nick, c), self.settings, self.rng)
+                                        lambda nick, c: self._freq(nick, c), self.settings, self.rng,
+                                        budget_s=self.sim_budget_s())
         except ValueError:
             # No consistent deal (weight tables that keep clashing): decide by the triple
             # strategy this once rather than not at all; counted so tests can see it.
             self.simulation_failures += 1
-            situation = Situation(ehs, ppot, ctx.pot, ctx.to_call, ctx.bet_size, ctx.bets_this_round,
-                                  ctx.max_bets, ctx.round, self._to_act_after(ctx), ctx.can_raise)
+            situation = self._situation(ctx, ehs, hs_n, ppot)
             triple = decision_triple(situation, self.settings)
-            self.last = Decision(ctx.round, ehs, hs_n, ppot, triple)
+            self.last = Decision(ctx.round, ehs, hs_n, ppot, self.npot, situation.future_bets,
+                                 situation.implied, triple, situation=situation)
             return select_action(triple, self.rng, ctx.to_call, ctx.legal_actions)
         self.last = Decision(ctx.round, ehs, hs_n, ppot, simulation=outcome)
         return outcome.action
@@ -297,7 +423,7 @@ _HELP = {
     "semi_bluff": "chance to bet a draw that beats the odds of a bet",
     "check_raise": "chance to check a raising hand with players behind",
     "slow_play": "chance to only call with a near-certain winner",
-    "call_margin": "call when EHS beats the pot odds by this",
+    "call_margin": "call when the calling rule's edge exceeds this",
     "mix_width": "half-width of the threshold ramps",
 }
 

@@ -10,8 +10,23 @@ threshold get a mixed strategy (seed 002: "analogous to a mixed strategy"):
 * aggression: bet at EHS ≥ bet_threshold when no bet is in (lowered by
   late_position_bonus when nobody acts after us), raise at EHS ≥ raise_threshold facing one
   bet, and each further bet already in adds reraise_step;
-* calling: a bet is worth calling when EHS beats the pot odds (to call / (pot + to call),
-  seed 003 §4.4) by call_margin;
+* calling (``call_rule``): with "pot_odds" (the published rule) a bet is worth calling
+  when EHS beats the immediate pot odds (to call / (pot + to call), seed 003 §4.4) by
+  call_margin. With "showdown" (the default) the call is priced as the commitment it is:
+  the better of two plans must beat its own odds by call_margin:
+  - *call down*: the EV of calling now and every bet to come, with the chance of
+    winning at the showdown HS·(1 − Npot) + (1 − HS)·Ppot (seed 003 §4.2's potentials;
+    EHS leaves out Npot and so is optimistic, seed 003 §4.4): W·(pot + F) − (1 − W)·(to
+    call + F), F the bets still to come (a raise behind us this round, a bet on each
+    later round) matched by the bettor. The bettor's range is split by its modelled
+    betting: the part that bets the next round (the stronger part, against which W is
+    lower: reverse implied odds) costs us F, the part that gives up costs nothing more
+    (seed 002 §5 and seed 004 name implied odds as what the plain rule misses);
+  - *draw*: before the river, Ppot against to call / (pot + to call + I), I the bet the
+    opponents are expected to pay on the next round when the draw comes in (implied
+    odds); a missed draw is given up, so it pays only this call (seed 003: "We call when
+    Ppot > pot_odds").
+  On the river both reduce to HS against the immediate pot odds;
 * semi-bluffing: before the river, with nothing to call, a hand whose Ppot beats the pot
   odds a bet would lay (bet / (pot + bet)) bets with probability semi_bluff;
 * check-raising: with nothing to call and a raising hand, check with probability
@@ -46,10 +61,68 @@ class Situation:
     round: int  # 1 flop, 2 turn, 3 river
     to_act_after: int  # live players still to act after us this round
     can_raise: bool = True
+    hs: float = -1.0  # HS_n; below 0: unknown, EHS stands in (call_rule "showdown")
+    npot: float = 0.0  # one-card Npot (0 when potential is off or on the river)
+    future_bets: float = 0.0  # chips we expect to call later if we call down (all of them)
+    implied: float = 0.0  # chips the opponents are expected to pay on the next round
+    # The bettor's range split by whether it goes on betting (call_rule "showdown"):
+    # go_on the share of its weight that bets the next round (below 0: no split, the
+    # bets to come are paid whatever it holds), hs_on / hs_off our HS_n with its table
+    # cut to each part, and raise_behind the part of future_bets that a raise still to
+    # come this round costs (paid in both branches).
+    go_on: float = -1.0
+    hs_on: float = -1.0
+    hs_off: float = -1.0
+    raise_behind: float = 0.0
 
     @property
     def pot_odds(self) -> float:
         return self.to_call / (self.pot + self.to_call) if self.to_call > 0 else 0.0
+
+    def _win(self, hs: float) -> float:
+        if self.round >= 3:
+            return hs  # no card to come
+        return hs * (1.0 - self.npot) + (1.0 - hs) * self.ppot
+
+    @property
+    def win_chance(self) -> float:
+        """The chance of winning at the showdown if we see it: ahead now and not
+        overtaken, or behind now and pulling ahead (one card of look-ahead)."""
+        return self._win(self.hs if self.hs >= 0.0 else self.ehs)
+
+    def call_down_ev(self) -> float:
+        """Chips a call wins on average if we then call down: W·(pot + F) − (1 − W)·(to
+        call + F) per branch, F the bets to come there; with the split, the bettor gives
+        up (share 1 − go_on: only a raise behind is to come) or goes on (all of them)."""
+        c, pot = self.to_call, self.pot
+        future = max(0.0, self.future_bets)
+        if self.go_on < 0.0 or self.hs_on < 0.0 or self.hs_off < 0.0:
+            w = self.win_chance
+            return w * (pot + c + 2.0 * future) - (c + future)
+        now = min(max(0.0, self.raise_behind), future)
+        q = min(1.0, self.go_on)
+        w_on, w_off = self._win(self.hs_on), self._win(self.hs_off)
+        off = w_off * (pot + c + 2.0 * now) - (c + now)
+        on = w_on * (pot + c + 2.0 * future) - (c + future)
+        return (1.0 - q) * off + q * on
+
+    @property
+    def call_edge(self) -> float:
+        """How far the better of the two calling plans beats its odds (call_rule
+        "showdown"), as a share of the pot: the call-down EV over the pot it is played
+        for (with nothing to come: win chance − to call / (pot + to call)), or Ppot against
+        the draw's odds."""
+        if self.to_call <= 0:
+            return 1.0
+        future = max(0.0, self.future_bets)
+        q = min(1.0, self.go_on) if self.go_on >= 0.0 else 1.0
+        now = min(max(0.0, self.raise_behind), future) if self.go_on >= 0.0 else future
+        scale = self.pot + self.to_call + 2.0 * ((1.0 - q) * now + q * future)
+        down = self.call_down_ev() / scale
+        if self.round < 3 and self.ppot > 0.0:
+            draw = self.ppot - self.to_call / (self.pot + self.to_call + max(0.0, self.implied))
+            return max(down, draw)
+        return down
 
 
 def ramp(x: float, lo: float, hi: float) -> float:
@@ -78,8 +151,11 @@ def decision_triple(s: Situation, cfg: EngineConfig) -> Triple:
     t = aggression_threshold(s, cfg)
     r = ramp(s.ehs, t - w, t + w)
     if s.to_call > 0:
-        need = s.pot_odds + cfg.call_margin
-        call_ok = ramp(s.ehs, need - w, need + w)
+        if cfg.call_rule == "showdown":
+            call_ok = ramp(s.call_edge, cfg.call_margin - w, cfg.call_margin + w)
+        else:
+            need = s.pot_odds + cfg.call_margin
+            call_ok = ramp(s.ehs, need - w, need + w)
     else:
         call_ok = 1.0
         # Semi-bluff: a draw that is paid for by the pot a bet wins (seed 003 §4.4, seed 004).

@@ -366,6 +366,13 @@ class Seat:
         a HandEnded."""
         self._finished(record)
 
+    def _tell_deadline(self, deadline_s: float | None) -> None:
+        # A player that can budget its time (Poki's simulator) is told the decision's
+        # deadline before it acts; players without the hook are not affected.
+        hook = getattr(self.player, "set_deadline", None)
+        if callable(hook):
+            hook(deadline_s)
+
     def decide(self, deadline_s: float | None = None) -> Action:
         """Our action now: the player's if it answers within ``deadline_s`` seconds
         (None: wait as long as it takes), else the fallback. Raises SeatError when it is
@@ -374,6 +381,7 @@ class Seat:
         if self._closed:
             raise SeatError(f"{self.source}: the seat is closed")
         self.stats.decisions += 1
+        self._tell_deadline(deadline_s)
         if self._inline:
             try:
                 return self._checked(ctx, self.player.act(ctx))
@@ -404,6 +412,7 @@ class Seat:
         the fallback at the deadline. For connectors with their own event loop."""
         ctx = self._context()
         self.stats.decisions += 1
+        self._tell_deadline(deadline_s)
         t0 = time.perf_counter()
         lock = threading.Lock()
         done = [False]
