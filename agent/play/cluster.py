@@ -30,6 +30,7 @@ import platform
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 __all__ = [
@@ -297,15 +298,23 @@ class ReplayPool:
     """The cluster as the replay's pool: tasks through ``apply_async``, and the workers'
     caches of log files and read connections dropped before and after the run (they
     outlive it, unlike a pool's processes). ``reads_database`` says whether the workers
-    may recognise stored hands in the database file (same machine only)."""
+    may recognise stored hands in the database file (same machine only). ``paths``: the
+    logs, which every worker must see at the same path (checked on entering)."""
 
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Cluster, paths: Iterable[str | os.PathLike] = ()) -> None:
         self.cluster = cluster
         self.reads_database = cluster.shares_files
+        self.paths = [os.path.realpath(p) for p in paths]
 
     def __enter__(self) -> ReplayPool:
         from agent.play.replay import forget_files
 
+        if self.paths:
+            seen = self.cluster.run_everywhere(partial(_missing, self.paths))
+            for worker, missing in sorted(seen.items()):
+                if missing:
+                    raise ClusterError(f"worker {worker} cannot see {missing[0]}: the logs must be at the same "
+                                       "path on every worker (a shared or copied folder)")
         self.cluster.run_everywhere(forget_files)
         return self
 
@@ -319,4 +328,9 @@ class ReplayPool:
 
     def apply_async(self, fn: Callable[..., Any], args: tuple = ()) -> _Handle:
         return self.cluster.apply_async(fn, args)
+
+
+def _missing(paths: list[str]) -> list[str]:
+    """Those of ``paths`` this process cannot see (run on the workers)."""
+    return [p for p in paths if not os.path.exists(p)]
 
