@@ -142,9 +142,11 @@ class Cluster:
 
     @classmethod
     def open(cls, address: str, *, workers: int | None = None, timeout: float = CONNECT_TIMEOUT,
-             check: bool = True) -> Cluster:
-        """Connect to ``address`` (see parse_address); ``local`` starts ``workers``
-        single-threaded worker processes (default: the CPUs) on 127.0.0.1."""
+             workers_timeout: float = WORKERS_TIMEOUT, check: bool = True) -> Cluster:
+        """Connect to ``address`` (see parse_address) within ``timeout`` seconds, and wait
+        up to ``workers_timeout`` for a remote scheduler to have a worker; ``local``
+        starts ``workers`` single-threaded worker processes (default: the CPUs) on
+        127.0.0.1. ``check``: compare every worker's fingerprint with this process's."""
         address = parse_address(address)
         distributed = _distributed()
         local = None
@@ -177,7 +179,7 @@ class Cluster:
         cluster = cls(client, address, local)
         try:
             if local is None:
-                cluster._wait_for_workers(WORKERS_TIMEOUT)
+                cluster._wait_for_workers(workers_timeout)
             if check:
                 cluster.check_workers()
         except BaseException:
