@@ -28,6 +28,7 @@ import logging
 import os
 import platform
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from functools import partial
@@ -203,6 +204,13 @@ class Cluster:
         except Exception as exc:  # noqa: BLE001 - the workers' own error, reported with the fix
             raise ClusterError(f"the workers of {self.scheduler_address} cannot run Poki ({type(exc).__name__}: "
                                f"{exc}): install the same poki on every worker machine") from None
+        threads = {w: int(info.get("nthreads", 1)) for w, info in self.workers().items()}
+        for worker, count in sorted(threads.items()):
+            if count != 1:
+                # One task at a time per process: the replay's reader and tracker are kept
+                # per process, and Python threads would not run Poki faster anyway.
+                raise ClusterError(f"worker {worker} runs {count} threads: start workers with `dask worker "
+                                   f"{self.scheduler_address} --nthreads 1 --nworkers N` (N processes a machine)")
         for worker, theirs in sorted(prints.items()):
             differ = {k: (here[k], theirs.get(k)) for k in here if theirs.get(k) != here[k]}
             if differ:
@@ -276,8 +284,23 @@ class Cluster:
                 self.client.cancel(rest)
 
     def run_everywhere(self, fn: Callable[[], Any]) -> dict[str, Any]:
-        """``fn()`` once in every worker process (caches, connections)."""
+        """``fn()`` once in every worker process, on its event loop (quick checks)."""
         return self.client.run(fn)
+
+    def run_in_task_threads(self, fn: Callable[[], Any], timeout: float = 60.0) -> dict[str, Any]:
+        """``fn()`` once on every worker as a task, in the thread that runs its tasks (so
+        it may close what tasks opened: an SQLite connection belongs to its thread). A
+        worker that left meanwhile is passed over (a new one starts with nothing)."""
+        futures = {w: self.client.submit(fn, workers=[w], allow_other_workers=False, pure=False)
+                   for w in self.workers()}
+        deadline = time.monotonic() + timeout
+        done: dict[str, Any] = {}
+        for worker, future in futures.items():
+            try:
+                done[worker] = future.result(timeout=max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                future.cancel()
+        return done
 
     # -- closing -----------------------------------------------------------------------
 
@@ -317,14 +340,16 @@ class ReplayPool:
                 if missing:
                     raise ClusterError(f"worker {worker} cannot see {missing[0]}: the logs must be at the same "
                                        "path on every worker (a shared or copied folder)")
-        self.cluster.run_everywhere(forget_files)
+        # Workers outlive a run: log files read before may have changed since, and a
+        # database file at the same path may be another file now.
+        self.cluster.run_in_task_threads(forget_files)
         return self
 
     def __exit__(self, *exc: object) -> None:
         from agent.play.replay import forget_files
 
         try:
-            self.cluster.run_everywhere(forget_files)
+            self.cluster.run_in_task_threads(forget_files)
         except Exception:  # noqa: BLE001 - a cluster gone by now has nothing to forget
             pass
 
