@@ -152,6 +152,19 @@ def test_a_scheduler_without_workers_is_an_error() -> None:
         empty.close()
 
 
+def test_workers_with_several_threads_are_refused() -> None:
+    distributed = reference_package("distributed")
+    from agent.play import cluster as cl
+
+    threaded = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
+                                        dashboard_address=None)
+    try:
+        with pytest.raises(cl.ClusterError, match="runs 2 threads: .*--nthreads 1"):
+            cl.Cluster.open(threaded.scheduler_address, timeout=10)
+    finally:
+        threaded.close()
+
+
 # --------------------------------------------------------------------------- on a local cluster
 
 
