@@ -148,10 +148,14 @@ def run_cluster_bench(quick: bool = False, workers: int = 2) -> dict[str, Any]:
         t0 = time.perf_counter()
         with Cluster.open("local", workers=workers) as cluster:
             out["cluster_start_s"] = time.perf_counter() - t0
-            pids = list(cluster.worker_pids().values()) + list(cluster.run_everywhere(os.getppid).values())
+            # A LocalCluster's nannies run in this process; remote parents are counted too.
+            pids = set(cluster.worker_pids().values()) | set(cluster.run_everywhere(os.getppid).values())
+            pids.discard(os.getpid())
+            out["idle_cpu_per_s"] = _CpuMeter(sorted(pids)).measure(lambda: time.sleep(5 if quick else 10))[1] / (
+                5 if quick else 10)
 
             def cluster_meter() -> _CpuMeter:
-                return _CpuMeter(sorted(set(pids)))
+                return _CpuMeter(sorted(pids))
 
             def cluster_noop() -> int:
                 return sum(1 for _ in cluster.as_completed(_noop, range(NOOP_TASKS)))
@@ -185,6 +189,7 @@ def format_cluster_bench(f: dict[str, Any]) -> str:
     lines = [f"Dask LocalCluster vs process pool, {f['workers']} workers, medians of {f['repeats']}; "
              f"load {f['load_average'][0]:.1f} before, {f['load_average_after'][0]:.1f} after; "
              f"cluster start {f['cluster_start_s']:.1f} s",
+             f"idle cluster: {f['idle_cpu_per_s']:.3f} CPU s a second",
              f"no-op task: pool {f['noop_pool']['cpu_us_per_unit']:.0f} µs CPU, cluster "
              f"{f['noop_cluster']['cpu_us_per_unit']:.0f} µs CPU (extra {f['task_overhead_cpu_ms']:.2f} ms a task)"]
     for kind, unit, size in (("match", "hands", "deals"), ("replay", "hands", "hands")):

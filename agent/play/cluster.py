@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from functools import partial
+from itertools import islice
 from typing import Any
 
 __all__ = [
@@ -50,6 +51,17 @@ CONNECT_TIMEOUT = 20.0  # seconds to reach the scheduler
 WORKERS_TIMEOUT = 60.0  # seconds for a remote cluster to show at least one worker
 _ADDRESS = re.compile(r"^(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\d{1,5})$")
 _SCHEMES = ("tcp", "tls")
+# A local cluster's housekeeping, slowed down: Dask's defaults (an event-loop health check
+# every 20 ms and a statistical profiler sampling every 10 ms in every process, memory and
+# system monitors several times a second) cost an idle two-worker cluster about 0.12 of a
+# core on this machine, about 0.02 with these (docs/scale.md); the nannies pass them on
+# to the worker processes.
+QUIET_LOCAL = {
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
 
 
 class ClusterError(Exception):
@@ -130,8 +142,9 @@ class Cluster:
     exit the client disconnects and a local cluster's processes are stopped; a remote
     cluster is left running for the next run."""
 
-    def __init__(self, client: Any, address: str, local: Any = None) -> None:
+    def __init__(self, client: Any, address: str, local: Any = None, settings: Any = None) -> None:
         self.client = client
+        self._settings = settings  # the dask.config.set of a local cluster, undone on close
         self.address = address  # what was asked for: local or the scheduler's address
         self.local = local
         self.scheduler_address: str = client.scheduler.address
@@ -150,11 +163,14 @@ class Cluster:
         127.0.0.1. ``check``: compare every worker's fingerprint with this process's."""
         address = parse_address(address)
         distributed = _distributed()
-        local = None
+        local = settings = None
         if address == LOCAL:
             count = workers or os.cpu_count() or 1
             if count < 1:
                 raise ClusterError(f"a local cluster needs at least one worker, got {count}")
+            import dask
+
+            settings = dask.config.set(QUIET_LOCAL)
             try:
                 # Loopback only, no dashboard: nothing of it is reachable from outside.
                 local = distributed.LocalCluster(
@@ -164,6 +180,7 @@ class Cluster:
             except Exception:
                 if local is not None:
                     local.close()
+                settings.__exit__(None, None, None)
                 raise
         else:
             if workers is not None:
@@ -177,7 +194,7 @@ class Cluster:
                                    ) from None
             except ValueError as exc:
                 raise ClusterError(f"not a cluster address: {address} ({exc})") from None
-        cluster = cls(client, address, local)
+        cluster = cls(client, address, local, settings)
         try:
             if local is None:
                 cluster._wait_for_workers(workers_timeout)
@@ -265,17 +282,26 @@ class Cluster:
         window = window or 2 * self.threads + 2
         it = iter(jobs)
         running = distributed.as_completed(loop=self.client.loop)
-        for job in it:
-            running.add(self.client.submit(fn, job, pure=False))
-            if running.count() >= window:
-                break
+        in_flight = 0
+
+        def refill() -> None:
+            # Submitted in groups (one message to the scheduler for many tasks): a task
+            # submitted alone costs the client and the scheduler several times more.
+            nonlocal in_flight
+            batch = list(islice(it, window - in_flight))
+            if batch:
+                for future in self.client.map(fn, batch, pure=False):
+                    running.add(future)
+                in_flight += len(batch)
+
+        refill()
         try:
             for future in running:
                 result = self._result(future)
                 future.release()
-                nxt = next(it, None)
-                if nxt is not None:
-                    running.add(self.client.submit(fn, nxt, pure=False))
+                in_flight -= 1
+                if in_flight <= window // 2:
+                    refill()
                 yield result
         finally:
             # Stopped early (an error, or the caller gave up): cancel what is left.
@@ -311,6 +337,9 @@ class Cluster:
             if self.local is not None:
                 self.local.close()
                 self.local = None
+            if self._settings is not None:
+                self._settings.__exit__(None, None, None)
+                self._settings = None
 
     def __enter__(self) -> Cluster:
         return self
