@@ -359,3 +359,99 @@ def test_an_interrupted_replay_resumes_on_the_cluster(cluster, serial_db, tmp_pa
     assert summary.stored == serial.stored - done and summary.duplicates == done
     assert summary.known == (done if reads_database else 0)
     assert contents(out) == contents(path)
+
+
+# --------------------------------------------------------------------------- a scheduler and a worker as on many machines
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the process ended: {proc.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on {port} after {seconds} s")
+
+
+@pytest.fixture()
+def remote(tmp_path):
+    """`dask scheduler` and `dask worker` processes on 127.0.0.1, as docs/scale.md starts
+    them on many machines; both process groups are stopped after."""
+    reference_package("distributed")
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("POKI_CONFIG", None)
+    port = free_port()
+    procs = []
+    try:
+        scheduler = subprocess.Popen(
+            [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+             "--no-dashboard"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        procs.append(scheduler)
+        wait_for_port(port, scheduler)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "dask", "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1", "--nworkers", "1",
+             "--host", "127.0.0.1", "--no-dashboard"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        procs.append(worker)
+        yield f"tcp://127.0.0.1:{port}", scheduler
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in reversed(procs):
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+            try:  # the worker's own processes, in its group
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_a_scheduler_and_a_worker_started_by_hand(remote, tmp_path, capsys) -> None:
+    import json
+
+    from agent.cli import main
+    from agent.play.cluster import Cluster, ClusterError
+
+    address, scheduler = remote
+    common = ["match", *SPECS, "--deals", "24", "--chunk", "3", "--seed", "9", "--json", "--no-progress"]
+    assert main(common) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert main([*common, "--cluster", address, "--log-phh", str(tmp_path / "phh")]) == 0
+    captured = capsys.readouterr()
+    there = json.loads(captured.out)
+    assert f"cluster at {address}: 1 worker, 1 threads" in captured.err
+    for result in (one, there):
+        result.pop("seconds")
+    assert there == one
+    # A replay on a remote cluster: the workers cannot see the writer's file, so a second
+    # run reads every hand again and the writer stores none of them twice.
+    db = tmp_path / "remote.sqlite"
+    replay_args = ["replay", str(tmp_path / "phh"), "--db", str(db), "--cluster", address, "--json", "--no-progress"]
+    assert main(replay_args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["stored"] == 24 * 4 and first["skipped"] == 0
+    before = contents(db)
+    assert main(replay_args) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["stored"] == 0 and second["duplicates"] == 24 * 4 and second["already_stored_unread"] == 0
+    assert contents(db) == before
+    # The scheduler going away mid-run is a clear error, not a hang.
+    setup = TournamentSetup.from_text(SPECS, TableConfig(seats=4), 3, chunk=1)
+
+    def lose_the_scheduler(hands: int) -> None:
+        if scheduler.poll() is None:
+            os.killpg(scheduler.pid, signal.SIGKILL)
+
+    with Cluster.open(address, timeout=10) as cluster:
+        start = time.monotonic()
+        with pytest.raises(ClusterError, match="lost the scheduler"):
+            run_tournament(setup, 200, cluster=cluster, progress=lose_the_scheduler)
+        assert time.monotonic() - start < 300  # a hang guard

@@ -99,8 +99,11 @@ def _distributed() -> Any:
 
 def worker_fingerprint() -> dict[str, str]:
     """What a process's results depend on besides its inputs: the Poki version, the
-    settings the players are built from (POKI_CONFIG, else config.toml in the working
-    directory), the evaluator backend and the Python version. Runs on every worker."""
+    settings players are built from in that process ([engine] and [model] of POKI_CONFIG,
+    else of config.toml in the working directory; a batch's table, seed and a replay's
+    options travel with the task), the evaluator backend and the Python version (the
+    replay's rows come back marshalled, a format of the Python version). Runs on every
+    worker."""
     import evaluator_pyx
     from agent.config import load_config
 
@@ -111,8 +114,9 @@ def worker_fingerprint() -> dict[str, str]:
     except Exception:  # noqa: BLE001 - a source checkout on PYTHONPATH has no metadata
         poki = "source"
     try:
-        settings = asdict(load_config(os.environ.get("POKI_CONFIG") or None))
-        config = hashlib.sha256(repr(sorted(settings.items())).encode()).hexdigest()[:16]
+        settings = load_config(os.environ.get("POKI_CONFIG") or None)
+        played = {"engine": asdict(settings.engine), "model": asdict(settings.model)}
+        config = hashlib.sha256(repr(sorted(played.items())).encode()).hexdigest()[:16]
     except Exception as exc:  # noqa: BLE001 - a worker with an unreadable config is reported, not fatal here
         config = f"unreadable: {exc}"
     return {"poki": poki, "config": config, "evaluator": str(evaluator_pyx.BACKEND),
