@@ -81,7 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
     parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
     parser.add_argument("--workers", type=_positive, default=None,
-                        help="processes reading and tracking hands (default: the number of CPUs)")
+                        help="processes reading and tracking hands (default: the number of CPUs); with "
+                             "--cluster local, the local cluster's worker processes")
     parser.add_argument("--cluster", metavar="ADDRESS", default=None,
                         help="read and track the chunks on a Dask cluster: a scheduler address "
                              "(tcp://HOST:8786; the logs must be at the same paths on its workers) or 'local' "
