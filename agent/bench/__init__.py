@@ -187,14 +187,17 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "report": ("agent.bench.report", "run_report_bench"),
     "acpc": ("agent.bench.acpc", "run_acpc_bench"),
     "irc": ("agent.bench.irc", "run_irc_bench"),
+    "cluster": ("agent.bench.cluster", "run_cluster_bench"),
 }
+# Sections run only when named (--only): they need an optional extra or take minutes.
+ON_REQUEST = ("cluster",)
 
 
 def run_all(quick: bool = False, only: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The chosen benchmark sections (all by default), plus a note of the machine."""
     import importlib
 
-    names = list(SECTIONS) if not only else only
+    names = [n for n in SECTIONS if n not in ON_REQUEST] if not only else only
     unknown = [n for n in names if n not in SECTIONS]
     if unknown:
         raise ValueError(f"unknown bench section(s) {', '.join(unknown)}; known: {', '.join(SECTIONS)}")
@@ -324,6 +327,10 @@ def format_table(figures: dict[str, Any]) -> str:
     rows = _pipeline_rows(figures)
     if rows:
         blocks.append("\n".join(_aligned([("figure", "ours", "also", "target"), *rows])))
+    if figures.get("cluster"):
+        from agent.bench.cluster import format_cluster_bench
+
+        blocks.append(format_cluster_bench(figures["cluster"]))
     blocks.append(f"(medians over repeats, one core; {figures.get('seconds', '?')} s in all)")
     return "\n\n".join(blocks)
 

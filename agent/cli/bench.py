@@ -12,14 +12,14 @@ import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from agent.bench import SECTIONS
+    from agent.bench import ON_REQUEST, SECTIONS
 
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough figure fast)")
     parser.add_argument(
         "--only",
         metavar="SECTIONS",
-        help=f"comma-separated sections to run (default all): {', '.join(SECTIONS)}",
+        help=f"comma-separated sections to run (default all but {', '.join(ON_REQUEST)}): {', '.join(SECTIONS)}",
     )
 
 

@@ -8,6 +8,10 @@ settings). Blinds, bets and stacks come from the [table] section of the config.
 
 Example: poki match rr call --deals 2000 --seed 1
 
+With --cluster ADDRESS the batches of deals run as tasks on a Dask cluster (a scheduler's
+tcp://HOST:PORT, or `local` for worker processes on this machine; needs the `cluster`
+extra): the results and logs are those of a run in one process (docs/scale.md).
+
 With --db FILE the players that model opponents read their models from that SQLite file
 and every hand is written to it, so a second match with the same file starts from what
 the first one learned.
@@ -18,6 +22,10 @@ import argparse
 import dataclasses
 import json
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.play.tournament import TournamentSetup
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,10 +36,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the cards, seatings and players (default: [random] seed)")
     parser.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
                         help="replay every deal once per seat rotation (default: on)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="processes to play batches of deals in (default 1)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes to play batches of deals in (default 1; with --cluster local: "
+                             "the local cluster's worker processes, default the number of CPUs)")
     parser.add_argument("--chunk", type=int, default=50,
                         help="deals per batch; results depend on it, not on --workers (default 50)")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
+                        help="run the batches on a Dask cluster: a scheduler address (tcp://HOST:8786) or "
+                             "'local' for a cluster of worker processes on this machine "
+                             "(pip install 'poki[cluster]'); same results as one process")
+    parser.add_argument("--cluster-timeout", type=float, default=20.0, metavar="SECONDS",
+                        help="seconds to wait for the cluster's scheduler to answer (default 20)")
     parser.add_argument("--name", default="match", help="match name in hand ids and logs")
     parser.add_argument("--db", metavar="FILE",
                         help="SQLite database (made if missing) the players read opponent models from "
@@ -60,7 +75,7 @@ def _list_kinds() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from agent.players import SpecError
-    from agent.play.tournament import TournamentSetup, run_tournament
+    from agent.play.tournament import TournamentSetup
 
     if args.list:
         print(_list_kinds())
@@ -68,11 +83,11 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= len(args.specs) <= 10:
         print(f"poki match: give 2-10 player specs, got {len(args.specs)}", file=sys.stderr)
         return 2
-    if args.deals < 1 or args.workers < 1 or args.chunk < 1:
+    if args.deals < 1 or (args.workers is not None and args.workers < 1) or args.chunk < 1:
         print("poki match: --deals, --workers and --chunk must be at least 1", file=sys.stderr)
         return 2
-    if args.db and args.workers > 1:
-        print("poki match: --db plays the batches in order in one process; drop --workers",
+    if args.db and ((args.workers or 1) > 1 or args.cluster):
+        print("poki match: --db plays the batches in order in one process; drop --workers and --cluster",
               file=sys.stderr)
         return 2
     seed = args.settings.random.seed if args.seed is None else args.seed
@@ -84,6 +99,26 @@ def run(args: argparse.Namespace) -> int:
     except (SpecError, ValueError) as exc:
         print(f"poki match: {exc}", file=sys.stderr)
         return 2
+    cluster = None
+    if args.cluster:
+        from agent.play.cluster import Cluster, ClusterError
+
+        try:
+            cluster = Cluster.open(args.cluster, workers=args.workers, timeout=args.cluster_timeout)
+        except ClusterError as exc:
+            print(f"poki match: {exc}", file=sys.stderr)
+            return 2
+        print(f"poki match: {cluster.describe()}", file=sys.stderr)
+    try:
+        return _play(args, setup, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _play(args: argparse.Namespace, setup: "TournamentSetup", cluster: Any) -> int:
+    from agent.play.tournament import run_tournament
+
     bar = None
     progress = None
     if not args.no_progress:
@@ -93,13 +128,18 @@ def run(args: argparse.Namespace) -> int:
                    disable=None)
         progress = bar.update
     try:
-        result = run_tournament(setup, args.deals, workers=args.workers,
+        result = run_tournament(setup, args.deals, workers=args.workers or 1,
                                 log_acpc=args.log_acpc, log_phh=args.log_phh,
-                                progress=progress)
+                                progress=progress, cluster=cluster)
     except Exception as exc:
         from db import DatabaseError
 
-        if not isinstance(exc, DatabaseError):
+        expected: tuple[type[Exception], ...] = (DatabaseError,)
+        if cluster is not None:
+            from agent.play.cluster import ClusterError
+
+            expected += (ClusterError,)  # the cluster failed under the run (scheduler lost, ...)
+        if not isinstance(exc, expected):
             raise
         print(f"poki match: {exc}", file=sys.stderr)
         return 2

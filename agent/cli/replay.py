@@ -12,6 +12,10 @@ the header names; --blinds, --bets and --cap override single figures.
 likely action was the one taken and the mean log-likelihood of the actual actions,
 beside a baseline of the player's own pooled frequencies.
 
+--cluster ADDRESS reads, checks and prepares the chunks as tasks on a Dask cluster (a
+scheduler's tcp://HOST:PORT, or `local`; needs the `cluster` extra) while this process
+alone writes, in log order: the database is the one a serial replay makes (docs/scale.md).
+
 Example: poki replay ../shared/data/irc-holdem-199504-dev --db irc.sqlite --predict
 """
 from __future__ import annotations
@@ -20,6 +24,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from agent.game.prediction import Strengths
 
@@ -76,7 +81,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
     parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
     parser.add_argument("--workers", type=_positive, default=None,
-                        help="processes reading and tracking hands (default: the number of CPUs)")
+                        help="processes reading and tracking hands (default: the number of CPUs); with "
+                             "--cluster local, the local cluster's worker processes")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
+                        help="read and track the chunks on a Dask cluster: a scheduler address "
+                             "(tcp://HOST:8786; the logs must be at the same paths on its workers) or 'local' "
+                             "for worker processes on this machine (pip install 'poki[cluster]'); this "
+                             "process still writes every hand, in log order")
+    parser.add_argument("--cluster-timeout", type=float, default=20.0, metavar="SECONDS",
+                        help="seconds to wait for the cluster's scheduler to answer (default 20)")
     parser.add_argument("--chunk", type=_positive, default=1000, help="hands per chunk of work (default 1000)")
     parser.add_argument("--game", metavar="FILE", default=None, help="ACPC game definition for every ACPC log")
     parser.add_argument("--blinds", type=_pair, default=None, metavar="SB/BB", help="ACPC logs: blinds, e.g. 5/10")
@@ -104,10 +117,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent.play.replay import ReplayOptions, replay
-    from connectors.acpc.game import GameError
+    from agent.play.replay import ReplayOptions
     from connectors.logs.sources import AcpcSettings
-    from db.database import DatabaseError
 
     settings = args.settings
     acpc = AcpcSettings(
@@ -118,8 +129,13 @@ def run(args: argparse.Namespace) -> int:
         big_bet=args.bets[1] if args.bets else None,
         max_bets=args.cap,
     )
+    db_path = args.db or settings.database.path
+    if args.cluster:
+        # Workers on this machine look stored hands up in the file: the same file wherever
+        # their working directory is.
+        db_path = os.path.abspath(db_path)
     options = ReplayOptions(
-        db_path=args.db or settings.database.path,
+        db_path=db_path,
         network=args.network,
         strict=args.strict,
         predict=args.predict,
@@ -147,6 +163,40 @@ def run(args: argparse.Namespace) -> int:
         print(f"poki replay: no such game definition: {args.game}", file=sys.stderr)
         return 2
 
+    cluster = None
+    if args.cluster:
+        import dataclasses
+
+        from agent.play.cluster import Cluster, ClusterError
+
+        try:
+            cluster = Cluster.open(args.cluster, workers=args.workers, timeout=args.cluster_timeout)
+        except ClusterError as exc:
+            print(f"poki replay: {exc}", file=sys.stderr)
+            return 2
+        print(f"poki replay: {cluster.describe()}", file=sys.stderr)
+        options = dataclasses.replace(options, workers=cluster.threads)
+    try:
+        return _replay(args, options, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
+    from contextlib import nullcontext
+
+    from agent.play.replay import replay
+    from connectors.acpc.game import GameError
+    from db.database import DatabaseError
+
+    expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError)
+    pool_context: Any = nullcontext(None)
+    if cluster is not None:
+        from agent.play.cluster import ClusterError, ReplayPool
+
+        expected += (ClusterError,)
+        pool_context = ReplayPool(cluster, args.paths)
     bar = None
     progress = on_total = None
     if not args.no_progress:
@@ -162,10 +212,11 @@ def run(args: argparse.Namespace) -> int:
 
         progress = bar.update
     try:
-        summary = replay(args.paths, options, progress=progress, on_total=on_total)
-    except (FileNotFoundError, GameError, DatabaseError) as exc:
+        with pool_context as pool:
+            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool)
+    except expected as exc:
         print(f"poki replay: {exc}", file=sys.stderr)
-        return 2 if not isinstance(exc, DatabaseError) else 1
+        return 2 if isinstance(exc, (FileNotFoundError, GameError)) else 1
     finally:
         if bar is not None:
             bar.close()

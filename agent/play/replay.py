@@ -168,6 +168,10 @@ def _forget_files() -> None:
     _known_dbs.clear()
 
 
+# For long-lived worker processes of another pool (agent.play.cluster) to call.
+forget_files = _forget_files
+
+
 def _tracker_problem(exc: TrackerError) -> tuple[str, str]:
     """(category, reason) of a hand the tracker refused."""
     reason = str(exc)
@@ -395,12 +399,19 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 def replay(paths: Sequence[str | Path], options: ReplayOptions,
            progress: Callable[[int], None] | None = None,
-           on_total: Callable[[int], None] | None = None) -> ReplaySummary:
+           on_total: Callable[[int], None] | None = None,
+           pool: Any = None) -> ReplaySummary:
     """Replay the logs at ``paths`` into the database of ``options``; see the module
     docstring. ``on_total(hands)`` is told how many hands the logs hold (roughly, for a
     progress bar) and ``progress(hands)`` how many more are done. FileNotFoundError for
     a missing path; connectors.acpc.game.GameError for a bad game file;
-    db.DatabaseError for a database that cannot be used."""
+    db.DatabaseError for a database that cannot be used.
+
+    ``pool``: where chunks are read, tracked and prepared instead of a process pool of
+    ``options.workers`` (anything with multiprocessing's ``apply_async(fn, args).get()``,
+    e.g. agent.play.cluster.ReplayPool; ``options.workers`` then sizes the window of
+    chunks under way). A pool whose ``reads_database`` is false cannot see the database
+    file: stored hands are then dropped by the writer rather than before reading."""
     from db.database import Database
 
     start = time.perf_counter()
@@ -423,6 +434,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     # Hands already stored are recognised by id only when there can be some (and when
     # the scorer does not need every hand).
     known_db = str(options.db_path) if Path(options.db_path).is_file() and scorer is None else None
+    if pool is not None and not getattr(pool, "reads_database", True):
+        known_db = None
     workers = summary.workers if len(chunks) > 1 else 1
     players: set[tuple[str, str]] = set()
     with ExitStack() as stack:
@@ -432,8 +445,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         stack.callback(_forget_files)
         # The pool is made before the database is opened: forked workers then hold no
         # copy of the writer's connection.
-        pool = None
-        if workers > 1:
+        if pool is None and workers > 1:
             pool = stack.enter_context(_pool_context().Pool(workers))
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,

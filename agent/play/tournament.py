@@ -440,14 +440,16 @@ class _LogWriter:
 
 def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
                    log_acpc: str | Path | None = None, log_phh: str | Path | None = None,
-                   progress: Callable[[int], None] | None = None) -> TournamentResult:
+                   progress: Callable[[int], None] | None = None, cluster: Any = None) -> TournamentResult:
     """Play ``deals`` deals (each once per rotation) in batches, in ``workers`` processes;
-    ``progress(hands)`` is called as batches finish. Logs are written in deal order."""
+    ``progress(hands)`` is called as batches finish. Logs are written in deal order.
+    ``cluster``: run the batches there instead (anything with ``as_completed(fn, jobs)``
+    yielding ``fn(job)`` as they finish, e.g. agent.play.cluster.Cluster)."""
     if deals < 1:
         raise ValueError("a tournament needs at least one deal")
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    if setup.db is not None and workers > 1:
+    if setup.db is not None and (workers > 1 or cluster is not None):
         raise ValueError("a match with a database plays its batches in order, in one process "
                          "(each batch starts from the models the earlier ones left): use one worker")
     start = time.perf_counter()
@@ -463,7 +465,10 @@ def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
             progress(batch.deal_chips.shape[0] * setup.rotations)
 
     try:
-        if workers == 1 or len(jobs) == 1:
+        if cluster is not None:
+            for batch in cluster.as_completed(_run_batch, jobs):
+                take(batch)
+        elif workers == 1 or len(jobs) == 1:
             for job in jobs:
                 take(_run_batch(job))
         else:
