@@ -9,6 +9,10 @@ Examples:
   poki irc server --port 6667
   poki irc deal --server 127.0.0.1:6667 --channel '#holdem' --db tables.sqlite
   poki irc play --server 127.0.0.1:6667 --channel '#holdem' --dealer dealer
+
+A dealer or player bot also writes the opponent report from its database on the [report]
+cron schedule (nightly by default) into --report-out, in a child process, while it plays;
+--no-report turns that off.
 """
 from __future__ import annotations
 
@@ -30,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_argument("--no-flood-limit", action="store_true",
                         help="send without flood control (only on a server of your own)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
+    common.add_argument("--report-out", metavar="DIR", default=None,
+                        help="folder of the scheduled opponent report (default: [report] out)")
+    common.add_argument("--no-report", action="store_true",
+                        help="do not write the opponent report on the [report] cron schedule")
 
     deal = sub.add_parser("deal", parents=[common], help="host tables: the dealer bot",
                           description="Deal limit hold'em in IRC channels: seats people and bots (!sit), "
@@ -126,6 +134,7 @@ def _deal(args: argparse.Namespace) -> int:
         return 1
     print(f"dealing at {', '.join(channels)} on {server} as {args.nick}; database {db}, logs in {args.logs}/",
           flush=True)
+    job = _start_report_job(args, db)
     bar = None if args.no_progress or args.hands is None else tqdm(total=args.hands, unit="hand")
     try:
         while not host.wait(0.5):
@@ -143,6 +152,7 @@ def _deal(args: argparse.Namespace) -> int:
         if bar is not None and stats is not None:
             bar.n = stats.hands
             bar.close()
+        _stop_report_job(job)
         host.stop()
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
@@ -174,6 +184,7 @@ def _play(args: argparse.Namespace) -> int:
     bot.start()
     print(f"playing {bot.spec} at {', '.join(channels)} on {server}; dealer {bot.feed.dealer_nick}; "
           f"database {db}. Ctrl-C to stop.", flush=True)
+    job = _start_report_job(args, db)
     last = time.monotonic()
     try:
         while not bot.wait(1.0):
@@ -184,9 +195,38 @@ def _play(args: argparse.Namespace) -> int:
         print("\nstopping", file=sys.stderr)
     finally:
         summary = bot.summary()
+        _stop_report_job(job)
         bot.stop()
     print(summary)
     return 0
+
+
+def _start_report_job(args: argparse.Namespace, db: str):
+    """The opponent report of the bot's database on the [report] cron schedule, or None
+    with --no-report. A run goes on in a child process, so the bot keeps playing (and
+    answering the server) meanwhile; a failed run is logged and the next one runs."""
+    if args.no_report:
+        return None
+    from agent.report.schedule import NightlyReport
+
+    try:
+        job = NightlyReport.from_config(args.settings, db_path=db, out=args.report_out)
+    except ValueError as exc:  # a cron line the config check let through (e.g. minute 61)
+        print(f"poki irc: [report] cron {args.settings.report.cron!r}: {exc}; no scheduled report",
+              file=sys.stderr)
+        return None
+    job.start()
+    print(f"opponent report of {db} into {job.out} on the schedule {args.settings.report.cron!r} "
+          f"({args.settings.report.timezone}); next at {job.next_run_time()}", flush=True)
+    return job
+
+
+def _stop_report_job(job) -> None:
+    if job is None:
+        return
+    job.shutdown()
+    s = job.status
+    print(f"opponent report: {s.runs} run(s), {s.failures} failed", flush=True)
 
 
 def _server(args: argparse.Namespace) -> int:
