@@ -54,6 +54,7 @@ from connectors.logs.sources import (
     LogProblem,
     clear_cache,
     plan,
+    preload,
     read_chunk,
 )
 from agent.game.prepared import prepare_hand
@@ -438,6 +439,12 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         # copy of the writer's connection.
         pool = None
         if workers > 1:
+            # The logs' index built once here, before the fork, rather than in every worker;
+            # frozen, the collectors of this process and of the workers never walk it (nor
+            # touch, and so copy, the pages it shares with them).
+            preload(chunks)
+            gc.freeze()
+            stack.callback(gc.unfreeze)
             pool = stack.enter_context(_pool_context().Pool(workers))
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
