@@ -39,6 +39,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -259,14 +260,15 @@ def track_chunk(task: tuple[Chunk, str | None, str]) -> bytes:
 
 
 def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window: int,
-                   prepared: bool) -> Iterator[list[tuple] | bytes]:
-    """The entries of every chunk, in order: tracked here (records as they are), or in
-    the pool (marshalled, records compact) with at most ``window`` chunks under way, so
-    a slow writer never has the whole input waiting in memory; with ``prepared`` the
-    hands come as database rows instead of records."""
+                   prepared: bool) -> Iterator[Callable[[], list[tuple]] | bytes]:
+    """The entries of every chunk, in order: to be tracked here (a call giving them,
+    records as they are, made by the caller with the collector paused), or from the
+    pool (marshalled, records compact) with at most ``window`` chunks under way, so a
+    slow writer never has the whole input waiting in memory; with ``prepared`` the hands
+    come as database rows instead of records."""
     if pool is None:
         for chunk in chunks:
-            yield _track(chunk, known_db, PREPARED if prepared else RECORDS)
+            yield partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS)
         return
     output = PREPARED if prepared else ENCODED
     pending: deque = deque()
@@ -461,8 +463,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
-                entries = marshal.loads(result) if isinstance(result, bytes) else result
+                entries = marshal.loads(result) if isinstance(result, bytes) else result()
                 stop = _take_chunk(chunk, entries, database, scorer, options, summary, players)
+                # The chunk's rows dropped before the collector runs again: alive, they
+                # would all be walked by it (tens of thousands of tuples) to find nothing.
+                entries = None
             if progress is not None:
                 progress(chunk.units)
             if stop is not None:
