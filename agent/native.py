@@ -77,7 +77,13 @@ def compiled_path(module: str, root: Path = ROOT) -> Path | None:
 
 
 def source_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """SHA-256 of a module's source and of the .pxd beside it, if any: Cython compiles
+    the two together, so a change to either makes the compiled copy stale."""
+    digest = hashlib.sha256(path.read_bytes())
+    declarations = path.with_suffix(".pxd")
+    if declarations.is_file():
+        digest.update(b"\0pxd\0" + declarations.read_bytes())
+    return digest.hexdigest()
 
 
 def stale_modules(modules: Iterable[str], digests: Mapping[str, str], root: Path = ROOT) -> list[str]:

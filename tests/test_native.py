@@ -38,6 +38,14 @@ def test_a_compiled_copy_is_stale_unless_built_from_the_present_source(tmp_path)
     assert native.stale_modules(["pkga.mod"], {"pkga.mod": digest}, tmp_path) == []
     assert native.stale_modules(["pkga.mod"], {"pkga.mod": "0" * 64}, tmp_path) == ["pkga.mod"]
     assert native.stale_modules(["pkga.mod"], {}, tmp_path) == ["pkga.mod"]
+    # Declarations beside the source are compiled with it: adding or editing them makes
+    # the build stale too.
+    (tmp_path / "pkga" / "mod.pxd").write_text("cdef int counter\n")
+    assert native.stale_modules(["pkga.mod"], {"pkga.mod": digest}, tmp_path) == ["pkga.mod"]
+    with_pxd = native.source_digest(tmp_path / "pkga" / "mod.py")
+    assert native.stale_modules(["pkga.mod"], {"pkga.mod": with_pxd}, tmp_path) == []
+    (tmp_path / "pkga" / "mod.pxd").write_text("cdef long counter\n")
+    assert native.stale_modules(["pkga.mod"], {"pkga.mod": with_pxd}, tmp_path) == ["pkga.mod"]
     (tmp_path / "pkga" / f"mod{EXTENSION}").unlink()
     assert native.stale_modules(["pkga.mod"], {}, tmp_path) == []  # nothing compiled: nothing stale
 

@@ -155,11 +155,44 @@ def run_writer_bench(repeats: int = 3) -> dict[str, Any]:
     return out
 
 
+def run_reading_bench(repeats: int = 3) -> dict[str, Any]:
+    """The reading side of a replay alone, in this process: every chunk of the shared
+    April 1995 IRC logs read, tracked, prepared and marshalled as a worker does
+    (agent.play.replay.track_chunk), the month indexed afresh each time; CPU seconds,
+    median over ``repeats``."""
+    import time
+
+    from agent.play.replay import PREPARED, track_chunk
+    from connectors.logs.sources import clear_cache, plan
+
+    data = shared_irc_logs()
+    if data is None:
+        raise FileNotFoundError(f"the shared IRC logs ({DATASET}) are not there: set POKI_SHARED_DATA")
+    chunks, _ = plan([data], chunk_hands=1000)
+    times = []
+    for _ in range(repeats):
+        clear_cache()
+        start = time.process_time()
+        for c in chunks:
+            track_chunk((c, None, PREPARED))
+        times.append(time.process_time() - start)
+    clear_cache()
+    out: dict[str, Any] = {"chunks": len(chunks), "reading_cpu_s": round(statistics.median(times), 3),
+                           "runs_cpu_s": [round(t, 3) for t in times]}
+    try:
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    return out
+
+
 if __name__ == "__main__":
     import json
     import sys
 
     if "--writer" in sys.argv:
         print(json.dumps(run_writer_bench(), indent=2))
+    elif "--reading" in sys.argv:
+        print(json.dumps(run_reading_bench(), indent=2))
     else:
         print(json.dumps(run_replay_bench(quick="--quick" in sys.argv), indent=2))

@@ -39,6 +39,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from connectors.logs.sources import (
     LogProblem,
     clear_cache,
     plan,
+    preload,
     read_chunk,
 )
 from agent.game.prepared import prepare_hand
@@ -252,20 +254,25 @@ def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]
 
 
 def track_chunk(task: tuple[Chunk, str | None, str]) -> bytes:
-    """_track in a worker process: the entries marshalled."""
+    """_track in a worker process: the entries marshalled. They are marshalled and dropped
+    before the collector runs again: let it run with them alive and it would walk every
+    one of the chunk's tens of thousands of row tuples (about a tenth of a worker's time)
+    to find nothing."""
     chunk, known_db, output = task
-    return marshal.dumps(_track(chunk, known_db, output))
+    with _no_gc():
+        return marshal.dumps(_track_chunk(chunk, known_db, output))
 
 
 def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window: int,
-                   prepared: bool) -> Iterator[list[tuple] | bytes]:
-    """The entries of every chunk, in order: tracked here (records as they are), or in
-    the pool (marshalled, records compact) with at most ``window`` chunks under way, so
-    a slow writer never has the whole input waiting in memory; with ``prepared`` the
-    hands come as database rows instead of records."""
+                   prepared: bool) -> Iterator[Callable[[], list[tuple]] | bytes]:
+    """The entries of every chunk, in order: to be tracked here (a call giving them,
+    records as they are, made by the caller with the collector paused), or from the
+    pool (marshalled, records compact) with at most ``window`` chunks under way, so a
+    slow writer never has the whole input waiting in memory; with ``prepared`` the hands
+    come as database rows instead of records."""
     if pool is None:
         for chunk in chunks:
-            yield _track(chunk, known_db, PREPARED if prepared else RECORDS)
+            yield partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS)
         return
     output = PREPARED if prepared else ENCODED
     pending: deque = deque()
@@ -446,6 +453,12 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         # The pool is made before the database is opened: forked workers then hold no
         # copy of the writer's connection.
         if pool is None and workers > 1:
+            # The logs' index built once here, before the fork, rather than in every worker;
+            # frozen, the collectors of this process and of the workers never walk it (nor
+            # touch, and so copy, the pages it shares with them).
+            preload(chunks)
+            gc.freeze()
+            stack.callback(gc.unfreeze)
             pool = stack.enter_context(_pool_context().Pool(workers))
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
@@ -462,8 +475,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
-                entries = marshal.loads(result) if isinstance(result, bytes) else result
+                entries = marshal.loads(result) if isinstance(result, bytes) else result()
                 stop = _take_chunk(chunk, entries, database, scorer, options, summary, players)
+                # The chunk's rows dropped before the collector runs again: alive, they
+                # would all be walked by it (tens of thousands of tuples) to find nothing.
+                entries = None
             if progress is not None:
                 progress(chunk.units)
             if stop is not None:

@@ -304,7 +304,7 @@ def _replay(seats: list, n: int, nick: list[str], bankroll: list[int], put_in: l
                     n_active = status.count(_ACTIVE)
                     n_due = allin_due.count(True)
                     used = sum(ptr)
-                    pending = sum(1 for q in range(n) if not status[q] and not (acted[q] and rc[q] == level))
+                    pending = _still_to_act(status, acted, rc, level)
                     if n_active == 1 and pending:
                         pending = _lone_player_owes(status, rc, level)
                     i = p
@@ -471,6 +471,11 @@ def _leftover_order(toks: list, ptr: list[int], allin_due: list[bool], won: list
     if len(todo) > 1:
         todo.sort(key=lambda q: won[q] > 0)
     return todo
+
+
+def _still_to_act(status: list[int], acted: list[bool], rc: list[int], level: int) -> int:
+    """Players able to bet who still owe an action this round."""
+    return sum([1 for q in range(len(status)) if not status[q] and not (acted[q] and rc[q] == level)])
 
 
 def _lone_player_owes(status: list[int], rc: list[int], level: int) -> int:

@@ -56,6 +56,7 @@ __all__ = [
     "LogProblem",
     "PHH_NETWORK",
     "clear_cache",
+    "preload",
     "plan",
     "read_chunk",
 ]
@@ -386,6 +387,21 @@ def read_chunk(chunk: Chunk, skip: Callable[[str], bool] | None = None) -> Itera
 
 
 # IRC ----------------------------------------------------------------------------------------
+
+
+def preload(chunks: Sequence[Chunk]) -> None:
+    """Index now the first IRC months ``chunks`` read (as many as the cache keeps), so
+    that worker processes forked afterwards inherit the index instead of each building
+    its own. A month that cannot be read is left for read_chunk to report."""
+    paths: list[str] = []
+    for c in chunks:
+        if (c.kind == IRC or c.kind == IRC_STRAYS) and c.path not in paths:
+            paths.append(c.path)
+    for path in paths[:_CACHE_SIZE]:
+        try:
+            _month(path)
+        except OSError:
+            pass
 
 
 def _month(path: str) -> irc_database.IrcMonth:

@@ -1,0 +1,14 @@
+# Static types for agent/game/prepared.py when it is compiled (agent/native.py): the .py
+# stays plain Python; with its counters and lists typed and the ContextWalker known, the
+# pass over a hand's actions calls the walker's methods in C. Fields read from the record
+# stay Python objects: their types are what the pass checks.
+cimport cython
+
+from agent.game.context cimport ContextWalker
+
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, decided=bint, blind=bint, walker=ContextWalker,
+               seat_of=dict, players=list, positions=list, seat_rows=list, put_in=list, folded=list,
+               action_rows=list, observations=list, listed=list, result_rows=list, cards=list,
+               shown_seats=list)
+cpdef _prepare(record, str hid, str network)
