@@ -68,7 +68,7 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
                 procs.append(subprocess.Popen(
                     [sys.executable, "-m", "agent.cli", "irc", "play", "--server", server.address,
                      "--channel", "#bench", "--dealer", "dealer", "--player", spec, "--nick", nick,
-                     "--no-flood-limit", "--seed", str(seed + k),
+                     "--no-flood-limit", "--no-report", "--seed", str(seed + k),
                      "--db", str(directory / f"{nick}-{seed}.sqlite")],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         # Time from the second hand on: starting, connecting and sitting are not dealing.
