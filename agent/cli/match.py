@@ -24,6 +24,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from agent.cli.cluster_option import NoCluster, open_cluster
+
 if TYPE_CHECKING:
     from agent.play.tournament import TournamentSetup
 
@@ -99,16 +101,10 @@ def run(args: argparse.Namespace) -> int:
     except (SpecError, ValueError) as exc:
         print(f"poki match: {exc}", file=sys.stderr)
         return 2
-    cluster = None
-    if args.cluster:
-        from agent.play.cluster import Cluster, ClusterError
-
-        try:
-            cluster = Cluster.open(args.cluster, workers=args.workers, timeout=args.cluster_timeout)
-        except ClusterError as exc:
-            print(f"poki match: {exc}", file=sys.stderr)
-            return 2
-        print(f"poki match: {cluster.describe()}", file=sys.stderr)
+    try:
+        cluster = open_cluster(args, "match")
+    except NoCluster:
+        return 2
     try:
         return _play(args, setup, cluster)
     finally:

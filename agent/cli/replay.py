@@ -26,6 +26,7 @@ import os
 import sys
 from typing import Any
 
+from agent.cli.cluster_option import NoCluster, open_cluster
 from agent.game.prediction import Strengths
 
 
@@ -163,18 +164,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"poki replay: no such game definition: {args.game}", file=sys.stderr)
         return 2
 
-    cluster = None
-    if args.cluster:
+    try:
+        cluster = open_cluster(args, "replay")
+    except NoCluster:
+        return 2
+    if cluster is not None:
         import dataclasses
 
-        from agent.play.cluster import Cluster, ClusterError
-
-        try:
-            cluster = Cluster.open(args.cluster, workers=args.workers, timeout=args.cluster_timeout)
-        except ClusterError as exc:
-            print(f"poki replay: {exc}", file=sys.stderr)
-            return 2
-        print(f"poki replay: {cluster.describe()}", file=sys.stderr)
         options = dataclasses.replace(options, workers=cluster.threads)
     try:
         return _replay(args, options, cluster)

@@ -650,14 +650,7 @@ class AcpcDealer:
 
     def _hands_done(self, seats: Sequence[_Seat], record: object) -> None:
         """Tell the seats asked with the dealer's snapshots that their hand ended."""
-        for seat in seats:
-            if seat.report.disconnected:
-                continue
-            try:
-                seat.local.hand_done(record)  # type: ignore[union-attr]
-            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
-                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
-                seat.report.disconnected = True
+        self._each_local(seats, "hand_done", record)
 
     def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
         """Pass an event to in-process seats when the dealer next catches up (before any
@@ -666,12 +659,18 @@ class AcpcDealer:
             self._later.append((self._tell_now, (seats, event)))
 
     def _tell_now(self, seats: Sequence[_Seat], event: Event) -> None:
-        """Pass an event to in-process seats; one that raises folds from then on."""
+        """Pass an event to in-process seats."""
+        self._each_local(seats, "feed", event)
+
+    @staticmethod
+    def _each_local(seats: Sequence[_Seat], method: str, arg: object) -> None:
+        """Call ``method(arg)`` on each in-process seat still playing; one that raises folds
+        from then on."""
         for seat in seats:
             if seat.report.disconnected:
                 continue
             try:
-                seat.local.feed(event)  # type: ignore[union-attr]
+                getattr(seat.local, method)(arg)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
                 log.error("%s raised %r; its seat folds from now on", seat.where, exc)
                 seat.report.disconnected = True
