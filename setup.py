@@ -52,7 +52,7 @@ evaluator = [
     )
     for name in ("evaluator_pyx._core", "evaluator_pyx._strength", "evaluator_pyx._potential",
                  "evaluator_pyx._ranking", "evaluator_pyx._rollout", "evaluator_pyx._assess",
-                 "evaluator_pyx._simulate")
+                 "evaluator_pyx._simulate", "evaluator_pyx._floor")
 ] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [

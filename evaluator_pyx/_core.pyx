@@ -375,9 +375,10 @@ cdef int _build_rank_hash() except -1:
             start = (lowfree & ~63u) - cols[row_start[row]] if (lowfree & ~63u) > cols[row_start[row]] else 0
             if hint[c] > start + _SEARCH_BACK:
                 start = (hint[c] - _SEARCH_BACK) & ~63u
-            d0 = start
+            # Displacements are even (stored halved in 16 bits): d0 even, odd bits masked.
+            d0 = start & ~1u
             while True:
-                ok = 0xffffffffffffffffULL
+                ok = 0x5555555555555555ULL
                 j = row_start[row]
                 while j < row_start[row + 1] and ok:
                     if d0 + cols[j] + 64 >= <uint32_t>(64 * n_words):
@@ -394,15 +395,17 @@ cdef int _build_rank_hash() except -1:
                 if p + 1 > size:
                     size = p + 1
             hint[c] = d
-            _T.hash_offsets[row] = d
+            if d >> 1 > 0xffff:
+                raise RuntimeError("evaluator tables: a hash displacement does not fit 16 bits")
+            _T.hash_offsets[row] = <uint16_t>(d >> 1)
         # Any 25-bit sum indexes below max offset + (2**25 >> HASH_ROW_BITS).
         for i in range(HASH_ROWS):
-            if _T.hash_offsets[i] + ((RANK_SUM_MASK >> HASH_ROW_BITS) + 1) > RANK_TABLE_CAPACITY:
+            if 2 * <uint32_t>_T.hash_offsets[i] + ((RANK_SUM_MASK >> HASH_ROW_BITS) + 1) > RANK_TABLE_CAPACITY:
                 raise RuntimeError("evaluator tables: rank table capacity too small")
         memset(_T.rank_values, 0, sizeof(_T.rank_values))
         for i in range(HASH_ROWS):
             for j in range(row_start[i], row_start[i + 1]):
-                _T.rank_values[_T.hash_offsets[i] + cols[j]] = col_values[j]
+                _T.rank_values[2 * <uint32_t>_T.hash_offsets[i] + cols[j]] = col_values[j]
         _rank_table_used = size
     finally:
         free(sums); free(values); free(row_count); free(row_start); free(order); free(fill)
@@ -533,6 +536,9 @@ def evaluate_batch(masks, out=None, bint check=True) -> np.ndarray:
         raise ValueError(f"out has {o.shape[0]} entries for {n} masks")
     cdef uint64_t x, bad = 0, ok = 1
     cdef uint32_t e
+    # One pass, hand by hand, the flush test a branch laid out of line (evaluate_mask):
+    # blocking the loop into stages (suit-word sums, hash reads, flushes) and a
+    # branch-free flush select both measured slower here (docs/kernels.md).
     if not check:
         with nogil:
             for i in range(n):

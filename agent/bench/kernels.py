@@ -31,14 +31,96 @@ TARGETS = {
 }
 
 
-def cpu_median(fn: Callable[[], Any], repeats: int) -> float:
-    """Median CPU seconds of fn() over repeats."""
+def cpu_times(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
+    """(median, best) CPU seconds of fn() over repeats; on a shared machine the best
+    repeat is the least disturbed one."""
     times = []
     for _ in range(repeats):
         t0 = time.process_time()
         fn()
         times.append(time.process_time() - t0)
-    return statistics.median(times)
+    return statistics.median(times), min(times)
+
+
+def cpu_median(fn: Callable[[], Any], repeats: int) -> float:
+    """Median CPU seconds of fn() over repeats."""
+    return cpu_times(fn, repeats)[0]
+
+
+def clock_seconds(repeats: int, adds: int = 20_000_000) -> float:
+    """Seconds per CPU cycle: the best of `repeats` runs of a chain of dependent adds."""
+    from evaluator_pyx import _floor
+
+    return cpu_times(lambda: _floor.clock_cycles(adds // 4), repeats)[1] / adds
+
+
+def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, Any]:
+    """Seconds per hand (median, best) of the floors and of the alternative batch loops
+    of evaluator_pyx._floor, on the same hands as the kernels, with the clock."""
+    from evaluator_pyx import _core, _floor
+
+    n = len(masks)
+    out = np.empty(n, dtype=np.uint16)
+    sums = _floor.rank_sums(masks)
+    index = _floor.value_indexes(sums)
+    u32 = np.empty(n, dtype=np.uint32)
+    u64 = np.empty(n, dtype=np.uint64)
+    loops: dict[str, Callable[[], Any]] = {
+        "stream_only": lambda: _floor.stream_only(masks, out),
+        "reads_only_one": lambda: _floor.reads_only_one(index, out),
+        "reads_only_hash": lambda: _floor.reads_only_hash(sums, out),
+        "keys_from_masks": lambda: _floor.keys_from_masks(masks, u32),
+        "keys_bitsliced": lambda: _floor.keys_bitsliced(masks, u64),
+        "key_kept": lambda: _core.evaluate_key_batch(keys, masks, out),
+        "alt_key_branch_inline": lambda: _floor.alt_key_branch_inline(keys, masks, out),
+        "alt_key_select": lambda: _floor.alt_key_select(keys, masks, out),
+        "alt_key_fixup": lambda: _floor.alt_key_fixup(keys, masks, out),
+        "alt_key_staged": lambda: _floor.alt_key_staged(keys, masks, out),
+        "mask_kept": lambda: _core.evaluate_batch(masks, out, check=False),
+        "alt_mask_select": lambda: _floor.alt_mask_select(masks, out),
+        "alt_mask_fixup": lambda: _floor.alt_mask_fixup(masks, out),
+        "alt_mask_staged": lambda: _floor.alt_mask_staged(masks, out),
+    }
+    times: dict[str, list[float]] = {name: [] for name in loops}
+    # Rounds alternate the loops, so a busy spell of the machine falls on all of them.
+    for _ in range(repeats):
+        for name, fn in loops.items():
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {
+        "cycle_s": clock_seconds(repeats),
+        "per_hand": {name: (statistics.median(t) / n, min(t) / n) for name, t in times.items()},
+    }
+
+
+def run_call_floors(values: list[int], repeats: int) -> dict[str, float]:
+    """ns per call (median) of evaluate(mask) and of the cheapest calls beside it: the
+    builtin abs, int.bit_count through a local name, our own no-op METH_O builtin, and
+    the bare loop."""
+    from evaluator_pyx import _floor
+
+    evaluate, noop, bit_count = ev.evaluate, _floor.noop, int.bit_count
+
+    def call(f: Callable[[int], Any]) -> Callable[[], None]:
+        def run() -> None:
+            for m in values:
+                f(m)
+        return run
+
+    def bare() -> None:
+        for m in values:
+            pass
+
+    runs = {"evaluate": call(evaluate), "abs": call(abs), "bit_count": call(bit_count),
+            "noop": call(noop), "loop": bare}
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, fn in runs.items():
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: statistics.median(t) / len(values) * 1e9 for name, t in times.items()}
 
 
 def _deals(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -66,9 +148,12 @@ def run_kernels_bench(quick: bool = False, anchor: bool = True) -> dict[str, Any
 
     ev.evaluate_batch(masks, out)
     ours: dict[str, Any] = {}
-    ours["batch_hands_per_s"] = n7 / cpu_median(lambda: ev.evaluate_batch(masks, out), repeats)
-    ours["batch_unchecked_hands_per_s"] = n7 / cpu_median(lambda: ev.evaluate_batch(masks, out, check=False), repeats)
-    ours["incremental_hands_per_s"] = n7 / cpu_median(lambda: _core.evaluate_key_batch(keys, masks, out), repeats)
+    for name, fn in (("batch", lambda: ev.evaluate_batch(masks, out)),
+                     ("batch_unchecked", lambda: ev.evaluate_batch(masks, out, check=False)),
+                     ("incremental", lambda: _core.evaluate_key_batch(keys, masks, out))):
+        median, best = cpu_times(fn, repeats)
+        ours[f"{name}_hands_per_s"] = n7 / median
+        ours[f"{name}_best_hands_per_s"] = n7 / best
     values = ev.evaluate_batch(masks)
     floors = np.array(_core.CATEGORY_FLOOR[1:])
     ours["categories"] = np.bincount(np.searchsorted(floors, values, side="right"), minlength=9).tolist()
@@ -87,19 +172,11 @@ def run_kernels_bench(quick: bool = False, anchor: bool = True) -> dict[str, Any
     ours["flop_pot2_ms"] = cpu_median(pot2, repeats) / n_pot * 1e3
     ours["pot"] = [ev.hand_potential(h, b, weights, 2) for h, b in zip(holes[:n_pot], boards[:n_pot])]
 
-    call_masks = masks[:200_000].tolist()
-    evaluate = ev.evaluate
-
-    def calls() -> None:
-        for m in call_masks:
-            evaluate(m)
-
-    def empty_loop() -> None:
-        for m in call_masks:
-            pass
-
-    ours["call_ns"] = cpu_median(calls, repeats) / len(call_masks) * 1e9
-    ours["loop_ns"] = cpu_median(empty_loop, repeats) / len(call_masks) * 1e9
+    calls = run_call_floors(masks[:200_000].tolist(), repeats)
+    ours["call_ns"] = calls.pop("evaluate")
+    ours["loop_ns"] = calls.pop("loop")
+    ours["call_floor_ns"] = calls
+    ours["floors"] = run_floors(masks, keys, repeats)
 
     result: dict[str, Any] = {
         "quick": quick, "repeats": repeats, "hands": n7, "deals": n_deals, "potential_deals": n_pot,
@@ -126,8 +203,61 @@ def _agreement(ours: dict[str, Any], omp: dict[str, Any]) -> dict[str, bool]:
             "categories": omp.get("categories") == ours["categories"]}
 
 
+def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return lines
+
+
+# The floors and alternatives, in the order printed, with what each row is.
+FLOOR_ROWS = (
+    ("stream_only", "floor: read a mask, write 16 bits (memory only)"),
+    ("reads_only_one", "floor: 1 read of the value table, index precomputed"),
+    ("reads_only_hash", "floor: the hash's 2 dependent reads, rank sum precomputed"),
+    ("keys_from_masks", "floor: mask -> key, the 4 suit-word reads, no hash"),
+    ("keys_bitsliced", "floor: mask -> key computed, no table read"),
+    ("key_kept", "ours, incremental form (kept: flush branch out of line)"),
+    ("alt_key_branch_inline", "  tried: flush branch laid inline"),
+    ("alt_key_select", "  tried: branch-free select of flush/rank value"),
+    ("alt_key_fixup", "  tried: blocks, flushes listed and fixed after"),
+    ("alt_key_staged", "  tried: blocks, hash indexes then value reads"),
+    ("mask_kept", "ours, from masks, unchecked (kept: one pass)"),
+    ("alt_mask_select", "  tried: branch-free select of flush/rank value"),
+    ("alt_mask_fixup", "  tried: blocks, flushes listed and fixed after"),
+    ("alt_mask_staged", "  tried: blocks, suit-word sums then hash reads"),
+)
+
+
+def format_floors(r: dict[str, Any]) -> str:
+    """Floors and tried designs: M hands/s (median, best) and cycles per hand (best)."""
+    floors = r["ours"].get("floors")
+    if not floors:
+        return ""
+    cycle = floors["cycle_s"]
+    rows = []
+    for key, label in FLOOR_ROWS:
+        if key not in floors["per_hand"]:
+            continue
+        median, best = floors["per_hand"][key]
+        rows.append((label, f"{1 / median / 1e6:,.0f}", f"{1 / best / 1e6:,.0f}", f"{best / cycle:.1f}"))
+    omp = r.get("ompeval", {})
+    if omp.get("available"):
+        for key, label in (("eval_incremental", "OMPEval, incremental form, values summed"),
+                           ("eval_incremental_store", "OMPEval, incremental form, values stored"),
+                           ("eval_from_cards", "OMPEval, from the 7 cards, values summed")):
+            if f"{key}_s_per_hand" in omp and f"{key}_best_s_per_hand" in omp:
+                median, best = omp[f"{key}_s_per_hand"], omp[f"{key}_best_s_per_hand"]
+                rows.append((label, f"{1 / median / 1e6:,.0f}", f"{1 / best / 1e6:,.0f}", f"{best / cycle:.1f}"))
+    lines = _table(("7-card loop, same random list", "M/s median", "M/s best", "cycles/hand (best)"), rows)
+    lines.append(f"(clock {1 / cycle / 1e9:.2f} GHz from a chain of dependent adds; cycles = best CPU time / cycle; "
+                 "the floors' rounds alternate with the tried loops)")
+    return "\n".join(lines)
+
+
 def format_kernels_bench(r: dict[str, Any]) -> str:
-    """Rows: same work | OMPEval | ours | ours / OMPEval speed | target."""
+    """Rows: same work | OMPEval | ours | ours / OMPEval speed | target; then the floors."""
     o = r["ours"]
     omp = r.get("ompeval", {})
     have = bool(omp.get("available"))
@@ -139,17 +269,29 @@ def format_kernels_bench(r: dict[str, Any]) -> str:
     def rate(x: float) -> str:
         return f"{x / 1e6:,.0f} M/s"
 
+    def rates(key: str) -> str:
+        best = o.get(f"{key}_best_hands_per_s")
+        return rate(o[f"{key}_hands_per_s"]) + (f" ({best / 1e6:,.0f})" if best else "")
+
+    def omp_rates(key: str) -> str:
+        best = omp.get(f"{key}_best_s_per_hand")
+        return rate(1.0 / omp[f"{key}_s_per_hand"]) + (f" ({1e-6 / best:,.0f})" if best else "")
+
     rows: list[tuple[str, str, str, str, str]] = []
     omp_rate = 1.0 / omp["eval_from_cards_s_per_hand"] if have else None
     omp_inc = 1.0 / omp["eval_incremental_s_per_hand"] if have else None
     rows.append(("7-card eval, random list, from the 7 cards (ours: masks, checked)",
-                 rate(omp_rate) + mark("categories") if have else "-", rate(o["batch_hands_per_s"]),
+                 omp_rates("eval_from_cards") + mark("categories") if have else "-", rates("batch"),
                  f"{o['batch_hands_per_s'] / omp_rate:.2f}x" if have else "-", ">= 500 M/s"))
-    rows.append(("7-card eval, masks, unchecked", "", rate(o["batch_unchecked_hands_per_s"]),
+    rows.append(("7-card eval, masks, unchecked", "", rates("batch_unchecked"),
                  f"{o['batch_unchecked_hands_per_s'] / omp_rate:.2f}x" if have else "-", ""))
-    rows.append(("7-card eval, hands kept in incremental form", rate(omp_inc) if have else "-",
-                 rate(o["incremental_hands_per_s"]),
+    rows.append(("7-card eval, hands kept in incremental form", omp_rates("eval_incremental") if have else "-",
+                 rates("incremental"),
                  f"{o['incremental_hands_per_s'] / omp_inc:.2f}x" if have else "-", ""))
+    if have and "eval_incremental_store_s_per_hand" in omp:
+        omp_store = 1.0 / omp["eval_incremental_store_s_per_hand"]
+        rows.append(("  the same, OMPEval storing each value as ours does", omp_rates("eval_incremental_store"),
+                     rates("incremental"), f"{o['incremental_hands_per_s'] / omp_store:.2f}x", ""))
     omp_hs = omp["flop_hs_s"] * 1e6 if have else None
     rows.append(("flop hand strength, weighted, 1,081 holdings",
                  f"{omp_hs:.2f} µs" + mark("hand_strength") if have else "-", f"{o['flop_hs_us']:.2f} µs",
@@ -158,18 +300,17 @@ def format_kernels_bench(r: dict[str, Any]) -> str:
     rows.append(("exact flop Ppot/Npot, 2 to come, weighted",
                  f"{omp_pot * 1e3:.2f} ms" + mark("potential") if omp_pot else "-", f"{o['flop_pot2_ms']:.2f} ms",
                  f"{omp_pot * 1e3 / o['flop_pot2_ms']:.2f}x" if omp_pot else "-", "<= 2.0 ms"))
-    rows.append(("one Python call, evaluate(mask) (loop overhead)", "", f"{o['call_ns']:.0f} ns ({o['loop_ns']:.0f} ns)",
-                 "", "<= 50 ns"))
-    head = ("same work", "OMPEval (C++)", "ours", "speed ratio", "target")
-    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(5)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    note = (f"(CPU-time medians of {r['repeats']} repeats, one core, load {r['load_average'][0]:.1f}; "
-            "speed ratio > 1: ours faster")
+    floor = o.get("call_floor_ns", {})
+    beside = "; ".join(f"{name} {ns:.0f}" for name, ns in floor.items())
+    rows.append(("one Python call, evaluate(mask) (loop; cheapest calls, ns)", "",
+                 f"{o['call_ns']:.0f} ns ({o['loop_ns']:.0f}" + (f"; {beside})" if beside else ")"), "", "<= 50 ns"))
+    lines = _table(("same work", "OMPEval (C++)", "ours", "speed ratio", "target"), rows)
+    note = (f"(CPU-time medians of {r['repeats']} repeats, best repeat in brackets, one core, "
+            f"load {r['load_average'][0]:.1f}; speed ratio > 1: ours faster")
     note += f"; OMPEval: {omp.get('compiler')})" if have else f"; OMPEval unavailable: {omp.get('reason', 'not run')})"
     lines.append(note)
-    return "\n".join(lines)
+    floors = format_floors(r)
+    return "\n".join(lines) + ("\n\n" + floors if floors else "")
 
 
 if __name__ == "__main__":

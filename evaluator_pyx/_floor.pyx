@@ -1,0 +1,317 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Floors for the batch evaluator: what this machine allows for each part of a 7-card
+evaluation by tables, measured with the same compiler and flags as the kernels.
+
+Used by `poki bench --only kernels` (agent/bench/kernels.py) and docs/kernels.md, never
+at play time. Each loop runs over n hands and writes what it computed into an output
+array, so the compiler cannot drop any of it:
+
+* `clock_cycles(n)`: 4 * n dependent one-cycle integer adds (inline assembly, so the
+  compiler cannot fold them); CPU seconds / (4 n) is the time of one cycle, so the
+  other figures can be read as cycles per hand.
+* `reads_only_one(index)`: one read per hand from the rank-value table at an index
+  computed beforehand: the floor of any evaluator whose last step reads a table of that
+  size (the loads alone, no key arithmetic, no flush test).
+* `reads_only_hash(rank_sums)`: the perfect hash's two dependent reads per hand with the
+  rank-key sums computed beforehand (no flush test).
+* `keys_from_masks(masks)`: the mask -> key step alone (the four suit-word reads and
+  their sum, a flush flag and card count), no hash reads.
+* `keys_bitsliced(masks)`: a mask -> key of its ranks with no table at all (the per-rank
+  card counts as three bit planes, a bit-sliced adder of the four suit words, which the
+  compiler vectorises): the cost of computing a key of the cards without any read.
+* `stream_only(masks)`: read each mask and write a 16-bit result, nothing else: the
+  memory floor of the batch API.
+* `noop(x)`: one of our METH_O builtins that returns its argument: the floor of a
+  Python call to `evaluate(mask)`.
+
+The `alt_*` loops are the designs tried for the batch kernels and measured beside the
+ones kept in _core (docs/kernels.md says which won and by how much): a branch-free
+select of the flush and rank values, a block whose flushes are listed without a branch
+and fixed after it, and blocks split into stages (suit-word sums, hash reads, flushes).
+"""
+from libc.stdint cimport uint16_t, uint32_t, uint64_t
+
+from evaluator_pyx._core cimport (
+    EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, popcount64, rank_index, rank_value,
+    evaluate_key, evaluate_mask, key_flush_word, suit_sum,
+)
+
+cimport cython
+
+import numpy as np
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static uint64_t poki_dependent_adds(uint64_t n)
+    {
+        uint64_t x = 0;
+        for (uint64_t i = 0; i < n; ++i)
+            __asm__ volatile("add $1, %0\\n\\tadd $1, %0\\n\\tadd $1, %0\\n\\tadd $1, %0" : "+r"(x));
+        return x;
+    }
+    """
+    uint64_t dependent_adds "poki_dependent_adds"(uint64_t n) noexcept nogil
+
+cdef const EvalTables* T = eval_tables()
+
+
+def clock_cycles(uint64_t n) -> int:
+    """Run 4 * n dependent adds (one cycle each); returns their sum, 4 * n."""
+    cdef uint64_t r
+    with nogil:
+        r = dependent_adds(n)
+    return r
+
+
+def rank_sums(masks) -> np.ndarray:
+    """The rank-key sum of each mask (uint32), as the hash reads it."""
+    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    out = np.empty(m.shape[0], dtype=np.uint32)
+    cdef uint32_t[::1] o = out
+    cdef Py_ssize_t i
+    cdef uint64_t x
+    for i in range(m.shape[0]):
+        x = m[i]
+        o[i] = (T.suit_words[x & 0x1fff] + T.suit_words[(x >> 16) & 0x1fff]
+                + T.suit_words[(x >> 32) & 0x1fff] + T.suit_words[(x >> 48) & 0x1fff]) & RANK_SUM_MASK
+    return out
+
+
+def value_indexes(sums) -> np.ndarray:
+    """Where the perfect hash puts each rank-key sum in the value table (uint32)."""
+    cdef const uint32_t[::1] s = np.ascontiguousarray(sums, dtype=np.uint32)
+    out = np.empty(s.shape[0], dtype=np.uint32)
+    cdef uint32_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(s.shape[0]):
+        o[i] = rank_index(T, s[i])
+    return out
+
+
+def reads_only_one(index, uint16_t[::1] out) -> None:
+    """out[i] = the value table at index[i] (one read per hand)."""
+    cdef const uint32_t[::1] k = index
+    cdef Py_ssize_t i, n = k.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = T.rank_values[k[i]]
+
+
+def reads_only_hash(sums, uint16_t[::1] out) -> None:
+    """out[i] = the perfect hash of sums[i] (two dependent reads per hand)."""
+    cdef const uint32_t[::1] k = sums
+    cdef Py_ssize_t i, n = k.shape[0]
+    cdef uint32_t s
+    with nogil:
+        for i in range(n):
+            s = k[i]
+            out[i] = rank_value(T, s)
+
+
+def keys_from_masks(masks, uint32_t[::1] out) -> None:
+    """out[i] = the suit-word sum of masks[i] (four reads of the 32 KB suit-word table)."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t x
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            out[i] = (T.suit_words[x & 0x1fff] + T.suit_words[(x >> 16) & 0x1fff]
+                      + T.suit_words[(x >> 32) & 0x1fff] + T.suit_words[(x >> 48) & 0x1fff])
+
+
+def stream_only(masks, uint16_t[::1] out) -> None:
+    """out[i] = the low 16 bits of masks[i]: the batch API's memory traffic alone."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = <uint16_t>(m[i] ^ (m[i] >> 16))
+
+
+def keys_bitsliced(masks, uint64_t[::1] out) -> None:
+    """out[i] = the per-rank card counts of masks[i] as three 13-bit planes (a bit-sliced
+    adder of the four suit words): a key of the ranks computed with no table read."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t x, a, b, c, d, s1, c1, s2, c2, k
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            a = x & 0x1fff
+            b = (x >> 16) & 0x1fff
+            c = (x >> 32) & 0x1fff
+            d = x >> 48
+            s1 = a ^ b
+            c1 = a & b
+            s2 = c ^ d
+            c2 = c & d
+            k = s1 & s2
+            out[i] = (s1 ^ s2) | ((c1 ^ c2 ^ k) << 13) | (((c1 & c2) | ((c1 ^ c2) & k)) << 26)
+
+
+# The alternatives measured beside the kernels kept in _core.
+
+def alt_key_branch_inline(keys, masks, uint16_t[::1] out) -> None:
+    """The flush branch without a hint (the compiler lays the flush path inline)."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t fb
+    with nogil:
+        for i in range(n):
+            fb = k[i] & (0x8888ULL << 32)
+            if fb:
+                out[i] = T.flush_values[key_flush_word(k[i], m[i])]
+            else:
+                out[i] = rank_value(T, <uint32_t>k[i])
+
+
+def alt_key_select(keys, masks, uint16_t[::1] out) -> None:
+    """Branch-free: the flush value (0 without a flush) and the rank value both read,
+    one selected."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint16_t f, p
+    with nogil:
+        for i in range(n):
+            f = T.flush_values[key_flush_word(k[i], m[i])]
+            p = rank_value(T, <uint32_t>k[i])
+            out[i] = f if f else p
+
+
+def alt_key_fixup(keys, masks, uint16_t[::1] out) -> None:
+    """Blocks of 256: rank values for all, then the flushes (listed branch-free) fixed."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], b, e
+    cdef uint32_t fl[256]
+    cdef int nf
+    with nogil:
+        b = 0
+        while b < n:
+            e = b + 256 if b + 256 < n else n
+            nf = 0
+            for i in range(b, e):
+                out[i] = rank_value(T, <uint32_t>k[i])
+                fl[nf] = <uint32_t>(i - b)
+                nf += (k[i] & (0x8888ULL << 32)) != 0
+            for j in range(nf):
+                i = b + fl[j]
+                out[i] = T.flush_values[key_flush_word(k[i], m[i])]
+            b = e
+
+
+def alt_mask_select(masks, uint16_t[::1] out) -> None:
+    """Branch-free from masks: both the rank value and the four words' flush values read,
+    one selected."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t x
+    cdef uint32_t e
+    cdef uint16_t f, p
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            e = suit_sum(T, x)
+            p = rank_value(T, e)
+            f = (T.flush_values[x & 0x1fff] | T.flush_values[(x >> 16) & 0x1fff]
+                 | T.flush_values[(x >> 32) & 0x1fff] | T.flush_values[(x >> 48) & 0x1fff])
+            out[i] = f if f else p
+
+
+def alt_mask_staged(masks, uint16_t[::1] out) -> None:
+    """Blocks of 256 in stages: suit-word sums into a buffer with a branch-free list of
+    the flushes, then the hash reads, then the flushes."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], b, e
+    cdef uint32_t sums[256]
+    cdef uint32_t fl[256]
+    cdef uint32_t s
+    cdef uint64_t x
+    cdef int nf
+    with nogil:
+        b = 0
+        while b < n:
+            e = b + 256 if b + 256 < n else n
+            nf = 0
+            for i in range(b, e):
+                s = suit_sum(T, m[i])
+                sums[i - b] = s
+                fl[nf] = <uint32_t>(i - b)
+                nf += (s >> 25) & 1
+            for i in range(b, e):
+                out[i] = rank_value(T, sums[i - b])
+            for j in range(nf):
+                x = m[b + fl[j]]
+                out[b + fl[j]] = (T.flush_values[x & 0x1fff] | T.flush_values[(x >> 16) & 0x1fff]
+                                  | T.flush_values[(x >> 32) & 0x1fff] | T.flush_values[(x >> 48) & 0x1fff])
+            b = e
+
+
+def alt_mask_fixup(masks, uint16_t[::1] out) -> None:
+    """Blocks of 256 in one pass: suit-word sum and rank value per hand, flushes listed
+    branch-free and fixed after the block."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], b, e
+    cdef uint32_t fl[256]
+    cdef uint32_t s
+    cdef uint64_t x
+    cdef int nf
+    with nogil:
+        b = 0
+        while b < n:
+            e = b + 256 if b + 256 < n else n
+            nf = 0
+            for i in range(b, e):
+                s = suit_sum(T, m[i])
+                out[i] = rank_value(T, s)
+                fl[nf] = <uint32_t>(i - b)
+                nf += (s >> 25) & 1
+            for j in range(nf):
+                x = m[b + fl[j]]
+                out[b + fl[j]] = (T.flush_values[x & 0x1fff] | T.flush_values[(x >> 16) & 0x1fff]
+                                  | T.flush_values[(x >> 32) & 0x1fff] | T.flush_values[(x >> 48) & 0x1fff])
+            b = e
+
+
+def alt_key_staged(keys, masks, uint16_t[::1] out) -> None:
+    """Blocks of 256: hash indexes (offset reads), then the value reads, then the flushes."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], b, e
+    cdef uint32_t idx[256]
+    cdef uint32_t fl[256]
+    cdef int nf
+    with nogil:
+        b = 0
+        while b < n:
+            e = b + 256 if b + 256 < n else n
+            nf = 0
+            for i in range(b, e):
+                idx[i - b] = rank_index(T, <uint32_t>k[i])
+                fl[nf] = <uint32_t>(i - b)
+                nf += (k[i] & (0x8888ULL << 32)) != 0
+            for i in range(b, e):
+                out[i] = T.rank_values[idx[i - b]]
+            for j in range(nf):
+                i = b + fl[j]
+                out[i] = T.flush_values[key_flush_word(k[i], m[i])]
+            b = e
+
+
+def alt_mask_simple(masks, uint16_t[::1] out) -> None:
+    """One pass, hand by hand: evaluate_mask (flush test and branch per hand)."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = evaluate_mask(T, m[i])
+
+
+@cython.binding(False)     # the same kind of builtin function as _core.evaluate
+def noop(x):
+    """Returns its argument: the cost of calling one of our METH_O functions at all."""
+    return x
