@@ -648,7 +648,7 @@ def evaluate_key_batch(keys, masks, out=None) -> np.ndarray:
     cdef uint16_t[::1] o = out
     if o.shape[0] != n:
         raise ValueError(f"out has {o.shape[0]} entries for {n} masks")
-    with nogil:
-        for i in range(n):
-            o[i] = evaluate_key(&_T, k[i], m[i])
+    if n:
+        with nogil:
+            values_of_keys(&_T, &k[0], &m[0], &o[0], n)
     return out

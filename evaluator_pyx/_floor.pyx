@@ -33,7 +33,7 @@ from libc.stdint cimport uint16_t, uint32_t, uint64_t
 
 from evaluator_pyx._core cimport (
     EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, popcount64, rank_index, rank_value,
-    evaluate_key, evaluate_mask, key_flush_word, suit_sum,
+    evaluate_key, evaluate_mask, evaluate_suit_sum, key_flush_word, suit_sum, unlikely,
 )
 
 cimport cython
@@ -315,3 +315,86 @@ def alt_mask_simple(masks, uint16_t[::1] out) -> None:
 def noop(x):
     """Returns its argument: the cost of calling one of our METH_O functions at all."""
     return x
+
+
+def alt_key_group4(keys, masks, uint16_t[::1] out) -> None:
+    """Four hands per iteration: one flush test for the four keys together, then four
+    independent hash lookups with no branch between them."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0], n4 = n & ~(<Py_ssize_t>3)
+    cdef uint64_t a, b, c, d
+    with nogil:
+        for i in range(0, n4, 4):
+            a = k[i]
+            b = k[i + 1]
+            c = k[i + 2]
+            d = k[i + 3]
+            if unlikely((a | b | c | d) & (0x8888ULL << 32)):
+                out[i] = evaluate_key(T, a, m[i])
+                out[i + 1] = evaluate_key(T, b, m[i + 1])
+                out[i + 2] = evaluate_key(T, c, m[i + 2])
+                out[i + 3] = evaluate_key(T, d, m[i + 3])
+            else:
+                out[i] = rank_value(T, <uint32_t>a)
+                out[i + 1] = rank_value(T, <uint32_t>b)
+                out[i + 2] = rank_value(T, <uint32_t>c)
+                out[i + 3] = rank_value(T, <uint32_t>d)
+        for i in range(n4, n):
+            out[i] = evaluate_key(T, k[i], m[i])
+
+
+def alt_mask_group4(masks, uint16_t[::1] out) -> None:
+    """Four hands per iteration: four suit-word sums, one flush test for the four, then
+    four independent hash lookups."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0], n4 = n & ~(<Py_ssize_t>3)
+    cdef uint32_t a, b, c, d
+    with nogil:
+        for i in range(0, n4, 4):
+            a = suit_sum(T, m[i])
+            b = suit_sum(T, m[i + 1])
+            c = suit_sum(T, m[i + 2])
+            d = suit_sum(T, m[i + 3])
+            if unlikely((a | b | c | d) & SUIT_WORD_FLUSH):
+                out[i] = evaluate_suit_sum(T, m[i], a)
+                out[i + 1] = evaluate_suit_sum(T, m[i + 1], b)
+                out[i + 2] = evaluate_suit_sum(T, m[i + 2], c)
+                out[i + 3] = evaluate_suit_sum(T, m[i + 3], d)
+            else:
+                out[i] = rank_value(T, a)
+                out[i + 1] = rank_value(T, b)
+                out[i + 2] = rank_value(T, c)
+                out[i + 3] = rank_value(T, d)
+        for i in range(n4, n):
+            out[i] = evaluate_mask(T, m[i])
+
+
+def alt_key_group8(keys, masks, uint16_t[::1] out) -> None:
+    """Eight hands per iteration, one flush test for the eight keys together."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], n8 = n & ~(<Py_ssize_t>7)
+    cdef uint64_t any_flush
+    with nogil:
+        for i in range(0, n8, 8):
+            any_flush = (k[i] | k[i + 1] | k[i + 2] | k[i + 3] | k[i + 4] | k[i + 5] | k[i + 6]
+                         | k[i + 7]) & (0x8888ULL << 32)
+            if unlikely(any_flush):
+                for j in range(i, i + 8):
+                    out[j] = evaluate_key(T, k[j], m[j])
+            else:
+                for j in range(i, i + 8):
+                    out[j] = rank_value(T, <uint32_t>k[j])
+        for i in range(n8, n):
+            out[i] = evaluate_key(T, k[i], m[i])
+
+
+def alt_key_one_test(keys, masks, uint16_t[::1] out) -> None:
+    """One hand per iteration, its flush test a branch laid out of line (evaluate_key)."""
+    cdef const uint64_t[::1] k = keys
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = evaluate_key(T, k[i], m[i])
