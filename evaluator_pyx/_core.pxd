@@ -148,28 +148,12 @@ cdef inline uint16_t evaluate_key(const EvalTables* t, uint64_t key, uint64_t ma
 
 cdef inline void values_of_keys(const EvalTables* t, const uint64_t* keys, const uint64_t* masks,
                                 uint16_t* out, Py_ssize_t n) noexcept nogil:
-    """out[i] = evaluate_key(keys[i], masks[i]) for i < n, four hands per iteration: one
-    flush test for the four keys together (taken for about 12% of random groups), then
-    four hash lookups with no branch between them, so their loads overlap. One test per
-    hand, or a branch-free select, measured 10-20% slower (docs/kernels.md)."""
-    cdef Py_ssize_t i, n4 = n & ~(<Py_ssize_t>3)
-    cdef uint64_t a, b, c, d
-    for i in range(0, n4, 4):
-        a = keys[i]
-        b = keys[i + 1]
-        c = keys[i + 2]
-        d = keys[i + 3]
-        if unlikely((a | b | c | d) & KEY_FLUSH_BITS):
-            out[i] = evaluate_key(t, a, masks[i])
-            out[i + 1] = evaluate_key(t, b, masks[i + 1])
-            out[i + 2] = evaluate_key(t, c, masks[i + 2])
-            out[i + 3] = evaluate_key(t, d, masks[i + 3])
-        else:
-            out[i] = rank_value(t, <uint32_t>a)
-            out[i + 1] = rank_value(t, <uint32_t>b)
-            out[i + 2] = rank_value(t, <uint32_t>c)
-            out[i + 3] = rank_value(t, <uint32_t>d)
-    for i in range(n4, n):
+    """out[i] = evaluate_key(keys[i], masks[i]) for i < n: one hand per iteration, its
+    flush test a branch laid out of line. Groups of four or eight hands under one flush
+    test, a branch-free select, and blocks with the flushes fixed after all measured
+    slower on this machine (docs/kernels.md; the loops are in _floor)."""
+    cdef Py_ssize_t i
+    for i in range(n):
         out[i] = evaluate_key(t, keys[i], masks[i])
 
 
