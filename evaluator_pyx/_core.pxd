@@ -151,9 +151,12 @@ cdef inline void values_of_keys(const EvalTables* t, const uint64_t* keys, const
     """out[i] = evaluate_key(keys[i], masks[i]) for i < n: one hand per iteration, its
     flush test a branch laid out of line. Groups of four or eight hands under one flush
     test, a branch-free select, and blocks with the flushes fixed after all measured
-    slower on this machine (docs/kernels.md; the loops are in _floor)."""
+    no faster on this machine (docs/kernels.md; the loops are in _floor)."""
     cdef Py_ssize_t i
     for i in range(n):
+        # Every hand's mask is read, though only a flush needs it: read only for the 3%
+        # of flushes, the masks are not streamed in by the hardware prefetcher, each such
+        # read waits on memory and the loop ran at half the speed (docs/kernels.md).
         out[i] = evaluate_key(t, keys[i], masks[i])
 
 

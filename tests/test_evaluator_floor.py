@@ -157,3 +157,30 @@ def test_clock_and_noop() -> None:
     assert _floor.noop(big) is big
     with pytest.raises(TypeError):
         _floor.noop()
+
+
+@pytest.mark.parametrize("position", [0, 3, 4, 8, 9])
+@pytest.mark.parametrize("bad", ["eight cards", "four cards", "stray bit", "no cards"])
+def test_a_bad_mask_in_a_group_or_the_tail_is_named(position: int, bad: str) -> None:
+    """evaluate_batch checks four hands at a time and the last n % 4 alone; a bad mask
+    anywhere is named by its index, the first one when there are two."""
+    rng = np.random.default_rng(position)
+    masks = ev.random_hand_masks(rng, 10, 7)
+    good = int(masks[position])
+    cards = ev.mask_to_card_list(good)
+    if bad == "eight cards":
+        extra = next(c for c in range(52) if c not in cards)
+        masks[position] = good | (1 << ev.card_bit(extra))
+    elif bad == "four cards":
+        masks[position] = ev.cards_to_mask(cards[:4])
+    elif bad == "stray bit":
+        masks[position] = good | (1 << 13)
+    else:
+        masks[position] = 0
+    with pytest.raises(ev.CardError, match=rf"masks\[{position}\]"):
+        ev.evaluate_batch(masks)
+    if position < 9:
+        masks[9] = 0  # a second bad mask later: the first is still the one named
+        with pytest.raises(ev.CardError, match=rf"masks\[{position}\]"):
+            ev.evaluate_batch(masks)
+    ev.evaluate_batch(masks, check=False)  # no error: the caller vouched for the masks
