@@ -32,7 +32,7 @@ and fixed after it, and blocks split into stages (suit-word sums, hash reads, fl
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 
 from evaluator_pyx._core cimport (
-    EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, popcount64, rank_index, rank_value,
+    EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, rank_index, rank_value,
     evaluate_key, evaluate_mask, evaluate_suit_sum, key_flush_word, suit_sum, unlikely,
 )
 

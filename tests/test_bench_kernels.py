@@ -1,0 +1,65 @@
+"""The kernels bench's arithmetic on hand-built figures (a 1 GHz clock, known times per
+hand), and its timing helpers on the real floor loops: rates, cycles per hand and the
+rows printed are what the figures say, and a missing anchor is reported, not hidden.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agent.bench import kernels
+
+pytest.importorskip("evaluator_pyx._floor")
+
+
+def figures() -> dict:
+    ours = {
+        "batch_hands_per_s": 250e6, "batch_best_hands_per_s": 300e6,
+        "batch_unchecked_hands_per_s": 320e6, "batch_unchecked_best_hands_per_s": 330e6,
+        "incremental_hands_per_s": 500e6, "incremental_best_hands_per_s": 600e6,
+        "flop_hs_us": 0.5, "flop_pot2_ms": 1.0, "call_ns": 50.0, "loop_ns": 7.0,
+        "call_floor_ns": {"evaluate_hot": 28.0, "abs": 20.0, "noop": 19.0},
+        # 1 GHz: 5 ns per hand at best is 5 cycles and 200 M/s; 10 ns median is 100 M/s.
+        "floors": {"cycle_s": 1e-9, "per_hand": {"reads_only_hash": (10e-9, 5e-9), "key_kept": (4e-9, 2e-9)}},
+    }
+    omp = {"available": True, "compiler": "g++", "eval_from_cards_s_per_hand": 1 / 200e6,
+           "eval_from_cards_best_s_per_hand": 1 / 250e6, "eval_incremental_s_per_hand": 1 / 400e6,
+           "eval_incremental_best_s_per_hand": 1 / 500e6, "flop_hs_s": 2e-6, "flop_pot2_s": 5e-3,
+           "agrees": {"hand_strength": True, "potential": True, "categories": True}}
+    return {"repeats": 7, "load_average": [3.0, 3.0, 3.0], "ours": ours, "ompeval": omp}
+
+
+def test_rates_ratios_and_cycles_follow_the_figures() -> None:
+    text = kernels.format_kernels_bench(figures())
+    rows = {line.split("  ")[0]: line for line in text.splitlines()}
+    hash_row = next(line for line in text.splitlines() if line.startswith("floor: the hash's 2 dependent reads"))
+    assert hash_row.split()[-3:] == ["100", "200", "5.0"]
+    kept = next(line for line in text.splitlines() if line.startswith("ours, incremental form"))
+    assert kept.split()[-3:] == ["250", "500", "2.0"]
+    inc = next(v for k, v in rows.items() if k.startswith("7-card eval, hands kept in incremental form"))
+    assert "400 M/s (500)" in inc and "500 M/s (600)" in inc and "1.25x" in inc
+    assert "(clock 1.00 GHz" in text
+    call = next(line for line in text.splitlines() if line.startswith("one Python call"))
+    assert "50 ns (7; one mask repeated 28; abs 20; noop 19)" in call
+
+
+def test_a_missing_anchor_says_why() -> None:
+    r = figures()
+    r["ompeval"] = {"available": False, "reason": "g++ not found"}
+    text = kernels.format_kernels_bench(r)
+    assert "OMPEval unavailable: g++ not found" in text
+    assert "OMPEval, incremental form" not in text
+
+
+def test_floors_and_calls_on_the_real_loops() -> None:
+    import evaluator_pyx as ev
+
+    masks = ev.random_hand_masks(np.random.default_rng(9), 5000, 7)
+    from evaluator_pyx import _core
+
+    floors = kernels.run_floors(masks, _core.hand_keys(masks), 2)
+    assert set(floors["per_hand"]) == {key for key, _ in kernels.FLOOR_ROWS}
+    assert all(0 < best <= median for median, best in floors["per_hand"].values())
+    assert 0 < floors["cycle_s"] < 1e-8       # a clock above 100 MHz
+    calls = kernels.run_call_floors(masks[:2000].tolist(), 2)
+    assert set(calls) == {"evaluate", "evaluate_hot", "abs", "bit_count", "noop", "loop"}
