@@ -379,18 +379,23 @@ def alt_key_group4(keys, masks, uint16_t[::1] out) -> None:
     cdef const uint64_t[::1] k = keys
     cdef const uint64_t[::1] m = masks
     cdef Py_ssize_t i, n = m.shape[0], n4 = n & ~(<Py_ssize_t>3)
-    cdef uint64_t a, b, c, d
+    cdef uint64_t a, b, c, d, ma, mb, mc, md
     with nogil:
         for i in range(0, n4, 4):
             a = k[i]
             b = k[i + 1]
             c = k[i + 2]
             d = k[i + 3]
+            # every mask read, so the mask array streams (docs/kernels.md)
+            ma = m[i]
+            mb = m[i + 1]
+            mc = m[i + 2]
+            md = m[i + 3]
             if unlikely((a | b | c | d) & (0x8888ULL << 32)):
-                out[i] = evaluate_key(T, a, m[i])
-                out[i + 1] = evaluate_key(T, b, m[i + 1])
-                out[i + 2] = evaluate_key(T, c, m[i + 2])
-                out[i + 3] = evaluate_key(T, d, m[i + 3])
+                out[i] = evaluate_key(T, a, ma)
+                out[i + 1] = evaluate_key(T, b, mb)
+                out[i + 2] = evaluate_key(T, c, mc)
+                out[i + 3] = evaluate_key(T, d, md)
             else:
                 out[i] = rank_value(T, <uint32_t>a)
                 out[i + 1] = rank_value(T, <uint32_t>b)

@@ -63,3 +63,12 @@ def test_floors_and_calls_on_the_real_loops() -> None:
     assert 0 < floors["cycle_s"] < 1e-8       # a clock above 100 MHz
     calls = kernels.run_call_floors(masks[:2000].tolist(), 2)
     assert set(calls) == {"evaluate", "evaluate_hot", "abs", "bit_count", "noop", "loop"}
+
+
+def test_without_the_floor_module_the_rows_say_so() -> None:
+    r = figures()
+    del r["ours"]["floors"]
+    r["ours"]["floors_missing"] = "No module named 'evaluator_pyx._floor'"
+    text = kernels.format_kernels_bench(r)
+    assert "no floors: No module named 'evaluator_pyx._floor'" in text
+    assert "7-card eval, hands kept in incremental form" in text
