@@ -12,6 +12,7 @@ any read first stores what is waiting.
 """
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import statistics
@@ -43,6 +44,8 @@ __all__ = ["DatabaseWriter", "PlayerBot", "WriterModelStore"]
 log = logging.getLogger("poki.irc.player")
 
 _STOP = object()
+_WRITE = object()  # write the waiting hands now
+_ARMED = object()  # hands wait: write them batch_seconds from now
 
 
 class _Hand:
@@ -84,6 +87,8 @@ class DatabaseWriter:
         self.transactions = 0  # groups written
         self.last_error = ""
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._hands: collections.deque[_Hand] = collections.deque()  # finished hands not written yet
+        self._armed = False  # the writer knows hands are waiting (their group's clock runs)
         self._opened = threading.Event()
         self._open_error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="db-writer", daemon=True)
@@ -108,33 +113,36 @@ class DatabaseWriter:
             return
         self._opened.set()
         jobs = self._jobs
-        pending: list[_Hand] = []
-        due = 0.0  # when the oldest pending hand must be written
+        hands = self._hands
+        due: float | None = None  # when the oldest waiting hand must be written
         try:
             while True:
-                if pending:
-                    wait = due - time.monotonic()
-                    if wait <= 0 or len(pending) >= self.batch_hands:
-                        self._store(pending)
-                        pending = []
-                        continue
-                    try:
-                        job = jobs.get(timeout=wait)
-                    except queue.Empty:
-                        continue
-                else:
+                if due is None:
                     job = jobs.get()
-                if type(job) is _Hand:
-                    if self.batch_seconds <= 0:
-                        self._store([job])
-                        continue
-                    if not pending:
+                else:
+                    wait = due - time.monotonic()
+                    try:
+                        job = jobs.get(timeout=wait) if wait > 0 and len(hands) < self.batch_hands else _WRITE
+                    except queue.Empty:
+                        job = _WRITE
+                if job is _ARMED:
+                    if due is None:
                         due = time.monotonic() + self.batch_seconds
-                    pending.append(job)
                     continue
-                if pending:  # reads and the end see every hand handed over before them
-                    self._store(pending)
-                    pending = []
+                # A group is due, a read (it sees every hand handed over before it) or the end.
+                due = None
+                self._armed = False  # before taking the hands: a hand after this arms again
+                group = []
+                while hands:
+                    group.append(hands.popleft())
+                if self.batch_seconds > 0:
+                    if group:
+                        self._store(group)
+                else:
+                    for hand in group:  # no groups: each hand in its own transaction
+                        self._store([hand])
+                if job is _WRITE:
+                    continue
                 if job is _STOP:
                     return
                 fn, future = job
@@ -188,8 +196,15 @@ class DatabaseWriter:
         return future.result(timeout)
 
     def write(self, record: HandRecord, network: str) -> None:
-        """Queue a finished hand (returns at once)."""
-        self._jobs.put(_Hand(record, network))
+        """Queue a finished hand (returns at once). Only the first hand of a group wakes
+        the writer (to start the group's clock); the others just wait in line."""
+        hands = self._hands
+        hands.append(_Hand(record, network))
+        if self.batch_seconds <= 0 or len(hands) == self.batch_hands:
+            self._jobs.put(_WRITE)
+        elif not self._armed:
+            self._armed = True
+            self._jobs.put(_ARMED)
 
     def hand_count(self) -> int:
         return self.call(lambda: self.store.hand_count() if hasattr(self.store, "hand_count")
@@ -308,10 +323,11 @@ class PlayerBot:
             # what a time-out would, at once.
             status.turn_mismatch += 1
             word = "check" if to_act.option("check") is not None else "fold"
-            self.client.say(channel, word)
+            self.client.say(self.feed.dealer_nick, d.format_move(word, channel))
             return
         deadline = max(0.5, to_act.seconds - self.margin)
         client = self.client
+        dealer = self.feed.dealer_nick
         lock = threading.Lock()
         answered = [False]
 
@@ -321,7 +337,9 @@ class PlayerBot:
                     return  # the deadline answered first
                 answered[0] = True
             status.latencies.append(time.perf_counter() - t0)
-            client.say(channel, action_word(action, to_act))
+            # Said to the dealer alone: the dealer announces the move to the table anyway,
+            # and the other players' programs are not woken for a line they would ignore.
+            client.say(dealer, d.format_move(action_word(action, to_act), channel))
 
         ctx = seat.tracker.snapshot(seat.me)
 

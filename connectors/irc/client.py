@@ -157,7 +157,7 @@ class _Connection(irc.client.ServerConnection):
         if len(rest) > MAX_READ_LINE:
             # No line feed in sight: a broken or hostile server; drop it, keep reading.
             self.overlong += 1
-            log.warning("dropped %d bytes without a line end from %s", len(rest), self.server)
+            log.warning("dropped %d bytes without a line end from %s", len(rest), getattr(self, "server", "the server"))
             rest = b""
         self._pending = rest
         for raw in lines:

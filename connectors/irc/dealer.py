@@ -310,6 +310,16 @@ class DealerBot:
     # --- commands -------------------------------------------------------------------------------
 
     def _on_private(self, ev: IrcEvent) -> None:
+        move = d.parse_move(ev.text)
+        if move is not None:
+            # A move said to the dealer alone (docs/irc-dialect.md): as if typed at the table.
+            table = self._table(move[1])
+            if table is None:
+                self.stats.refused += 1
+                self._tell(ev.nick, f"no table at {move[1]}")
+            else:
+                self._action(table, ev, move[0])
+            return
         try:
             cmd = d.parse_command(ev.text)
         except d.DialectError as exc:
