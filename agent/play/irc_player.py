@@ -66,10 +66,12 @@ class DatabaseWriter:
     written. On a fast table that saves most of the cost of storing (SQLite writes a page
     that many hands touch once per transaction, not once per hand). Every group is whole
     hands, written all or nothing, and a read (``call``) first writes the hands handed
-    over before it, so the models read include every finished hand; closing writes the
-    rest. A bot killed outright (SIGKILL) loses at most the last ``batch_seconds`` of
-    hands from its database, each one whole or not at all: what a power cut could take
-    from a database on synchronous=NORMAL too."""
+    over before it, so the models read include every finished hand; once reads come (a
+    player that learns from the database, once a hand) each hand is stored as it comes,
+    so no read waits for a group. Closing writes the rest. A bot killed outright
+    (SIGKILL) loses at most the last ``batch_seconds`` of hands from its database, each
+    one whole or not at all: what a power cut could take from a database on
+    synchronous=NORMAL too."""
 
     def __init__(self, db_path: str | Path | None, *, half_life: float, synchronous: str = "normal",
                  batch_seconds: float = 0.0, batch_hands: int = 200) -> None:
@@ -89,6 +91,7 @@ class DatabaseWriter:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._hands: collections.deque[_Hand] = collections.deque()  # finished hands not written yet
         self._armed = False  # the writer knows hands are waiting (their group's clock runs)
+        self._read = False  # a read has come: hands are no longer grouped
         self._opened = threading.Event()
         self._open_error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="db-writer", daemon=True)
@@ -146,6 +149,9 @@ class DatabaseWriter:
                 if job is _STOP:
                     return
                 fn, future = job
+                # Someone reads the database (the Poki engine, once a hand): from now on
+                # each hand is stored as it comes, so a read never waits for a group.
+                self._read = True
                 try:
                     result = fn()
                 except BaseException as exc:  # noqa: BLE001
@@ -200,7 +206,7 @@ class DatabaseWriter:
         the writer (to start the group's clock); the others just wait in line."""
         hands = self._hands
         hands.append(_Hand(record, network))
-        if self.batch_seconds <= 0 or len(hands) == self.batch_hands:
+        if self.batch_seconds <= 0 or self._read or len(hands) == self.batch_hands:
             self._jobs.put(_WRITE)
         elif not self._armed:
             self._armed = True
