@@ -223,7 +223,7 @@ class IrcConfig:
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 60.0
     decision_margin_seconds: float = 2.0  # the player bot answers this long before the dealer's limit
-    store_batch_seconds: float = 1.0  # the player bot stores hands in groups at most this late (0: each at once)
+    store_batch_seconds: float = 1.0  # both bots store hands in groups at most this late (0: each at once)
 
     def __post_init__(self) -> None:
         host, sep, port = self.server.rpartition(":")
