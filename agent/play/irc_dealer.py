@@ -1,9 +1,11 @@
 """Hosting IRC tables: the dealer bot (connectors.irc.dealer) with its bank in SQLite
 (db.bankroll: bankrolls across sessions, seed 004's tiers by minimum bankroll) and every
-hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs.
+hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs. A
+finished hand is safe in the journal (agent.play.irc_journal) before the dealer announces
+it; the database takes the journal's hands in groups off the hand's path.
 
-:func:`run_dealer` is what ``poki irc deal`` runs; :class:`DealerHost` is the same thing
-to start and stop from code (the demo, the benchmark, the tests).
+:class:`DealerHost` is what ``poki irc deal`` runs, and what the demo, the benchmark and
+the tests start and stop from code.
 """
 from __future__ import annotations
 
