@@ -20,9 +20,10 @@ rules everywhere.
   every stack is as it was before it (stacks change only when a hand is committed), and
   ``Hand <n>: void, chips restored.`` is said when the dealer is back.
 
-Chips and hands are kept by an injected :class:`Bank` (agent.play.irc_dealer stores them
-in SQLite, each hand with the table's chip counts in one transaction). Everything runs on
-the IRC client's loop thread; no locks.
+Chips and hands are kept by an injected :class:`Bank` (agent.play.irc_dealer makes each
+finished hand safe in a journal before it is announced, and stores the hands with the
+tables' chip counts in SQLite in groups, all or nothing). Everything runs on the IRC
+client's loop thread; no locks.
 """
 from __future__ import annotations
 
