@@ -223,6 +223,7 @@ class IrcConfig:
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 60.0
     decision_margin_seconds: float = 2.0  # the player bot answers this long before the dealer's limit
+    store_batch_seconds: float = 1.0  # both bots store hands in groups at most this late (0: each at once)
 
     def __post_init__(self) -> None:
         host, sep, port = self.server.rpartition(":")
@@ -246,7 +247,7 @@ class IrcConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"irc.{name} must be a positive whole number, got {value!r}")
         for name in ("hand_pause_seconds", "flood_lines_per_second", "reconnect_min_seconds",
-                     "reconnect_max_seconds", "decision_margin_seconds"):
+                     "reconnect_max_seconds", "decision_margin_seconds", "store_batch_seconds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise ConfigError(f"irc.{name} must be a number >= 0, got {value!r}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from agent.game.records import HandRecord
 
@@ -184,3 +184,30 @@ class Bankrolls:
                          (self.network, channel, next_hand))
 
         self.database.write_hand(record, self.network, also=also)
+
+    def hands_done(self, hands: Sequence[tuple[str, HandRecord, Mapping[str, int], int]]) -> None:
+        """Store several finished hands, ``(channel, record, stacks, next_hand)`` in the
+        order they were played, with the tables' chips and next hand numbers after them,
+        in one transaction: all of them or none (RecordError if one is inconsistent)."""
+        if not hands:
+            return
+        for _, record, _, _ in hands:
+            record.check()  # one bad hand must not be left out while its chips are kept
+
+        def also(conn: sqlite3.Connection) -> None:
+            for channel, _, stacks, next_hand in hands:
+                for nick, chips in stacks.items():
+                    cur = conn.execute("UPDATE table_chips SET chips = ? WHERE network = ? AND channel = ? "
+                                       "AND nick = ?", (chips, self.network, channel, nick))
+                    if cur.rowcount != 1:
+                        raise BankrollError(f"{nick} has no chips on {channel} to update")
+                conn.execute("INSERT OR REPLACE INTO irc_tables (network, channel, next_hand) VALUES (?, ?, ?)",
+                             (self.network, channel, next_hand))
+
+        self.database.write_hands([h[1] for h in hands], self.network, batch_hands=len(hands), also=also)
+
+    def next_hand(self, channel: str) -> int | None:
+        """The hand number the table at ``channel`` deals next (None: never opened)."""
+        row = self.conn.execute("SELECT next_hand FROM irc_tables WHERE network = ? AND channel = ?",
+                                (self.network, channel)).fetchone()
+        return None if row is None else row[0]

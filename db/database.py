@@ -354,16 +354,18 @@ class Database:
         *,
         batch_hands: int | None = None,
         progress: Callable[[int], None] | None = None,
+        also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> WriteReport:
         """Store many hands, committing `batch_hands` whole hands per transaction.
         Inconsistent records are skipped and listed in the report with the reason;
         `progress` is called with the number of records handled after each commit.
         The file holds whole groups only, in order: an error stops the run after the
-        last group that committed."""
+        last group that committed. ``also(conn)`` runs inside every group's transaction
+        (as in :meth:`write_hand`)."""
         size = self._batch_size(batch_hands)
         report = WriteReport()
         for group, handled in _groups(records, network, size, report):
-            report.add(self._write_group(group, network))
+            report.add(self._write_group(group, network, also))
             if progress is not None:
                 progress(handled)
         return report

@@ -101,6 +101,7 @@ def test_irc_settings_are_checked() -> None:
                      ({"min_bankroll": {"high": 5}}, "#channel"), ({"action_seconds": 0}, "positive"),
                      ({"flood_lines_per_second": -1}, ">= 0"), ({"owners": [""]}, "masks"),
                      ({"reconnect_min_seconds": 9, "reconnect_max_seconds": 1}, "must not exceed"),
+                     ({"store_batch_seconds": -1}, ">= 0"), ({"store_batch_seconds": "1"}, "expected float"),
                      ({"nickname": "x"}, "unknown key")):
         with pytest.raises(ConfigError, match=why):
             parse_config({"irc": bad})

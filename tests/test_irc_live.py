@@ -126,7 +126,8 @@ def test_person_plays_by_the_doc_alone(server, running, tmp_path) -> None:
     """Someone at a plain IRC client, who knows only docs/irc-dialect.md: every line the
     dealer says matches one of the doc's forms, the person can sit, play by typing the
     words the turn line offers, and the chips the dealer reports at each hand's end are
-    what the person's own arithmetic from the doc's lines gives."""
+    what the person's own arithmetic from the doc's lines gives. She types her moves in
+    the channel in odd hands and says them to the dealer alone in even ones."""
     hands = 12
     host = start_dealer(running, server, tmp_path, hands=hands)
     start_bot(running, server, "rr", "rr")
@@ -178,7 +179,10 @@ def test_person_plays_by_the_doc_alone(server, running, tmp_path) -> None:
                 ends[n] = (int(stacks[p.nick]), chips[n])
         elif name == "turn" and mine:
             words = [o.split()[0] for o in re.split(r", | or ", m.group(3))]
-            p.say("#holdem", str(rng.choice(words)))
+            if n % 2:
+                p.say("#holdem", str(rng.choice(words)))
+            else:  # the doc's other way: the move said to the dealer alone
+                p.say("dealer", f"{rng.choice(words)} #holdem")
 
     alice = Person(server.port, "alice", on_line=on_line)
     running(alice)
@@ -186,6 +190,7 @@ def test_person_plays_by_the_doc_alone(server, running, tmp_path) -> None:
     wait_for(lambda: any(c == "JOIN" and p.startswith("alice") for c, p, _, _ in alice.lines), what="alice joins")
     alice.say("#holdem", "!sit")
     assert host.wait(300)
+    assert host.call(lambda: host.bot.stats.timeouts) == 0  # every move of hers was taken, both ways
     wait_for(lambda: len(ends) == hands, what="every hand's end seen by alice")
     assert mismatches == [], mismatches[:5]
     assert ends and all(dealer == mine for dealer, mine in ends.values()), ends
@@ -221,8 +226,13 @@ def test_impostors_are_ignored_and_counted(server, running, tmp_path) -> None:
         mallory.say("#holdem", f"Table: poki leaves with 0 chips (bankroll 0).")
         sent += 4
         mallory.say("poki", "quit")
+        mallory.say("dealer", "fold #holdem")  # a move for a seat that is not hers
         time.sleep(0.05)
+    mallory.say("dealer", "call #nowhere")
+    wait_for(lambda: any("no table at #nowhere" in t for t in mallory.from_dealer(command="NOTICE")),
+             what="the dealer to refuse a move for no table")
     assert host.wait(300)
+    assert host.call(lambda: host.bot.stats.ignored) >= 5
     wait_for(lambda: poki.writer.stored == hands, what="Poki to store every hand")
     assert poki.feed.stats.impostor >= sent
     assert poki.feed.stats.refused_orders == 5

@@ -175,3 +175,70 @@ def test_the_bench_table_shows_cpu_per_hand_by_process() -> None:
     assert "CPU/hand 27.5 ms: dealer 4.0, server 3.5, bots 20.0" in text
     figures["irc"]["cpu_ms_per_hand"] = None  # no /proc: the row without the breakdown
     assert "CPU/hand" not in format_table(figures)
+
+
+# --- reading: the client's own line splitting ----------------------------------------------
+
+
+def _stream_events(chunks: list[bytes]) -> tuple[list[IrcEvent], object]:
+    """Events of raw bytes arriving in ``chunks`` through the client's read path (a
+    socket pair standing in for the server's socket)."""
+    import socket
+
+    client = IrcClient("127.0.0.1", 1, "poki", rng=np.random.default_rng(0))
+    seen: list[IrcEvent] = []
+    client.handler = seen.append
+    conn = reader(client, short=True)
+    a, b = socket.socketpair()
+    conn.socket = b
+    conn.reset_reader()
+    try:
+        for chunk in chunks:
+            a.sendall(chunk)
+            conn.process_data()
+    finally:
+        a.close()
+        b.close()
+    return seen, conn
+
+
+def test_lines_cut_anywhere_read_as_whole_lines() -> None:
+    """The stream of RAW lines (CR LF and bare LF endings), cut at every few bytes, gives
+    the events each line gives alone."""
+    data = b"".join(line.encode() + (b"\r\n" if k % 2 else b"\n") for k, line in enumerate(RAW))
+    want = events_for(RAW, short=True)
+    for step in (1, 7, 64, len(data)):
+        chunks = [data[i:i + step] for i in range(0, len(data), step)]
+        assert _stream_events(chunks)[0] == want, step
+
+
+def test_a_line_that_is_not_utf8_is_read_and_the_next_ones_too() -> None:
+    """The irc library's strict decoding raised out of the read on such a line (the loop
+    then ended); here it reads as Latin-1, as IRC clients do."""
+    data = (b":al!a@h PRIVMSG #holdem :caf\xe9\r\n"
+            + RAW[0].encode() + b"\r\n")
+    seen, _ = _stream_events([data])
+    assert [e.text for e in seen] == ["caf\u00e9", RAW[0].split(" :", 1)[1]]
+
+
+def test_an_endless_line_is_dropped_and_reading_goes_on() -> None:
+    from connectors.irc.client import MAX_READ_LINE
+
+    seen, conn = _stream_events([b"x" * (MAX_READ_LINE + 10), b"\r\n" + RAW[0].encode() + b"\r\n"])
+    assert [e.text for e in seen] == [RAW[0].split(" :", 1)[1]]
+    assert conn.overlong == 1
+
+
+# --- moves said to the dealer alone ---------------------------------------------------------
+
+
+def test_a_private_move_reads_back_and_nothing_else_is_one() -> None:
+    for word in d.ACTIONS:
+        assert d.parse_move(d.format_move(word, "#holdem")) == (word, "#holdem")
+    assert d.parse_move("CALL #holdem") == ("call", "#holdem")
+    for text in ["call", "call holdem", "call #holdem now", "!sit #holdem", "raise 20", "hello #holdem", ""]:
+        assert d.parse_move(text) is None, text
+    with pytest.raises(d.DialectError):
+        d.format_move("allin", "#holdem")
+    with pytest.raises(d.DialectError):
+        d.format_move("call", "holdem")

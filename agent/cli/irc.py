@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import time
@@ -80,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
     # `kill` (SIGTERM) stops a bot as Ctrl-C does: hands committed, chips returned, the
     # server it started ended.
     signal.signal(signal.SIGTERM, _interrupt)
+    if os.environ.get("POKI_PROFILE"):
+        # Every thread under cProfile, written at exit (python -m agent.bench.irc_profile).
+        from agent.bench.irc_profile import install_from_env
+
+        install_from_env()
     return {"deal": _deal, "play": _play, "server": _server}[args.irc_command](args)
 
 

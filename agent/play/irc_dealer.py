@@ -1,17 +1,20 @@
 """Hosting IRC tables: the dealer bot (connectors.irc.dealer) with its bank in SQLite
 (db.bankroll: bankrolls across sessions, seed 004's tiers by minimum bankroll) and every
-hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs.
+hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs. A
+finished hand is safe in the journal (agent.play.irc_journal) before the dealer announces
+it; the database takes the journal's hands in groups off the hand's path.
 
-:func:`run_dealer` is what ``poki irc deal`` runs; :class:`DealerHost` is the same thing
-to start and stop from code (the demo, the benchmark, the tests).
+:class:`DealerHost` is what ``poki irc deal`` runs, and what the demo, the benchmark and
+the tests start and stop from code.
 """
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from concurrent.futures import Future
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,7 @@ import numpy as np
 
 from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
+from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from connectors.logs import acpc_log
 from connectors.logs import phh
 from connectors.irc.client import IrcClient
@@ -26,7 +30,8 @@ from connectors.irc.dealer import BankError, DealerBot
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 
-__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "network_of", "split_server"]
+__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "journal_path", "network_of", "replay_journal",
+           "split_server"]
 
 log = logging.getLogger("poki.irc.dealer")
 
@@ -39,18 +44,71 @@ def split_server(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def journal_path(db_path: str | Path) -> Path:
+    """The dealer's journal of hands not yet in the database at ``db_path``."""
+    return Path(f"{db_path}.pending-hands")
+
+
 def network_of(host: str) -> str:
     """The database's network name for players met on the IRC server ``host``."""
     return f"irc:{host}"
 
 
 class SqliteBank:
-    """connectors.irc.dealer's Bank on db.bankroll (the loop thread owns the connection)."""
+    """connectors.irc.dealer's Bank on db.bankroll (the loop thread owns the connection).
 
-    def __init__(self, bankrolls: Bankrolls) -> None:
+    With a :class:`~agent.play.irc_journal.HandJournal`, a finished hand is made safe by
+    one line appended to the journal and the dealer announces it at once; the database
+    takes the waiting hands in one transaction (:meth:`settle`) at most ``batch_seconds``
+    later, after the lines of the moment are sent (``idle``), and before anything else
+    touches the bank, so a seat, a leave or a read always sees every finished hand.
+    Without a journal each hand is committed before it is announced."""
+
+    def __init__(self, bankrolls: Bankrolls, *, journal: HandJournal | None = None, batch_seconds: float = 0.0,
+                 batch_hands: int = 200, later: Callable[[float, Callable[[], object]], object] | None = None,
+                 idle: Callable[[Callable[[], object]], object] | None = None) -> None:
         self.bankrolls = bankrolls
+        self.journal = journal if batch_seconds > 0 and later is not None else None
+        self.batch_seconds = batch_seconds
+        self.batch_hands = batch_hands
+        self.later = later
+        self.idle = idle
+        self.pending: list[JournalEntry] = []
+        self.transactions = 0  # groups committed
+        self.errors = 0
+        self._timer: object | None = None
+
+    def settle(self) -> None:
+        """Commit the hands waiting in the journal (all of them or none; raises on
+        failure, the hands stay in the journal)."""
+        pending = self.pending
+        if not pending:
+            return
+        self.bankrolls.hands_done([(e.channel, e.record, e.stacks, e.next_hand) for e in pending])
+        self.pending = []
+        self.transactions += 1
+        assert self.journal is not None
+        self.journal.clear()
+
+    def _due(self) -> None:
+        self._timer = None
+        if self.idle is not None:
+            self.idle(self._settle_logged)  # after the lines of this moment are sent
+        else:
+            self._settle_logged()
+
+    def _settle_logged(self) -> None:
+        try:
+            self.settle()
+        except Exception as exc:  # noqa: BLE001 - kept in the journal; tried again
+            self.errors += 1
+            log.error("storing %d hand(s) failed (kept in %s, tried again): %s", len(self.pending),
+                      self.journal.path if self.journal else "memory", exc)
+            if self._timer is None and self.later is not None:
+                self._timer = self.later(max(1.0, self.batch_seconds), self._due)
 
     def _call(self, fn, *args):  # noqa: ANN001, ANN202
+        self.settle()
         try:
             return fn(*args)
         except BankrollError as exc:
@@ -70,30 +128,77 @@ class SqliteBank:
         self._call(self.bankrolls.rename, channel, old, new, userhost)
 
     def bankroll(self, nick: str) -> int | None:
+        self.settle()
         return self.bankrolls.bankroll(nick)
 
     def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
-        self.bankrolls.hand_done(channel, record, stacks, next_hand)
+        journal = self.journal
+        if journal is None:
+            self.bankrolls.hand_done(channel, record, stacks, next_hand)
+            return
+        record.check()  # a hand the database would refuse is void before it is announced
+        entry = JournalEntry(channel, record, dict(stacks), next_hand)
+        journal.append(entry)
+        self.pending.append(entry)
+        if len(self.pending) >= self.batch_hands:
+            if self.idle is not None:
+                self.idle(self._settle_logged)
+        elif self._timer is None:
+            self._timer = self.later(self.batch_seconds, self._due)  # type: ignore[misc]
+
+
+def replay_journal(path: Path, bankrolls: Bankrolls) -> int:
+    """Commit the hands of the journal at ``path`` that the database lacks (a dealer
+    killed before it stored them); returns how many. Lines that cannot be read are
+    logged and skipped. Raises RuntimeError naming the file when they cannot be stored."""
+    entries, problems = read_journal(path)
+    for problem in problems:
+        log.error("%s", problem)
+    todo = []
+    for entry in entries:
+        next_hand = bankrolls.next_hand(entry.channel)
+        if next_hand is not None and entry.number >= next_hand:
+            todo.append(entry)
+    if todo:
+        try:
+            bankrolls.hands_done([(e.channel, e.record, e.stacks, e.next_hand) for e in todo])
+        except Exception as exc:  # noqa: BLE001 - the dealer must not start without them
+            raise RuntimeError(f"{path}: {len(todo)} finished hand(s) the database lacks could not be "
+                               f"stored ({exc}); move the file away to start without them") from None
+        log.warning("%s: %d finished hand(s) stored from the journal", path, len(todo))
+    return len(todo)
 
 
 class HandLogFiles:
-    """Appends each committed hand to ``<dir>/<table>.acpc.log`` and ``<dir>/<table>.phhs``."""
+    """Appends each committed hand to ``<dir>/<table>.acpc.log`` and ``<dir>/<table>.phhs``.
+    The files stay open (one ``write`` per hand each, nothing buffered in the process, so
+    a kill loses no line); :meth:`close` at the end."""
 
     def __init__(self, directory: str | Path) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._files: dict[str, int] = {}
 
     def _stem(self, channel: str) -> str:
         return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in channel.lstrip("#&")) or "table"
+
+    def _write(self, name: str, text: str) -> None:
+        fd = self._files.get(name)
+        if fd is None:
+            fd = self._files[name] = os.open(self.dir / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.write(fd, text.encode("utf-8"))
 
     def add(self, channel: str, record: HandRecord, holes: dict[str, tuple[int, int]]) -> None:
         number = int(record.hand_id.rsplit(":", 1)[1])
         stem = self._stem(channel)
         line = acpc_log.format_state(acpc_log.hand_from_record(record, holes, number))
-        with open(self.dir / f"{stem}.acpc.log", "a", encoding="utf-8") as out:
-            out.write(line + "\n")
-        with open(self.dir / f"{stem}.phhs", "a", encoding="utf-8") as out:
-            out.write(f"[{number}]\n{phh.format_hand(phh.hand_from_record(record, holes))}\n")
+        self._write(f"{stem}.acpc.log", line + "\n")
+        self._write(f"{stem}.phhs", f"[{number}]\n{phh.format_hand(phh.hand_from_record(record, holes))}\n")
+
+    def close(self) -> None:
+        files, self._files = self._files, {}
+        for fd in files.values():
+            os.close(fd)
 
 
 @dataclass
@@ -124,6 +229,9 @@ class DealerHost:
         self.client: IrcClient | None = None
         self.error: BaseException | None = None
         self.logs = HandLogFiles(self.log_dir) if self.log_dir is not None else None
+        self.bank: SqliteBank | None = None
+        self.journal: HandJournal | None = None
+        self.replayed = 0  # hands stored from a killed session's journal at start
 
     def start(self) -> DealerHost:
         irc = self.config.irc
@@ -143,15 +251,24 @@ class DealerHost:
                 self.database = Database(self.db_path, half_life=self.config.model.half_life_hands,
                                          synchronous=self.config.database.synchronous)
                 self.bankrolls = Bankrolls(self.database, self.network, initial=irc.initial_bankroll)
+                # Hands a killed session announced but did not store, before any table opens.
+                path = journal_path(self.db_path)
+                self.replayed = replay_journal(path, self.bankrolls)
+                journal = None
+                if irc.store_batch_seconds > 0:
+                    journal = self.journal = HandJournal(path)
+                    journal.clear()
+                self.bank = SqliteBank(self.bankrolls, journal=journal, batch_seconds=irc.store_batch_seconds,
+                                       later=client.call_later, idle=client.call_idle)
                 self.bot = DealerBot(
-                    client, self.channels, self.table or self.config.table, SqliteBank(self.bankrolls),
+                    client, self.channels, self.table or self.config.table, self.bank,
                     rng=rng,
                     action_seconds=irc.action_seconds if self.action_seconds is None else self.action_seconds,
                     max_timeouts=irc.max_timeouts,
                     hand_pause=irc.hand_pause_seconds if self.hand_pause is None else self.hand_pause,
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
-                    done=self.finished.set)
+                    done=self._session_over)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 self.finished.set()
@@ -176,12 +293,24 @@ class DealerHost:
             time.sleep(0.02)
         return False
 
+    def _session_over(self) -> None:
+        # The session's last hands are in the database when wait() returns.
+        self._settle()
+        self.finished.set()
+
+    def _settle(self) -> None:
+        if self.bank is not None:
+            try:
+                self.bank.settle()
+            except Exception as exc:  # noqa: BLE001 - kept in the journal for the next start
+                log.error("storing the last hands failed (kept in the journal): %s", exc)
+
     def wait(self, timeout: float | None = None) -> bool:
         return self.finished.wait(timeout)
 
     def call(self, fn, timeout: float = 30.0):  # noqa: ANN001, ANN201
         """Run ``fn()`` on the dealer's loop thread (which owns the database) and return
-        its result."""
+        its result; the finished hands are in the database when it runs."""
         client = self.client
         if client is None:
             raise RuntimeError("the dealer is not running")
@@ -189,6 +318,8 @@ class DealerHost:
 
         def job() -> None:
             try:
+                if self.bank is not None:
+                    self.bank.settle()
                 future.set_result(fn())
             except BaseException as exc:  # noqa: BLE001 - handed to the caller
                 future.set_exception(exc)
@@ -208,10 +339,15 @@ class DealerHost:
 
         def close() -> None:
             client.handler = None  # no more events: the tables are closed
+            self._settle()
             db = getattr(self, "database", None)
             if db is not None:
                 db.close()
                 self.database = None
+            if self.journal is not None:
+                self.journal.close()
+            if self.logs is not None:
+                self.logs.close()
 
         try:
             self.call(close, timeout=30.0)

@@ -6,10 +6,13 @@ runtime (agent.play.seat: tracker + player, decisions on the seat's worker threa
 deadline inside the dealer's time limit, so the IRC loop keeps answering PINGs). Every
 finished hand of every table goes to ONE database writer thread (:class:`DatabaseWriter`),
 which also answers the Poki engine's opponent-model reads, so the engine learns the
-opponents from what the database holds (seed 004: models kept between sessions).
+opponents from what the database holds (seed 004: models kept between sessions). It
+stores the hands in groups (``[irc] store_batch_seconds``), one transaction each, and
+any read first stores what is waiting.
 """
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import statistics
@@ -41,22 +44,54 @@ __all__ = ["DatabaseWriter", "PlayerBot", "WriterModelStore"]
 log = logging.getLogger("poki.irc.player")
 
 _STOP = object()
+_WRITE = object()  # write the waiting hands now
+_ARMED = object()  # hands wait: write them batch_seconds from now
+
+
+class _Hand:
+    """A finished hand waiting for the writer."""
+
+    __slots__ = ("record", "network")
+
+    def __init__(self, record: HandRecord, network: str) -> None:
+        self.record, self.network = record, network
 
 
 class DatabaseWriter:
     """The one thread that owns the database: hands are queued to it from any table;
-    model reads run on it too (``call``). ``db_path`` None keeps models in memory."""
+    model reads run on it too (``call``). ``db_path`` None keeps models in memory.
 
-    def __init__(self, db_path: str | Path | None, *, half_life: float, synchronous: str = "normal") -> None:
+    With ``batch_seconds`` > 0 the hands are stored in groups, one transaction per group:
+    a hand waits at most that long (or until ``batch_hands`` wait) before its group is
+    written. On a fast table that saves most of the cost of storing (SQLite writes a page
+    that many hands touch once per transaction, not once per hand). Every group is whole
+    hands, written all or nothing, and a read (``call``) first writes the hands handed
+    over before it, so the models read include every finished hand; once reads come (a
+    player that learns from the database, once a hand) each hand is stored as it comes,
+    so no read waits for a group. Closing writes the rest. A bot killed outright
+    (SIGKILL) loses at most the last ``batch_seconds`` of hands from its database, each
+    one whole or not at all: what a power cut could take from a database on
+    synchronous=NORMAL too."""
+
+    def __init__(self, db_path: str | Path | None, *, half_life: float, synchronous: str = "normal",
+                 batch_seconds: float = 0.0, batch_hands: int = 200) -> None:
+        if batch_seconds < 0 or batch_hands < 1:
+            raise ValueError(f"batch_seconds must be >= 0 and batch_hands >= 1, got {batch_seconds}, {batch_hands}")
         self.db_path = db_path
         self.half_life = half_life
         self.synchronous = synchronous
+        self.batch_seconds = batch_seconds
+        self.batch_hands = batch_hands
         self.stored = 0
         self.duplicates = 0
         self.rejected = 0
         self.errors = 0
+        self.transactions = 0  # groups written
         self.last_error = ""
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._hands: collections.deque[_Hand] = collections.deque()  # finished hands not written yet
+        self._armed = False  # the writer knows hands are waiting (their group's clock runs)
+        self._read = False  # a read has come: hands are no longer grouped
         self._opened = threading.Event()
         self._open_error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="db-writer", daemon=True)
@@ -80,28 +115,86 @@ class DatabaseWriter:
             self._opened.set()
             return
         self._opened.set()
+        jobs = self._jobs
+        hands = self._hands
+        due: float | None = None  # when the oldest waiting hand must be written
         try:
             while True:
-                job = self._jobs.get()
+                if due is None:
+                    job = jobs.get()
+                else:
+                    wait = due - time.monotonic()
+                    try:
+                        job = jobs.get(timeout=wait) if wait > 0 and len(hands) < self.batch_hands else _WRITE
+                    except queue.Empty:
+                        job = _WRITE
+                if job is _ARMED:
+                    if due is None:
+                        due = time.monotonic() + self.batch_seconds
+                    continue
+                # A group is due, a read (it sees every hand handed over before it) or the end.
+                due = None
+                self._armed = False  # before taking the hands: a hand after this arms again
+                group = []
+                while hands:
+                    group.append(hands.popleft())
+                if self.batch_seconds > 0:
+                    if group:
+                        self._store(group)
+                else:
+                    for hand in group:  # no groups: each hand in its own transaction
+                        self._store([hand])
+                if job is _WRITE:
+                    continue
                 if job is _STOP:
                     return
                 fn, future = job
+                # Someone reads the database (the Poki engine, once a hand): from now on
+                # each hand is stored as it comes, so a read never waits for a group.
+                self._read = True
                 try:
                     result = fn()
                 except BaseException as exc:  # noqa: BLE001
-                    if future is not None:
-                        future.set_exception(exc)
-                    else:
-                        self.errors += 1
-                        self.last_error = str(exc)
-                        log.error("database writer: %s", exc)
+                    future.set_exception(exc)
                 else:
-                    if future is not None:
-                        future.set_result(result)
+                    future.set_result(result)
         finally:
             close = getattr(self.store, "close", None)
             if close is not None:
                 close()
+
+    def _store(self, hands: list[_Hand]) -> None:
+        """Write ``hands`` (in order) in one transaction per network; a hand the store
+        refuses is counted and logged, the others are stored."""
+        from agent.game.records import RecordError
+
+        store = self.store
+        by_network: dict[str, list[HandRecord]] = {}
+        for hand in hands:
+            by_network.setdefault(hand.network, []).append(hand.record)
+        for network, records in by_network.items():
+            try:
+                if len(records) > 1 and hasattr(store, "write_hands"):
+                    report: WriteReport = store.write_hands(records, network, batch_hands=len(records))
+                else:
+                    report = WriteReport()
+                    for record in records:
+                        try:
+                            report.add(store.write_hand(record, network))
+                        except RecordError as exc:
+                            report.rejected.append((record.hand_id, str(exc)))
+            except Exception as exc:  # noqa: BLE001 - the database failed: counted, play goes on
+                self.errors += 1
+                self.last_error = f"{len(records)} hand(s) not stored: {exc}"
+                log.error("database writer: %s", self.last_error)
+                continue
+            self.transactions += 1
+            self.stored += report.stored
+            self.duplicates += report.duplicates
+            for hand_id, reason in report.rejected:
+                self.rejected += 1
+                self.last_error = f"hand {hand_id} not stored: {reason}"
+                log.error("%s", self.last_error)
 
     def call(self, fn: Callable[[], Any], timeout: float | None = 60.0) -> Any:
         future: Future = Future()
@@ -109,22 +202,15 @@ class DatabaseWriter:
         return future.result(timeout)
 
     def write(self, record: HandRecord, network: str) -> None:
-        """Queue a finished hand (returns at once)."""
-
-        def job() -> None:
-            from agent.game.records import RecordError
-
-            try:
-                report: WriteReport = self.store.write_hand(record, network)
-            except RecordError as exc:
-                self.rejected += 1
-                self.last_error = f"hand {record.hand_id} not stored: {exc}"
-                log.error("%s", self.last_error)
-                return
-            self.stored += report.stored
-            self.duplicates += report.duplicates
-
-        self._jobs.put((job, None))
+        """Queue a finished hand (returns at once). Only the first hand of a group wakes
+        the writer (to start the group's clock); the others just wait in line."""
+        hands = self._hands
+        hands.append(_Hand(record, network))
+        if self.batch_seconds <= 0 or self._read or len(hands) == self.batch_hands:
+            self._jobs.put(_WRITE)
+        elif not self._armed:
+            self._armed = True
+            self._jobs.put(_ARMED)
 
     def hand_count(self) -> int:
         return self.call(lambda: self.store.hand_count() if hasattr(self.store, "hand_count")
@@ -181,7 +267,8 @@ class PlayerBot:
         self.seed = config.random.seed if seed is None else seed
         self.margin = irc.decision_margin_seconds
         self.writer = DatabaseWriter(db_path, half_life=config.model.half_life_hands,
-                                     synchronous=config.database.synchronous)
+                                     synchronous=config.database.synchronous,
+                                     batch_seconds=irc.store_batch_seconds)
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
             flood_burst=irc.flood_burst,
@@ -242,10 +329,11 @@ class PlayerBot:
             # what a time-out would, at once.
             status.turn_mismatch += 1
             word = "check" if to_act.option("check") is not None else "fold"
-            self.client.say(channel, word)
+            self.client.say(self.feed.dealer_nick, d.format_move(word, channel))
             return
         deadline = max(0.5, to_act.seconds - self.margin)
         client = self.client
+        dealer = self.feed.dealer_nick
         lock = threading.Lock()
         answered = [False]
 
@@ -255,7 +343,9 @@ class PlayerBot:
                     return  # the deadline answered first
                 answered[0] = True
             status.latencies.append(time.perf_counter() - t0)
-            client.say(channel, action_word(action, to_act))
+            # Said to the dealer alone: the dealer announces the move to the table anyway,
+            # and the other players' programs are not woken for a line they would ignore.
+            client.say(dealer, d.format_move(action_word(action, to_act), channel))
 
         ctx = seat.tracker.snapshot(seat.me)
 

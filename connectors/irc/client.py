@@ -47,6 +47,7 @@ _EVENTS = ("welcome", "nicknameinuse", "erroneusnickname", "nickcollision", "una
            "disconnect", "pubmsg", "privmsg", "action", "pubnotice", "privnotice", "join", "part",
            "quit", "nick", "kick", "whoreply", "namreply")
 MAX_LINE_BYTES = 400  # message text per line; the server adds our prefix within 512
+MAX_READ_LINE = 8192  # longest line read (IRC's limit is 512 bytes, IRCv3 tags add 8 KiB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +123,58 @@ class _Connection(irc.client.ServerConnection):
     handlers under a lock; for ``:nick!user@host PRIVMSG <target> :<text>`` all of that
     gives what splitting the line on its first spaces gives, at a fraction of the cost.
     Lines with IRCv3 tags, CTCP or low-level quoting, server sources and every other
-    command go to the library unchanged."""
+    command go to the library unchanged.
+
+    Reading and writing are short too: :meth:`process_data` splits what one ``recv``
+    brought into lines itself (the library's line buffer runs a regular expression, a
+    generator and a debug log call per line, and its strict decoding raises out of the
+    read on a line that is not UTF-8, losing the lines after it; here such a line is read
+    as Latin-1, as IRC clients do), and :meth:`_prep_message` encodes a line with the
+    checks that matter (no line feed, 512 bytes at most)."""
 
     owner: IrcClient | None = None
+    _pending: bytes = b""  # the unfinished last line of the previous read
+    overlong = 0  # lines dropped for being longer than MAX_READ_LINE bytes
+
+    def reset_reader(self) -> None:
+        """A new connection starts with no unfinished line."""
+        self._pending = b""
+
+    def process_data(self) -> None:
+        sock = self.socket
+        try:
+            data = sock.recv(65536)
+        except OSError:
+            self.disconnect("Connection reset by peer")
+            return
+        if not data:
+            self.disconnect("Connection reset by peer")
+            return
+        if self._pending:
+            data = self._pending + data
+        lines = data.split(b"\n")
+        rest = lines.pop()
+        if len(rest) > MAX_READ_LINE:
+            # No line feed in sight: a broken or hostile server; drop it, keep reading.
+            self.overlong += 1
+            log.warning("dropped %d bytes without a line end from %s", len(rest), getattr(self, "server", "the server"))
+            rest = b""
+        self._pending = rest
+        for raw in lines:
+            if raw[-1:] == b"\r":
+                raw = raw[:-1]
+            if not raw:
+                continue
+            if len(raw) > MAX_READ_LINE:
+                self.overlong += 1
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("latin-1")
+            self._process_line(line)
+            if self.socket is not sock:
+                return  # a handler ended the connection: the rest was for it
 
     def _process_line(self, line: str) -> None:
         owner = self.owner
@@ -140,6 +190,14 @@ class _Connection(irc.client.ServerConnection):
                                          nick, userhost, target, text[1:]))
                     return
         super()._process_line(line)
+
+    def _prep_message(self, string: str) -> bytes:
+        if "\n" in string or "\r" in string:
+            raise irc.client.InvalidCharacters("an IRC line cannot hold CR or LF")
+        data = string.encode("utf-8")
+        if len(data) > 510:  # IRC's 512 bytes with the CR LF
+            raise irc.client.MessageTooLong("Messages limited to 512 bytes including CR/LF")
+        return data + b"\r\n"
 
 
 class _Reactor(irc.client.Reactor):
@@ -179,6 +237,7 @@ class IrcClient:
         self._outbox: collections.deque[str] = collections.deque()
         self._send_lock = threading.Lock()  # one writer at a time: the loop or _send_now
         self._calls: collections.deque[Callable[[], object]] = collections.deque()
+        self._idle: collections.deque[Callable[[], object]] = collections.deque()
         self._timers: list[tuple[float, int, _Timer]] = []
         self._seq = itertools.count()
         self._wake_r, self._wake_w = socket.socketpair()
@@ -218,6 +277,11 @@ class IrcClient:
         heapq.heappush(self._timers, (timer.when, next(self._seq), timer))
         self._wake()
         return timer
+
+    def call_idle(self, fn: Callable[[], object]) -> None:
+        """Run ``fn()`` on the loop thread once the lines queued so far have been written
+        (work that must not hold them up). Call from the loop thread."""
+        self._idle.append(fn)
 
     def send_raw(self, line: str) -> None:
         """Queue one raw line (flood-controlled); dropped while disconnected."""
@@ -306,7 +370,7 @@ class IrcClient:
         wait = 0.5
         if self._timers:
             wait = min(wait, max(0.0, self._timers[0][0] - now))
-        if self._calls:
+        if self._calls or self._idle:
             wait = 0.0
         pause = self._flush()
         if pause is not None:
@@ -339,6 +403,9 @@ class IrcClient:
                     self._guard(timer.fn)
         if self._outbox:
             self._flush()
+        idle = self._idle
+        while idle:
+            self._guard(idle.popleft())
 
     def _guard(self, fn: Callable[[], object]) -> None:
         try:
@@ -387,6 +454,7 @@ class IrcClient:
         if self.connection is None:
             self.connection = self.reactor.server()
             self.connection.owner = self  # type: ignore[attr-defined]
+        self.connection.reset_reader()  # type: ignore[attr-defined]
         try:
             self.connection.connect(self.host, self.port, self.wanted_nick,
                                     username=self.username, ircname=self.realname)

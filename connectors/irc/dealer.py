@@ -20,9 +20,10 @@ rules everywhere.
   every stack is as it was before it (stacks change only when a hand is committed), and
   ``Hand <n>: void, chips restored.`` is said when the dealer is back.
 
-Chips and hands are kept by an injected :class:`Bank` (agent.play.irc_dealer stores them
-in SQLite, each hand with the table's chip counts in one transaction). Everything runs on
-the IRC client's loop thread; no locks.
+Chips and hands are kept by an injected :class:`Bank` (agent.play.irc_dealer makes each
+finished hand safe in a journal before it is announced, and stores the hands with the
+tables' chip counts in SQLite in groups, all or nothing). Everything runs on the IRC
+client's loop thread; no locks.
 """
 from __future__ import annotations
 
@@ -310,6 +311,16 @@ class DealerBot:
     # --- commands -------------------------------------------------------------------------------
 
     def _on_private(self, ev: IrcEvent) -> None:
+        move = d.parse_move(ev.text)
+        if move is not None:
+            # A move said to the dealer alone (docs/irc-dialect.md): as if typed at the table.
+            table = self._table(move[1])
+            if table is None:
+                self.stats.refused += 1
+                self._tell(ev.nick, f"no table at {move[1]}")
+            else:
+                self._action(table, ev, move[0])
+            return
         try:
             cmd = d.parse_command(ev.text)
         except d.DialectError as exc:

@@ -27,7 +27,8 @@ __all__ = [
     "Acted", "BlindPosted", "BoardCards", "Command", "DialectError", "HandEnds",
     "HandStarts", "HandVoid", "HoleCards", "LeftHand", "Line", "MAX_NICK", "Mucks",
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
-    "format_command", "format_line", "hand_id", "is_nick", "parse_command", "parse_line", "turn_of",
+    "format_command", "format_line", "format_move", "hand_id", "is_nick", "parse_command", "parse_line",
+    "parse_move", "turn_of",
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
@@ -576,6 +577,28 @@ def _parse_options(text: str, line: str) -> tuple[Option, ...]:
     if ("check" in kinds and "call" in kinds) or ("bet" in kinds and "raise" in kinds):
         raise _bad(line, "check with call, or bet with raise, cannot both be open")
     return tuple(options)
+
+
+def format_move(action: str, channel: str) -> str:
+    """A move said to the dealer alone (a private message): ``call #holdem``."""
+    if action not in ACTIONS:
+        raise DialectError(f"not a move: {action!r} (moves: {', '.join(ACTIONS)})")
+    if not _CHANNEL_RE.fullmatch(channel or ""):
+        raise DialectError(f"not a channel: {channel!r}")
+    return f"{action} {channel}"
+
+
+def parse_move(text: str) -> tuple[str, str] | None:
+    """(move, channel) for a private message that is exactly a move word and a table's
+    channel, such as ``call #holdem`` (case of the word does not matter); None for
+    anything else."""
+    if not isinstance(text, str):
+        raise DialectError(f"a move must be text, got {type(text).__name__}")
+    word, sep, channel = text.strip().partition(" ")
+    word = word.lower()
+    if not sep or word not in ACTIONS or not _CHANNEL_RE.fullmatch(channel):
+        return None
+    return word, channel
 
 
 _COMMAND_RE = re.compile(r"\s*(!?)([A-Za-z]+)(?:\s+([0-9]{1,12}))?\s*")
