@@ -253,7 +253,14 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         seat.close()
         raise
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
-    session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+    if seat.follows_events:
+        session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+    else:
+        # No hooks, no sink: the lean path answers from the betting string
+        # (agent.play.acpc_lean); its answers and summary are the full path's.
+        from agent.play.acpc_lean import LeanSession
+
+        session = LeanSession(game, seat, names=names, match=match, source=where, clock=clock)
     try:
         conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes)
     except ConnectionError:
