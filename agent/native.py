@@ -50,6 +50,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.acpc.client",
     "connectors.acpc.server",
     "agent.play.acpc_match",
+    "agent.play.acpc_lean",
     "agent.play.seat",
     "connectors.irc.dialect",
     "connectors.irc.client",
