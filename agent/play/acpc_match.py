@@ -18,9 +18,11 @@
 """
 from __future__ import annotations
 
+import gc
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -54,6 +56,20 @@ __all__ = [
 
 log = logging.getLogger("poki.acpc")
 NETWORK = "acpc"
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Everything alive when a match starts (modules, the player's tables, numpy) is kept
+    out of the garbage collector's walks until it ends: a fast table allocates records
+    and events by the thousand, and each full collection would otherwise walk the whole
+    heap again. Nothing is kept alive longer by this."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class DecisionClock:
@@ -271,14 +287,15 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
     lost = ""
     try:
         conn.greet()
-        for line in conn.lines():
-            reply = session.on_line(line)
-            if reply is not None:
-                conn.send_line(reply)
-            if progress is not None and seat.stats.hands + seat.stats.hands_abandoned > hands_seen:
-                done = seat.stats.hands + seat.stats.hands_abandoned
-                progress(done - hands_seen)
-                hands_seen = done
+        with _frozen_heap():
+            for line in conn.lines():
+                reply = session.on_line(line)
+                if reply is not None:
+                    conn.send_line(reply)
+                if progress is not None and seat.stats.hands + seat.stats.hands_abandoned > hands_seen:
+                    done = seat.stats.hands + seat.stats.hands_abandoned
+                    progress(done - hands_seen)
+                    hands_seen = done
     except (ConnectionError, OSError) as exc:
         lost = f"{where}: connection lost: {exc}"
         log.error("%s", lost)
@@ -323,7 +340,8 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
         if on_listen is not None:
             on_listen(ports_open)
         dealer.wait_for_players()
-        outcome = dealer.run(progress)
+        with _frozen_heap():
+            outcome = dealer.run(progress)
     finally:
         dealer.close()
         for seat in local.values():

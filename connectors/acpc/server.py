@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import logging
 import select
-import selectors
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -101,6 +100,40 @@ _ENDED = HandEnded()
 DEAL_BATCH = 128
 LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
+
+
+class _Poller:
+    """The sockets the dealer waits on: register/unregister/select as the selectors
+    module's, but select returns the registered data directly and runs no Python-level
+    loop of its own (the dealer waits four times a heads-up hand)."""
+
+    def __init__(self) -> None:
+        self._poll = select.poll()
+        self._data: dict[int, object] = {}
+        self._socks: dict[int, socket.socket] = {}
+
+    def register(self, sock: socket.socket, data: object) -> None:
+        fd = sock.fileno()
+        self._poll.register(fd, select.POLLIN)
+        self._data[fd] = data
+        self._socks[fd] = sock
+
+    def unregister(self, sock: socket.socket) -> None:
+        fd = sock.fileno()
+        if self._data.pop(fd, None) is None:
+            raise KeyError(fd)
+        del self._socks[fd]
+        self._poll.unregister(fd)
+
+    def select(self, timeout: float | None) -> list:
+        """The data of the sockets ready to read (or closed) within ``timeout`` seconds."""
+        ms = None if timeout is None else max(0, int(timeout * 1000 + 0.999))
+        data = self._data
+        return [data[fd] for fd, _ in self._poll.poll(ms) if fd in data]
+
+    def close(self) -> None:
+        self._data.clear()
+        self._socks.clear()
 
 
 class DealerError(RuntimeError):
@@ -215,7 +248,7 @@ class AcpcDealer:
         if ports and len(ports) != len(remote):
             raise DealerError(f"{len(ports)} ports for {len(remote)} remote seats")
         self._ports = ports or [0] * len(remote)
-        self._selector = selectors.DefaultSelector()
+        self._selector = _Poller()
         self._state_text = [""] * n  # the last state sent to each seat
         self.tracker = Tracker()
         self.outcome = MatchOutcome(0, [s.report for s in self.seats])
@@ -252,7 +285,7 @@ class AcpcDealer:
         waiting = {}
         for seat in self.seats:
             if seat.listener is not None:
-                sel.register(seat.listener, selectors.EVENT_READ, ("listen", seat))
+                sel.register(seat.listener, ("listen", seat))
                 waiting[seat.index] = seat
         limit = self.limits.connect_timeout
         end = None if limit is None else self.clock() + limit
@@ -261,8 +294,7 @@ class AcpcDealer:
             if timeout is not None and timeout <= 0:
                 missing = ", ".join(s.where for s in waiting.values() if not s.greeted)
                 raise DealerError(f"players did not connect and greet within {limit:g} s: {missing}")
-            for key, _ in sel.select(timeout):
-                kind, seat = key.data
+            for kind, seat in sel.select(timeout):
                 if kind == "listen":
                     self._accept(seat)
                 else:
@@ -286,7 +318,7 @@ class AcpcDealer:
         seat.sock = conn
         seat.greeted = False  # every connection greets, a second one at a port too
         seat.report.disconnected = False
-        self._selector.register(conn, selectors.EVENT_READ, ("player", seat))
+        self._selector.register(conn, ("player", seat))
         log.info("%s connected from %s", seat.where, addr)
 
     def _check_greeting(self, seat: _Seat) -> None:
@@ -341,8 +373,7 @@ class AcpcDealer:
 
     def _drain(self, timeout: float) -> None:
         """Wait up to ``timeout`` for input from any player and read what came."""
-        for key, _ in self._selector.select(max(0.0, timeout)):
-            kind, seat = key.data
+        for kind, seat in self._selector.select(max(0.0, timeout)):
             if kind == "player":
                 self._read(seat)
 
