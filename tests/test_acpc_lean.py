@@ -268,3 +268,40 @@ def test_hand_end_event_is_last_of_a_hand():
                 _, events = translator.read(raw.decode())
                 if translator.hand_over:
                     assert type(events[-1]) is HandEnded
+
+
+@pytest.mark.parametrize("players, seed", [(2, 41), (6, 42)])
+def test_the_dealers_log_lines_are_canonical_and_pay_what_the_rules_pay(players, seed):
+    """The dealer writes each STATE line from its own text; every line must be what
+    acpc_log.format_state writes for the hand it parses to, and its values what the rules
+    engine pays replaying that hand (agent.game.tracker, independent of the dealer's
+    bookkeeping)."""
+    from agent.game.tracker import Tracker
+    from connectors.logs import acpc_log
+
+    game = standard_game(f"holdem.limit.{players}p.game" if players > 2
+                         else "holdem.limit.2p.reverse_blinds.game")
+    names = [f"p{i}" for i in range(players)]
+    kinds = ["random(fold=2, call=1, raise=1)", "random(fold=1, call=1, raise=2)", "raise", "call"]
+    seats = {i: kinds[i % len(kinds)] for i in range(players)}
+    outcome, _ = host_match(game, names, 300, seed, seats=seats, match_name="canon")
+    table = TableConfig(small_blind=game.small_blind, big_blind=game.big_blind,
+                        small_bet=game.small_bet, big_bet=game.big_bet, max_bets=game.max_bets)
+    states = [line for line in outcome.log_lines if line.startswith("STATE:")]
+    assert len(states) == 300
+    totals = dict.fromkeys(names, 0)
+    folds = 0
+    for line in states:
+        (hand,) = acpc_log.parse_log([line])
+        assert acpc_log.format_state(hand) == line
+        tracker = Tracker()
+        record = None
+        for event in acpc_log.hand_events(hand, table):
+            record = tracker.apply(event)
+        paid = {r.player: r.won - r.put_in for r in record.results}
+        assert tuple(paid[p] for p in hand.players) == tuple(hand.values), line
+        folds += "f" in line.split(":")[2]
+        for p, v in zip(hand.players, hand.values):
+            totals[p] += v
+    assert folds > 0
+    assert outcome.totals == totals

@@ -654,7 +654,8 @@ class AcpcDealer:
         tell(local, _ENDED)
         if viewers:
             self._later.append((self._hands_done, (viewers, record)))
-        self._later.append((self._log_hand, (record, names, holes, hand)))
+        self._later.append((self._log_hand, (record, at, hand, betting,
+                                             "|".join(hole_texts) + board_text)))
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
         """The next hand's cards: both players' holes by position, then the board."""
@@ -663,12 +664,20 @@ class AcpcDealer:
             deals.extend(reversed(rng.permuted(_DECK, axis=1)[:, :2 * n + 5].tolist()))
         return deals.pop()
 
-    def _log_hand(self, record: object, names: tuple[str, ...], holes: list[tuple[int, ...]],
-                  hand: int) -> None:
-        hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)  # type: ignore[arg-type]
-        for name, value in zip(hand_log.players, hand_log.values):
-            self.seats[self.names.index(name)].report.total += int(value)
-        self._write(acpc_log.format_state(hand_log))
+    def _log_hand(self, record: object, at: list[_Seat], hand: int, betting: str,
+                  cards: str) -> None:
+        """The hand's ``STATE:`` line (connectors.logs.acpc_log's format, as its
+        format_state writes it from hand_from_record: the betting as dealt, every
+        position's hole cards, the board, each position's chips won minus put in, the
+        names), written from what the dealer already holds as text."""
+        results = {r.player: r.won - r.put_in for r in record.results}  # type: ignore[attr-defined]
+        values = []
+        for seat in at:
+            value = results[seat.name]
+            seat.report.total += value
+            values.append(str(value))
+        self._write(f"STATE:{hand}:{betting}:{cards}:{'|'.join(values)}:"
+                    f"{'|'.join([seat.name for seat in at])}")
 
     def _catch_up(self) -> None:
         """Do the work put off (:attr:`_later`), in the order it was put off."""
