@@ -61,7 +61,7 @@ from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
 from connectors.logs import acpc_log
-from connectors.acpc.client import LineFramer
+from connectors.acpc.client import LineFramer, SocketPoller
 from connectors.acpc.protocol import (
     ACTION_CHAR,
     MAX_LINE_BYTES,
@@ -100,40 +100,6 @@ _ENDED = HandEnded()
 DEAL_BATCH = 128
 LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
-
-
-class _Poller:
-    """The sockets the dealer waits on: register/unregister/select as the selectors
-    module's, but select returns the registered data directly and runs no Python-level
-    loop of its own (the dealer waits four times a heads-up hand)."""
-
-    def __init__(self) -> None:
-        self._poll = select.poll()
-        self._data: dict[int, object] = {}
-        self._socks: dict[int, socket.socket] = {}
-
-    def register(self, sock: socket.socket, data: object) -> None:
-        fd = sock.fileno()
-        self._poll.register(fd, select.POLLIN)
-        self._data[fd] = data
-        self._socks[fd] = sock
-
-    def unregister(self, sock: socket.socket) -> None:
-        fd = sock.fileno()
-        if self._data.pop(fd, None) is None:
-            raise KeyError(fd)
-        del self._socks[fd]
-        self._poll.unregister(fd)
-
-    def select(self, timeout: float | None) -> list:
-        """The data of the sockets ready to read (or closed) within ``timeout`` seconds."""
-        ms = None if timeout is None else max(0, int(timeout * 1000 + 0.999))
-        data = self._data
-        return [data[fd] for fd, _ in self._poll.poll(ms) if fd in data]
-
-    def close(self) -> None:
-        self._data.clear()
-        self._socks.clear()
 
 
 class DealerError(RuntimeError):
@@ -248,7 +214,7 @@ class AcpcDealer:
         if ports and len(ports) != len(remote):
             raise DealerError(f"{len(ports)} ports for {len(remote)} remote seats")
         self._ports = ports or [0] * len(remote)
-        self._selector = _Poller()
+        self._selector = SocketPoller()
         self._state_text = [""] * n  # the last state sent to each seat
         self.tracker = Tracker()
         self.outcome = MatchOutcome(0, [s.report for s in self.seats])
