@@ -216,7 +216,10 @@ class AcpcDealer:
         self._ports = ports or [0] * len(remote)
         self._selector = SocketPoller()
         self._state_text = [""] * n  # the last state sent to each seat
-        self.tracker = Tracker()
+        # Two rules states, a hand each in turn: a hand's end (the showdown, the record,
+        # its log line) is settled after the next hand's first states are out (_end_hand).
+        self._trackers = (Tracker(), Tracker())
+        self.tracker = self._trackers[0]  # the current hand's
         self.outcome = MatchOutcome(0, [s.report for s in self.seats])
         # Work that can wait until the dealer next waits for a remote answer (see
         # _catch_up): the in-process seats' events and the finished hands' log lines.
@@ -545,7 +548,9 @@ class AcpcDealer:
         board_cards = cards[2 * n:]
         at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
         names = tuple(s.name for s in at)
-        tracker = self.tracker
+        tracker = self.tracker = self._trackers[hand & 1]
+        if tracker.in_hand:
+            self._catch_up()  # its last hand's end is still put off
         local = [s for s in at if s.local is not None and not s.report.disconnected]
         viewers: list[_Seat] = []
         if local:
@@ -616,12 +621,20 @@ class AcpcDealer:
             for q, seat in enumerate(at):
                 if not folded[q]:
                     tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
-        record = tracker.apply(_ENDED)
-        tell(local, _ENDED)
-        if viewers:
-            self._later.append((self._hands_done, (viewers, record)))
-        self._later.append((self._log_hand, (record, at, hand, betting,
+        # Put off with the rest (while the next hand's first player thinks): nothing
+        # the players are sent depends on it.
+        self._later.append((self._end_hand, (tracker, local, viewers, at, hand, betting,
                                              "|".join(hole_texts) + board_text)))
+
+    def _end_hand(self, tracker: Tracker, local: list[_Seat], viewers: list[_Seat],
+                  at: list[_Seat], hand: int, betting: str, cards: str) -> None:
+        """Settle a finished hand on its rules state, tell the in-process seats, log it."""
+        record = tracker.apply(_ENDED)
+        if local:
+            self._tell_now(local, _ENDED)
+        if viewers:
+            self._each_local(viewers, "hand_done", record)  # the seats asked with snapshots
+        self._log_hand(record, at, hand, betting, cards)
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
         """The next hand's cards: both players' holes by position, then the board."""
@@ -632,10 +645,8 @@ class AcpcDealer:
 
     def _log_hand(self, record: object, at: list[_Seat], hand: int, betting: str,
                   cards: str) -> None:
-        """The hand's ``STATE:`` line (connectors.logs.acpc_log's format, as its
-        format_state writes it from hand_from_record: the betting as dealt, every
-        position's hole cards, the board, each position's chips won minus put in, the
-        names), written from what the dealer already holds as text."""
+        """The hand's ``STATE:`` line as acpc_log.format_state writes it, from the text
+        the dealer already holds and the record's payoffs."""
         results = {r.player: r.won - r.put_in for r in record.results}  # type: ignore[attr-defined]
         values = []
         for seat in at:
@@ -653,10 +664,6 @@ class AcpcDealer:
             for fn, args in later:
                 fn(*args)
             later = self._later
-
-    def _hands_done(self, seats: Sequence[_Seat], record: object) -> None:
-        """Tell the seats asked with the dealer's snapshots that their hand ended."""
-        self._each_local(seats, "hand_done", record)
 
     def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
         """Pass an event to in-process seats when the dealer next catches up (before any
