@@ -1,7 +1,7 @@
 """The lean client path (agent.play.acpc_lean) against the full one (agent.play.acpc_match
 AcpcSession): the same answers, summary and hand records.
 
-* Offline: every view a player gets in seeded 3-player and heads-up matches of our
+* Offline: every view a player gets in seeded 2-, 3- and 6-player matches of our
   dealer, rebuilt from the match log alone (test_acpc_fastpath's views), goes through
   both sessions with the same seeded random player; answers, counters and results must
   agree, and with ``records=True`` the lean session's records equal the full path's.
@@ -79,7 +79,7 @@ def _run(session_type, game, lines, *, records=False):
     return answers, seat.stats, session, kept
 
 
-@pytest.mark.parametrize("players, seed, me", [(3, 21, 0), (3, 22, 2), (2, 23, 1)])
+@pytest.mark.parametrize("players, seed, me", [(3, 21, 0), (3, 22, 2), (2, 23, 1), (6, 24, 3)])
 def test_lean_answers_summary_and_records_equal_the_full_path(players, seed, me):
     game = standard_game(f"holdem.limit.{players}p.game" if players > 2
                          else "holdem.limit.2p.reverse_blinds.game")
