@@ -49,6 +49,8 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.acpc.protocol",
     "connectors.acpc.client",
     "connectors.acpc.server",
+    "connectors.acpc.fast_deal",
+    "connectors.acpc.dealer_seats",
     "agent.play.acpc_match",
     "agent.play.acpc_lean",
     "agent.play.seat",

@@ -319,10 +319,12 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                log_file: TextIO | None = None, game_name: str = "game",
                match_name: str = "poki", on_listen: Callable[[list[int]], None] | None = None,
                progress: Callable[[int], None] | None = None,
-               limits: DealerLimits | None = None) -> tuple[MatchOutcome, dict[int, SeatStats]]:
+               limits: DealerLimits | None = None,
+               fast: bool = True) -> tuple[MatchOutcome, dict[int, SeatStats]]:
     """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
     others are remote and connect to the ports passed to ``on_listen`` (called once the
-    sockets listen, before waiting for players)."""
+    sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
+    rules state for every hand (connectors.acpc.fast_deal says when it need not)."""
     config = config or AcpcConfig()
     local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)
@@ -334,7 +336,7 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                                     config.connect_timeout or None, config.max_line_bytes)
     dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
                         host=host or config.host, ports=ports, local=local, limits=limits,
-                        log_file=log_file)
+                        log_file=log_file, fast=fast)
     try:
         ports_open = dealer.listen()
         if on_listen is not None:

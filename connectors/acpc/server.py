@@ -12,7 +12,10 @@ the same cards, the same positions and, with the same players, the same log.
 
 The rules engine is the tracker (agent.game.tracker over agent.game.rules): every action is applied
 there, and the log line of each hand comes from the tracker's record (connectors.logs.acpc_log:
-``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads).
+``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
+in-process seat follows the events and there are no stacks, a hand is instead dealt by
+its betting string from the rules engine's answers kept per betting string, and settled
+by the evaluator (connectors.acpc.fast_deal): the same states, answers and log.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):
@@ -51,20 +54,18 @@ import select
 import socket
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, TextIO
+from typing import TextIO
 
 import numpy as np
 
-from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
 from connectors.logs import acpc_log
-from connectors.acpc.client import LineFramer, SocketPoller
+from connectors.acpc.client import SocketPoller
 from connectors.acpc.protocol import (
     ACTION_CHAR,
-    MAX_LINE_BYTES,
     NO_STACK,
     ProtocolError,
     is_comment,
@@ -72,19 +73,14 @@ from connectors.acpc.protocol import (
     parse_version,
 )
 from connectors.acpc.game import AcpcGame
+from connectors.acpc.dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
+                                          SeatReport, TableSeat)
+from connectors.acpc.fast_deal import ACT, BOARD, RulesCache, SettledHand, results_of, settle
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
 
 log = logging.getLogger("poki.acpc.dealer")
-
-class LocalSeat(Protocol):
-    """An in-process seat (see the module docstring)."""
-
-    def feed(self, event: Event) -> object: ...
-
-    def decide(self, deadline_s: float | None = None) -> Action: ...
-
 
 _CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
@@ -102,76 +98,6 @@ LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
 
-class DealerError(RuntimeError):
-    """The match cannot be held (bad setup, players that never came)."""
-
-
-@dataclass(frozen=True)
-class DealerLimits:
-    response_timeout: float = 60.0  # seconds for one answer; then it is taken as a call
-    budget_per_hand: float = 7.0  # seconds per hand of the match a seat's answers may use
-    connect_timeout: float | None = 600.0  # seconds to wait for every player (None: forever)
-    max_line: int = MAX_LINE_BYTES
-
-
-@dataclass
-class SeatReport:
-    """What happened to one seat over the match."""
-
-    name: str
-    total: int = 0  # chips won minus put in
-    actions: int = 0
-    invalid: int = 0  # malformed or illegal actions, taken as calls
-    timeouts: int = 0  # no answer in time, taken as calls
-    ignored: int = 0  # lines that answered nothing (un-requested, garbage)
-    dropped: int = 0  # over-long lines
-    seconds: float = 0.0  # time its answers took
-    disconnected: bool = False
-    folded_out: str = ""  # why the seat folds for the rest of the match
-
-    @property
-    def errors(self) -> int:
-        return self.invalid + self.timeouts + self.ignored + self.dropped
-
-
-@dataclass
-class MatchOutcome:
-    hands: int
-    seats: list[SeatReport]
-    log_lines: list[str] = field(default_factory=list)
-
-    @property
-    def totals(self) -> dict[str, int]:
-        return {s.name: s.total for s in self.seats}
-
-
-class _Seat:
-    """A seat's connection (remote) or in-process seat (local)."""
-
-    def __init__(self, index: int, name: str, local: LocalSeat | None, limits: DealerLimits) -> None:
-        self.index = index
-        self.name = name
-        self.local = local
-        self.report = SeatReport(name)
-        self.listener: socket.socket | None = None
-        self.sock: socket.socket | None = None
-        self.framer = LineFramer(f"seat {index + 1} ({name})", limits.max_line)
-        self.lines: list[str] = []
-        self.greeted = local is not None
-        self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
-        self.out_bytes = 0
-        self.acted = {a: PlayerActed(name, a) for a in Action}  # its moves, built once
-        self.viewer = False  # in-process and asked with the dealer's snapshot (this hand)
-
-    @property
-    def where(self) -> str:
-        return f"seat {self.index + 1} ({self.name})"
-
-    @property
-    def live(self) -> bool:
-        return not self.report.disconnected and not self.report.folded_out
-
-
 class AcpcDealer:
     """One match; see the module docstring. ``names`` are the seats in order; ``local``
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
@@ -182,7 +108,7 @@ class AcpcDealer:
                  game_name: str = "game", match_name: str = "poki", host: str = "127.0.0.1",
                  ports: Sequence[int | None] = (), local: dict[int, LocalSeat] | None = None,
                  limits: DealerLimits | None = None, log_file: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, fast: bool = True) -> None:
         n = len(names)
         if game.players is not None and n != game.players:
             raise DealerError(f"the game is for {game.players} players, {n} names given")
@@ -208,7 +134,7 @@ class AcpcDealer:
         self.limits = limits or DealerLimits()
         self.log_file = log_file
         self.clock = clock
-        self.seats = [_Seat(i, name, local.get(i), self.limits) for i, name in enumerate(names)]
+        self.seats = [TableSeat(i, name, local.get(i), self.limits) for i, name in enumerate(names)]
         remote = [s for s in self.seats if s.local is None]
         ports = list(ports)
         if ports and len(ports) != len(remote):
@@ -226,6 +152,11 @@ class AcpcDealer:
         self._later: list[tuple[Callable[..., object], tuple]] = []
         self._deals: list[list[int]] = []
         self._log_flushed = float("-inf")
+        # The fast path (connectors.acpc.fast_deal): hands no in-process seat follows
+        # event by event are dealt from the rules engine's answers kept per betting.
+        self.fast = fast and not game.stack
+        self._rules = RulesCache()
+        self._view: tuple | None = None  # what a snapshot on the fast path is built from
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -274,7 +205,7 @@ class AcpcDealer:
             seat.listener.close()
             seat.listener = None
 
-    def _accept(self, seat: _Seat) -> None:
+    def _accept(self, seat: TableSeat) -> None:
         try:
             conn, addr = seat.listener.accept()  # type: ignore[union-attr]
         except OSError:
@@ -290,7 +221,7 @@ class AcpcDealer:
         self._selector.register(conn, ("player", seat))
         log.info("%s connected from %s", seat.where, addr)
 
-    def _check_greeting(self, seat: _Seat) -> None:
+    def _check_greeting(self, seat: TableSeat) -> None:
         while seat.lines and not seat.greeted:
             line = seat.lines.pop(0)
             try:
@@ -310,7 +241,7 @@ class AcpcDealer:
 
     # --- reading ------------------------------------------------------------------------
 
-    def _read(self, seat: _Seat) -> None:
+    def _read(self, seat: TableSeat) -> None:
         sock = seat.sock
         if sock is None:
             return
@@ -328,7 +259,7 @@ class AcpcDealer:
         seat.lines.extend(seat.framer.feed(data))
         seat.report.dropped += seat.framer.dropped - dropped
 
-    def _hang_up(self, seat: _Seat) -> None:
+    def _hang_up(self, seat: TableSeat) -> None:
         if seat.sock is not None:
             try:
                 self._selector.unregister(seat.sock)
@@ -346,7 +277,7 @@ class AcpcDealer:
             if kind == "player":
                 self._read(seat)
 
-    def _discard_unrequested(self, seat: _Seat) -> None:
+    def _discard_unrequested(self, seat: TableSeat) -> None:
         """Lines from a seat that is not asked to act: comments are fine, the rest is
         logged and ignored."""
         for line in seat.lines:
@@ -357,7 +288,7 @@ class AcpcDealer:
 
     # --- sending ------------------------------------------------------------------------
 
-    def _send(self, seat: _Seat, line: str) -> None:
+    def _send(self, seat: TableSeat, line: str) -> None:
         self._state_text[seat.index] = line
         if seat.sock is None:
             return
@@ -367,7 +298,7 @@ class AcpcDealer:
         if seat.out_bytes > 65536:
             self._flush(seat)
 
-    def _flush(self, seat: _Seat) -> None:
+    def _flush(self, seat: TableSeat) -> None:
         """Send a seat's pending lines. States are held until the dealer next waits for
         an answer (or the match ends), then written together: a player that is not asked
         to act reads them a moment later, in the same order, and a heads-up hand costs a
@@ -409,11 +340,11 @@ class AcpcDealer:
 
     # --- actions ------------------------------------------------------------------------
 
-    def _forced(self, seat: _Seat, legal: tuple[Action, ...]) -> Action:
+    def _forced(self, seat: TableSeat, legal: tuple[Action, ...]) -> Action:
         """The move of a seat that folds for the rest of the match."""
         return Action.FOLD if Action.FOLD in legal else Action.CHECK_CALL
 
-    def _action_of(self, seat: _Seat, legal: tuple[Action, ...], hand_budget: float) -> Action:
+    def _action_of(self, seat: TableSeat, legal: tuple[Action, ...], hand_budget: float) -> Action:
         """Ask the acting seat (its state was just sent) and return its legal action."""
         report = seat.report
         if seat.local is not None:
@@ -425,8 +356,10 @@ class AcpcDealer:
             t0 = self.clock()
             try:
                 if seat.viewer:
+                    view = self._view
                     action = seat.local.decide_on(  # type: ignore[attr-defined]
-                        self.tracker.snapshot(seat.name))
+                        self.tracker.snapshot(seat.name) if view is None
+                        else self._rules.context(*view))
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
@@ -470,7 +403,7 @@ class AcpcDealer:
             log.error("%s: %s; it folds for the rest of the match", seat.where, report.folded_out)
         return action
 
-    def _answer_in(self, seat: _Seat, lines: list[str], state: str,
+    def _answer_in(self, seat: TableSeat, lines: list[str], state: str,
                    legal: tuple[Action, ...]) -> Action | None:
         """The first answer to ``state`` among ``lines`` (consumed up to it), or None."""
         report = seat.report
@@ -552,7 +485,7 @@ class AcpcDealer:
         if tracker.in_hand:
             self._catch_up()  # its last hand's end is still put off
         local = [s for s in at if s.local is not None and not s.report.disconnected]
-        viewers: list[_Seat] = []
+        viewers: list[TableSeat] = []
         if local:
             for s in local:
                 s.viewer = getattr(s.local, "follows_events", True) is False
@@ -566,6 +499,9 @@ class AcpcDealer:
             f"{self.match_name}:{hand}", f"dealer hand {hand}", names,
             (game.stack or NO_STACK,) * n, n - 1, game.small_blind, game.big_blind,
             game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None)
+        if self.fast and not local:
+            self._play_fast(hand, started, at, holes, board_cards, remote, viewers, budget)
+            return
         tracker.apply(started)
         tell(local, started)
         for seat, h in zip(at, holes):
@@ -626,8 +562,88 @@ class AcpcDealer:
         self._later.append((self._end_hand, (tracker, local, viewers, at, hand, betting,
                                              "|".join(hole_texts) + board_text)))
 
-    def _end_hand(self, tracker: Tracker, local: list[_Seat], viewers: list[_Seat],
-                  at: list[_Seat], hand: int, betting: str, cards: str) -> None:
+    def _play_fast(self, hand: int, started: HandStarted, at: list[TableSeat],
+                   holes: list[tuple[int, ...]], board_cards: list[int],
+                   remote: list[tuple[int, TableSeat]], viewers: list[TableSeat], budget: float) -> None:
+        """A hand dealt by its betting string (connectors.acpc.fast_deal): the same states
+        sent, the same answers asked, the same log line as :meth:`_play_hand`'s rules
+        state gives."""
+        n = len(at)
+        names = started.players
+        hand_id = started.hand_id
+        rules = self._rules
+        acts: list[Event] = []  # this hand's actions and boards, for the rules on a miss
+
+        def events() -> list[Event]:
+            return [started, *[_make_holes(names[q], holes[q]) for q in range(n)], *acts]
+
+        betting = ""
+        board_text = ""
+        dealt = 0
+        folded = [False] * n
+        hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
+        heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
+        while True:
+            entry = rules.step(betting, events)
+            kind = entry[0]
+            if kind == BOARD:
+                count = entry[1]
+                new = tuple(board_cards[dealt:dealt + count])
+                dealt += count
+                acts.append(_make_board(new))
+                betting += "/"
+                board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
+                continue
+            if kind == ACT:
+                for p, seat in remote:
+                    self._send(seat, f"{heads[p]}{betting}:{'|' * p}{hole_texts[p]}"
+                                     f"{'|' * (n - 1 - p)}{board_text}")
+            else:
+                showdown = folded.count(False) > 1
+                for p, seat in remote:
+                    if showdown:
+                        view = "|".join(hole_texts[q] if q == p or not folded[q] else ""
+                                        for q in range(n))
+                    else:
+                        view = "|" * p + hole_texts[p] + "|" * (n - 1 - p)
+                    self._send(seat, f"{heads[p]}{betting}:{view}{board_text}")
+                break
+            actor = entry[1]
+            seat = at[actor]
+            if seat.viewer:
+                self._view = (names, betting, actor, hand_id, tuple(board_cards[:dealt]),
+                              holes[actor], events)
+            try:
+                action = self._action_of(seat, entry[2], budget)
+            finally:
+                self._view = None
+            seat.report.actions += 1
+            acts.append(seat.acted[action])
+            betting += ACTION_CHAR[action]
+            if action == Action.FOLD:
+                folded[actor] = True
+        self._later.append((self._end_fast, (entry, holes, tuple(board_cards[:dealt]), names,
+                                             events, viewers, at, hand, betting,
+                                             "|".join(hole_texts) + board_text, hand_id)))
+
+    def _end_fast(self, facts: tuple, holes: list, board: tuple[int, ...], names: tuple[str, ...],
+                  events: Callable[[], list[Event]], viewers: list[TableSeat], at: list[TableSeat],
+                  hand: int, betting: str, cards: str, hand_id: str) -> None:
+        """Settle a fast-path hand (the evaluator, or the rules when only they can), tell
+        the seats that decided on snapshots, log it."""
+        nets, results = settle(facts, holes, board, names, events)
+        if viewers:
+            record = SettledHand(hand_id, self.game.small_bet,
+                                 results if results is not None else results_of(names, nets, facts))
+            self._each_local(viewers, "hand_done", record)
+        values = []
+        for seat, value in zip(at, nets):
+            seat.report.total += value
+            values.append(str(value))
+        self._write(f"STATE:{hand}:{betting}:{cards}:{'|'.join(values)}:{'|'.join(names)}")
+
+    def _end_hand(self, tracker: Tracker, local: list[TableSeat], viewers: list[TableSeat],
+                  at: list[TableSeat], hand: int, betting: str, cards: str) -> None:
         """Settle a finished hand on its rules state, tell the in-process seats, log it."""
         record = tracker.apply(_ENDED)
         if local:
@@ -643,7 +659,7 @@ class AcpcDealer:
             deals.extend(reversed(rng.permuted(_DECK, axis=1)[:, :2 * n + 5].tolist()))
         return deals.pop()
 
-    def _log_hand(self, record: object, at: list[_Seat], hand: int, betting: str,
+    def _log_hand(self, record: object, at: list[TableSeat], hand: int, betting: str,
                   cards: str) -> None:
         """The hand's ``STATE:`` line as acpc_log.format_state writes it, from the text
         the dealer already holds and the record's payoffs."""
@@ -665,18 +681,18 @@ class AcpcDealer:
                 fn(*args)
             later = self._later
 
-    def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
+    def _tell(self, seats: Sequence[TableSeat], event: Event) -> None:
         """Pass an event to in-process seats when the dealer next catches up (before any
         of them decides, and while a remote player thinks)."""
         if seats:
             self._later.append((self._tell_now, (seats, event)))
 
-    def _tell_now(self, seats: Sequence[_Seat], event: Event) -> None:
+    def _tell_now(self, seats: Sequence[TableSeat], event: Event) -> None:
         """Pass an event to in-process seats."""
         self._each_local(seats, "feed", event)
 
     @staticmethod
-    def _each_local(seats: Sequence[_Seat], method: str, arg: object) -> None:
+    def _each_local(seats: Sequence[TableSeat], method: str, arg: object) -> None:
         """Call ``method(arg)`` on each in-process seat still playing; one that raises folds
         from then on."""
         for seat in seats:
