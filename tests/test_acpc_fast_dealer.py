@@ -170,6 +170,8 @@ def _remote_match(fast: bool) -> tuple[list[str], dict]:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     assert ready.wait(30)
+    if "error" in box:
+        raise box["error"]
     good = Client(ports[0], "call", "good", game)
     good.start()
     raws = [RawPlayer(port, mode) for port, mode in zip(ports[1:], ("garbage", "sleeper", "quitter"))]

@@ -109,6 +109,9 @@ class SocketPoller:
         data = self._data
         return [data[fd] for fd, _ in self._poll.poll(ms) if fd in data]
 
+    def __len__(self) -> int:
+        return len(self._data)
+
     def close(self) -> None:
         self._data.clear()
         self._socks.clear()

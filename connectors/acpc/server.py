@@ -52,6 +52,7 @@ from __future__ import annotations
 import logging
 import select
 import socket
+import struct
 import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
@@ -94,6 +95,7 @@ _ENDED = HandEnded()
 # Hands are dealt from shuffles drawn DEAL_BATCH at a time (one numpy call instead of one
 # a hand); hand k's cards depend only on the seed and k, not on the match's length.
 DEAL_BATCH = 128
+_DONTWAIT = socket.MSG_DONTWAIT
 LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
@@ -214,7 +216,13 @@ class AcpcDealer:
             conn.close()  # the seat is taken
             return
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn.setblocking(False)  # sends wait at most response_timeout (see _flush)
+        # The descriptor blocks, but every read and send of the dealer's own asks not to
+        # (MSG_DONTWAIT) except the wait of a lone remote seat for its answer, which blocks
+        # in recv itself, at most response_timeout (SO_RCVTIMEO): one syscall, not two.
+        conn.setblocking(True)
+        limit = max(self.limits.response_timeout, 1e-6)  # a zero timeval would never end
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                        struct.pack("ll", int(limit), max(1, int((limit - int(limit)) * 1e6))))
         seat.sock = conn
         seat.greeted = False  # every connection greets, a second one at a port too
         seat.report.disconnected = False
@@ -241,12 +249,12 @@ class AcpcDealer:
 
     # --- reading ------------------------------------------------------------------------
 
-    def _read(self, seat: TableSeat) -> None:
+    def _read(self, seat: TableSeat, flags: int = _DONTWAIT) -> None:
         sock = seat.sock
         if sock is None:
             return
         try:
-            data = sock.recv(65536)
+            data = sock.recv(65536, flags)
         except (BlockingIOError, InterruptedError):
             return
         except OSError as exc:
@@ -271,8 +279,13 @@ class AcpcDealer:
             log.error("%s disconnected; its seat folds from now on", seat.where)
         seat.report.disconnected = True
 
-    def _drain(self, timeout: float) -> None:
-        """Wait up to ``timeout`` for input from any player and read what came."""
+    def _drain(self, timeout: float, solo: TableSeat | None = None) -> None:
+        """Wait up to ``timeout`` for input from any player and read what came. ``solo``:
+        the acting seat, waited on in recv itself when it is the only connection and the
+        wait is its first for this answer (``timeout`` is then response_timeout)."""
+        if solo is not None and solo.sock is not None and len(self._selector) == 1:
+            self._read(solo, 0)
+            return
         for kind, seat in self._selector.select(max(0.0, timeout)):
             if kind == "player":
                 self._read(seat)
@@ -316,7 +329,7 @@ class AcpcDealer:
         try:
             while view:
                 try:
-                    sent = sock.send(view)
+                    sent = sock.send(view, _DONTWAIT)
                 except BlockingIOError:
                     # The player is not reading: wait, but not past the response limit.
                     if end is None:
@@ -378,6 +391,7 @@ class AcpcDealer:
         self._catch_up()
         t0 = self.clock()
         limit = self.limits.response_timeout
+        first = True
         while True:
             action = self._answer_in(seat, seat.lines, state, legal)
             if action is not None:
@@ -393,7 +407,8 @@ class AcpcDealer:
                             seat.where, state, limit)
                 action = Action.CHECK_CALL
                 break
-            self._drain(left)
+            self._drain(left, seat if first else None)
+            first = False
             for other in self.seats:
                 if other is not seat and other.lines:
                     self._discard_unrequested(other)
