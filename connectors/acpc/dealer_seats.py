@@ -16,7 +16,7 @@ __all__ = ["DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatRepo
 
 
 class LocalSeat(Protocol):
-    """An in-process seat (see the module docstring)."""
+    """An in-process seat (see connectors.acpc.server's module docstring)."""
 
     def feed(self, event: Event) -> object: ...
 
