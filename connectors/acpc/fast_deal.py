@@ -21,16 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent.game.context import GameContext
-from agent.game.events import Event, HandEnded
+from agent.game.events import BoardDealt, Event, HandEnded, HandStarted, HoleCards
 from agent.game.records import PlayerResult
-from agent.game.rules import Phase
+from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
+from connectors.acpc.protocol import ACTION_CHAR
 from evaluator_pyx import evaluate_cards
+from evaluator_pyx.cards import CARD_NAMES as _CARD_TEXT
 
-__all__ = ["ACT", "BOARD", "OVER", "CACHE_LIMIT", "RulesCache", "SettledHand", "results_of", "settle"]
+__all__ = ["ACT", "BOARD", "OVER", "CACHE_LIMIT", "FastHands", "RulesCache", "SettledHand",
+           "results_of", "settle"]
 
 ACT, BOARD, OVER = 0, 1, 2  # the kinds of RulesCache.step entries
 CACHE_LIMIT = 1 << 16  # entries kept per table; cleared when full
@@ -38,6 +42,8 @@ _make_context = slot_constructor(GameContext)
 _FIELDS = tuple(GameContext.__dataclass_fields__)
 _BOARD_AT = _FIELDS.index("board")
 _ENDED = HandEnded()
+_make_holes = slot_constructor(HoleCards)
+_make_board = slot_constructor(BoardDealt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +153,88 @@ def results_of(names: tuple[str, ...], nets: Sequence[int], facts: tuple) -> tup
     put_in = facts[1]
     return tuple(PlayerResult(name, put_in[q], nets[q] + put_in[q]) for q, name in enumerate(names))
 
+
+class FastHands:
+    """The fast path's half of connectors.acpc.server.AcpcDealer (a base class of it): a
+    hand dealt by its betting string. It uses the dealer's own sending, asking and
+    logging (``_send``, ``_action_of``, ``_write``, ``_later``, ``_rules``)."""
+
+    def _play_fast(self, hand: int, started: HandStarted, at: list[Any],
+                   holes: list[tuple[int, ...]], board_cards: list[int],
+                   remote: list[tuple[int, Any]], viewers: list[Any], budget: float) -> None:
+        """A hand dealt by its betting string (connectors.acpc.fast_deal): the same states
+        sent, the same answers asked, the same log line as :meth:`_play_hand`'s rules
+        state gives."""
+        n = len(at)
+        names = started.players
+        hand_id = started.hand_id
+        rules = self._rules
+        acts: list[Event] = []  # this hand's actions and boards, for the rules on a miss
+
+        def events() -> list[Event]:
+            return [started, *[_make_holes(names[q], holes[q]) for q in range(n)], *acts]
+
+        betting = ""
+        board_text = ""
+        dealt = 0
+        folded = [False] * n
+        hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
+        heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
+        while True:
+            entry = rules.step(betting, events)
+            kind = entry[0]
+            if kind == BOARD:
+                count = entry[1]
+                new = tuple(board_cards[dealt:dealt + count])
+                dealt += count
+                acts.append(_make_board(new))
+                betting += "/"
+                board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
+                continue
+            if kind == ACT:
+                for p, seat in remote:
+                    self._send(seat, f"{heads[p]}{betting}:{'|' * p}{hole_texts[p]}"
+                                     f"{'|' * (n - 1 - p)}{board_text}")
+            else:
+                showdown = folded.count(False) > 1
+                for p, seat in remote:
+                    if showdown:
+                        view = "|".join(hole_texts[q] if q == p or not folded[q] else ""
+                                        for q in range(n))
+                    else:
+                        view = "|" * p + hole_texts[p] + "|" * (n - 1 - p)
+                    self._send(seat, f"{heads[p]}{betting}:{view}{board_text}")
+                break
+            actor = entry[1]
+            seat = at[actor]
+            if seat.viewer:
+                self._view = (names, betting, actor, hand_id, tuple(board_cards[:dealt]),
+                              holes[actor], events)
+            try:
+                action = self._action_of(seat, entry[2], budget)
+            finally:
+                self._view = None
+            seat.report.actions += 1
+            acts.append(seat.acted[action])
+            betting += ACTION_CHAR[action]
+            if action == Action.FOLD:
+                folded[actor] = True
+        self._later.append((self._end_fast, (entry, holes, tuple(board_cards[:dealt]), names,
+                                             events, viewers, at, hand, betting,
+                                             "|".join(hole_texts) + board_text, hand_id)))
+
+    def _end_fast(self, facts: tuple, holes: list, board: tuple[int, ...], names: tuple[str, ...],
+                  events: Callable[[], list[Event]], viewers: list[Any], at: list[Any],
+                  hand: int, betting: str, cards: str, hand_id: str) -> None:
+        """Settle a fast-path hand (the evaluator, or the rules when only they can), tell
+        the seats that decided on snapshots, log it."""
+        nets, results = settle(facts, holes, board, names, events)
+        if viewers:
+            record = SettledHand(hand_id, self.game.small_bet,
+                                 results if results is not None else results_of(names, nets, facts))
+            self._each_local(viewers, "hand_done", record)
+        values = []
+        for seat, value in zip(at, nets):
+            seat.report.total += value
+            values.append(str(value))
+        self._write(f"STATE:{hand}:{betting}:{cards}:{'|'.join(values)}:{'|'.join(names)}")

@@ -76,7 +76,7 @@ from connectors.acpc.protocol import (
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
                                           SeatReport, TableSeat)
-from connectors.acpc.fast_deal import ACT, BOARD, RulesCache, SettledHand, results_of, settle
+from connectors.acpc.fast_deal import FastHands, RulesCache
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
@@ -100,7 +100,7 @@ LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
 
-class AcpcDealer:
+class AcpcDealer(FastHands):
     """One match; see the module docstring. ``names`` are the seats in order; ``local``
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
     listening port of each remote seat, in seat order; ``log_file`` receives the match
@@ -576,86 +576,6 @@ class AcpcDealer:
         # the players are sent depends on it.
         self._later.append((self._end_hand, (tracker, local, viewers, at, hand, betting,
                                              "|".join(hole_texts) + board_text)))
-
-    def _play_fast(self, hand: int, started: HandStarted, at: list[TableSeat],
-                   holes: list[tuple[int, ...]], board_cards: list[int],
-                   remote: list[tuple[int, TableSeat]], viewers: list[TableSeat], budget: float) -> None:
-        """A hand dealt by its betting string (connectors.acpc.fast_deal): the same states
-        sent, the same answers asked, the same log line as :meth:`_play_hand`'s rules
-        state gives."""
-        n = len(at)
-        names = started.players
-        hand_id = started.hand_id
-        rules = self._rules
-        acts: list[Event] = []  # this hand's actions and boards, for the rules on a miss
-
-        def events() -> list[Event]:
-            return [started, *[_make_holes(names[q], holes[q]) for q in range(n)], *acts]
-
-        betting = ""
-        board_text = ""
-        dealt = 0
-        folded = [False] * n
-        hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
-        heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
-        while True:
-            entry = rules.step(betting, events)
-            kind = entry[0]
-            if kind == BOARD:
-                count = entry[1]
-                new = tuple(board_cards[dealt:dealt + count])
-                dealt += count
-                acts.append(_make_board(new))
-                betting += "/"
-                board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
-                continue
-            if kind == ACT:
-                for p, seat in remote:
-                    self._send(seat, f"{heads[p]}{betting}:{'|' * p}{hole_texts[p]}"
-                                     f"{'|' * (n - 1 - p)}{board_text}")
-            else:
-                showdown = folded.count(False) > 1
-                for p, seat in remote:
-                    if showdown:
-                        view = "|".join(hole_texts[q] if q == p or not folded[q] else ""
-                                        for q in range(n))
-                    else:
-                        view = "|" * p + hole_texts[p] + "|" * (n - 1 - p)
-                    self._send(seat, f"{heads[p]}{betting}:{view}{board_text}")
-                break
-            actor = entry[1]
-            seat = at[actor]
-            if seat.viewer:
-                self._view = (names, betting, actor, hand_id, tuple(board_cards[:dealt]),
-                              holes[actor], events)
-            try:
-                action = self._action_of(seat, entry[2], budget)
-            finally:
-                self._view = None
-            seat.report.actions += 1
-            acts.append(seat.acted[action])
-            betting += ACTION_CHAR[action]
-            if action == Action.FOLD:
-                folded[actor] = True
-        self._later.append((self._end_fast, (entry, holes, tuple(board_cards[:dealt]), names,
-                                             events, viewers, at, hand, betting,
-                                             "|".join(hole_texts) + board_text, hand_id)))
-
-    def _end_fast(self, facts: tuple, holes: list, board: tuple[int, ...], names: tuple[str, ...],
-                  events: Callable[[], list[Event]], viewers: list[TableSeat], at: list[TableSeat],
-                  hand: int, betting: str, cards: str, hand_id: str) -> None:
-        """Settle a fast-path hand (the evaluator, or the rules when only they can), tell
-        the seats that decided on snapshots, log it."""
-        nets, results = settle(facts, holes, board, names, events)
-        if viewers:
-            record = SettledHand(hand_id, self.game.small_bet,
-                                 results if results is not None else results_of(names, nets, facts))
-            self._each_local(viewers, "hand_done", record)
-        values = []
-        for seat, value in zip(at, nets):
-            seat.report.total += value
-            values.append(str(value))
-        self._write(f"STATE:{hand}:{betting}:{cards}:{'|'.join(values)}:{'|'.join(names)}")
 
     def _end_hand(self, tracker: Tracker, local: list[TableSeat], viewers: list[TableSeat],
                   at: list[TableSeat], hand: int, betting: str, cards: str) -> None:
