@@ -200,3 +200,41 @@ def test_misbehaving_remote_players_give_the_same_log_either_way() -> None:
     assert fast_reports["sleepy"][3:5] == (True, True)
     assert fast_reports["quits"][5]
     _replayed_totals(fast_log, 5)
+
+
+def _lone_remote(mode: str, fast: bool):
+    """Heads-up: one raw remote program (its answers waited for in recv itself) against an
+    in-process always-call bot."""
+    game, game_name = _game(2)
+    limits = DealerLimits(response_timeout=0.1, budget_per_hand=30, connect_timeout=30)
+    dealer = AcpcDealer(game, ["raw", "bot"], 6, 7, game_name=game_name, limits=limits,
+                        local={1: Seat(create_player("call", np.random.default_rng(1), "bot"),
+                                       me="bot", source="bot")}, fast=fast)
+    try:
+        port = dealer.listen()[0]
+        raw = RawPlayer(port, mode)
+        raw.start()
+        dealer.wait_for_players()
+        outcome = dealer.run()
+    finally:
+        dealer.close()
+    raw.join(60)
+    assert not raw.is_alive()
+    return outcome
+
+
+@pytest.mark.parametrize("mode", ["sleeper", "garbage"])
+def test_a_lone_remote_seat_still_times_out_and_is_still_checked(mode: str) -> None:
+    fast = _lone_remote(mode, True)
+    slow = _lone_remote(mode, False)
+    assert fast.log_lines == slow.log_lines
+    _replayed_totals(fast.log_lines, 2)
+    report = fast.seats[0]
+    assert report.actions > 6
+    if mode == "sleeper":
+        # Every turn of a program that never answers ends at the time limit, as a call.
+        assert report.timeouts == report.actions and report.invalid == 0
+        assert slow.seats[0].timeouts == report.timeouts
+    else:
+        assert report.invalid == report.actions and report.timeouts == 0
+        assert report.ignored > 0 and report.dropped == 1
