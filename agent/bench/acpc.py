@@ -4,7 +4,8 @@ hands/s; the ACPC C dealer with a Python always-call client did about 1,200).
 
 The dealer runs as `poki acpc deal` in its own process, its second seat an in-process
 always-call player; the client plays in this process through the seat runtime, as
-`poki acpc play` does. The clock runs from the connection to the dealer's closing of
+`poki acpc play --no-db` does (with no database and an always-call player, that is the
+lean client path, agent.play.acpc_lean). The clock runs from the connection to the dealer's closing of
 the match; each side's CPU time is reported too, because the machine is shared. The
 dealer's CPU is measured on its whole process, so each repeat also plays a match of
 :data:`SHORT_MATCH` hands: the difference between the two is the dealer's CPU per hand

@@ -18,9 +18,11 @@
 """
 from __future__ import annotations
 
+import gc
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -54,6 +56,20 @@ __all__ = [
 
 log = logging.getLogger("poki.acpc")
 NETWORK = "acpc"
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Everything alive when a match starts (modules, the player's tables, numpy) is kept
+    out of the garbage collector's walks until it ends: a fast table allocates records
+    and events by the thousand, and each full collection would otherwise walk the whole
+    heap again. Nothing is kept alive longer by this."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class DecisionClock:
@@ -253,7 +269,14 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         seat.close()
         raise
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
-    session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+    if seat.follows_events:
+        session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+    else:
+        # No hooks, no sink: the lean path answers from the betting string
+        # (agent.play.acpc_lean); its answers and summary are the full path's.
+        from agent.play.acpc_lean import LeanSession
+
+        session = LeanSession(game, seat, names=names, match=match, source=where, clock=clock)
     try:
         conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes)
     except ConnectionError:
@@ -264,14 +287,15 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
     lost = ""
     try:
         conn.greet()
-        for line in conn.lines():
-            reply = session.on_line(line)
-            if reply is not None:
-                conn.send_line(reply)
-            if progress is not None and seat.stats.hands + seat.stats.hands_abandoned > hands_seen:
-                done = seat.stats.hands + seat.stats.hands_abandoned
-                progress(done - hands_seen)
-                hands_seen = done
+        with _frozen_heap():
+            for line in conn.lines():
+                reply = session.on_line(line)
+                if reply is not None:
+                    conn.send_line(reply)
+                if progress is not None and seat.stats.hands + seat.stats.hands_abandoned > hands_seen:
+                    done = seat.stats.hands + seat.stats.hands_abandoned
+                    progress(done - hands_seen)
+                    hands_seen = done
     except (ConnectionError, OSError) as exc:
         lost = f"{where}: connection lost: {exc}"
         log.error("%s", lost)
@@ -295,10 +319,12 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                log_file: TextIO | None = None, game_name: str = "game",
                match_name: str = "poki", on_listen: Callable[[list[int]], None] | None = None,
                progress: Callable[[int], None] | None = None,
-               limits: DealerLimits | None = None) -> tuple[MatchOutcome, dict[int, SeatStats]]:
+               limits: DealerLimits | None = None,
+               fast: bool = True) -> tuple[MatchOutcome, dict[int, SeatStats]]:
     """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
     others are remote and connect to the ports passed to ``on_listen`` (called once the
-    sockets listen, before waiting for players)."""
+    sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
+    rules state for every hand (connectors.acpc.fast_deal says when it need not)."""
     config = config or AcpcConfig()
     local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)
@@ -310,13 +336,14 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                                     config.connect_timeout or None, config.max_line_bytes)
     dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
                         host=host or config.host, ports=ports, local=local, limits=limits,
-                        log_file=log_file)
+                        log_file=log_file, fast=fast)
     try:
         ports_open = dealer.listen()
         if on_listen is not None:
             on_listen(ports_open)
         dealer.wait_for_players()
-        outcome = dealer.run(progress)
+        with _frozen_heap():
+            outcome = dealer.run(progress)
     finally:
         dealer.close()
         for seat in local.values():

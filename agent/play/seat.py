@@ -315,7 +315,9 @@ class Seat:
 
     def _checked(self, ctx: GameContext, action: object) -> Action:
         if action in ctx.legal_actions:
-            return Action(action)  # type: ignore[arg-type]
+            # Action(...) goes through the enum's Python-level __call__: skipped when the
+            # player already answered an Action (the usual case, on every decision).
+            return action if type(action) is Action else Action(action)  # type: ignore[return-value]
         self.stats.illegal += 1
         self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} "
                                  f"answered {action!r}, not legal; fallback answered")

@@ -6,17 +6,19 @@ we always send ``\\r\\n``. A line longer than :data:`MAX_LINE_BYTES` (1 MB) is d
 with an error naming the peer, and reading goes on at the next line end, so a flood of
 bytes can neither exhaust memory nor stop the match. Bytes that are not ASCII are
 replaced (the protocol is ASCII; such a line then fails to parse and is reported).
-:class:`LineFramer` is shared with the dealer server (connectors.acpc.server).
+:class:`LineFramer` and :class:`SocketPoller` are shared with the dealer server
+(connectors.acpc.server).
 """
 from __future__ import annotations
 
 import logging
+import select
 import socket
 from collections.abc import Callable, Iterator
 
 from connectors.acpc.protocol import MAX_LINE_BYTES, VERSION_LINE
 
-__all__ = ["AcpcConnection", "LineFramer", "LineTooLong"]
+__all__ = ["AcpcConnection", "LineFramer", "LineTooLong", "SocketPoller"]
 
 log = logging.getLogger("poki.acpc")
 
@@ -75,6 +77,44 @@ class LineFramer:
         log.error("%s", message)
         if self.on_error is not None:
             self.on_error(message)
+
+
+class SocketPoller:
+    """Sockets to wait on for input (the dealer's players): register/unregister/select
+    as the selectors module's, but :meth:`select` returns the registered data directly,
+    without the selectors module's Python-level loop (a dealer waits four times a
+    heads-up hand)."""
+
+    def __init__(self) -> None:
+        self._poll = select.poll()
+        self._data: dict[int, object] = {}
+        self._socks: dict[int, socket.socket] = {}
+
+    def register(self, sock: socket.socket, data: object) -> None:
+        fd = sock.fileno()
+        self._poll.register(fd, select.POLLIN)
+        self._data[fd] = data
+        self._socks[fd] = sock
+
+    def unregister(self, sock: socket.socket) -> None:
+        fd = sock.fileno()
+        if self._data.pop(fd, None) is None:
+            raise KeyError(fd)
+        del self._socks[fd]
+        self._poll.unregister(fd)
+
+    def select(self, timeout: float | None) -> list:
+        """The data of the sockets ready to read (or closed) within ``timeout`` seconds."""
+        ms = None if timeout is None else max(0, int(timeout * 1000 + 0.999))
+        data = self._data
+        return [data[fd] for fd, _ in self._poll.poll(ms) if fd in data]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def close(self) -> None:
+        self._data.clear()
+        self._socks.clear()
 
 
 class AcpcConnection:

@@ -182,7 +182,7 @@ def format_matchstate(position: int, hand_number: int, betting: str,
 
 def format_response(state_text: str, action: Action) -> str:
     """Our answer to a state: the state exactly as received plus ``:c``/``:r``/``:f``."""
-    return f"{state_text}:{ACTION_CHAR[Action(action)]}"
+    return f"{state_text}:{ACTION_CHAR[action if type(action) is Action else Action(action)]}"
 
 
 def parse_response(line: str) -> tuple[str, str]:
@@ -244,12 +244,42 @@ class StateTranslator:
         perhaps a round's board cards) added: that one is read without parsing what is
         unchanged; anything else takes the full parse."""
         last = self.last
+        text = line.rstrip("\r\n")
         if last is not None and not self.hand_over:
-            fast = self._read_fast(last, line.rstrip("\r\n"))
+            fast = self._read_fast(last, text)
             if fast is not None:
                 return fast
+        else:
+            state = self._first_state(text)
+            if state is not None:
+                return state, self.update(state)
         state = self.parse(line, where)
         return state, self.update(state)
+
+    def _first_state(self, text: str) -> MatchState | None:
+        """The usual first state of a hand (no action yet, only our own hole cards) read
+        without the regular expression; None for anything else (the full parse decides)."""
+        parts = text.split(":")
+        if len(parts) != 5 or parts[0] != "MATCHSTATE" or parts[3]:
+            return None
+        position, number, cards = parts[1], parts[2], parts[4]
+        if not (position.isdigit() and position.isascii() and len(position) <= 9
+                and number.isdigit() and number.isascii() and len(number) <= 12):
+            return None
+        holes_text = cards.split("|")
+        n = len(holes_text)
+        pos = int(position)
+        if n != self.game.players or pos >= n or "/" in cards:
+            return None
+        ours = holes_text[pos]
+        if len(ours) != 4 or len(cards) != n + 3:  # every other entry empty
+            return None
+        first, second = _CARD.get(ours[:2]), _CARD.get(ours[2:])
+        if first is None or second is None or first == second:
+            return None
+        holes: list[tuple[int, ...] | None] = [None] * n
+        holes[pos] = (first, second)
+        return _make_state(pos, int(number), ("",), tuple(holes), ((),), text)
 
     def _read_fast(self, last: MatchState, text: str) -> tuple[MatchState, list[Event]] | None:
         # The texts of the last state were kept by _remember: its head
@@ -267,9 +297,9 @@ class StateTranslator:
             return None
         cards = text[colon + 1:]
         old_cards = self._cards_text
-        if not cards.startswith(old_cards) or ":" in cards:
-            return None
         added = betting[len(old):]
+        if not cards.startswith(old_cards) or ":" in cards:
+            return self._showdown_fast(last, text, betting, added, cards)
         if added.strip("fcr/"):
             return None
         new_cards = cards[len(old_cards):]
@@ -312,6 +342,50 @@ class StateTranslator:
         if "f" in betting and betting.count("f") >= len(last.holes) - 1:
             events.append(_ENDED)  # all but one folded
             self.hand_over = True
+        return state, events
+
+    def _showdown_fast(self, last: MatchState, text: str, betting: str, added: str,
+                       cards: str) -> tuple[MatchState, list[Event]] | None:
+        """The usual showdown state: the last actions of the river added and the live
+        opponents' hole cards shown, the board unchanged; None for anything else."""
+        if "/" in added or added.strip("fcr") or ":" in cards:
+            return None
+        old_holes, slash, old_board = self._cards_text.partition("/")
+        holes_text, slash2, board = cards.partition("/")
+        if board != old_board or slash != slash2:
+            return None
+        entries = holes_text.split("|")
+        n = len(last.holes)
+        pos = last.position
+        if len(entries) != n or entries[pos] != old_holes.split("|")[pos]:
+            return None
+        seen = set(self._seen)
+        holes = list(last.holes)
+        players = self._players
+        events: list[Event] = [_ACTED[char] for char in added]
+        for q, entry in enumerate(entries):
+            if q == pos or not entry:
+                continue
+            if last.holes[q] is not None or len(entry) != 4:
+                return None
+            first, second = _CARD.get(entry[:2]), _CARD.get(entry[2:])
+            if first is None or second is None or first == second \
+                    or first in seen or second in seen:
+                return None
+            seen.add(first)
+            seen.add(second)
+            holes[q] = (first, second)
+            events.append(_make_shown(players[q], holes[q]))
+        if len(events) == len(added):
+            return None  # nothing shown: not a showdown line
+        events.append(_ENDED)
+        state = _make_state(pos, last.hand_number, tuple(betting.split("/")), tuple(holes),
+                            last.board, text)
+        self.last = state
+        self._bet_text = betting
+        self._cards_text = cards
+        self._seen = seen
+        self.hand_over = True
         return state, events
 
     def _remember(self, state: MatchState) -> None:

@@ -12,7 +12,10 @@ the same cards, the same positions and, with the same players, the same log.
 
 The rules engine is the tracker (agent.game.tracker over agent.game.rules): every action is applied
 there, and the log line of each hand comes from the tracker's record (connectors.logs.acpc_log:
-``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads).
+``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
+in-process seat follows the events and there are no stacks, a hand is instead dealt by
+its betting string from the rules engine's answers kept per betting string, and settled
+by the evaluator (connectors.acpc.fast_deal): the same states, answers and log.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):
@@ -48,24 +51,22 @@ from __future__ import annotations
 
 import logging
 import select
-import selectors
 import socket
+import struct
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, TextIO
+from typing import TextIO
 
 import numpy as np
 
-from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
 from connectors.logs import acpc_log
-from connectors.acpc.client import LineFramer
+from connectors.acpc.client import SocketPoller
 from connectors.acpc.protocol import (
     ACTION_CHAR,
-    MAX_LINE_BYTES,
     NO_STACK,
     ProtocolError,
     is_comment,
@@ -73,19 +74,14 @@ from connectors.acpc.protocol import (
     parse_version,
 )
 from connectors.acpc.game import AcpcGame
+from connectors.acpc.dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
+                                          SeatReport, TableSeat)
+from connectors.acpc.fast_deal import FastHands, RulesCache
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
 
 log = logging.getLogger("poki.acpc.dealer")
-
-class LocalSeat(Protocol):
-    """An in-process seat (see the module docstring)."""
-
-    def feed(self, event: Event) -> object: ...
-
-    def decide(self, deadline_s: float | None = None) -> Action: ...
-
 
 _CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
@@ -99,81 +95,12 @@ _ENDED = HandEnded()
 # Hands are dealt from shuffles drawn DEAL_BATCH at a time (one numpy call instead of one
 # a hand); hand k's cards depend only on the seed and k, not on the match's length.
 DEAL_BATCH = 128
+_DONTWAIT = socket.MSG_DONTWAIT
 LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
 
-class DealerError(RuntimeError):
-    """The match cannot be held (bad setup, players that never came)."""
-
-
-@dataclass(frozen=True)
-class DealerLimits:
-    response_timeout: float = 60.0  # seconds for one answer; then it is taken as a call
-    budget_per_hand: float = 7.0  # seconds per hand of the match a seat's answers may use
-    connect_timeout: float | None = 600.0  # seconds to wait for every player (None: forever)
-    max_line: int = MAX_LINE_BYTES
-
-
-@dataclass
-class SeatReport:
-    """What happened to one seat over the match."""
-
-    name: str
-    total: int = 0  # chips won minus put in
-    actions: int = 0
-    invalid: int = 0  # malformed or illegal actions, taken as calls
-    timeouts: int = 0  # no answer in time, taken as calls
-    ignored: int = 0  # lines that answered nothing (un-requested, garbage)
-    dropped: int = 0  # over-long lines
-    seconds: float = 0.0  # time its answers took
-    disconnected: bool = False
-    folded_out: str = ""  # why the seat folds for the rest of the match
-
-    @property
-    def errors(self) -> int:
-        return self.invalid + self.timeouts + self.ignored + self.dropped
-
-
-@dataclass
-class MatchOutcome:
-    hands: int
-    seats: list[SeatReport]
-    log_lines: list[str] = field(default_factory=list)
-
-    @property
-    def totals(self) -> dict[str, int]:
-        return {s.name: s.total for s in self.seats}
-
-
-class _Seat:
-    """A seat's connection (remote) or in-process seat (local)."""
-
-    def __init__(self, index: int, name: str, local: LocalSeat | None, limits: DealerLimits) -> None:
-        self.index = index
-        self.name = name
-        self.local = local
-        self.report = SeatReport(name)
-        self.listener: socket.socket | None = None
-        self.sock: socket.socket | None = None
-        self.framer = LineFramer(f"seat {index + 1} ({name})", limits.max_line)
-        self.lines: list[str] = []
-        self.greeted = local is not None
-        self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
-        self.out_bytes = 0
-        self.acted = {a: PlayerActed(name, a) for a in Action}  # its moves, built once
-        self.viewer = False  # in-process and asked with the dealer's snapshot (this hand)
-
-    @property
-    def where(self) -> str:
-        return f"seat {self.index + 1} ({self.name})"
-
-    @property
-    def live(self) -> bool:
-        return not self.report.disconnected and not self.report.folded_out
-
-
-class AcpcDealer:
+class AcpcDealer(FastHands):
     """One match; see the module docstring. ``names`` are the seats in order; ``local``
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
     listening port of each remote seat, in seat order; ``log_file`` receives the match
@@ -183,7 +110,7 @@ class AcpcDealer:
                  game_name: str = "game", match_name: str = "poki", host: str = "127.0.0.1",
                  ports: Sequence[int | None] = (), local: dict[int, LocalSeat] | None = None,
                  limits: DealerLimits | None = None, log_file: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, fast: bool = True) -> None:
         n = len(names)
         if game.players is not None and n != game.players:
             raise DealerError(f"the game is for {game.players} players, {n} names given")
@@ -209,21 +136,29 @@ class AcpcDealer:
         self.limits = limits or DealerLimits()
         self.log_file = log_file
         self.clock = clock
-        self.seats = [_Seat(i, name, local.get(i), self.limits) for i, name in enumerate(names)]
+        self.seats = [TableSeat(i, name, local.get(i), self.limits) for i, name in enumerate(names)]
         remote = [s for s in self.seats if s.local is None]
         ports = list(ports)
         if ports and len(ports) != len(remote):
             raise DealerError(f"{len(ports)} ports for {len(remote)} remote seats")
         self._ports = ports or [0] * len(remote)
-        self._selector = selectors.DefaultSelector()
+        self._selector = SocketPoller()
         self._state_text = [""] * n  # the last state sent to each seat
-        self.tracker = Tracker()
+        # Two rules states, a hand each in turn: a hand's end (the showdown, the record,
+        # its log line) is settled after the next hand's first states are out (_end_hand).
+        self._trackers = (Tracker(), Tracker())
+        self.tracker = self._trackers[0]  # the current hand's
         self.outcome = MatchOutcome(0, [s.report for s in self.seats])
         # Work that can wait until the dealer next waits for a remote answer (see
         # _catch_up): the in-process seats' events and the finished hands' log lines.
         self._later: list[tuple[Callable[..., object], tuple]] = []
         self._deals: list[list[int]] = []
         self._log_flushed = float("-inf")
+        # The fast path (connectors.acpc.fast_deal): hands no in-process seat follows
+        # event by event are dealt from the rules engine's answers kept per betting.
+        self.fast = fast and not game.stack
+        self._rules = RulesCache()
+        self._view: tuple | None = None  # what a snapshot on the fast path is built from
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -252,7 +187,7 @@ class AcpcDealer:
         waiting = {}
         for seat in self.seats:
             if seat.listener is not None:
-                sel.register(seat.listener, selectors.EVENT_READ, ("listen", seat))
+                sel.register(seat.listener, ("listen", seat))
                 waiting[seat.index] = seat
         limit = self.limits.connect_timeout
         end = None if limit is None else self.clock() + limit
@@ -261,8 +196,7 @@ class AcpcDealer:
             if timeout is not None and timeout <= 0:
                 missing = ", ".join(s.where for s in waiting.values() if not s.greeted)
                 raise DealerError(f"players did not connect and greet within {limit:g} s: {missing}")
-            for key, _ in sel.select(timeout):
-                kind, seat = key.data
+            for kind, seat in sel.select(timeout):
                 if kind == "listen":
                     self._accept(seat)
                 else:
@@ -273,7 +207,7 @@ class AcpcDealer:
             seat.listener.close()
             seat.listener = None
 
-    def _accept(self, seat: _Seat) -> None:
+    def _accept(self, seat: TableSeat) -> None:
         try:
             conn, addr = seat.listener.accept()  # type: ignore[union-attr]
         except OSError:
@@ -282,14 +216,20 @@ class AcpcDealer:
             conn.close()  # the seat is taken
             return
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn.setblocking(False)  # sends wait at most response_timeout (see _flush)
+        # The descriptor blocks, but every read and send of the dealer's own asks not to
+        # (MSG_DONTWAIT) except the wait of a lone remote seat for its answer, which blocks
+        # in recv itself, at most response_timeout (SO_RCVTIMEO): one syscall, not two.
+        conn.setblocking(True)
+        limit = max(self.limits.response_timeout, 1e-6)  # a zero timeval would never end
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                        struct.pack("ll", int(limit), max(1, int((limit - int(limit)) * 1e6))))
         seat.sock = conn
         seat.greeted = False  # every connection greets, a second one at a port too
         seat.report.disconnected = False
-        self._selector.register(conn, selectors.EVENT_READ, ("player", seat))
+        self._selector.register(conn, ("player", seat))
         log.info("%s connected from %s", seat.where, addr)
 
-    def _check_greeting(self, seat: _Seat) -> None:
+    def _check_greeting(self, seat: TableSeat) -> None:
         while seat.lines and not seat.greeted:
             line = seat.lines.pop(0)
             try:
@@ -309,12 +249,12 @@ class AcpcDealer:
 
     # --- reading ------------------------------------------------------------------------
 
-    def _read(self, seat: _Seat) -> None:
+    def _read(self, seat: TableSeat, flags: int = _DONTWAIT) -> None:
         sock = seat.sock
         if sock is None:
             return
         try:
-            data = sock.recv(65536)
+            data = sock.recv(65536, flags)
         except (BlockingIOError, InterruptedError):
             return
         except OSError as exc:
@@ -327,7 +267,7 @@ class AcpcDealer:
         seat.lines.extend(seat.framer.feed(data))
         seat.report.dropped += seat.framer.dropped - dropped
 
-    def _hang_up(self, seat: _Seat) -> None:
+    def _hang_up(self, seat: TableSeat) -> None:
         if seat.sock is not None:
             try:
                 self._selector.unregister(seat.sock)
@@ -339,14 +279,18 @@ class AcpcDealer:
             log.error("%s disconnected; its seat folds from now on", seat.where)
         seat.report.disconnected = True
 
-    def _drain(self, timeout: float) -> None:
-        """Wait up to ``timeout`` for input from any player and read what came."""
-        for key, _ in self._selector.select(max(0.0, timeout)):
-            kind, seat = key.data
+    def _drain(self, timeout: float, solo: TableSeat | None = None) -> None:
+        """Wait up to ``timeout`` for input from any player and read what came. ``solo``:
+        the acting seat, waited on in recv itself when it is the only connection and the
+        wait is its first for this answer (``timeout`` is then response_timeout)."""
+        if solo is not None and solo.sock is not None and len(self._selector) == 1:
+            self._read(solo, 0)
+            return
+        for kind, seat in self._selector.select(max(0.0, timeout)):
             if kind == "player":
                 self._read(seat)
 
-    def _discard_unrequested(self, seat: _Seat) -> None:
+    def _discard_unrequested(self, seat: TableSeat) -> None:
         """Lines from a seat that is not asked to act: comments are fine, the rest is
         logged and ignored."""
         for line in seat.lines:
@@ -357,7 +301,7 @@ class AcpcDealer:
 
     # --- sending ------------------------------------------------------------------------
 
-    def _send(self, seat: _Seat, line: str) -> None:
+    def _send(self, seat: TableSeat, line: str) -> None:
         self._state_text[seat.index] = line
         if seat.sock is None:
             return
@@ -367,7 +311,7 @@ class AcpcDealer:
         if seat.out_bytes > 65536:
             self._flush(seat)
 
-    def _flush(self, seat: _Seat) -> None:
+    def _flush(self, seat: TableSeat) -> None:
         """Send a seat's pending lines. States are held until the dealer next waits for
         an answer (or the match ends), then written together: a player that is not asked
         to act reads them a moment later, in the same order, and a heads-up hand costs a
@@ -385,7 +329,7 @@ class AcpcDealer:
         try:
             while view:
                 try:
-                    sent = sock.send(view)
+                    sent = sock.send(view, _DONTWAIT)
                 except BlockingIOError:
                     # The player is not reading: wait, but not past the response limit.
                     if end is None:
@@ -409,11 +353,11 @@ class AcpcDealer:
 
     # --- actions ------------------------------------------------------------------------
 
-    def _forced(self, seat: _Seat, legal: tuple[Action, ...]) -> Action:
+    def _forced(self, seat: TableSeat, legal: tuple[Action, ...]) -> Action:
         """The move of a seat that folds for the rest of the match."""
         return Action.FOLD if Action.FOLD in legal else Action.CHECK_CALL
 
-    def _action_of(self, seat: _Seat, legal: tuple[Action, ...], hand_budget: float) -> Action:
+    def _action_of(self, seat: TableSeat, legal: tuple[Action, ...], hand_budget: float) -> Action:
         """Ask the acting seat (its state was just sent) and return its legal action."""
         report = seat.report
         if seat.local is not None:
@@ -425,8 +369,10 @@ class AcpcDealer:
             t0 = self.clock()
             try:
                 if seat.viewer:
+                    view = self._view
                     action = seat.local.decide_on(  # type: ignore[attr-defined]
-                        self.tracker.snapshot(seat.name))
+                        self.tracker.snapshot(seat.name) if view is None
+                        else self._rules.context(*view))
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
@@ -445,6 +391,7 @@ class AcpcDealer:
         self._catch_up()
         t0 = self.clock()
         limit = self.limits.response_timeout
+        first = True
         while True:
             action = self._answer_in(seat, seat.lines, state, legal)
             if action is not None:
@@ -460,7 +407,8 @@ class AcpcDealer:
                             seat.where, state, limit)
                 action = Action.CHECK_CALL
                 break
-            self._drain(left)
+            self._drain(left, seat if first else None)
+            first = False
             for other in self.seats:
                 if other is not seat and other.lines:
                     self._discard_unrequested(other)
@@ -470,7 +418,7 @@ class AcpcDealer:
             log.error("%s: %s; it folds for the rest of the match", seat.where, report.folded_out)
         return action
 
-    def _answer_in(self, seat: _Seat, lines: list[str], state: str,
+    def _answer_in(self, seat: TableSeat, lines: list[str], state: str,
                    legal: tuple[Action, ...]) -> Action | None:
         """The first answer to ``state`` among ``lines`` (consumed up to it), or None."""
         report = seat.report
@@ -548,9 +496,11 @@ class AcpcDealer:
         board_cards = cards[2 * n:]
         at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
         names = tuple(s.name for s in at)
-        tracker = self.tracker
+        tracker = self.tracker = self._trackers[hand & 1]
+        if tracker.in_hand:
+            self._catch_up()  # its last hand's end is still put off
         local = [s for s in at if s.local is not None and not s.report.disconnected]
-        viewers: list[_Seat] = []
+        viewers: list[TableSeat] = []
         if local:
             for s in local:
                 s.viewer = getattr(s.local, "follows_events", True) is False
@@ -564,6 +514,9 @@ class AcpcDealer:
             f"{self.match_name}:{hand}", f"dealer hand {hand}", names,
             (game.stack or NO_STACK,) * n, n - 1, game.small_blind, game.big_blind,
             game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None)
+        if self.fast and not local:
+            self._play_fast(hand, started, at, holes, board_cards, remote, viewers, budget)
+            return
         tracker.apply(started)
         tell(local, started)
         for seat, h in zip(at, holes):
@@ -619,11 +572,20 @@ class AcpcDealer:
             for q, seat in enumerate(at):
                 if not folded[q]:
                     tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
+        # Put off with the rest (while the next hand's first player thinks): nothing
+        # the players are sent depends on it.
+        self._later.append((self._end_hand, (tracker, local, viewers, at, hand, betting,
+                                             "|".join(hole_texts) + board_text)))
+
+    def _end_hand(self, tracker: Tracker, local: list[TableSeat], viewers: list[TableSeat],
+                  at: list[TableSeat], hand: int, betting: str, cards: str) -> None:
+        """Settle a finished hand on its rules state, tell the in-process seats, log it."""
         record = tracker.apply(_ENDED)
-        tell(local, _ENDED)
+        if local:
+            self._tell_now(local, _ENDED)
         if viewers:
-            self._later.append((self._hands_done, (viewers, record)))
-        self._later.append((self._log_hand, (record, names, holes, hand)))
+            self._each_local(viewers, "hand_done", record)  # the seats asked with snapshots
+        self._log_hand(record, at, hand, betting, cards)
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
         """The next hand's cards: both players' holes by position, then the board."""
@@ -632,12 +594,18 @@ class AcpcDealer:
             deals.extend(reversed(rng.permuted(_DECK, axis=1)[:, :2 * n + 5].tolist()))
         return deals.pop()
 
-    def _log_hand(self, record: object, names: tuple[str, ...], holes: list[tuple[int, ...]],
-                  hand: int) -> None:
-        hand_log = acpc_log.hand_from_record(record, dict(zip(names, holes)), hand)  # type: ignore[arg-type]
-        for name, value in zip(hand_log.players, hand_log.values):
-            self.seats[self.names.index(name)].report.total += int(value)
-        self._write(acpc_log.format_state(hand_log))
+    def _log_hand(self, record: object, at: list[TableSeat], hand: int, betting: str,
+                  cards: str) -> None:
+        """The hand's ``STATE:`` line as acpc_log.format_state writes it, from the text
+        the dealer already holds and the record's payoffs."""
+        results = {r.player: r.won - r.put_in for r in record.results}  # type: ignore[attr-defined]
+        values = []
+        for seat in at:
+            value = results[seat.name]
+            seat.report.total += value
+            values.append(str(value))
+        self._write(f"STATE:{hand}:{betting}:{cards}:{'|'.join(values)}:"
+                    f"{'|'.join([seat.name for seat in at])}")
 
     def _catch_up(self) -> None:
         """Do the work put off (:attr:`_later`), in the order it was put off."""
@@ -648,22 +616,18 @@ class AcpcDealer:
                 fn(*args)
             later = self._later
 
-    def _hands_done(self, seats: Sequence[_Seat], record: object) -> None:
-        """Tell the seats asked with the dealer's snapshots that their hand ended."""
-        self._each_local(seats, "hand_done", record)
-
-    def _tell(self, seats: Sequence[_Seat], event: Event) -> None:
+    def _tell(self, seats: Sequence[TableSeat], event: Event) -> None:
         """Pass an event to in-process seats when the dealer next catches up (before any
         of them decides, and while a remote player thinks)."""
         if seats:
             self._later.append((self._tell_now, (seats, event)))
 
-    def _tell_now(self, seats: Sequence[_Seat], event: Event) -> None:
+    def _tell_now(self, seats: Sequence[TableSeat], event: Event) -> None:
         """Pass an event to in-process seats."""
         self._each_local(seats, "feed", event)
 
     @staticmethod
-    def _each_local(seats: Sequence[_Seat], method: str, arg: object) -> None:
+    def _each_local(seats: Sequence[TableSeat], method: str, arg: object) -> None:
         """Call ``method(arg)`` on each in-process seat still playing; one that raises folds
         from then on."""
         for seat in seats:
