@@ -288,3 +288,23 @@ def test_mean_loglik_floors_like_the_scorer() -> None:
     y = np.array([1, 2])
     expected = (math.log(0.001 / 1.002) + math.log(0.5)) / 2
     assert mean_loglik(P, y) == pytest.approx(expected)
+
+
+def test_the_sparse_path_of_play_equals_the_dense_one() -> None:
+    rows = _rows()
+    feats = _features(rows)
+    model = LearnedModel(np.random.default_rng(11).normal(size=(3, N_FEATURES)), 1e-3)
+    from agent.game.learned import DecisionFeatures, stack_pairs
+
+    store = MemoryModelStore()
+    walker = DecisionFeatures(4, 10, 20)
+    k = 0
+    for r in rows:
+        if r[3] not in ("sb", "bb"):
+            pairs = walker.public_pairs(r[1], r[2], r[5], r[10], r[11], r[7])
+            pairs += stack_pairs(store.predictor, PlayerState(), store.population("x"), r[10], r[11], r[2])
+            assert model.triple_pairs(pairs) == pytest.approx(model.triple(feats[k][4]), rel=1e-12)
+            assert sum(model.triple_pairs(pairs)) == pytest.approx(1.0)
+            k += 1
+        walker.record(r[1], r[2], r[3], r[4])
+    assert k == len(feats)

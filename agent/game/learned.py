@@ -44,7 +44,7 @@ from agent.game.frequencies import PlayerState
 from agent.game.prediction import EPSILON, Predictor
 
 __all__ = ["FEATURE_SCHEME", "N_FEATURES", "DecisionFeatures", "LearnedModel", "feature_names", "fit",
-           "mean_loglik", "player_stats"]
+           "hand_features", "mean_loglik", "player_stats", "stack_features", "stack_pairs"]
 
 Triple = tuple[float, float, float]
 
@@ -166,27 +166,37 @@ class DecisionFeatures:
     def public(self, seat: int, round_: int, bets_to_call: int, context: int, fine: int, position: int,
                out: np.ndarray) -> None:
         """Write the public features of ``seat``'s decision into ``out`` (zeros)."""
+        for k, v in self.public_pairs(seat, round_, bets_to_call, context, fine, position):
+            out[k] = v
+
+    def public_pairs(self, seat: int, round_: int, bets_to_call: int, context: int, fine: int,
+                     position: int) -> list[tuple[int, float]]:
+        """The public features of ``seat``'s decision as (column, value) pairs, the
+        columns not listed being 0 (about 20 of N_FEATURES: what play reads)."""
         if round_ != self.round:
             self._enter(round_)
-        out[_O_CONTEXT + context] = 1.0
+        pairs = [(_O_CONTEXT + context, 1.0)]
         rest = fine - context * FINE_PER_COARSE
         base = _O_DIGITS + context * _PER_CONTEXT_DIGITS + _PER_CONTEXT_DIGITS
         for radix in reversed(_DIGITS):
             rest, d = divmod(rest, radix)
             base -= radix
-            out[base + d] = 1.0
-        out[_O_TABLE_LAST + 4 * round_ + self.table_last] = 1.0
-        out[_O_OWN_LAST + 3 * round_ + self.own_last.get(seat, 0)] = 1.0
+            pairs.append((base + d, 1.0))
+        pairs.append((_O_TABLE_LAST + 4 * round_ + self.table_last, 1.0))
+        pairs.append((_O_OWN_LAST + 3 * round_ + self.own_last.get(seat, 0), 1.0))
         bet = self.small_bet if round_ < 2 else self.big_bet
         to_call = bets_to_call * bet
         pot = self.pot
         o = _O_NUMERIC + len(_NUMERIC) * round_
-        out[o] = to_call / (pot + to_call) if to_call else 0.0
-        out[o + 1] = math.log1p(pot / self.small_bet) / 3.0
-        out[o + 2] = min(self.callers, 4) / 4.0
-        out[o + 3] = position / self.seated
-        out[o + 4] = self.seated / 10.0
-        out[o + 5] = 1.0
+        pairs += [
+            (o, to_call / (pot + to_call) if to_call else 0.0),
+            (o + 1, math.log1p(pot / self.small_bet) / 3.0),
+            (o + 2, min(self.callers, 4) / 4.0),
+            (o + 3, position / self.seated),
+            (o + 4, self.seated / 10.0),
+            (o + 5, 1.0),
+        ]
+        return pairs
 
     def record(self, seat: int, round_: int, kind: str, amount: int) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
@@ -211,30 +221,32 @@ class DecisionFeatures:
 def stack_features(predictor: Predictor, state: PlayerState, population: PlayerState, context: int, fine: int,
                    round_: int, out: np.ndarray, backoff: Triple | None = None, twelve: Triple | None = None) -> None:
     """Write the player's statistics (the models as they stand) into ``out``."""
+    for k, v in stack_pairs(predictor, state, population, context, fine, round_, backoff, twelve):
+        out[k] = v
+
+
+def stack_pairs(predictor: Predictor, state: PlayerState, population: PlayerState, context: int, fine: int,
+                round_: int, backoff: Triple | None = None, twelve: Triple | None = None,
+                stats: tuple[float, float] | None = None) -> list[tuple[int, float]]:
+    """The player's statistics (the models as they stand) as (column, value) pairs.
+    ``stats``: the player's ``player_stats``, when the caller keeps them for the hand
+    (they change only when a hand is learned)."""
     if backoff is None:
         backoff = predictor.backoff(state, population, context, fine)
     if twelve is None:
         twelve = predictor.twelve(state, context)
     b0, b1, b2 = _log(backoff[0]), _log(backoff[1]), _log(backoff[2])
     o = _O_STACK_CTX + 3 * context
-    out[o] = b0
-    out[o + 1] = b1
-    out[o + 2] = b2
     nf, nc = _seen(state, context, fine, predictor.factor)
-    loose, aggr = player_stats(state, predictor.factor)
+    loose, aggr = player_stats(state, predictor.factor) if stats is None else stats
     seen = math.log1p(nf) / 4.0
-    o = _O_STACK_ROUND + len(_STACK_PER_ROUND) * round_
-    out[o] = _log(twelve[0])
-    out[o + 1] = _log(twelve[1])
-    out[o + 2] = _log(twelve[2])
-    out[o + 3] = seen
-    out[o + 4] = math.log1p(nc) / 6.0
-    out[o + 5] = math.log1p(state.hands) / 8.0
-    out[o + 6] = loose
-    out[o + 7] = aggr
-    out[o + 8] = b0 * seen
-    out[o + 9] = b1 * seen
-    out[o + 10] = b2 * seen
+    r = _O_STACK_ROUND + len(_STACK_PER_ROUND) * round_
+    return [
+        (o, b0), (o + 1, b1), (o + 2, b2),
+        (r, _log(twelve[0])), (r + 1, _log(twelve[1])), (r + 2, _log(twelve[2])),
+        (r + 3, seen), (r + 4, math.log1p(nc) / 6.0), (r + 5, math.log1p(state.hands) / 8.0),
+        (r + 6, loose), (r + 7, aggr), (r + 8, b0 * seen), (r + 9, b1 * seen), (r + 10, b2 * seen),
+    ]
 
 
 def hand_features(actions: Sequence[tuple], seated: int, small_bet: int, big_bet: int,
@@ -274,6 +286,7 @@ class LearnedModel:
     scheme: str = FEATURE_SCHEME
     train_loglik: float = float("nan")
     extra: dict = field(default_factory=dict)
+    _columns: list | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -290,6 +303,25 @@ class LearnedModel:
         e = np.exp(z)
         s = e.sum()
         return (float(e[0] / s), float(e[1] / s), float(e[2] / s))
+
+    def triple_pairs(self, pairs: Sequence[tuple[int, float]]) -> Triple:
+        """(fold, call, raise) probabilities from a sparse feature vector's (column,
+        value) pairs, in plain Python floats: what play reads (no array per decision)."""
+        cols = self._columns
+        if cols is None:
+            cols = self._columns = [tuple(c) for c in self.weights.T.tolist()]
+        z0 = z1 = z2 = 0.0
+        for k, v in pairs:
+            c = cols[k]
+            z0 += c[0] * v
+            z1 += c[1] * v
+            z2 += c[2] * v
+        top = z0 if z0 > z1 else z1
+        if z2 > top:
+            top = z2
+        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
+        total = e0 + e1 + e2
+        return (e0 / total, e1 / total, e2 / total)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Row-wise (fold, call, raise) probabilities for a matrix of feature vectors."""
