@@ -308,3 +308,23 @@ def test_the_sparse_path_of_play_equals_the_dense_one() -> None:
             k += 1
         walker.record(r[1], r[2], r[3], r[4])
     assert k == len(feats)
+
+
+def test_replay_predict_reads_the_stored_model_and_refuses_a_foreign_one(tmp_path) -> None:
+    from agent.play.replay import _load_learned
+    from db.database import DatabaseError
+
+    path = tmp_path / "r.sqlite"
+    with Database(path) as database:
+        scorer = ShadowScorer()
+        _load_learned(database, scorer)  # none stored: the five predictors as before
+        assert scorer.predictors == ("meta", "backoff", "twelve", "baseline", "defaults")
+        conn = database.db.conn
+        with conn:
+            store_learned(conn, "default", LearnedModel(np.zeros((3, N_FEATURES)), 1e-3))
+        _load_learned(database, scorer)
+        assert scorer.predictors[:2] == ("meta", "learned")
+        with conn:
+            conn.execute("UPDATE learned_predictors SET model = '{\"scheme\": 1'")
+        with pytest.raises(DatabaseError, match="learned_predictors"):
+            _load_learned(database, ShadowScorer())
