@@ -328,3 +328,27 @@ def test_replay_predict_reads_the_stored_model_and_refuses_a_foreign_one(tmp_pat
             conn.execute("UPDATE learned_predictors SET model = '{\"scheme\": 1'")
         with pytest.raises(DatabaseError, match="learned_predictors"):
             _load_learned(database, ShadowScorer())
+
+
+def test_the_three_way_meta_mixes_by_running_log_likelihood_worked_by_hand() -> None:
+    scorer = ShadowScorer(half_life=100.0, learned=LearnedModel(np.zeros((3, N_FEATURES)), 1e-3))
+    state = PlayerState(10)
+    state.score_twelve, state.score_backoff, state.scores_ref = -3.0, -2.0, 10
+    a, b, c = (0.2, 0.5, 0.3), (0.1, 0.6, 0.3), (0.3, 0.3, 0.4)
+    # First met: the learned score starts from the back-off's, so weights ∝ e^-3, e^-2, e^-2.
+    got = scorer._meta3("n", "p", state, a, b, c, 1)
+    w = np.exp([-3.0, -2.0, -2.0])
+    w /= w.sum()
+    assert got == pytest.approx(tuple(w[0] * a[i] + w[1] * b[i] + w[2] * c[i] for i in range(3)), rel=1e-12)
+    # The hand is learned: each score takes this decision's log-likelihood, as of hand 11
+    # (one hand of decay first, as the counts).
+    scorer.store._players[("n", "p")] = PlayerState(11)
+    scorer._learn_scores()
+    k = 0.5 ** (1 / 100.0)
+    s = [-3.0 * k + math.log(0.5), -2.0 * k + math.log(0.6), -2.0 * k + math.log(0.3)]
+    assert scorer._learned_scores[("n", "p")] == pytest.approx([*s, 11.0], rel=1e-12)
+    state.hands = 11
+    got = scorer._meta3("n", "p", state, a, b, c, 1)
+    w = np.exp(s)
+    w /= w.sum()
+    assert got == pytest.approx(tuple(w[0] * a[i] + w[1] * b[i] + w[2] * c[i] for i in range(3)), rel=1e-12)
