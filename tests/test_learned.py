@@ -298,15 +298,21 @@ def test_the_sparse_path_of_play_equals_the_dense_one() -> None:
 
     store = MemoryModelStore()
     walker = DecisionFeatures(4, 10, 20)
+    split = DecisionFeatures(4, 10, 20)
     k = 0
     for r in rows:
         if r[3] not in ("sb", "bb"):
             pairs = walker.public_pairs(r[1], r[2], r[5], r[10], r[11], r[7])
             pairs += stack_pairs(store.predictor, PlayerState(), store.population("x"), r[10], r[11], r[2])
             assert model.triple_pairs(pairs) == pytest.approx(model.triple(feats[k][4]), rel=1e-12)
+            table, own, numeric = split.public_split(r[1], r[2], r[5], r[10], r[11], r[7])
+            numeric += stack_pairs(store.predictor, PlayerState(), store.population("x"), r[10], r[11], r[2])
+            assert model.triple_split(r[10], r[11], table, own, numeric) == pytest.approx(
+                model.triple(feats[k][4]), rel=1e-12)
             assert sum(model.triple_pairs(pairs)) == pytest.approx(1.0)
             k += 1
         walker.record(r[1], r[2], r[3], r[4])
+        split.record(r[1], r[2], r[3], r[4])
     assert k == len(feats)
 
 

@@ -115,7 +115,8 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
 def _learned_prediction_us(store: Any, hands: list, reps: int) -> float:
     """Microseconds per learned-predictor triple (agent.game.learned) with its features:
     the public features followed action by action, the player's statistics (its looseness
-    and aggression kept for the hand), the logits from the sparse pairs. The weights are
+    and aggression kept for the hand), the logits from the sparse pairs (the weights of
+    a fine context's one-hot columns summed once per fine context). The weights are
     random: they do not change the cost."""
     import numpy as np
 
@@ -141,9 +142,9 @@ def _learned_prediction_us(store: Any, hands: list, reps: int) -> float:
                     ps = stats.get(seat)
                     if ps is None:
                         ps = stats[seat] = player_stats(states[seat], predictor.factor)
-                    pairs = walker.public_pairs(seat, a[2], a[5], a[10], a[11], a[7])
+                    table, own, pairs = walker.public_split(seat, a[2], a[5], a[10], a[11], a[7])
                     pairs += stack_pairs(predictor, states[seat], population, a[10], a[11], a[2], stats=ps)
-                    model.triple_pairs(pairs)
+                    model.triple_split(a[10], a[11], table, own, pairs)
                     count += 1
                 walker.record(seat, a[2], a[3], a[4])
     return (time.process_time() - t0) / count * 1e6

@@ -44,7 +44,7 @@ from agent.game.frequencies import PlayerState
 from agent.game.prediction import EPSILON, Predictor
 
 __all__ = ["FEATURE_SCHEME", "N_FEATURES", "DecisionFeatures", "LearnedModel", "feature_names", "fit",
-           "hand_features", "mean_loglik", "player_stats", "stack_features", "stack_pairs"]
+           "fine_columns", "hand_features", "mean_loglik", "player_stats", "stack_features", "stack_pairs"]
 
 Triple = tuple[float, float, float]
 
@@ -138,6 +138,19 @@ def _seen(state: PlayerState, context: int, fine: int, factor: float) -> tuple[f
     return nf, nc
 
 
+def fine_columns(context: int, fine: int) -> list[int]:
+    """The one-hot columns a fine context sets: its coarse context and, within it, one
+    per digit of the fine context (agent.game.context's mixed radix)."""
+    cols = [_O_CONTEXT + context]
+    rest = fine - context * FINE_PER_COARSE
+    base = _O_DIGITS + context * _PER_CONTEXT_DIGITS + _PER_CONTEXT_DIGITS
+    for radix in reversed(_DIGITS):
+        rest, d = divmod(rest, radix)
+        base -= radix
+        cols.append(base + d)
+    return cols
+
+
 class DecisionFeatures:
     """Follows one hand's actions in order and gives the feature vector of each decision:
     call ``features`` before ``record`` for every action, blinds included (they build
@@ -172,31 +185,31 @@ class DecisionFeatures:
     def public_pairs(self, seat: int, round_: int, bets_to_call: int, context: int, fine: int,
                      position: int) -> list[tuple[int, float]]:
         """The public features of ``seat``'s decision as (column, value) pairs, the
-        columns not listed being 0 (about 20 of N_FEATURES: what play reads)."""
+        columns not listed being 0."""
+        table, own, numeric = self.public_split(seat, round_, bets_to_call, context, fine, position)
+        return [(k, 1.0) for k in fine_columns(context, fine)] + [(table, 1.0), (own, 1.0)] + numeric
+
+    def public_split(self, seat: int, round_: int, bets_to_call: int, context: int, fine: int, position: int
+                     ) -> tuple[int, int, list[tuple[int, float]]]:
+        """The public features of ``seat``'s decision in the form play reads fastest:
+        the columns of the last action at the table and of the player's own this round
+        (each one-hot), and the numeric features as (column, value) pairs; the one-hot
+        columns of the context and its fine digits follow from ``fine`` alone
+        (``fine_columns``), so a model sums their weights once per fine context."""
         if round_ != self.round:
             self._enter(round_)
-        pairs = [(_O_CONTEXT + context, 1.0)]
-        rest = fine - context * FINE_PER_COARSE
-        base = _O_DIGITS + context * _PER_CONTEXT_DIGITS + _PER_CONTEXT_DIGITS
-        for radix in reversed(_DIGITS):
-            rest, d = divmod(rest, radix)
-            base -= radix
-            pairs.append((base + d, 1.0))
-        pairs.append((_O_TABLE_LAST + 4 * round_ + self.table_last, 1.0))
-        pairs.append((_O_OWN_LAST + 3 * round_ + self.own_last.get(seat, 0), 1.0))
         bet = self.small_bet if round_ < 2 else self.big_bet
         to_call = bets_to_call * bet
         pot = self.pot
         o = _O_NUMERIC + len(_NUMERIC) * round_
-        pairs += [
+        return (_O_TABLE_LAST + 4 * round_ + self.table_last, _O_OWN_LAST + 3 * round_ + self.own_last.get(seat, 0), [
             (o, to_call / (pot + to_call) if to_call else 0.0),
             (o + 1, math.log1p(pot / self.small_bet) / 3.0),
             (o + 2, min(self.callers, 4) / 4.0),
             (o + 3, position / self.seated),
             (o + 4, self.seated / 10.0),
             (o + 5, 1.0),
-        ]
-        return pairs
+        ])
 
     def record(self, seat: int, round_: int, kind: str, amount: int) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
@@ -287,6 +300,7 @@ class LearnedModel:
     train_loglik: float = float("nan")
     extra: dict = field(default_factory=dict)
     _columns: list | None = field(default=None, init=False, repr=False, compare=False)
+    _fine_logits: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -309,13 +323,40 @@ class LearnedModel:
         value) pairs, in plain Python floats: what play reads (no array per decision)."""
         cols = self._columns
         if cols is None:
-            cols = self._columns = [tuple(c) for c in self.weights.T.tolist()]
+            cols = self._columns = self.weights.tolist()  # three lists: fold, call, raise weights
+        c0, c1, c2 = cols
         z0 = z1 = z2 = 0.0
         for k, v in pairs:
-            c = cols[k]
-            z0 += c[0] * v
-            z1 += c[1] * v
-            z2 += c[2] * v
+            z0 += c0[k] * v
+            z1 += c1[k] * v
+            z2 += c2[k] * v
+        top = z0 if z0 > z1 else z1
+        if z2 > top:
+            top = z2
+        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
+        total = e0 + e1 + e2
+        return (e0 / total, e1 / total, e2 / total)
+
+    def triple_split(self, context: int, fine: int, table: int, own: int,
+                     pairs: Sequence[tuple[int, float]]) -> Triple:
+        """``triple_pairs`` for features given as DecisionFeatures.public_split gives them
+        plus the player's ``stack_pairs``: the weights of a fine context's one-hot
+        columns are summed once per fine context and kept."""
+        cols = self._columns
+        if cols is None:
+            cols = self._columns = self.weights.tolist()
+        c0, c1, c2 = cols
+        base = self._fine_logits.get(fine)
+        if base is None:
+            ks = fine_columns(context, fine)
+            base = self._fine_logits[fine] = (sum(c0[k] for k in ks), sum(c1[k] for k in ks), sum(c2[k] for k in ks))
+        z0 = base[0] + c0[table] + c0[own]
+        z1 = base[1] + c1[table] + c1[own]
+        z2 = base[2] + c2[table] + c2[own]
+        for k, v in pairs:
+            z0 += c0[k] * v
+            z1 += c1[k] * v
+            z2 += c2[k] * v
         top = z0 if z0 > z1 else z1
         if z2 > top:
             top = z2
