@@ -192,6 +192,18 @@ def m003_fine_contexts(db: _SUDatabase) -> None:
     backfill_fine_contexts(db)
 
 
+
+@migrations()
+def m004_learned_predictors(db: _SUDatabase) -> None:
+    """The learned predictor (agent.game.learned): fitted weights by name, with the
+    feature scheme they read, the L2 penalty, and the decisions, hands and start times of
+    the hands they were fitted on (db.learned)."""
+    db["learned_predictors"].create(
+        {"name": str, "scheme": str, "l2": float, "decisions": int, "hands": int, "first_started_at": float,
+         "last_started_at": float, "fitted_at": float, "model": str},
+        pk="name", not_null=["name", "scheme", "l2", "decisions", "hands", "fitted_at", "model"],
+    )
+
 def backfill_fine_contexts(db: _SUDatabase) -> int:
     """Work out the fine context of every stored action whose fine_context is -1, from the
     stored hand (board, seats, actions in order). Returns the number of actions set."""

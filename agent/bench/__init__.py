@@ -265,6 +265,9 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         if pr:
             rows.append(("opponent prediction in play (fine context + meta)", f"{pr['meta_with_context_us']:.1f} µs",
                          f"back-off {pr['backoff_us']:.1f} µs, twelve {pr['twelve_us']:.1f} µs", "<= 20 µs"))
+            if "learned_us" in pr:
+                rows.append(("learned prediction (features + logistic)", f"{pr['learned_us']:.1f} µs",
+                             "not yet read by the engine", "<= 20 µs"))
     sm = figures.get("simulator")
     if sm and sm.get("decisions"):
         rows.append((f"one simulated decision, {sm['trials']} trials, 10 players, flop",

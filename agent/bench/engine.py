@@ -108,7 +108,46 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
             count += len(fine_contexts(record.actions, positions, record.board))
     out["context_us"] = (time.process_time() - t0) / count * 1e6
     out["meta_with_context_us"] = out["meta_us"] + out["context_us"]
+    out["learned_us"] = _learned_prediction_us(store, hands[-200:], reps)
     return out
+
+
+def _learned_prediction_us(store: Any, hands: list, reps: int) -> float:
+    """Microseconds per learned-predictor triple (agent.game.learned) with its features:
+    the public features followed action by action, the player's statistics (its looseness
+    and aggression kept for the hand), the logits from the sparse pairs (the weights of
+    a fine context's one-hot columns summed once per fine context). The weights are
+    random: they do not change the cost."""
+    import numpy as np
+
+    from agent.game.frequencies import PlayerState
+    from agent.game.learned import N_FEATURES, DecisionFeatures, LearnedModel, player_stats, stack_pairs
+    from agent.game.prepared import prepare_hand
+
+    model = LearnedModel(np.random.default_rng(7).normal(size=(3, N_FEATURES)) * 0.1, 1e-4)
+    predictor, population = store.predictor, store.population("bench")
+    prepared = []
+    for record in hands:
+        p = prepare_hand(record, "bench")
+        prepared.append((p, [store.state(n, "bench") or PlayerState() for n in p.players], record))
+    count = 0
+    t0 = time.process_time()
+    for _ in range(reps):
+        for p, states, record in prepared:
+            stats: dict[int, tuple[float, float]] = {}
+            walker = DecisionFeatures(len(p.players), record.small_bet, record.big_bet)
+            for a in p.actions:
+                seat = a[1]
+                if a[3] != "sb" and a[3] != "bb":
+                    ps = stats.get(seat)
+                    if ps is None:
+                        ps = stats[seat] = player_stats(states[seat], predictor.factor)
+                    table, own, pairs = walker.public_split(seat, a[2], a[5], a[10], a[11], a[7])
+                    pairs += stack_pairs(predictor, states[seat], population, a[10], a[11], a[2], stats=ps)
+                    model.triple_split(a[10], a[11], table, own, pairs)
+                    count += 1
+                walker.record(seat, a[2], a[3], a[4])
+    return (time.process_time() - t0) / count * 1e6
 
 
 if __name__ == "__main__":  # pragma: no cover

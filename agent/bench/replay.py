@@ -186,12 +186,131 @@ def run_reading_bench(repeats: int = 3) -> dict[str, Any]:
     return out
 
 
+def run_parts_bench(repeats: int = 3) -> dict[str, Any]:
+    """Where a replay's CPU goes, part by part, in this process on the shared April 1995
+    IRC logs (CPU seconds for the whole month, median over ``repeats``). The reading side,
+    as a worker does it: reading the logs (``read_chunk``, the month indexed afresh),
+    tracking the events into records (Tracker), checking and laying out the rows
+    (``prepare_hand``, fine contexts included) and marshalling them. The writing side
+    (``Database.write_prepared`` into a new file): numbering the hands and players and
+    advancing the models (``Database._prepare``), the SQLite inserts (``db.database._insert``)
+    and building the deferred indexes and closing. The writing side's two parts are timed
+    by wrapping those two functions for the run (restored after)."""
+    import gc
+    import marshal
+    import time
+
+    import db.database as database_module
+    from agent.game.prepared import prepare_hand
+    from agent.game.tracker import Tracker, TrackerError
+    from agent.play.replay import LogHand
+    from connectors.logs.sources import clear_cache, plan, read_chunk
+
+    data = shared_irc_logs()
+    if data is None:
+        raise FileNotFoundError(f"the shared IRC logs ({DATASET}) are not there: set POKI_SHARED_DATA")
+    chunks, _ = plan([data], chunk_hands=1000)
+    runs: dict[str, list[float]] = {}
+
+    def note(part: str, seconds: float) -> None:
+        runs.setdefault(part, []).append(seconds)
+
+    prepared: list[tuple[str, list]] = []
+    enabled = gc.isenabled()
+    gc.disable()  # as in the workers: the collector is paused while rows are alive
+    try:
+        for _ in range(repeats):
+            clear_cache()
+            t0 = time.process_time()
+            items = [(c.network, list(read_chunk(c, None))) for c in chunks]
+            t1 = time.process_time()
+            tracker = Tracker()
+            records = []
+            for network, chunk_items in items:
+                for item in chunk_items:
+                    if type(item) is not LogHand:
+                        continue
+                    record = None
+                    try:
+                        for event in item.events:
+                            record = tracker.apply(event)
+                    except TrackerError:
+                        continue
+                    if record is not None:
+                        records.append((network, record))
+            t2 = time.process_time()
+            rows = [(network, tuple(prepare_hand(r, network))) for network, r in records]
+            t3 = time.process_time()
+            blob = marshal.dumps(rows)
+            t4 = time.process_time()
+            note("read_cpu_s", t1 - t0)
+            note("track_cpu_s", t2 - t1)
+            note("prepare_rows_cpu_s", t3 - t2)
+            note("marshal_cpu_s", t4 - t3)
+            del items, records, rows
+        by_network: dict[str, list] = {}
+        for network, row in marshal.loads(blob):
+            by_network.setdefault(network, []).append(row)
+        prepared = list(by_network.items())
+    finally:
+        clear_cache()
+        if enabled:
+            gc.enable()
+
+    spent = {"number_and_learn": 0.0, "insert": 0.0}
+    original_prepare, original_insert = database_module.Database._prepare, database_module._insert
+
+    def timed(part: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[part] += time.process_time() - start
+        return wrapper
+
+    database_module.Database._prepare = timed("number_and_learn", original_prepare)  # type: ignore[method-assign]
+    database_module._insert = timed("insert", original_insert)
+    try:
+        for _ in range(repeats):
+            spent["number_and_learn"] = spent["insert"] = 0.0
+            with tempfile.TemporaryDirectory(prefix="poki-parts-bench-") as tmp:
+                start = time.process_time()
+                with database_module.Database(Path(tmp) / "w.sqlite") as database:
+                    with database.deferred_indexes():
+                        for network, hands in prepared:
+                            database.write_prepared(hands, network)
+                        written = time.process_time()
+                    indexed = time.process_time()
+                closed = time.process_time()
+            note("write_number_and_learn_cpu_s", spent["number_and_learn"])
+            note("write_insert_cpu_s", spent["insert"])
+            note("write_other_cpu_s", written - start - spent["number_and_learn"] - spent["insert"])
+            note("write_indexes_and_close_cpu_s", closed - written)
+            note("write_total_cpu_s", closed - start)
+            del indexed
+    finally:
+        database_module.Database._prepare = original_prepare  # type: ignore[method-assign]
+        database_module._insert = original_insert
+    out: dict[str, Any] = {"hands": sum(len(h) for _, h in prepared)}
+    out.update({part: round(statistics.median(times), 3) for part, times in runs.items()})
+    out["reading_total_cpu_s"] = round(sum(out[k] for k in ("read_cpu_s", "track_cpu_s", "prepare_rows_cpu_s",
+                                                           "marshal_cpu_s")), 3)
+    try:
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    return out
+
+
 if __name__ == "__main__":
     import json
     import sys
 
     if "--writer" in sys.argv:
         print(json.dumps(run_writer_bench(), indent=2))
+    elif "--parts" in sys.argv:
+        print(json.dumps(run_parts_bench(), indent=2))
     elif "--reading" in sys.argv:
         print(json.dumps(run_reading_bench(), indent=2))
     else:

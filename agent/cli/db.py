@@ -30,6 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     player.add_argument("--fine", type=int, default=12, metavar="N",
                         help="show the N fine contexts with the most decayed observations (default 12)")
     with_db(sub.add_parser("recompute", help="rebuild every model from the stored actions ([model] half_life_hands)"))
+    from agent.cli.db_fit import add_fit_arguments
+
+    fit = with_db(sub.add_parser(
+        "fit-predictor", help="fit the learned predictor on the stored hands of a time window and store its weights",
+        description="Fit the learned next-action predictor (multinomial logistic regression over the public "
+                    "context of each decision and the player's decayed statistics as they stood before its "
+                    "hand) on the stored hands started in [--since, --until), and keep its weights in the "
+                    "file; poki replay --predict then scores it beside the others."))
+    add_fit_arguments(fit)
     check = with_db(sub.add_parser("check", help="integrity check and every invariant (chips, whole hands, models)"))
     check.add_argument("--no-models", action="store_true", help="skip comparing the models with a recomputation")
 
@@ -175,4 +184,10 @@ def _check(database: Database, args: argparse.Namespace) -> int:
     return 0
 
 
-_ACTIONS = {"stats": _stats, "player": _player, "recompute": _recompute, "check": _check}
+def _fit(database: Database, args: argparse.Namespace) -> int:
+    from agent.cli.db_fit import fit_predictor
+
+    return fit_predictor(database, args)
+
+
+_ACTIONS = {"stats": _stats, "player": _player, "recompute": _recompute, "check": _check, "fit-predictor": _fit}

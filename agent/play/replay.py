@@ -467,6 +467,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             # Predictions start from the models the file holds; its hands are not rescored.
             scorer.seeder = database.network_states
             scorer.known = database.has_hand
+            if not options.tune:
+                _load_learned(database, scorer)
         stored = database.hand_count()
         if known_db is not None and stored == 0:
             known_db = None
@@ -569,6 +571,19 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
         _count_written(summary, database.write_hands(records, network, batch_hands=options.batch_hands),
                        len(records), {r.hand_id: r.source for r in records})
     return stop
+
+
+def _load_learned(database: Any, scorer: Any) -> None:
+    """Give the scorer the learned predictor the file holds (``poki db fit-predictor``)."""
+    from db.database import DatabaseError
+    from db.learned import load_learned
+
+    try:
+        model = load_learned(database.db.conn)
+    except ValueError as exc:
+        raise DatabaseError(f"{database.path}: {exc}") from None
+    if model is not None:
+        scorer.set_learned(model)
 
 
 def _inside(started_at: float | None, since: float | None, until: float | None) -> bool:

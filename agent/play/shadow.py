@@ -5,7 +5,13 @@ forced and not scored), five predictors give a (fold, call, raise) triple, where
 counts as call and bet as raise:
 
 * **meta**: seed 004's meta-predictor (agent.game.prediction): twelve and back-off mixed
-  by how well each has foreseen this player so far;
+  by how well each has foreseen this player so far (with a learned predictor, the three
+  of them: weights proportional to exp(each one's decayed running log-likelihood on
+  this player's earlier decisions));
+* **learned** (when the database holds one, ``poki db fit-predictor``): the multinomial
+  logistic regression of agent.game.learned over the decision's public features and the
+  player's statistics as they stood before the hand; its weights are fixed while scoring,
+  and the hands it was fitted on are reported, so a scored hand it has seen shows;
 * **backoff**: the fine contexts of agent.game.context backed off to the player's twelve
   contexts and to the population (agent.game.prediction.backoff_triple);
 * **twelve**: the player's specific model in twelve contexts (decayed per-context
@@ -42,6 +48,7 @@ from typing import Any
 from agent.engine.opponent_model import MemoryModelStore
 from agent.game.context import context_name
 from agent.game.frequencies import DEFAULT_HALF_LIFE, PlayerState
+from agent.game.learned import LearnedModel, hand_features
 from agent.game.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Strengths
 from agent.game.prepared import prepare_hand
 from agent.game.records import ROUND_NAMES, HandRecord, RecordError
@@ -51,7 +58,7 @@ __all__ = ["EPSILON", "MIN_HANDS", "PREDICTORS", "ShadowScorer", "format_report"
 EPSILON = 1e-3
 MIN_HANDS = 500
 PREDICTORS = ("meta", "backoff", "twelve", "baseline", "defaults")
-_N = len(PREDICTORS)
+PREDICTORS_LEARNED = ("meta", "learned", "backoff", "twelve", "baseline", "defaults")
 _TIE = 1e-12
 Seeder = Callable[[str], tuple[dict[str, PlayerState], PlayerState]]
 
@@ -68,12 +75,13 @@ def _scores(triple: tuple[float, float, float], actual: int, epsilon: float) -> 
 class _Tally:
     """Sums of the scores of a set of decisions, for every predictor."""
 
-    __slots__ = ("decisions", "hits", "loglik")
+    __slots__ = ("decisions", "hits", "loglik", "names")
 
-    def __init__(self) -> None:
+    def __init__(self, names: tuple[str, ...] = PREDICTORS) -> None:
+        self.names = names
         self.decisions = 0
-        self.hits = [0.0] * _N
-        self.loglik = [0.0] * _N
+        self.hits = [0.0] * len(names)
+        self.loglik = [0.0] * len(names)
 
     def add(self, scores: list[tuple[float, float]]) -> None:
         self.decisions += 1
@@ -84,14 +92,14 @@ class _Tally:
 
     def merge(self, other: _Tally) -> None:
         self.decisions += other.decisions
-        for i in range(_N):
+        for i in range(len(self.names)):
             self.hits[i] += other.hits[i]
             self.loglik[i] += other.loglik[i]
 
     def to_json(self) -> dict[str, Any]:
         n = self.decisions
         out: dict[str, Any] = {"decisions": n}
-        for i, name in enumerate(PREDICTORS):
+        for i, name in enumerate(self.names):
             out[name] = {
                 "accuracy": self.hits[i] / n if n else None,
                 "log_likelihood": self.loglik[i] / n if n else None,
@@ -104,7 +112,8 @@ class ShadowScorer:
 
     def __init__(self, *, half_life: float = DEFAULT_HALF_LIFE, blend: float = DEFAULT_BLEND_OBSERVATIONS,
                  epsilon: float = EPSILON, min_hands: int = MIN_HANDS, strengths: Strengths = DEFAULT_STRENGTHS,
-                 seed: Seeder | None = None, known: Callable[[str], bool] | None = None) -> None:
+                 seed: Seeder | None = None, known: Callable[[str], bool] | None = None,
+                 learned: LearnedModel | None = None) -> None:
         if not 0.0 < epsilon < 1.0 / 3.0:
             raise ValueError(f"epsilon must be in (0, 1/3), got {epsilon}")
         self.store = MemoryModelStore(half_life, strengths, blend)
@@ -116,10 +125,18 @@ class ShadowScorer:
         self._seeded: set[str] = set()
         self.hands = 0
         self.skipped_known = 0
-        self.overall = _Tally()
-        self.by_round = [_Tally() for _ in range(4)]
-        self.by_context = [_Tally() for _ in range(12)]
+        self.learned = learned
+        self.predictors = PREDICTORS if learned is None else PREDICTORS_LEARNED
+        names = self.predictors
+        self.overall = _Tally(names)
+        self.by_round = [_Tally(names) for _ in range(4)]
+        self.by_context = [_Tally(names) for _ in range(12)]
         self.by_player: dict[tuple[str, str], _Tally] = {}
+        # With a learned predictor, the meta-predictor's decayed running log-likelihoods
+        # per player: twelve, back-off, learned, and the player's hand they are as of.
+        self._learned_scores: dict[tuple[str, str], list[float]] = {}
+        self.learned_inside_fit = 0  # scored hands inside the learned model's fitted range
+        self._pending_learned: list[tuple[str, str, float, float, float]] = []
         self.rejected = 0
         self.kept: list[tuple[HandRecord, str]] = []  # hands kept for tune_strengths
 
@@ -148,9 +165,20 @@ class ShadowScorer:
         rounds = [a[2] for a in prepared.actions if a[3] not in ("sb", "bb")]
         pooled_cache: dict[int, tuple[float, float, float]] = {}
         rows = []
-        for (seat, ctx, actual, fine), rnd in zip(prepared.observations, rounds):
+        learned = self.learned
+        if learned is not None:
+            feats = hand_features(prepared.actions, len(players), record.small_bet, record.big_bet, states, population,
+                                  predictor)
+            first, last = learned.first_started_at, learned.last_started_at
+            t = record.started_at
+            if t is not None and first is not None and last is not None and first <= t <= last:
+                self.learned_inside_fit += 1
+        for i, ((seat, ctx, actual, fine), rnd) in enumerate(zip(prepared.observations, rounds)):
             state = states[seat]
             twelve, backoff, meta = predictor.all(state, population, ctx, fine)
+            if learned is not None:
+                lt = learned.triple(feats[i][4])
+                meta = self._meta3(network, players[seat], state, twelve, backoff, lt, actual)
             baseline = pooled_cache.get(seat)
             if baseline is None:
                 pooled = [1, 1, 1]
@@ -162,10 +190,11 @@ class ShadowScorer:
                         pooled[2] += life[2]
                 total = pooled[0] + pooled[1] + pooled[2]
                 baseline = pooled_cache[seat] = (pooled[0] / total, pooled[1] / total, pooled[2] / total)
-            rows.append((seat, ctx, rnd, [
-                _scores(meta, actual, eps), _scores(backoff, actual, eps), _scores(twelve, actual, eps),
-                _scores(baseline, actual, eps), _scores(DEFAULT_TRIPLES[ctx], actual, eps),
-            ]))
+            scores = [_scores(meta, actual, eps), _scores(backoff, actual, eps), _scores(twelve, actual, eps),
+                      _scores(baseline, actual, eps), _scores(DEFAULT_TRIPLES[ctx], actual, eps)]
+            if learned is not None:
+                scores.insert(1, _scores(lt, actual, eps))
+            rows.append((seat, ctx, rnd, scores))
         for seat, ctx, rnd, scores in rows:
             self.overall.add(scores)
             self.by_round[rnd].add(scores)
@@ -173,15 +202,78 @@ class ShadowScorer:
             key = (network, players[seat])
             tally = self.by_player.get(key)
             if tally is None:
-                tally = self.by_player[key] = _Tally()
+                tally = self.by_player[key] = _Tally(self.predictors)
             tally.add(scores)
         store.write_hand(record, network)
+        if learned is not None:
+            self._learn_scores()
         self.hands += 1
+
+    def set_learned(self, learned: LearnedModel) -> None:
+        """Score ``learned`` too (before the first hand is observed)."""
+        if self.hands or self.overall.decisions:
+            raise ValueError("the learned predictor must be given before any hand is scored")
+        self.__init__(half_life=self.store.half_life, blend=self.blend, epsilon=self.epsilon,  # type: ignore[misc]
+                      min_hands=self.min_hands, strengths=self.store.predictor.strengths, seed=self.seeder,
+                      known=self.known, learned=learned)
+
+    def _meta3(self, network: str, nick: str, state: PlayerState, twelve: tuple[float, float, float],
+               backoff: tuple[float, float, float], learned: tuple[float, float, float], actual: int
+               ) -> tuple[float, float, float]:
+        """The meta-predictor over twelve, back-off and learned for one decision: weights
+        proportional to exp(decayed running log-likelihood) of each on this player's
+        earlier decisions. The three running scores are kept here; when a player is
+        first met, the twelve's and back-off's start from the scores its stored model
+        holds and the learned one's from the back-off's (no record of its own yet, it
+        starts as trusted as the back-off). This decision's log-likelihoods join the
+        scores once the hand is learned (``_learn_scores``)."""
+        f = self.store.predictor.factor
+        now = state.hands
+        entry = self._learned_scores.get((network, nick))
+        if entry is None:
+            k = 1.0 if now == state.scores_ref else f ** (now - state.scores_ref)
+            s0, s1 = state.score_twelve * k, state.score_backoff * k
+            entry = self._learned_scores[(network, nick)] = [s0, s1, s1, float(now)]
+        k = 1.0 if entry[3] == now else f ** (now - entry[3])
+        s0, s1, s2 = entry[0] * k, entry[1] * k, entry[2] * k
+        top = max(s0, s1, s2)
+        w0, w1, w2 = math.exp(s0 - top), math.exp(s1 - top), math.exp(s2 - top)
+        total = w0 + w1 + w2
+        out = tuple((w0 * twelve[i] + w1 * backoff[i] + w2 * learned[i]) / total for i in range(3))
+        eps = self.epsilon
+        self._pending_learned.append((network, nick, _scores(twelve, actual, eps)[1],
+                                      _scores(backoff, actual, eps)[1], _scores(learned, actual, eps)[1]))
+        return out  # type: ignore[return-value]
+
+    def _learn_scores(self) -> None:
+        """After the store learned the hand: each scored decision's log-likelihoods join
+        the player's running scores (decayed with the player's hands, as the counts)."""
+        f = self.store.predictor.factor
+        store = self.store
+        for network, nick, l0, l1, l2 in self._pending_learned:
+            entry = self._learned_scores[(network, nick)]
+            now = store.state(nick, network).hands  # the hand just learned
+            if entry[3] != now:
+                k = f ** (now - entry[3])
+                entry[0] *= k
+                entry[1] *= k
+                entry[2] *= k
+                entry[3] = float(now)
+            entry[0] += l0
+            entry[1] += l1
+            entry[2] += l2
+        self._pending_learned.clear()
+
+    def _learned_json(self) -> dict[str, Any]:
+        m = self.learned
+        assert m is not None
+        return {"l2": m.l2, "decisions": m.decisions, "hands": m.hands, "first_started_at": m.first_started_at,
+                "last_started_at": m.last_started_at, "scored_hands_inside_fitted_range": self.learned_inside_fit}
 
     def report(self, top: int | None = None) -> dict[str, Any]:
         """Every figure, JSON-ready; ``players`` lists those with at least ``min_hands``
         hands, most hands first (the first ``top`` of them when given)."""
-        regulars = _Tally()
+        regulars = _Tally(self.predictors)
         rows = []
         for (network, nick), tally in self.by_player.items():
             state = self.store.state(nick, network)
@@ -195,7 +287,8 @@ class ShadowScorer:
             "hands": self.hands,
             "hands_already_stored": self.skipped_known,
             "players": len(self.by_player),
-            "predictors": list(PREDICTORS),
+            "predictors": list(self.predictors),
+            **({"learned": self._learned_json()} if self.learned is not None else {}),
             "epsilon": self.epsilon,
             "blend_observations": self.blend,
             "half_life_hands": self.store.half_life,
@@ -210,9 +303,9 @@ class ShadowScorer:
         }
 
 
-def _row(label: str, t: dict[str, Any]) -> str:
+def _row(label: str, t: dict[str, Any], names: Any = PREDICTORS) -> str:
     cells = [f"{label:<31}", f"{t['decisions']:>9,}"]
-    for name in PREDICTORS:
+    for name in names:
         p = t[name]
         if p["accuracy"] is None:
             cells.append(f"{'-':>7} {'-':>7}")
@@ -221,11 +314,30 @@ def _row(label: str, t: dict[str, Any]) -> str:
     return "  ".join(cells)
 
 
+def _learned_lines(report: dict[str, Any]) -> list[str]:
+    m = report.get("learned")
+    if m is None:
+        return []
+    from datetime import datetime, timezone
+
+    def when(t: float | None) -> str:
+        return "?" if t is None else datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+    lines = [f"learned: logistic regression (l2 {m['l2']:g}) fitted on {m['decisions']:,} decisions of "
+             f"{m['hands']:,} hands, {when(m['first_started_at'])} to {when(m['last_started_at'])} UTC; "
+             f"meta mixes twelve, back-off and learned"]
+    if m["scored_hands_inside_fitted_range"]:
+        lines.append(f"WARNING: {m['scored_hands_inside_fitted_range']:,} scored hands started inside the learned "
+                     f"model's fitted range: its figures are not held out")
+    return lines
+
+
 def format_report(report: dict[str, Any], players: int = 15) -> str:
     """The scores as a table: accuracy and mean log-likelihood of each predictor."""
     st = report["strengths"]
-    head = "  ".join(f"{name:^15}" for name in PREDICTORS)
-    sub = "  ".join(f"{'acc':>7} {'loglik':>7}" for _ in PREDICTORS)
+    names = tuple(report["predictors"])
+    head = "  ".join(f"{name:^15}" for name in names)
+    sub = "  ".join(f"{'acc':>7} {'loglik':>7}" for _ in names)
     lines = [
         f"shadow scoring: {report['overall']['decisions']:,} decisions in {report['hands']:,} hands "
         f"of {report['players']:,} players"
@@ -237,28 +349,29 @@ def format_report(report: dict[str, Any], players: int = 15) -> str:
         f"population half-life {st['population_half_life']:g} hands",
         f"accuracy: the most likely action taken (ties share); log-likelihood: natural log, triples "
         f"floored at {report['epsilon']:g}; baseline: own pooled frequencies, Laplace +1",
+        *_learned_lines(report),
         "",
         f"{'':<31}  {'decisions':>9}  {head}",
         f"{'':<31}  {'':>9}  {sub}",
-        _row("all decisions", report["overall"]),
+        _row("all decisions", report["overall"], names),
     ]
     for name, t in report["by_round"].items():
-        lines.append(_row(f"  {name}", t))
+        lines.append(_row(f"  {name}", t, names))
     reg = report["regulars"]
-    lines.append(_row(f"players with {report['min_hands']}+ hands ({reg['players']})", reg))
+    lines.append(_row(f"players with {report['min_hands']}+ hands ({reg['players']})", reg, names))
     shown = report["regular_players"][:players]
     if shown:
         lines.append("")
         lines.append("player (hands)")
         for r in shown:
-            lines.append(_row(f"  {r['player'][:15]} ({r['hands']})", r))
+            lines.append(_row(f"  {r['player'][:15]} ({r['hands']})", r, names))
         more = len(report["regular_players"]) - len(shown)
         if more > 0:
             lines.append(f"  ... {more} more (--json lists them all)")
     lines.append("")
     lines.append("by context:")
     for name, t in report["by_context"].items():
-        lines.append(_row(f"  {name}", t))
+        lines.append(_row(f"  {name}", t, names))
     return "\n".join(lines)
 
 
@@ -283,7 +396,8 @@ def tune_strengths(hands: list[tuple[HandRecord, str]], options: Any, seeder: Se
         for record, network in hands:
             scorer.observe(record, network)
         t = scorer.overall
-        return t.loglik[1] / t.decisions if t.decisions else float("-inf")
+        i = scorer.predictors.index("backoff")
+        return t.loglik[i] / t.decisions if t.decisions else float("-inf")
 
     best = options.strengths
     best_ll = score(best)
