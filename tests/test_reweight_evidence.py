@@ -95,3 +95,15 @@ def test_calls_compound_in_the_modeler() -> None:
     top = t[STRENGTH > 0.76].min()
     assert t[STRENGTH < 0.49].max() == pytest.approx(FLOOR ** 2 * top)
     assert t[(STRENGTH > 0.51) & (STRENGTH < 0.74)].max() == pytest.approx(FLOOR * top)
+
+
+def test_floor_on_weight_is_the_old_reading() -> None:
+    """floor_on="weight" (kept to measure against): weights held at the floor itself, so a
+    second failed action leaves a holding where the first put it."""
+    w = np.array([1.0, 1.0])
+    strength = np.array([0.0, 1.0])
+    mult = loki1_multipliers(strength, mu=0.5, sigma=1e-9, floor=FLOOR)
+    once = apply_action(w, mult, FLOOR, "weight")
+    twice = apply_action(once, mult, FLOOR, "weight")
+    assert twice.tolist() == pytest.approx([FLOOR, 1.0])
+    assert apply_action(once, mult, FLOOR, "action").tolist() == pytest.approx([FLOOR ** 2, 1.0])

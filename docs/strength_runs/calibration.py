@@ -6,7 +6,11 @@ opponent's holding on the board as it is) and what was true: our hand against th
 the opponent was really dealt (1 ahead, ½ tied, 0 behind; the dealt cards are read in the
 process, so hands that never reach a showdown count too and nothing is selected by who
 folds). Prints, by round and by the opponent's last action (bet/raise or check/call), the
-mean prediction against the realised share, bucketed by prediction.
+mean prediction against the realised share, bucketed by prediction. Second table: at each
+bet or raise the triple players' modeler re-weights for, the modelled share r of that
+action in its context against where the opponent's dealt holding stood in the table just
+before (its weighted quantile by the modeler's strengths): if the model is right, the
+bettors' holdings lie above the 1 − r quantile.
 
 Usage: calibration.py SEED HANDS [TRIPLE_SPEC [CONTROL_SPEC]]
   defaults: poki(bettor=triples,reweight=loki1)  poki(bettor=loki1,reweight=loki1)
@@ -59,7 +63,30 @@ def spy(player: PokiPlayer) -> PokiPlayer:
     return player
 
 
-players = [see_holes(spy(create_player(hero_spec, np.random.default_rng(seed + i), name=f"t{i}")))
+observed = []  # (round, modelled raise share, dealt holding's quantile in the table before)
+
+
+def spy_modeler(player: PokiPlayer) -> PokiPlayer:
+    modeler = player._modeler
+    observe = modeler.observe
+
+    def observe_spy(nick, action, freq, board_mask, players):
+        table = modeler.tables.get(nick)
+        theirs = holes.get((player._hand, nick))
+        if table is not None and action == 2 and theirs is not None and modeler.rule != "none":
+            modeler.see_board(board_mask)
+            strength = modeler.strengths(board_mask, players)
+            idx = ev.holding_index(ev.cards_to_mask(theirs))
+            live = table > 0
+            below = table[live & (strength < strength[idx])].sum() + 0.5 * table[live & (strength == strength[idx])].sum()
+            rnd = {0: 0, 3: 1, 4: 2, 5: 3}[bin(board_mask).count("1")]
+            observed.append((rnd, float(freq[2]), float(below / table.sum())))
+        observe(nick, action, freq, board_mask, players)
+    modeler.observe = observe_spy
+    return player
+
+
+players = [see_holes(spy_modeler(spy(create_player(hero_spec, np.random.default_rng(seed + i), name=f"t{i}"))))
            for i in range(2)]
 players += [see_holes(create_player(control_spec, np.random.default_rng(seed + 10 + i), name=f"l{i}"))
             for i in range(8)]
@@ -85,3 +112,13 @@ for key in sorted(by):
         if len(sel):
             line += f" [{lo:.1f}] {len(sel)} {sel[:, 0].mean():.2f}/{sel[:, 1].mean():.2f}"
     print(line)
+
+print()
+print("bets/raises re-weighted: round, n, mean modelled r, share of dealt holdings below the 1-r quantile, "
+      "mean quantile of the dealt holding")
+obs = np.array(observed)
+for rnd in range(4):
+    o = obs[obs[:, 0] == rnd] if len(obs) else obs
+    if len(o):
+        print(f"{['preflop', 'flop', 'turn', 'river'][rnd]:7s} {len(o):5d}  r={o[:, 1].mean():.3f}  "
+              f"below={np.mean(o[:, 2] < 1 - o[:, 1]):.3f}  quantile={o[:, 2].mean():.3f}")
