@@ -123,9 +123,10 @@ class EngineConfig:
     slow_play_threshold: float = 0.95
     reweight_sigma: float = 0.1
     reweight_floor: float = 0.01
-    # What reweight_floor bounds: "action" (each action's factor, so the evidence of
-    # successive actions compounds) or "weight" (the weight itself, Papp's reading).
-    floor_on: str = "action"
+    # What reweight_floor bounds: "weight" (the weight itself, Papp's reading: evidence
+    # capped at 100:1) or "action" (each action's factor, so the evidence of successive
+    # actions compounds: right against threshold players, docs/strength.md §8).
+    floor_on: str = "weight"
     opponent_width: float = 0.1
     opponent_mix: float = 0.2
     # The simulator (bettor = "simulator"; seed 000): trials per decision, the trials

@@ -26,9 +26,11 @@ the f-quantile are the ones they fold; if they raise a share r, the ones above t
   the fold and raise thresholds, the strongest holdings raising (1 − opponent_mix) of the
   time and calling the rest (seed 002's A-A [0, 0.2, 0.8]), so a call lowers them.
 
-No action multiplies a live holding's weight by less than ``reweight_floor``: nothing the
-opponent could hold is ever ruled out, while the evidence of successive actions compounds
-(:func:`apply_action`).
+Nothing the opponent could hold is ever ruled out: with ``floor_on="action"`` no action
+multiplies a live holding's weight by less than ``reweight_floor``, so the evidence of
+successive actions compounds (Bayes' rule; right against threshold players); with
+``floor_on="weight"`` (the engine's default) no weight falls below it, which caps the
+evidence at 100:1 (robust against players who bet medium hands). docs/strength.md §8.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ action in its context against where the opponent's dealt holding stood in the ta
 before (its weighted quantile by the modeler's strengths): if the model is right, the
 bettors' holdings lie above the 1 − r quantile.
 
-Usage: calibration.py SEED HANDS [TRIPLE_SPEC [CONTROL_SPEC]]
+Usage: calibration.py SEED HANDS [TRIPLE_SPEC [CONTROL_SPEC]] (the defaults follow [engine] floor_on)
   defaults: poki(bettor=triples,reweight=loki1)  poki(bettor=loki1,reweight=loki1)
 """
 import sys
