@@ -31,3 +31,6 @@ $PY $OUT/calibration.py 7001 1500 'poki(bettor=triples,floor_on=weight)' \
     'poki(bettor=loki1,reweight=loki1,floor_on=weight)' > $OUT/calibration_T_before.txt
 $PY $OUT/calibration.py 7001 1500 'poki(bettor=triples,floor_on=action)' \
     'poki(bettor=loki1,reweight=loki1,floor_on=action)' > $OUT/calibration_T_after.txt
+# The house-field A/B again on a fresh seed.
+$P match "$T" "$T" "$TW" "$TW" mc mc tight-aggressive tight-passive loose-aggressive loose-passive \
+    --deals 2000 --seed 6105 --workers 2 --name fieldAB2 --json > $OUT/fieldAB2.json
