@@ -183,7 +183,8 @@ def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.
     The floor bounds the evidence of one action, not the weight: no single action rules a
     holding out (Papp's 0.01), but the evidence of several actions adds up as Bayes' rule
     has it (seed 004: the old table is the prior, the new one the posterior). A floor on
-    the weight itself (``floor_on="weight"``, kept to measure against) holds every holding that has failed to fit several actions at
+    the weight itself (``floor_on="weight"``, the engine's default: robust against players
+    who bet medium hands, docs/strength.md §8) holds every holding that has failed to fit several actions at
     the same 0.01 as one that failed one, so after a bet on the flop, turn and river the
     hundreds of such holdings keep most of the table's mass while the few that fit every
     action have weights of products of in-band factors. Only relative weights matter
