@@ -86,6 +86,7 @@ ENGINE_CHOICES = {
     "preflop": ("tight", "moderate", "loose"),
     "sim_thresholds": ("uniform", "table"),
     "call_rule": ("showdown", "pot_odds"),
+    "floor_on": ("action", "weight"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -122,6 +123,10 @@ class EngineConfig:
     slow_play_threshold: float = 0.95
     reweight_sigma: float = 0.1
     reweight_floor: float = 0.01
+    # What reweight_floor bounds: "weight" (the weight itself, Papp's reading: evidence
+    # capped at 100:1) or "action" (each action's factor, so the evidence of successive
+    # actions compounds: right against threshold players, docs/strength.md §8).
+    floor_on: str = "weight"
     opponent_width: float = 0.1
     opponent_mix: float = 0.2
     # The simulator (bettor = "simulator"; seed 000): trials per decision, the trials

@@ -148,9 +148,15 @@ cdef int hs_counts_c(const EvalTables* t, uint64_t hole, uint64_t board,
                 v = evaluate_key(t, r.key + t.holding_keys[t.holding_base[a] + b], board | t.card_bits[a] | t.card_bits[b])
                 ahead += keep(p, v < ours) - keep(p, vp < ours)
                 tied += keep(p, v == ours) - keep(p, vp == ours)
+        # The moves above subtract what was added: rounding can leave a share a hair
+        # below zero (e.g. -3e-18 when nothing is beaten), which is not a count.
+        if ahead < 0.0:
+            ahead = 0.0
+        if tied < 0.0:
+            tied = 0.0
     out3[0] = ahead
     out3[1] = tied
-    out3[2] = total - ahead - tied
+    out3[2] = max(0.0, total - ahead - tied)
     return 0
 
 

@@ -26,8 +26,11 @@ the f-quantile are the ones they fold; if they raise a share r, the ones above t
   the fold and raise thresholds, the strongest holdings raising (1 − opponent_mix) of the
   time and calling the rest (seed 002's A-A [0, 0.2, 0.8]), so a call lowers them.
 
-No live holding's weight falls below ``reweight_floor``: nothing the opponent could hold is
-ever ruled out.
+Nothing the opponent could hold is ever ruled out: with ``floor_on="action"`` no action
+multiplies a live holding's weight by less than ``reweight_floor``, so the evidence of
+successive actions compounds (Bayes' rule; right against threshold players); with
+``floor_on="weight"`` (the engine's default) no weight falls below it, which caps the
+evidence at 100:1 (robust against players who bet medium hands). docs/strength.md §8.
 """
 from __future__ import annotations
 
@@ -169,19 +172,41 @@ def loki1_threshold(strength: np.ndarray, weights: np.ndarray, freq: Sequence[fl
     return weighted_quantile(strength, weights, f_freq)
 
 
-def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.01) -> np.ndarray:
+_RESCALE_BELOW = 1e-200  # a table whose largest weight falls this low is scaled back up
+
+
+def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.01,
+                 floor_on: str = "action") -> np.ndarray:
     """Seed 002's update: each weight times the probability the holding's triple gave the
-    observed action (or Loki-1's factor); live holdings kept at `floor` at least."""
-    out = np.asarray(weights, dtype=np.float64) * multipliers
-    np.maximum(out, floor, out=out, where=np.asarray(weights) > 0)
+    observed action (or Loki-1's factor), that factor never below `floor`.
+
+    The floor bounds the evidence of one action, not the weight: no single action rules a
+    holding out (Papp's 0.01), but the evidence of several actions adds up as Bayes' rule
+    has it (seed 004: the old table is the prior, the new one the posterior). A floor on
+    the weight itself (``floor_on="weight"``, the engine's default: robust against players
+    who bet medium hands, docs/strength.md §8) holds every holding that has failed to fit several actions at
+    the same 0.01 as one that failed one, so after a bet on the flop, turn and river the
+    hundreds of such holdings keep most of the table's mass while the few that fit every
+    action have weights of products of in-band factors. Only relative weights matter
+    (seed 002), so a table that shrinks towards underflow is scaled back up."""
+    w = np.asarray(weights, dtype=np.float64)
+    if floor_on == "weight":
+        out = w * multipliers
+        np.maximum(out, floor, out=out, where=w > 0)
+        return out
+    out = w * np.maximum(multipliers, floor)
+    top = float(out.max()) if out.size else 0.0
+    if 0.0 < top < _RESCALE_BELOW:
+        out /= top
     return out
 
 
 def reweight(weights: np.ndarray, strength: np.ndarray, freq: Sequence[float], action: int,
              rule: str, *, sigma: float = 0.1, width: float = 0.1, mix: float = 0.2,
-             floor: float = 0.01) -> np.ndarray:
+             floor: float = 0.01, floor_on: str = "action") -> np.ndarray:
     """The table after the opponent took `action` (CALL or RAISE), by `rule` ("loki1",
-    "triples" or "none"); a new array, live holdings never below `floor`."""
+    "triples" or "none"); a new array, each live holding's weight multiplied by `floor`
+    at least."""
     if rule == "none" or action == FOLD:
         return weights.copy()
     if rule == "loki1":
@@ -191,19 +216,21 @@ def reweight(weights: np.ndarray, strength: np.ndarray, freq: Sequence[float], a
         mult = opponent_triples(strength, weights, freq, width, mix)[action]
     else:
         raise ValueError(f"unknown re-weighting rule {rule!r}")
-    return apply_action(weights, mult, floor)
+    return apply_action(weights, mult, floor, floor_on)
 
 
 class OpponentModeler:
     """The weight tables of one hand: one per opponent, re-weighted as they act."""
 
     def __init__(self, rule: str = "triples", *, sigma: float = 0.1, width: float = 0.1,
-                 mix: float = 0.2, floor: float = 0.01, potential: bool = True) -> None:
+                 mix: float = 0.2, floor: float = 0.01, potential: bool = True,
+                 floor_on: str = "action") -> None:
         self.rule = rule
         self.sigma = sigma
         self.width = width
         self.mix = mix
         self.floor = floor
+        self.floor_on = floor_on
         self.potential = potential
         self.tables: dict[str, np.ndarray] = {}
         self._known = 0
@@ -238,4 +265,5 @@ class OpponentModeler:
         self.see_board(board_mask)
         strength = self.strengths(board_mask, players)
         self.tables[nick] = reweight(table, strength, freq, action, self.rule, sigma=self.sigma,
-                                     width=self.width, mix=self.mix, floor=self.floor)
+                                     width=self.width, mix=self.mix, floor=self.floor,
+                                     floor_on=self.floor_on)

@@ -102,7 +102,8 @@ class PokiPlayer(BasePlayer):
         cfg = self.settings
         self._modeler = OpponentModeler(
             cfg.reweight, sigma=cfg.reweight_sigma, width=cfg.opponent_width,
-            mix=cfg.opponent_mix, floor=cfg.reweight_floor, potential=cfg.potential)
+            mix=cfg.opponent_mix, floor=cfg.reweight_floor, potential=cfg.potential,
+            floor_on=cfg.floor_on)
         self._reweighting = cfg.weights == "modeled" and cfg.reweight != "none"
 
     # --- hooks ---------------------------------------------------------------------------
