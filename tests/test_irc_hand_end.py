@@ -88,6 +88,28 @@ def test_the_journal_keeps_its_lines_and_skips_the_unreadable(tmp_path) -> None:
     assert read_journal(tmp_path / "none") == ([], [])
 
 
+def test_grouped_writes_without_a_database_keep_every_hand(tmp_path) -> None:
+    """A bot with no database keeps its models in memory: a group of hands reaches them
+    whole, and they count as the database counts the same hands."""
+    records = played_records(25, seed=11)
+    writer = DatabaseWriter(None, half_life=1000.0, batch_seconds=30.0)
+    try:
+        for record in records:
+            writer.write(record, "irc:test")
+        writer.write(records[4], "irc:test")  # the same hand again: a duplicate
+    finally:
+        writer.close()
+    assert writer.errors == 0, writer.last_error
+    assert writer.transactions == 1 and writer.stored == 25 and writer.duplicates == 1
+    with Database(tmp_path / "ref.sqlite", half_life=1000.0) as db:
+        db.write_hands(records, "irc:test")
+        for nick in ("p0", "p1", "p2", "p3"):
+            memory, stored = writer.store.get(nick, "irc:test"), db.get(nick, "irc:test")
+            assert memory.hands == stored.hands == 25
+            assert memory.lifetime == stored.lifetime and sum(map(sum, stored.lifetime)) > 0
+            assert [c for t in memory.decayed for c in t] == pytest.approx([c for t in stored.decayed for c in t])
+
+
 def test_grouped_writes_store_every_hand_and_reads_see_them(tmp_path) -> None:
     records = played_records(30)
     writer = DatabaseWriter(tmp_path / "bot.sqlite", half_life=1000.0, batch_seconds=30.0)

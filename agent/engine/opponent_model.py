@@ -111,7 +111,10 @@ class MemoryModelStore:
         self.predictor.advance(states, self.population(network), prepared.observations)
         return WriteReport(stored=1)
 
-    def write_hands(self, records: Iterable[HandRecord], network: str) -> WriteReport:
+    def write_hands(self, records: Iterable[HandRecord], network: str, *,
+                    batch_hands: int | None = None) -> WriteReport:
+        """Every hand of ``records`` as :meth:`write_hand` does; ``batch_hands`` is the
+        database's transaction size, meaningless here and accepted so either store serves."""
         report = WriteReport()
         for record in records:
             try:

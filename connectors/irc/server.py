@@ -56,44 +56,6 @@ def accept(self):
         pass
     return conn, addr
 socket.socket.accept = accept
-# Lines leave as soon as they are made. miniircd queues each line it relays and sends it
-# when the next select() finds the socket writable: one more trip round its loop for
-# every relay. Here the queues are sent before each select(), as far as each socket takes
-# without waiting (MSG_DONTWAIT); what is left waits for select() as before, so a client
-# that stops reading still cannot stall the server. Only when this miniircd keeps its
-# queue where this expects it; otherwise it runs as it comes.
-import select as _select_module
-if "_Client__writebuffer" in miniircd.Client.__init__.__code__.co_names:
-    _queued = {}
-    _servers = []
-    _message = miniircd.Client.message
-    def _queue(self, msg):
-        _message(self, msg)
-        _queued[self.socket] = self
-    miniircd.Client.message = _queue
-    _run = miniircd.Server.run
-    def _running(self, serversockets):
-        _servers.append(self)
-        return _run(self, serversockets)
-    miniircd.Server.run = _running
-    def _send_queued():
-        for sock, client in list(_queued.items()):
-            data = client._Client__writebuffer
-            if data and sock.fileno() >= 0:
-                try:
-                    sent = sock.send(data, socket.MSG_DONTWAIT)
-                except OSError:
-                    sent = 0  # full: select() waits for it; broken: miniircd ends it its way
-                client._Client__writebuffer = data[sent:]
-        _queued.clear()
-    class _Select:
-        @staticmethod
-        def select(r, w, x, timeout=None):
-            _send_queued()
-            clients = _servers[0].clients if _servers else {}
-            w = [sock for sock in w if sock not in clients or clients[sock].write_queue_size() > 0]
-            return _select_module.select(r, w, x, timeout)
-    miniircd.select = _Select()
 sys.argv[0] = "miniircd"
 sys.exit(miniircd.main())
 """
