@@ -39,6 +39,18 @@ def process_cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def stop_processes(procs: list[subprocess.Popen], timeout: float) -> None:
+    """Terminate every process, then wait for each (killed past ``timeout`` seconds)."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
 def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int, *,
            in_process: int = 0) -> dict[str, Any]:
     """One table: the dealer in this process, the first ``in_process`` bots too (their
@@ -94,14 +106,7 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
         return {"hands_per_s": played / elapsed, "cpu_ms": cpu,
                 "latency": bots[0].latency() if bots else {"decisions": 0}}
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        stop_processes(procs, 30)
         for thing in reversed(started):
             thing.stop()
         server.stop()

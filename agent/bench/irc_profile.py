@@ -138,6 +138,8 @@ def _strace_summary(path: Path, hands: int, top: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agent.bench.irc import stop_processes
+
     parser = argparse.ArgumentParser(prog="python -m agent.bench.irc_profile", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=300, help="hands to deal (default 300)")
@@ -211,14 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{played} hands timed, {played / elapsed:.1f} hands/s under the "
               f"{'tracer' if args.strace else 'profilers'} (load {os.getloadavg()[0]:.2f})")
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        stop_processes(procs, 60)
         if host is not None:
             host.stop()
         server.stop()
