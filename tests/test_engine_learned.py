@@ -15,6 +15,7 @@ import pytest
 import evaluator_pyx as ev
 from agent.cli import main
 from agent.config import ConfigError, EngineConfig, ModelConfig, TableConfig, load_config
+from agent.engine import opponent_model
 from agent.engine.opponent_model import MemoryModelStore
 from agent.engine.player import PokiPlayer
 from agent.game.frequencies import PlayerState
@@ -27,6 +28,14 @@ from db.testing import synthetic_hands
 
 NETWORK = "irc"
 STAKES = dict(small_blind=5, big_blind=10, small_bet=10, big_bet=20)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings():
+    """Each test sees its own one-time warnings (they are kept once per process)."""
+    opponent_model._WARNED.clear()
+    yield
+    opponent_model._WARNED.clear()
 
 
 @pytest.fixture(scope="module")
