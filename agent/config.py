@@ -49,11 +49,11 @@ class RandomConfig:
 class ModelConfig:
     half_life_hands: float = 500.0
     blend_observations: float = 20.0
-    predictor: str = "meta"  # twelve | backoff | meta (agent.game.prediction)
+    predictor: str = "meta"  # twelve | backoff | meta (agent.game.prediction) | learned (agent.game.learned)
 
     def __post_init__(self) -> None:
-        if self.predictor not in ("twelve", "backoff", "meta"):
-            raise ConfigError(f"model.predictor must be twelve, backoff or meta, got {self.predictor!r}")
+        if self.predictor not in ("twelve", "backoff", "meta", "learned"):
+            raise ConfigError(f"model.predictor must be twelve, backoff, meta or learned, got {self.predictor!r}")
         for name in ("half_life_hands", "blend_observations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
@@ -40,6 +40,9 @@ SYNCHRONOUS = ("normal", "full")
 DEFAULT_BATCH = 500
 _FINE_KEY = N_FINE_CONTEXTS  # player * _FINE_KEY + fine context: one int per touched fine count
 _IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
+
+if TYPE_CHECKING:
+    from agent.game.learned import LearnedModel
 
 
 class DatabaseError(Exception):
@@ -563,6 +566,14 @@ class Database:
             if len(self._lru) > self.model_cache:
                 self._lru.popitem(last=False)
         return model
+
+    def learned_model(self, name: str = "default") -> LearnedModel | None:
+        """The learned predictor's fitted weights stored under ``name`` (``poki db
+        fit-predictor``), None if there are none; ValueError for a row this build cannot
+        read. What the engine reads for ``[model] predictor = "learned"``."""
+        from db.learned import load_learned
+
+        return load_learned(self.db.conn, name)
 
     def player_id(self, nick: str, network: str) -> int | None:
         row = self.db.conn.execute(

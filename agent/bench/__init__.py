@@ -257,7 +257,8 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                          f"{t['hands_per_cpu_s']:,.0f} per CPU s", ">= 2,000 hands/s"))
     en = figures.get("engine")
     if en:
-        for kind, label in (("stations", "vs 9 callers"), ("poki", "10 Poki players")):
+        for kind, label in (("stations", "vs 9 callers"), ("poki", "10 Poki players"),
+                            ("stations_learned", "vs 9 callers, learned predictor")):
             if kind in en:
                 rows.append((f"Poki post-flop decision, 10 seats, {label}",
                              f"{en[kind]['median_ms']:.2f} ms median", f"p90 {en[kind]['p90_ms']:.2f} ms", ""))
@@ -267,7 +268,7 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                          f"back-off {pr['backoff_us']:.1f} µs, twelve {pr['twelve_us']:.1f} µs", "<= 20 µs"))
             if "learned_us" in pr:
                 rows.append(("learned prediction (features + logistic)", f"{pr['learned_us']:.1f} µs",
-                             "not yet read by the engine", "<= 20 µs"))
+                             "read with [model] predictor = learned", "<= 20 µs"))
     sm = figures.get("simulator")
     if sm and sm.get("decisions"):
         rows.append((f"one simulated decision, {sm['trials']} trials, 10 players, flop",

@@ -4,7 +4,9 @@ at its turn included (catching up on the betting, re-weighting each live opponen
 after each of its actions, EHS against every table, the triple and the draw).
 
 Two tables: Poki against nine calling stations (every opponent stays to the river: nine
-live weight tables, the worst case) and ten Poki players (a typical field). The board
+live weight tables, the worst case) and ten Poki players (a typical field); and the
+first table again with Poki reading the learned predictor (``[model] predictor =
+"learned"``, agent.game.learned) instead of the default meta-predictor. The board
 strengths shared by the table are computed once per board per process; the first
 decision on a new board pays for them and is counted like any other.
 """
@@ -15,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agent.config import TableConfig
+from agent.config import ModelConfig, TableConfig
+from agent.engine.opponent_model import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
 from agent.engine.player import PokiPlayer
 from agent.players import create_player
@@ -35,10 +38,29 @@ class _Timed(PokiPlayer):
         return action
 
 
+class _WeightedStore(MemoryModelStore):
+    """The in-memory models with a learned predictor's weights, as the database holds
+    them after ``poki db fit-predictor``; random weights: they do not change the cost."""
+
+    def __init__(self) -> None:
+        from agent.game.learned import N_FEATURES, LearnedModel
+
+        super().__init__()
+        self._learned = LearnedModel(np.random.default_rng(7).normal(size=(3, N_FEATURES)) * 0.1, 1e-4)
+
+    def learned_model(self) -> Any:
+        return self._learned
+
+
 def _table(kind: str, hands: int, seed: int) -> list[float]:
     times: list[float] = []
     rng = np.random.default_rng(seed)
-    if kind == "stations":
+    if kind == "stations_learned":
+        players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
+                          model=ModelConfig(predictor="learned"))]
+        players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
+                    for i in range(9)]
+    elif kind == "stations":
         players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times)]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]
@@ -55,7 +77,7 @@ def run_engine_bench(quick: bool = False) -> dict[str, Any]:
     """Median (and 90th percentile) seconds per post-flop decision, per table."""
     hands = 60 if quick else 400
     out: dict[str, Any] = {"hands": hands}
-    for kind in ("stations", "poki"):
+    for kind in ("stations", "poki", "stations_learned"):
         times = _table(kind, hands if kind == "poki" else hands * 2, seed=2024)
         arr = np.array(times)
         out[kind] = {

@@ -34,9 +34,12 @@ from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.context import ContextWalker, decision_context, order_key
 from agent.game.frequencies import Decay
+from agent.game.learned import DecisionFeatures, player_stats
 from agent.game.prediction import DEFAULT_STRENGTHS, Predictor
 from agent.game.rules import Action
-from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_model
+from agent.engine.opponent_model import (
+    DEFAULT_TRIPLES, PREDICTOR_CHOICES, MemoryModelStore, ModelStore, learned_of, predict_learned, predict_model,
+)
 
 if TYPE_CHECKING:
     from agent.game.events import HandStarted
@@ -88,6 +91,9 @@ class PokiPlayer(BasePlayer):
                                   self.model_settings.blend_observations)
         self._predictor = predictor
         self._walker: ContextWalker | None = None
+        self._learned: Any = None  # the store's fitted learned predictor, read at the first hand
+        self._learned_store: Any = None  # the store it was read from
+        self._features: DecisionFeatures | None = None  # this hand's public features (learned)
         self.network = network
         self._store_writes = True
         self.last: Decision | None = None
@@ -118,6 +124,7 @@ class PokiPlayer(BasePlayer):
         self.store = store
         self.network = network
         self._store_writes = writes
+        self._learned_store = None  # read its learned predictor at the next hand
 
     def set_deadline(self, seconds: float | None) -> None:
         """The deadline of the next decision, told by a seat runtime (agent.play.seat)
@@ -153,13 +160,26 @@ class PokiPlayer(BasePlayer):
         self._seen = 0  # actions of this hand already re-weighted for
         # Fine contexts of this hand's actions (agent.game.context), followed as they come.
         self._walker = ContextWalker(dict(zip(ctx.players, ctx.positions)), ctx.board)
+        self._features = None
+        if self.settings.opponent_model == "specific" and self.model_settings.predictor in ("learned", "meta"):
+            if self._learned_store is not self.store:
+                self._learned_store = self.store
+                self._learned = learned_of(self.store, self.model_settings.predictor)
+            if self._learned is not None:
+                # The learned predictor's public features, followed action by action.
+                self._features = DecisionFeatures(len(ctx.players), ctx.small_bet, ctx.big_bet)
+                self._seat_of = {p: i for i, p in enumerate(ctx.players)}
+                self._stats: dict[str, tuple[float, float]] = {}
         self._strategy: PreflopStrategy | None = None
 
-    def _freq(self, nick: str, context: int, fine: int = -1) -> tuple[float, float, float]:
+    def _freq(self, nick: str, context: int, fine: int = -1, public: Any = None,
+              round_: int = 0) -> tuple[float, float, float]:
         """The opponent's (fold, call, raise) shares in a context: by the predictor
         [model] predictor names (the meta-predictor by default: twelve contexts and the
-        back-off mixed by how well each has foreseen this opponent) from the models read
-        once a hand (specific), or the defaults (generic)."""
+        back-off mixed by how well each has foreseen this opponent, and the learned
+        predictor with them when the store holds its weights) from the models read once a
+        hand (specific), or the defaults (generic). ``public``: the decision's public
+        features (DecisionFeatures.public_split), which the learned predictor reads."""
         if self.settings.opponent_model == "generic":
             return DEFAULT_TRIPLES[context]
         model = self._models.get(nick)
@@ -168,6 +188,11 @@ class PokiPlayer(BasePlayer):
         # The simulator's play-outs know only the twelve coarse contexts (fine = -1), so
         # there the twelve-context prediction is read.
         which = self.model_settings.predictor if fine >= 0 else "twelve"
+        if public is not None and which != "twelve" and which != "backoff":
+            stats = self._stats.get(nick)
+            if stats is None and model.state is not None:
+                stats = self._stats[nick] = player_stats(model.state, self._predictor.factor)
+            return predict_learned(model, context, fine, round_, self._predictor, self._learned, public, which, stats)
         return predict_model(model, context, fine, self._predictor, which)
 
     def _catch_up(self, ctx: GameContext) -> None:
@@ -179,10 +204,18 @@ class PokiPlayer(BasePlayer):
             masks: dict[int, int] = {}
             walker = self._walker
             walker.board = ctx.board
+            features = self._features
             for a in actions[self._seen:]:
                 player = a.player
                 fine = walker.context(a.round, player, a.bets_to_call, a.players_active, a.raises)
                 walker.record(a.round, player, a.kind)
+                public = None
+                if features is not None:
+                    seat = self._seat_of[player]
+                    if player != self.name and player in active and a.kind not in BLIND_KINDS \
+                            and ACTION_CLASS[a.kind] != FOLD:
+                        public = features.public_split(seat, a.round, a.bets_to_call, a.context, fine, a.position)
+                    features.record(seat, a.round, a.kind, a.amount)
                 if player == self.name or player not in active or a.kind in BLIND_KINDS:
                     continue
                 action = ACTION_CLASS[a.kind]
@@ -192,7 +225,7 @@ class PokiPlayer(BasePlayer):
                 mask = masks.get(rnd)
                 if mask is None:
                     mask = masks[rnd] = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
-                self._modeler.observe(player, action, self._freq(player, a.context, fine), mask,
+                self._modeler.observe(player, action, self._freq(player, a.context, fine, public, rnd), mask,
                                       a.players_active)
         self._seen = len(actions)
 
@@ -450,8 +483,9 @@ def _kind() -> PlayerKind:
             params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),
                                    low=0.0, high=1.0)
     model = config.model
-    params["predictor"] = Param(str, model.predictor, "opponent prediction read: twelve, backoff or meta",
-                                choices=("twelve", "backoff", "meta"))
+    params["predictor"] = Param(str, model.predictor,
+                                "opponent prediction read: twelve, backoff, meta or learned (fitted weights in the "
+                                "database; else the back-off)", choices=PREDICTOR_CHOICES)
 
     def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:
         predictor = settings.pop("predictor", model.predictor)
