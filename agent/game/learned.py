@@ -284,6 +284,22 @@ def hand_features(actions: Sequence[tuple], seated: int, small_bet: int, big_bet
 _CLASS = {"f": 0, "k": 1, "c": 1, "b": 2, "r": 2}
 
 
+def _softmax_of(cols: list[list[float]], z0: float, z1: float, z2: float,
+                pairs: Sequence[tuple[int, float]]) -> Triple:
+    """Softmax of the logits (z0, z1, z2) plus each sparse pair's weighted column."""
+    c0, c1, c2 = cols
+    for k, v in pairs:
+        z0 += c0[k] * v
+        z1 += c1[k] * v
+        z2 += c2[k] * v
+    top = z0 if z0 > z1 else z1
+    if z2 > top:
+        top = z2
+    e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
+    total = e0 + e1 + e2
+    return (e0 / total, e1 / total, e2 / total)
+
+
 @dataclass
 class LearnedModel:
     """Fitted weights (3 × N_FEATURES, fold/call/raise logits) and what they were fitted
@@ -324,18 +340,7 @@ class LearnedModel:
         cols = self._columns
         if cols is None:
             cols = self._columns = self.weights.tolist()  # three lists: fold, call, raise weights
-        c0, c1, c2 = cols
-        z0 = z1 = z2 = 0.0
-        for k, v in pairs:
-            z0 += c0[k] * v
-            z1 += c1[k] * v
-            z2 += c2[k] * v
-        top = z0 if z0 > z1 else z1
-        if z2 > top:
-            top = z2
-        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
-        total = e0 + e1 + e2
-        return (e0 / total, e1 / total, e2 / total)
+        return _softmax_of(cols, 0.0, 0.0, 0.0, pairs)
 
     def triple_split(self, context: int, fine: int, table: int, own: int,
                      pairs: Sequence[tuple[int, float]]) -> Triple:
@@ -350,19 +355,8 @@ class LearnedModel:
         if base is None:
             ks = fine_columns(context, fine)
             base = self._fine_logits[fine] = (sum(c0[k] for k in ks), sum(c1[k] for k in ks), sum(c2[k] for k in ks))
-        z0 = base[0] + c0[table] + c0[own]
-        z1 = base[1] + c1[table] + c1[own]
-        z2 = base[2] + c2[table] + c2[own]
-        for k, v in pairs:
-            z0 += c0[k] * v
-            z1 += c1[k] * v
-            z2 += c2[k] * v
-        top = z0 if z0 > z1 else z1
-        if z2 > top:
-            top = z2
-        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
-        total = e0 + e1 + e2
-        return (e0 / total, e1 / total, e2 / total)
+        return _softmax_of(cols, base[0] + c0[table] + c0[own], base[1] + c1[table] + c1[own],
+                           base[2] + c2[table] + c2[own], pairs)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Row-wise (fold, call, raise) probabilities for a matrix of feature vectors."""
