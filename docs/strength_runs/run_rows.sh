@@ -16,5 +16,5 @@ $P match poki poki "$T" "$T" "$T" "$T" "$T" "$T" "$T" "$T" --deals 1000 --seed 8
 rm -f $OUT/warm3.sqlite* $OUT/regular3.sqlite*
 $P match "$T" poki $FIELD --deals 300 --seed 8102 --name warm3 --db $OUT/warm3.sqlite --json --no-progress > $OUT/warm3.json
 cp $OUT/warm3.sqlite $OUT/regular3.sqlite
-$P match "$T" poki $FIELD --deals 1000 --seed 8103 --name regular3 --db $OUT/regular3.sqlite --json --no-progress > $OUT/regular3.json
-$P match "$T" poki $FIELD --deals 1000 --seed 8103 --workers 2 --name cold3 --json --no-progress > $OUT/cold3.json
+$P match "$T" poki $FIELD --deals 2000 --seed 8103 --name regular3 --db $OUT/regular3.sqlite --json --no-progress > $OUT/regular3.json
+$P match "$T" poki $FIELD --deals 2000 --seed 8103 --workers 2 --name cold3 --json --no-progress > $OUT/cold3.json
