@@ -18,3 +18,6 @@ $P match "$T" poki $FIELD --deals 300 --seed 8102 --name warm3 --db $OUT/warm3.s
 cp $OUT/warm3.sqlite $OUT/regular3.sqlite
 $P match "$T" poki $FIELD --deals 2000 --seed 8103 --name regular3 --db $OUT/regular3.sqlite --json --no-progress > $OUT/regular3.json
 $P match "$T" poki $FIELD --deals 2000 --seed 8103 --workers 2 --name cold3 --json --no-progress > $OUT/cold3.json
+# S at ten seats again on a second fresh seed (1,500 deals).
+$P match poki poki "$T" "$T" "$T" "$T" "$T" "$T" "$T" "$T" --deals 1500 --seed 8104 --workers 2 \
+    --name S10c --json --no-progress > $OUT/S10c.json
