@@ -22,7 +22,7 @@ import pytest
 
 from agent.game.context import GameContext
 from agent.game.events import HandEnded
-from agent.play import acpc_lean
+from agent.game import context as context_module
 from agent.play.acpc_lean import LeanSession
 from agent.play.acpc_match import AcpcSession, host_match, play_at_dealer
 from agent.play.seat import Seat
@@ -157,7 +157,7 @@ def test_the_lean_path_settles_odd_chips_and_folds_like_the_tracker():
 
 
 def test_the_context_template_keeps_the_field_order():
-    fields = acpc_lean._FIELDS
+    fields = context_module._FIELDS  # the template's layout (agent.game.context.context_template)
     assert fields[0] == "hand_id" and fields[-1] == "hole_cards" and fields[-2] == "viewer"
     assert fields == tuple(GameContext.__dataclass_fields__)
 

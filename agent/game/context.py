@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
-    "context_name", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
+    "context_name", "context_template", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
 
 N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
@@ -287,3 +287,16 @@ class GameContext:
     @property
     def can_fold(self) -> bool:
         return Action.FOLD in self.legal_actions
+
+
+_FIELDS = tuple(GameContext.__dataclass_fields__)
+_BOARD_AT = _FIELDS.index("board")
+
+
+def context_template(ctx: GameContext) -> tuple[tuple, tuple]:
+    """``ctx``'s fields but its hand id, board and hole cards (the first, the board and
+    the last), as (before the board, after it): what every hand that reaches the same
+    point of the same betting shares. ``GameContext(hand_id, *head, board, *tail, hole)``
+    rebuilds a hand's own snapshot from it."""
+    fields = [getattr(ctx, name) for name in _FIELDS]
+    return tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1])

@@ -30,8 +30,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from agent.game.context import GameContext
-from agent.game.events import CardsShown, Event, HandEnded, HandStarted
+from agent.game.context import GameContext, context_template
+from agent.game.events import CardsShown, Event, HandEnded
 from agent.game.rules import Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker, TrackerError
@@ -49,10 +49,6 @@ _make_context = slot_constructor(GameContext)
 _HOLE_DEALING, _BETTING = Phase.HOLE_DEALING, Phase.BETTING
 CACHE_LIMIT = 1 << 16  # (position, betting) entries kept; cleared when full
 _NOT_OURS = False  # a cache entry: not our turn
-# A context is built as (hand id, the template up to the board, the board, the template
-# after it up to the viewer, the hole cards): the fields in GameContext's order.
-_FIELDS = tuple(GameContext.__dataclass_fields__)
-_BOARD_AT = _FIELDS.index("board")
 
 
 class LeanSession(AcpcSession):
@@ -162,9 +158,7 @@ class LeanSession(AcpcSession):
             entry: object = _NOT_OURS
         else:
             ctx = tracker.snapshot(self.seat.me)
-            # The context's fields but this hand's id, board and hole cards (the last).
-            fields = [getattr(ctx, name) for name in _FIELDS]
-            entry = (tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1]))
+            entry = context_template(ctx)  # this hand's id, board and hole cards go in at use
         turns = self._turns
         if len(turns) >= CACHE_LIMIT:
             turns.clear()

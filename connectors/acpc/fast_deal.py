@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.game.context import GameContext
+from agent.game.context import GameContext, context_template
 from agent.game.events import BoardDealt, Event, HandEnded, HandStarted, HoleCards
 from agent.game.records import PlayerResult
 from agent.game.rules import Action, Phase
@@ -39,8 +39,6 @@ __all__ = ["ACT", "BOARD", "OVER", "CACHE_LIMIT", "FastHands", "RulesCache", "Se
 ACT, BOARD, OVER = 0, 1, 2  # the kinds of RulesCache.step entries
 CACHE_LIMIT = 1 << 16  # entries kept per table; cleared when full
 _make_context = slot_constructor(GameContext)
-_FIELDS = tuple(GameContext.__dataclass_fields__)
-_BOARD_AT = _FIELDS.index("board")
 _ENDED = HandEnded()
 _make_holes = slot_constructor(HoleCards)
 _make_board = slot_constructor(BoardDealt)
@@ -94,9 +92,7 @@ class RulesCache:
         entry = self._contexts.get(key)
         if entry is None:
             ctx = self._replay(events()).snapshot(names[viewer])
-            fields = [getattr(ctx, name) for name in _FIELDS]
-            # Everything but the hand id, the board and the hole cards (the last field).
-            entry = (tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1]))
+            entry = context_template(ctx)
             contexts = self._contexts
             if len(contexts) >= CACHE_LIMIT:
                 contexts.clear()
