@@ -22,12 +22,12 @@ from agent.game.learned import (
 )
 from agent.game.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES
 from agent.game.prepared import prepare_hand
-from agent.game.records import ActionRecord
 from agent.play.shadow import ShadowScorer
 from db import Database
 from db.learned import decisions, load_learned, store_learned
 from db.testing import synthetic_hands
-from evaluator_pyx.cards import parse_cards
+
+from worked_hand import worked_hand
 
 NAMES = {name: i for i, name in enumerate(feature_names())}
 
@@ -65,21 +65,10 @@ def test_fit_refuses_bad_input() -> None:
 
 
 def _rows() -> list[tuple]:
-    """Four players, a (position 1, small blind), b (2, big blind), c (3), d (4, button),
-    bets 10/20: pre-flop c calls, d raises, a folds, b calls, c calls; flop (dry) b checks,
-    c bets, d calls, b folds; turn c checks, d bets, c calls. As prepared action rows."""
-    A = ActionRecord
-    actions = [
-        A(0, "a", "sb", 5, 0, 0, 1, 4), A(0, "b", "bb", 10, 0, 1, 2, 4),
-        A(0, "c", "c", 10, 1, 1, 3, 4), A(0, "d", "r", 20, 1, 1, 4, 4), A(0, "a", "f", 0, 2, 2, 1, 4),
-        A(0, "b", "c", 10, 1, 2, 2, 3), A(0, "c", "c", 10, 1, 2, 3, 3),
-        A(1, "b", "k", 0, 0, 0, 2, 3), A(1, "c", "b", 10, 0, 0, 3, 3), A(1, "d", "c", 10, 1, 1, 4, 3),
-        A(1, "b", "f", 0, 1, 1, 2, 3),
-        A(2, "c", "k", 0, 0, 0, 3, 2), A(2, "d", "b", 20, 0, 0, 4, 2), A(2, "c", "c", 20, 1, 1, 3, 2),
-    ]
-    pos = {"a": 1, "b": 2, "c": 3, "d": 4}
+    """The worked hand (tests/worked_hand.py, bets 10/20) as prepared action rows."""
+    actions, pos, board = worked_hand()
     seat = {"a": 0, "b": 1, "c": 2, "d": 3}
-    fines = fine_contexts(actions, pos, parse_cards("Kc 7d 2h 9s"))
+    fines = fine_contexts(actions, pos, board)
     return [(i, seat[a.player], a.round, a.kind, a.amount, a.bets_to_call, a.raises, a.position, a.players_active,
              False, a.context, fine) for i, (a, fine) in enumerate(zip(actions, fines))]
 

@@ -22,6 +22,8 @@ from db import Database
 from db.testing import synthetic_hands
 from evaluator_pyx.cards import parse_cards
 
+from worked_hand import worked_hand
+
 
 def test_board_texture() -> None:
     assert board_texture(parse_cards("Kc 7d 2h")) == 0  # dry
@@ -33,25 +35,8 @@ def test_board_texture() -> None:
     assert board_texture(parse_cards("Ac Kd 7h 7s 2c")) == 1
 
 
-def _hand() -> tuple[list[ActionRecord], dict[str, int], list[int]]:
-    """Four players, a (position 1, small blind), b (2, big blind), c (3), d (4, button):
-    pre-flop c calls, d raises, a folds, b calls, c calls; flop (dry) b checks, c bets,
-    d calls, b folds; turn c checks, d bets, c calls."""
-    pos = {"a": 1, "b": 2, "c": 3, "d": 4}
-    A = ActionRecord
-    actions = [
-        A(0, "a", "sb", 5, 0, 0, 1, 4), A(0, "b", "bb", 10, 0, 1, 2, 4),
-        A(0, "c", "c", 10, 1, 1, 3, 4), A(0, "d", "r", 20, 1, 1, 4, 4), A(0, "a", "f", 0, 2, 2, 1, 4),
-        A(0, "b", "c", 10, 1, 2, 2, 3), A(0, "c", "c", 10, 1, 2, 3, 3),
-        A(1, "b", "k", 0, 0, 0, 2, 3), A(1, "c", "b", 10, 0, 0, 3, 3), A(1, "d", "c", 10, 1, 1, 4, 3),
-        A(1, "b", "f", 0, 1, 1, 2, 3),
-        A(2, "c", "k", 0, 0, 0, 3, 2), A(2, "d", "b", 20, 0, 0, 4, 2), A(2, "c", "c", 20, 1, 1, 3, 2),
-    ]
-    return actions, pos, parse_cards("Kc 7d 2h 9s")
-
-
-def test_fine_contexts_of_a_hand_built_hand() -> None:
-    actions, pos, board = _hand()
+def test_fine_contexts_of_a_hand_builtworked_hand() -> None:
+    actions, pos, board = worked_hand()
     fines = fine_contexts(actions, pos, board)
     # Coarse contexts are kept as the top level of every fine one.
     assert [f // FINE_PER_COARSE for f in fines] == [a.context for a in actions]
@@ -76,7 +61,7 @@ def test_fine_contexts_of_a_hand_built_hand() -> None:
 
 
 def test_a_turn_board_with_a_pair_changes_the_texture() -> None:
-    actions, pos, _ = _hand()
+    actions, pos, _ = worked_hand()
     fines = fine_contexts(actions, pos, parse_cards("Kc 7d 2h 7s"))
     texture = [f % 3 for f in fines]
     assert texture[7:11] == [0] * 4 and texture[11:] == [1] * 3
@@ -89,7 +74,7 @@ def test_backoff_with_nothing_seen_is_the_default_triple() -> None:
         assert sum(got) == pytest.approx(1.0)
 
 
-def test_backoff_is_the_dirichlet_chain_worked_by_hand() -> None:
+def test_backoff_is_the_dirichlet_chain_worked_byworked_hand() -> None:
     s = Strengths(population=2.0, coarse=5.0, fine=3.0)
     pop_coarse = (600.0, 300.0, 100.0)
     pop_fine = (10.0, 6.0, 4.0)
@@ -227,7 +212,7 @@ def test_the_scorer_starts_from_the_stored_models(tmp_path) -> None:
         assert a["overall"][name]["accuracy"] == pytest.approx(b["overall"][name]["accuracy"], rel=1e-9)
 
 
-def test_walker_rejects_nothing_of_an_unusual_hand() -> None:
+def test_walker_rejects_nothing_of_an_unusualworked_hand() -> None:
     # Heads-up: the button posts the small blind and acts first pre-flop, last after.
     pos = {"btn": 2, "bb": 1}
     A = ActionRecord
