@@ -67,6 +67,10 @@ cdef enum:
     HASH_ROW_MASK = HASH_ROWS - 1
     # Room for every in-bounds index: the filled part plus (2**25 >> HASH_ROW_BITS).
     RANK_TABLE_CAPACITY = 110592
+    # The count-key table: the same room, then the flush values of every suit word (at
+    # 2 * count_offsets[FLUSH_ROW] + word), so a flush is one more row of the hash.
+    FLUSH_ROW = HASH_ROWS
+    COUNT_TABLE_CAPACITY = RANK_TABLE_CAPACITY + SUIT_WORDS
 
 ctypedef struct EvalTables:
     # Per 13-bit suit word w: bits 0-24 the sum of the rank keys of w's ranks, bit 25 set
@@ -79,6 +83,11 @@ ctypedef struct EvalTables:
     uint16_t hash_offsets[HASH_ROWS]           # half the displacement of each row
     # Value of the best non-flush five of each rank multiset of 5-7 cards, by hashed key.
     uint16_t rank_values[RANK_TABLE_CAPACITY]
+    # The same values by the 25-bit hash of the hand's count key (count_hash: the
+    # per-rank counts as three 13-bit planes, computed from a mask with no table), in
+    # rows and columns laid out like the rank-sum hash above.
+    uint16_t count_offsets[HASH_ROWS + 1]
+    uint16_t count_values[COUNT_TABLE_CAPACITY]
     # Incremental key of each card 0..51: its rank key + 1 in its suit's counter.
     uint64_t card_keys[52]
     # Key of each rank 0..12 (the low 32 bits of a card key).
@@ -185,6 +194,41 @@ cdef inline uint16_t evaluate_mask(const EvalTables* t, uint64_t mask) noexcept 
         # the other cards make; the other three words' flush values are 0.
         return t.flush_values[a] | t.flush_values[b] | t.flush_values[c] | t.flush_values[d]
     return rank_value(t, e)
+
+
+# The count-key evaluation from a mask (_count_batch.h: the reasoning and the batch
+# kernel): a hand's per-rank counts as three 13-bit bit planes by a bit-sliced adder of
+# its suit words, hashed to 25 bits with no collision among the 5-7 rank multisets;
+# a SWAR popcount per suit word for the flush test. No table read until the hash's two.
+cdef extern from "_count_batch.h":
+    # 25-bit hash of a mask's count key (in bounds for count_index whatever the mask).
+    uint32_t count_hash "poki_cb_hash"(uint64_t mask) noexcept nogil
+    # The same from the bit planes (bit r of plane j: bit j of the count of rank r).
+    uint32_t count_planes_hash "poki_cb_planes_hash"(uint32_t b0, uint32_t b1, uint32_t b2) noexcept nogil
+    # Nonzero exactly when a mask of at most 7 cards has 5+ cards of a suit.
+    uint64_t flush_lanes "poki_cb_flush"(uint64_t mask) noexcept nogil
+    # Value of a flush hand: the flush values of its four suit words ORed.
+    uint16_t flush_value_of_mask "poki_cb_flush_value"(const uint16_t* flush_values, uint64_t mask) noexcept nogil
+    # Value of one 5-7 card mask, every step (no validation).
+    uint16_t count_evaluate "poki_cb_one"(const uint16_t* offsets, const uint16_t* values,
+                                          const uint16_t* flush_values, uint64_t mask) noexcept nogil
+    # The batch kernels: 1 if every mask is 5-7 cards with no stray bits (unchecked: 1).
+    int count_batch_checked "poki_count_batch_checked"(
+        const uint16_t* offsets, const uint16_t* values, const uint16_t* flush_values,
+        const uint64_t* m, uint16_t* out, Py_ssize_t n) noexcept nogil
+    int count_batch_unchecked "poki_count_batch_unchecked"(
+        const uint16_t* offsets, const uint16_t* values, const uint16_t* flush_values,
+        const uint64_t* m, uint16_t* out, Py_ssize_t n) noexcept nogil
+
+
+cdef inline uint32_t count_index(const EvalTables* t, uint32_t h) noexcept nogil:
+    """Where a count hash lands in count_values (in bounds for any 25-bit h)."""
+    return (h >> HASH_ROW_BITS) + 2 * <uint32_t>t.count_offsets[h & HASH_ROW_MASK]
+
+
+cdef inline uint16_t count_value(const EvalTables* t, uint64_t mask) noexcept nogil:
+    """Value of the best non-flush five of a 5-7 card mask's ranks, by its count key."""
+    return t.count_values[count_index(t, count_hash(mask))]
 
 
 cdef inline uint64_t mask_key(const EvalTables* t, uint64_t mask) noexcept nogil:

@@ -13,7 +13,7 @@ All tables are computed here, at import, in C.
 """
 from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, calloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from cpython.time cimport monotonic_ns
 
 import operator
@@ -46,6 +46,7 @@ CATEGORIES = (
 cdef EvalTables _T
 cdef uint32_t _codes[N_VALUES]          # sorted class codes; value = index + 1
 cdef int _rank_table_used = 0
+cdef int _count_table_used = 0
 cdef long long _init_ns = 0
 
 
@@ -177,7 +178,20 @@ ctypedef struct _Walk:
     int capacity     # room in the output arrays
     uint32_t* codes
     uint32_t* sums
+    uint32_t* hashes  # count_hash of each multiset's count key, when not NULL
     uint16_t* values
+
+
+cdef uint32_t _count_hash_of(const int* cnt) noexcept nogil:
+    """count_hash of a rank multiset from its counts: bit r of plane j is bit j of the
+    count of rank r (what the bit-sliced adder makes from a mask)."""
+    cdef uint32_t planes[3]
+    cdef int r, j
+    planes[0] = planes[1] = planes[2] = 0
+    for r in range(13):
+        for j in range(3):
+            planes[j] |= <uint32_t>((cnt[r] >> j) & 1) << r
+    return count_planes_hash(planes[0], planes[1], planes[2])
 
 
 cdef void _walk(_Walk* w, int rank, int cards, uint32_t key_sum) noexcept nogil:
@@ -191,6 +205,8 @@ cdef void _walk(_Walk* w, int rank, int cards, uint32_t key_sum) noexcept nogil:
             else:
                 w.sums[w.n] = key_sum
                 w.values[w.n] = _value_of_code(code)
+                if w.hashes != NULL:
+                    w.hashes[w.n] = _count_hash_of(w.cnt)
         if cards >= w.min_cards:
             w.n += 1
         return
@@ -282,15 +298,15 @@ cdef inline uint64_t _window(const uint64_t* bits, uint32_t p) noexcept nogil:
     return (bits[w] >> b) | (bits[w + 1] << (64 - b))
 
 
-cdef int _build_rank_hash() except -1:
-    global _rank_table_used
-    cdef _Walk w
-    cdef int n, i, j, c, max_count = 0
+cdef int _pack_hash(const uint32_t* keys, const uint16_t* values, int n, uint16_t* offsets,
+                    uint16_t* table, uint32_t* table_used) except -1:
+    """Row-displacement perfect hash of n distinct keys below 2**25 (the comment above):
+    fills offsets (HASH_ROWS halved displacements) and table (RANK_TABLE_CAPACITY slots,
+    key k at (k >> HASH_ROW_BITS) + 2 * offsets[k & HASH_ROW_MASK], unused slots 0)."""
+    cdef int i, j, c, max_count = 0
     cdef uint32_t row, d = 0, d0, start, p, size = 0
     cdef uint32_t hint[64]
     cdef uint64_t ok
-    cdef uint32_t* sums = NULL
-    cdef uint16_t* values = NULL
     cdef int32_t* row_count = NULL
     cdef int32_t* row_start = NULL
     cdef int32_t* order = NULL
@@ -303,33 +319,21 @@ cdef int _build_rank_hash() except -1:
     cdef int n_words = (RANK_TABLE_CAPACITY + 2 * 64 * 64) // 64
     cdef int by_count[64]
     try:
-        sums = <uint32_t*>malloc(sizeof(uint32_t) * _MAX_MULTISETS)
-        values = <uint16_t*>malloc(sizeof(uint16_t) * _MAX_MULTISETS)
         row_count = <int32_t*>calloc(HASH_ROWS, sizeof(int32_t))
         row_start = <int32_t*>calloc(HASH_ROWS + 1, sizeof(int32_t))
         order = <int32_t*>malloc(sizeof(int32_t) * HASH_ROWS)
         fill = <int32_t*>malloc(sizeof(int32_t) * HASH_ROWS)
-        cols = <uint32_t*>malloc(sizeof(uint32_t) * _MAX_MULTISETS)
-        col_values = <uint16_t*>malloc(sizeof(uint16_t) * _MAX_MULTISETS)
+        cols = <uint32_t*>malloc(sizeof(uint32_t) * n)
+        col_values = <uint16_t*>malloc(sizeof(uint16_t) * n)
         used = <uint64_t*>calloc(n_words, sizeof(uint64_t))
-        if not (sums and values and row_count and row_start and order and fill and cols
-                and col_values and used):
+        if not (row_count and row_start and order and fill and cols and col_values and used):
             raise MemoryError()
-
-        memset(&w, 0, sizeof(w))
-        w.min_cards = 5
-        w.max_cards = 7
-        w.capacity = _MAX_MULTISETS
-        w.sums = sums
-        w.values = values
-        _walk(&w, 0, 0, 0)
-        n = w.n
-        if n > _MAX_MULTISETS:
-            raise RuntimeError("evaluator tables: too many rank multisets")
 
         # Bucket the keys by row, columns ascending within a row.
         for i in range(n):
-            row_count[sums[i] & HASH_ROW_MASK] += 1
+            if keys[i] > RANK_SUM_MASK:
+                raise RuntimeError("evaluator tables: a hash key above 2**25")
+            row_count[keys[i] & HASH_ROW_MASK] += 1
         for i in range(HASH_ROWS):
             row_start[i + 1] = row_start[i] + row_count[i]
             fill[i] = row_start[i]
@@ -338,10 +342,10 @@ cdef int _build_rank_hash() except -1:
         if max_count >= 64:
             raise RuntimeError("evaluator tables: a hash row is too full")
         for i in range(n):
-            row = sums[i] & HASH_ROW_MASK
+            row = keys[i] & HASH_ROW_MASK
             j = fill[row]
             fill[row] += 1
-            cols[j] = sums[i] >> HASH_ROW_BITS
+            cols[j] = keys[i] >> HASH_ROW_BITS
             col_values[j] = values[i]
             while j > row_start[row] and cols[j - 1] > cols[j]:
                 tmp_c = cols[j]; cols[j] = cols[j - 1]; cols[j - 1] = tmp_c
@@ -368,7 +372,7 @@ cdef int _build_rank_hash() except -1:
             row = order[i]
             c = row_count[row]
             if c == 0:
-                _T.hash_offsets[row] = 0
+                offsets[row] = 0
                 continue
             while used[lowfree >> 6] == 0xffffffffffffffffULL:
                 lowfree += 64
@@ -397,19 +401,60 @@ cdef int _build_rank_hash() except -1:
             hint[c] = d
             if d >> 1 > 0xffff:
                 raise RuntimeError("evaluator tables: a hash displacement does not fit 16 bits")
-            _T.hash_offsets[row] = <uint16_t>(d >> 1)
-        # Any 25-bit sum indexes below max offset + (2**25 >> HASH_ROW_BITS).
+            offsets[row] = <uint16_t>(d >> 1)
+        # Any 25-bit key indexes below max offset + (2**25 >> HASH_ROW_BITS).
         for i in range(HASH_ROWS):
-            if 2 * <uint32_t>_T.hash_offsets[i] + ((RANK_SUM_MASK >> HASH_ROW_BITS) + 1) > RANK_TABLE_CAPACITY:
+            if 2 * <uint32_t>offsets[i] + ((RANK_SUM_MASK >> HASH_ROW_BITS) + 1) > RANK_TABLE_CAPACITY:
                 raise RuntimeError("evaluator tables: rank table capacity too small")
-        memset(_T.rank_values, 0, sizeof(_T.rank_values))
+        memset(table, 0, sizeof(uint16_t) * RANK_TABLE_CAPACITY)
         for i in range(HASH_ROWS):
             for j in range(row_start[i], row_start[i + 1]):
-                _T.rank_values[2 * <uint32_t>_T.hash_offsets[i] + cols[j]] = col_values[j]
-        _rank_table_used = size
+                table[2 * <uint32_t>offsets[i] + cols[j]] = col_values[j]
+        table_used[0] = size
     finally:
-        free(sums); free(values); free(row_count); free(row_start); free(order); free(fill)
+        free(row_count); free(row_start); free(order); free(fill)
         free(cols); free(col_values); free(used)
+    return 0
+
+
+cdef int _build_rank_hash() except -1:
+    """Both perfect hashes of the 5-7 rank multisets: by rank-key sum (the incremental
+    form's) and by count key (from a mask without a table)."""
+    global _rank_table_used, _count_table_used
+    cdef _Walk w
+    cdef uint32_t* sums = NULL
+    cdef uint32_t* hashes = NULL
+    cdef uint16_t* values = NULL
+    cdef uint32_t used_size = 0
+    try:
+        sums = <uint32_t*>malloc(sizeof(uint32_t) * _MAX_MULTISETS)
+        hashes = <uint32_t*>malloc(sizeof(uint32_t) * _MAX_MULTISETS)
+        values = <uint16_t*>malloc(sizeof(uint16_t) * _MAX_MULTISETS)
+        if not (sums and hashes and values):
+            raise MemoryError()
+        memset(&w, 0, sizeof(w))
+        w.min_cards = 5
+        w.max_cards = 7
+        w.capacity = _MAX_MULTISETS
+        w.sums = sums
+        w.hashes = hashes
+        w.values = values
+        _walk(&w, 0, 0, 0)
+        if w.n > _MAX_MULTISETS:
+            raise RuntimeError("evaluator tables: too many rank multisets")
+        _pack_hash(sums, values, w.n, _T.hash_offsets, _T.rank_values, &used_size)
+        _rank_table_used = used_size
+        _pack_hash(hashes, values, w.n, _T.count_offsets, _T.count_values, &used_size)
+        # The flush row: every suit word's flush value (0 for fewer than 5 cards) after
+        # the hashed part, at an even displacement.
+        used_size = (used_size + 1) & ~1u
+        if used_size + SUIT_WORDS > COUNT_TABLE_CAPACITY or (used_size >> 1) > 0xffff:
+            raise RuntimeError("evaluator tables: no room for the flush row")
+        _T.count_offsets[FLUSH_ROW] = <uint16_t>(used_size >> 1)
+        memcpy(&_T.count_values[used_size], _T.flush_values, sizeof(_T.flush_values))
+        _count_table_used = used_size + SUIT_WORDS
+    finally:
+        free(sums); free(hashes); free(values)
     return 0
 
 
@@ -515,52 +560,14 @@ def evaluate_cards(cards) -> int:
     return evaluate_mask(&_T, mask)
 
 
-# The batch loops, each a function of its own called through a pointer set at import:
-# inlined into the Python wrappers, the loops kept their array pointers, the count and
-# constants on the stack and reloaded them every hand (2-4 extra reads per hand, seen in
-# the compiled code), because the wrappers' other values held the registers.
+# The batch loop over masks is count_batch_* (_count_batch.h, AVX2 where the machine has
+# it): no table until the count key's hash. The loop over incremental keys is a function
+# of its own called through a pointer set at import: inlined into the Python wrapper,
+# it kept its array pointers, the count and constants on the stack and reloaded them
+# every hand (2-4 extra reads per hand, seen in the compiled code), because the
+# wrapper's other values held the registers.
 
-ctypedef bint (*_MasksKernel)(const EvalTables*, const uint64_t*, uint16_t*, Py_ssize_t, bint) noexcept nogil
 ctypedef void (*_KeysKernel)(const EvalTables*, const uint64_t*, const uint64_t*, uint16_t*, Py_ssize_t) noexcept nogil
-
-
-cdef bint _masks_loop(const EvalTables* t, const uint64_t* m, uint16_t* out, Py_ssize_t n,
-                      bint check) noexcept nogil:
-    """out[i] = value of m[i]; with check, False if any mask is not 5-7 cards (the caller
-    finds which). Four hands per iteration: their suit-word sums, one flush test for the
-    four (taken for about 12% of random groups), then four hash lookups with no branch
-    between them. One hand per iteration measured 10-15% slower; blocks split into
-    stages and a branch-free flush select no faster (docs/kernels.md, loops in _floor)."""
-    cdef Py_ssize_t i, n4 = n & ~(<Py_ssize_t>3)
-    cdef uint64_t bad = 0, ok = 1
-    cdef uint32_t a, b, c, d
-    for i in range(0, n4, 4):
-        a = suit_sum(t, m[i])
-        b = suit_sum(t, m[i + 1])
-        c = suit_sum(t, m[i + 2])
-        d = suit_sum(t, m[i + 3])
-        if check:
-            # Branch-free checks: stray bits, and bit 0 of 0xe0 >> count, set for 5-7.
-            bad |= (m[i] | m[i + 1] | m[i + 2] | m[i + 3]) & ~VALID_MASK_BITS
-            ok &= ((<uint64_t>0xe0 >> (a >> 26)) & (<uint64_t>0xe0 >> (b >> 26))
-                   & (<uint64_t>0xe0 >> (c >> 26)) & (<uint64_t>0xe0 >> (d >> 26)))
-        if unlikely((a | b | c | d) & SUIT_WORD_FLUSH):
-            out[i] = evaluate_suit_sum(t, m[i], a)
-            out[i + 1] = evaluate_suit_sum(t, m[i + 1], b)
-            out[i + 2] = evaluate_suit_sum(t, m[i + 2], c)
-            out[i + 3] = evaluate_suit_sum(t, m[i + 3], d)
-        else:
-            out[i] = rank_value(t, a)
-            out[i + 1] = rank_value(t, b)
-            out[i + 2] = rank_value(t, c)
-            out[i + 3] = rank_value(t, d)
-    for i in range(n4, n):
-        a = suit_sum(t, m[i])
-        if check:
-            bad |= m[i] & ~VALID_MASK_BITS
-            ok &= <uint64_t>0xe0 >> (a >> 26)
-        out[i] = evaluate_suit_sum(t, m[i], a)
-    return bad == 0 and ok != 0
 
 
 cdef void _keys_loop(const EvalTables* t, const uint64_t* keys, const uint64_t* masks,
@@ -568,7 +575,6 @@ cdef void _keys_loop(const EvalTables* t, const uint64_t* keys, const uint64_t* 
     values_of_keys(t, keys, masks, out, n)
 
 
-cdef _MasksKernel _masks_kernel = _masks_loop
 cdef _KeysKernel _keys_kernel = _keys_loop
 
 
@@ -595,7 +601,12 @@ def evaluate_batch(masks, out=None, bint check=True) -> np.ndarray:
     if n == 0:
         return out
     with nogil:
-        good = _masks_kernel(&_T, &m[0], &o[0], n, check)
+        if check:
+            good = count_batch_checked(_T.count_offsets, _T.count_values, _T.flush_values,
+                                       &m[0], &o[0], n)
+        else:
+            good = count_batch_unchecked(_T.count_offsets, _T.count_values, _T.flush_values,
+                                         &m[0], &o[0], n)
     if not good:
         for i in range(n):
             if not mask_is_hand(m[i]):
@@ -660,6 +671,7 @@ def table_info() -> dict:
     return {
         "rank_keys": tuple([_T.rank_keys[i] for i in range(13)]),
         "rank_table_used": _rank_table_used,
+        "count_table_used": _count_table_used,
         "rank_table_capacity": RANK_TABLE_CAPACITY,
         "hash_row_bits": HASH_ROW_BITS,
         "bytes": sizeof(EvalTables),

@@ -34,6 +34,8 @@ from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from evaluator_pyx._core cimport (
     EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, rank_index, rank_value,
     evaluate_key, evaluate_mask, evaluate_suit_sum, key_flush_word, suit_sum, unlikely,
+    count_hash, count_index, count_value, flush_lanes, flush_value_of_mask,
+    count_batch_checked, count_batch_unchecked,
 )
 
 cimport cython
@@ -52,6 +54,9 @@ cdef extern from *:
     }
     """
     uint64_t dependent_adds "poki_dependent_adds"(uint64_t n) noexcept nogil
+
+cdef extern from "immintrin.h":
+    uint64_t pdep64 "_pdep_u64"(uint64_t a, uint64_t mask) noexcept nogil
 
 cdef const EvalTables* T = eval_tables()
 
@@ -403,3 +408,132 @@ def alt_key_group4(keys, masks, uint16_t[::1] out) -> None:
                 out[i + 3] = rank_value(T, <uint32_t>d)
         for i in range(n4, n):
             out[i] = evaluate_key(T, k[i], m[i])
+
+
+# The count-key design: the key of a hand's ranks computed from its mask with no table
+# (count_key, a bit-sliced adder), its 25-bit multiply-shift hash, then the two reads.
+
+def count_hashes(masks) -> np.ndarray:
+    """The count-key hash of each mask (uint32), as the count-key loops read it."""
+    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    out = np.empty(m.shape[0], dtype=np.uint32)
+    cdef uint32_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(m.shape[0]):
+        o[i] = count_hash(m[i])
+    return out
+
+
+def count_keys_only(masks, uint32_t[::1] out) -> None:
+    """out[i] = the count-key hash of masks[i] | its flush flag: every ALU step of the
+    count-key design, no table read."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t x
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            out[i] = count_hash(x) | <uint32_t>(flush_lanes(x) != 0) << 31
+
+
+def pdep_keys_only(masks, uint64_t[::1] out) -> None:
+    """out[i] = the per-rank counts of masks[i] as 13 nibbles, each suit word spread by
+    PDEP and the four summed: the same key as count_key by BMI2 instead of the adder."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t x
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            out[i] = (pdep64(x & 0x1fff, 0x1111111111111ULL) + pdep64((x >> 16) & 0x1fff, 0x1111111111111ULL)
+                      + pdep64((x >> 32) & 0x1fff, 0x1111111111111ULL) + pdep64(x >> 48, 0x1111111111111ULL))
+
+
+def reads_only_count(hashes, uint16_t[::1] out) -> None:
+    """out[i] = the count-key table at hash hashes[i] (its two dependent reads)."""
+    cdef const uint32_t[::1] k = hashes
+    cdef Py_ssize_t i, n = k.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = T.count_values[count_index(T, k[i])]
+
+
+def cnt_mask_simple(masks, uint16_t[::1] out) -> None:
+    """Count key, one hand per iteration, its flush test a branch laid out of line."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, n = m.shape[0]
+    cdef uint64_t x
+    with nogil:
+        for i in range(n):
+            x = m[i]
+            if unlikely(flush_lanes(x)):
+                out[i] = flush_value_of_mask(T.flush_values, x)
+            else:
+                out[i] = count_value(T, x)
+
+
+def cnt_mask_group4(masks, uint16_t[::1] out) -> None:
+    """Count key, four hands per iteration under one flush test."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], n4 = n & ~(<Py_ssize_t>3)
+    cdef uint64_t a, b, c, d
+    with nogil:
+        for i in range(0, n4, 4):
+            a = m[i]
+            b = m[i + 1]
+            c = m[i + 2]
+            d = m[i + 3]
+            if unlikely(flush_lanes(a) | flush_lanes(b) | flush_lanes(c) | flush_lanes(d)):
+                for j in range(i, i + 4):
+                    out[j] = flush_value_of_mask(T.flush_values, m[j]) if flush_lanes(m[j]) else count_value(T, m[j])
+            else:
+                out[i] = count_value(T, a)
+                out[i + 1] = count_value(T, b)
+                out[i + 2] = count_value(T, c)
+                out[i + 3] = count_value(T, d)
+        for i in range(n4, n):
+            out[i] = flush_value_of_mask(T.flush_values, m[i]) if flush_lanes(m[i]) else count_value(T, m[i])
+
+
+def cnt_mask_staged(masks, uint16_t[::1] out) -> None:
+    """Count key in blocks of 64: the hashes and flush flags of the block first (a loop
+    the compiler vectorises), then the two reads per hand, then the block's flushes."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t i, j, n = m.shape[0], b, e
+    cdef uint32_t h[64]
+    cdef uint64_t fl
+    with nogil:
+        b = 0
+        while b < n:
+            e = b + 64 if b + 64 < n else n
+            fl = 0
+            for i in range(b, e):
+                h[i - b] = count_hash(m[i])
+                fl |= flush_lanes(m[i])
+            for i in range(b, e):
+                out[i] = T.count_values[count_index(T, h[i - b])]
+            if fl:
+                for i in range(b, e):
+                    if flush_lanes(m[i]):
+                        out[i] = flush_value_of_mask(T.flush_values, m[i])
+            b = e
+
+
+def cnt_batch(masks, uint16_t[::1] out, bint check) -> bool:
+    """The count-key batch kernel (_count_batch.h)."""
+    cdef const uint64_t[::1] m = masks
+    cdef Py_ssize_t n = m.shape[0]
+    cdef int good
+    with nogil:
+        if check:
+            good = count_batch_checked(T.count_offsets, T.count_values, T.flush_values, &m[0], &out[0], n)
+        else:
+            good = count_batch_unchecked(T.count_offsets, T.count_values, T.flush_values, &m[0], &out[0], n)
+    return good != 0
+
+
+def count_tables() -> tuple:
+    """(count_offsets, count_values, flush_values) as bytes, for an outside driver."""
+    return (bytes((<const char*>T.count_offsets)[:sizeof(T.count_offsets)]),
+            bytes((<const char*>T.count_values)[:sizeof(T.count_values)]),
+            bytes((<const char*>T.flush_values)[:sizeof(T.flush_values)]))
