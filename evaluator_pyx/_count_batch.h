@@ -25,19 +25,18 @@
 #include <immintrin.h>
 #endif
 
-/* The hash of a count key's bit planes b0, b1, b2: (b0 M0 + b1 M1 + b2 M2) mod 2**32,
-   its top 25 bits. These multipliers make it distinct for every multiset of 5-7 ranks
-   (found by a random search; _core's table builder checks it at import). */
-#define POKI_CB_M0 0x71988ad5u
-#define POKI_CB_M1 0xa9b01363u
-#define POKI_CB_M2 0xfe9a2f13u
+/* The hash of a count key's bit planes b0, b1, b2 (13 bits each):
+   h = ((b0 + 2**16 b1) MA + b2 MB) mod 2**32; its top 13 bits are the row, the 12 below
+   the column (the low bits of a product depend only on the low bits of its factors, so
+   the row is taken from the top). These multipliers make row and column together
+   distinct for every multiset of 5-7 ranks, with at most 19 multisets to a row (found
+   by a random search; _core's table builder checks it at import and refuses the
+   tables otherwise). */
+#define POKI_CB_MA 0xf73fdd95u
+#define POKI_CB_MB 0x479d8387u
 #define POKI_CB_VALID 0x1fff1fff1fff1fffULL
 /* The row of the count table that holds the flush values by suit word (_core.pxd). */
 #define POKI_CB_FLUSH_ROW 8192
-/* Hands per block: their hashes and flush flags first, then the reads. */
-#ifndef POKI_CB_BLOCK
-#define POKI_CB_BLOCK 16
-#endif
 
 /* The 25-bit hash of a mask's count key: the per-rank counts as three bit planes by a
    bit-sliced adder on the mask's four 16-bit lanes [a, b, c, d] at once. y = x >> 16 is
@@ -47,7 +46,8 @@
    (k excludes both carries, so bit 2 has no other term). Lane 0 of each is kept. */
 static inline uint32_t poki_cb_planes_hash(uint32_t b0, uint32_t b1, uint32_t b2)
 {
-    return (b0 * POKI_CB_M0 + b1 * POKI_CB_M1 + b2 * POKI_CB_M2) >> 7;
+    uint32_t h = (b0 | (b1 << 16)) * POKI_CB_MA + b2 * POKI_CB_MB;
+    return (h >> 19) | (((h >> 7) & 0xfff) << 13);    /* row | column << 13 */
 }
 
 static inline uint32_t poki_cb_hash(uint64_t x)
@@ -92,78 +92,121 @@ static inline int poki_cb_good(uint64_t x)
     return (x & ~POKI_CB_VALID) == 0 && n - 5u <= 2u;
 }
 
+#if defined(__AVX2__)
+/* Sixteen hands: their rows and columns (r, c; a flush's row is POKI_CB_FLUSH_ROW and
+   its column the flush suit's word), in the word order of the transposed registers
+   (poki_cb_hand gives the hand of each word); with check, ORs into *bad a nonzero word
+   for any mask that is not 5-7 cards without stray bits. */
+static inline __attribute__((always_inline)) void
+poki_cb_block16(const uint64_t* m, uint16_t* r, uint16_t* c, __m256i* bad, const int check)
+{
+    const __m256i nibble = _mm256_set1_epi8(0x0f);
+    const __m256i bits_of = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    /* per 128-bit half (two hands [a b c d]): [a a b b c c d d] */
+    const __m256i by_suit = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
+                                             0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    const __m256i ones8 = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
+    const __m256i ma = _mm256_set1_epi32((int)POKI_CB_MA), mb = _mm256_set1_epi32((int)POKI_CB_MB);
+    const __m256i low12 = _mm256_set1_epi32(0xfff);
+    const __m256i flush_row = _mm256_set1_epi16(POKI_CB_FLUSH_ROW);
+    __m256i x0 = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i*)m), by_suit);
+    __m256i x1 = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i*)(m + 4)), by_suit);
+    __m256i x2 = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i*)(m + 8)), by_suit);
+    __m256i x3 = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i*)(m + 12)), by_suit);
+    __m256i l01 = _mm256_unpacklo_epi32(x0, x1), h01 = _mm256_unpackhi_epi32(x0, x1);
+    __m256i l23 = _mm256_unpacklo_epi32(x2, x3), h23 = _mm256_unpackhi_epi32(x2, x3);
+    /* each suit's 13-bit words of the sixteen hands, one per 16-bit lane */
+    __m256i a = _mm256_unpacklo_epi64(l01, l23), b = _mm256_unpackhi_epi64(l01, l23);
+    __m256i c_ = _mm256_unpacklo_epi64(h01, h23), d = _mm256_unpackhi_epi64(h01, h23);
+    /* the bit-sliced adder (poki_cb_hash), sixteen hands per operation */
+    __m256i s1 = _mm256_xor_si256(a, b), c1 = _mm256_and_si256(a, b);
+    __m256i s2 = _mm256_xor_si256(c_, d), c2 = _mm256_and_si256(c_, d);
+    __m256i b0 = _mm256_xor_si256(s1, s2);
+    __m256i b1 = _mm256_xor_si256(_mm256_xor_si256(c1, c2), _mm256_and_si256(s1, s2));
+    __m256i b2 = _mm256_and_si256(c1, c2);
+    /* the hash in 32-bit lanes: words 0-3 of each half, then words 4-7 */
+    __m256i hl = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_unpacklo_epi16(b0, b1), ma),
+                                  _mm256_mullo_epi32(_mm256_unpacklo_epi16(b2, zero), mb));
+    __m256i hh = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_unpackhi_epi16(b0, b1), ma),
+                                  _mm256_mullo_epi32(_mm256_unpackhi_epi16(b2, zero), mb));
+    /* back to the words' order (the pack undoes the unpacks) */
+    __m256i row = _mm256_packus_epi32(_mm256_srli_epi32(hl, 19), _mm256_srli_epi32(hh, 19));
+    __m256i col = _mm256_packus_epi32(_mm256_and_si256(_mm256_srli_epi32(hl, 7), low12),
+                                      _mm256_and_si256(_mm256_srli_epi32(hh, 7), low12));
+    /* cards per suit word (popcount by nibbles), 5+ is a flush; the flush suit's word */
+#define POKI_CB_SUIT_CARDS(v) _mm256_maddubs_epi16(_mm256_add_epi8(                         \
+        _mm256_shuffle_epi8(bits_of, _mm256_and_si256((v), nibble)),                        \
+        _mm256_shuffle_epi8(bits_of, _mm256_and_si256(_mm256_srli_epi16((v), 4), nibble))), ones8)
+    __m256i na = POKI_CB_SUIT_CARDS(a), nb = POKI_CB_SUIT_CARDS(b);
+    __m256i nc = POKI_CB_SUIT_CARDS(c_), nd = POKI_CB_SUIT_CARDS(d);
+#undef POKI_CB_SUIT_CARDS
+    const __m256i four = _mm256_set1_epi16(4);
+    __m256i fw = _mm256_or_si256(
+        _mm256_or_si256(_mm256_and_si256(a, _mm256_cmpgt_epi16(na, four)),
+                        _mm256_and_si256(b, _mm256_cmpgt_epi16(nb, four))),
+        _mm256_or_si256(_mm256_and_si256(c_, _mm256_cmpgt_epi16(nc, four)),
+                        _mm256_and_si256(d, _mm256_cmpgt_epi16(nd, four))));
+    __m256i no_flush = _mm256_cmpeq_epi16(fw, zero);
+    _mm256_storeu_si256((__m256i*)r, _mm256_blendv_epi8(flush_row, row, no_flush));
+    _mm256_storeu_si256((__m256i*)c, _mm256_blendv_epi8(fw, col, no_flush));
+    if (check) {
+        /* 5..7 cards, and no bit of 13-15 in any word */
+        __m256i cards = _mm256_add_epi16(_mm256_add_epi16(na, nb), _mm256_add_epi16(nc, nd));
+        __m256i stray = _mm256_and_si256(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c_, d)),
+                                         _mm256_set1_epi16((short)0xe000));
+        *bad = _mm256_or_si256(*bad, _mm256_or_si256(stray, _mm256_or_si256(
+            _mm256_cmpgt_epi16(cards, _mm256_set1_epi16(7)),
+            _mm256_cmpgt_epi16(_mm256_set1_epi16(5), cards))));
+    }
+}
+
+/* Word w of the transposed registers holds hand 4 ((w >> 1) & 3) + 2 (w >> 3) + (w & 1):
+   half w >> 3 of register (w >> 1) & 3, its hand w & 1 there. */
+#define poki_cb_hand(w) (4 * (((w) >> 1) & 3) + 2 * ((w) >> 3) + ((w) & 1))
+
+/* The hash's two reads for the sixteen hands of a block (a flush's row is the flush row). */
+static inline __attribute__((always_inline)) void
+poki_cb_reads(const uint16_t* offsets, const uint16_t* values, const uint16_t* r, const uint16_t* c,
+              uint16_t* out)
+{
+#define POKI_CB_READ(w) out[poki_cb_hand(w)] = values[c[w] + 2 * (uint32_t)offsets[r[w]]]
+    POKI_CB_READ(0); POKI_CB_READ(1); POKI_CB_READ(2); POKI_CB_READ(3);
+    POKI_CB_READ(4); POKI_CB_READ(5); POKI_CB_READ(6); POKI_CB_READ(7);
+    POKI_CB_READ(8); POKI_CB_READ(9); POKI_CB_READ(10); POKI_CB_READ(11);
+    POKI_CB_READ(12); POKI_CB_READ(13); POKI_CB_READ(14); POKI_CB_READ(15);
+#undef POKI_CB_READ
+}
+#endif
+
 static inline __attribute__((always_inline)) int
 poki_count_batch_impl(const uint16_t* offsets, const uint16_t* values, const uint16_t* flush_values,
                       const uint64_t* m, uint16_t* out, ptrdiff_t n, const int check)
 {
-    ptrdiff_t i = 0, j;
+    ptrdiff_t i = 0;
     int good = 1;
 #if defined(__AVX2__)
-    const __m256i low13 = _mm256_set1_epi64x(0x1fff);
-    const __m256i col_bits = _mm256_set1_epi64x(0x0fff0000);
-    const __m256i col_field = _mm256_set1_epi64x(0x1fff0000);
-    const __m256i flush_row = _mm256_set1_epi64x(POKI_CB_FLUSH_ROW);
-    const __m256i m0 = _mm256_set1_epi64x(POKI_CB_M0), m1 = _mm256_set1_epi64x(POKI_CB_M1);
-    const __m256i m2 = _mm256_set1_epi64x(POKI_CB_M2);
-    const __m256i nibble = _mm256_set1_epi8(0x0f);
-    const __m256i bits_of = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
-                                             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i ones8 = _mm256_set1_epi8(1);
-    const __m256i four16 = _mm256_set1_epi16(4);
-    const __m256i stray_bits = _mm256_set1_epi64x((long long)~POKI_CB_VALID);
-    const __m256i five = _mm256_set1_epi64x(5), seven = _mm256_set1_epi64x(7);
-    __m256i stray = _mm256_setzero_si256(), bad_count = _mm256_setzero_si256();
-    /* Per hand of the block: the row and column of its value (16-bit fields the second
-       loop reads with no arithmetic). */
-    uint16_t h[POKI_CB_BLOCK][4];
-    for (; i + POKI_CB_BLOCK <= n; i += POKI_CB_BLOCK) {
-        for (j = 0; j < POKI_CB_BLOCK; j += 4) {
-            __m256i x = _mm256_loadu_si256((const __m256i*)(m + i + j));
-            /* the bit planes as in poki_cb_hash, four hands at a time */
-            __m256i y = _mm256_srli_epi64(x, 16);
-            __m256i s = _mm256_xor_si256(x, y), cr = _mm256_and_si256(x, y);
-            __m256i s2 = _mm256_srli_epi64(s, 32), cr2 = _mm256_srli_epi64(cr, 32);
-            __m256i b0 = _mm256_and_si256(_mm256_xor_si256(s, s2), low13);
-            __m256i b1 = _mm256_and_si256(_mm256_xor_si256(_mm256_xor_si256(cr, cr2),
-                                                           _mm256_and_si256(s, s2)), low13);
-            __m256i b2 = _mm256_and_si256(cr, cr2);
-            /* low 32 bits of each 64-bit lane: the 32-bit hash (the high half is unused) */
-            __m256i hash = _mm256_add_epi32(_mm256_add_epi32(_mm256_mul_epu32(b0, m0),
-                                                             _mm256_mul_epu32(b1, m1)),
-                                            _mm256_mul_epu32(b2, m2));
-            /* row = bits 7-19 into field 0, column = bits 20-31 into field 1 */
-            __m256i rc = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(hash, 7), low13),
-                                         _mm256_and_si256(_mm256_srli_epi32(hash, 4), col_bits));
-            /* per-byte popcounts, then per suit word (16-bit lane): 5+ is a flush */
-            __m256i pc = _mm256_add_epi8(
-                _mm256_shuffle_epi8(bits_of, _mm256_and_si256(x, nibble)),
-                _mm256_shuffle_epi8(bits_of, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
-            __m256i suits = _mm256_maddubs_epi16(pc, ones8);
-            /* A flush goes to the flush row (POKI_CB_FLUSH_ROW), its column the flush
-               suit's word: the flagged lane of x, the four lanes ORed into field 1. */
-            __m256i w = _mm256_and_si256(x, _mm256_cmpgt_epi16(suits, four16));
-            w = _mm256_or_si256(w, _mm256_slli_epi64(w, 32));
-            w = _mm256_or_si256(w, _mm256_slli_epi64(w, 16));
-            w = _mm256_and_si256(_mm256_srli_epi64(w, 32), col_field);
-            __m256i no_flush = _mm256_cmpeq_epi64(w, _mm256_setzero_si256());
-            _mm256_storeu_si256((__m256i*)h[j],
-                                _mm256_blendv_epi8(_mm256_or_si256(w, flush_row), rc, no_flush));
-            if (check) {
-                /* cards per hand (stray bits are caught apart): 5..7 */
-                __m256i cards = _mm256_sad_epu8(pc, _mm256_setzero_si256());
-                stray = _mm256_or_si256(stray, _mm256_and_si256(x, stray_bits));
-                bad_count = _mm256_or_si256(bad_count, _mm256_or_si256(
-                    _mm256_cmpgt_epi64(five, cards), _mm256_cmpgt_epi64(cards, seven)));
-            }
-        }
+    __m256i bad = _mm256_setzero_si256();
+    /* Rows and columns of two blocks: each block's reads run after the next block's
+       arithmetic, so its 16-bit loads do not wait on the vector stores just made (a
+       32-byte store is not forwarded to them; reading the block just stored measured
+       10-20% slower). */
+    uint16_t rows[2][16] __attribute__((aligned(32))), cols[2][16] __attribute__((aligned(32)));
+    int cur = 0;
+    ptrdiff_t prev = -1;
+    for (; i + 16 <= n; i += 16) {
+        poki_cb_block16(m + i, rows[cur], cols[cur], &bad, check);
         /* Through memory: without this the compiler moves each field from the vector
            registers with two-uop extracts (vpextrw), slower than a store and 16-bit loads. */
         __asm__ volatile("" : : : "memory");
-        /* The hash's two reads (a flush's row is the flush row). */
-        for (j = 0; j < POKI_CB_BLOCK; ++j)
-            out[i + j] = values[h[j][1] + 2 * (uint32_t)offsets[h[j][0]]];
+        if (prev >= 0)
+            poki_cb_reads(offsets, values, rows[cur ^ 1], cols[cur ^ 1], out + prev);
+        prev = i;
+        cur ^= 1;
     }
-    if (check && !(_mm256_testz_si256(stray, stray) && _mm256_testz_si256(bad_count, bad_count)))
+    if (prev >= 0)
+        poki_cb_reads(offsets, values, rows[cur ^ 1], cols[cur ^ 1], out + prev);
+    if (check && !_mm256_testz_si256(bad, bad))
         good = 0;
 #endif
     for (; i < n; ++i) {
@@ -174,14 +217,16 @@ poki_count_batch_impl(const uint16_t* offsets, const uint16_t* values, const uin
     return good;
 }
 
-static int poki_count_batch_checked(const uint16_t* offsets, const uint16_t* values,
+/* Functions of their own (not inlined into the Python wrapper, where the placement of
+   the loop moved its speed by a quarter between the checked and unchecked copies). */
+__attribute__((noinline, aligned(64))) static int poki_count_batch_checked(const uint16_t* offsets, const uint16_t* values,
                                     const uint16_t* flush_values, const uint64_t* m, uint16_t* out,
                                     ptrdiff_t n)
 {
     return poki_count_batch_impl(offsets, values, flush_values, m, out, n, 1);
 }
 
-static int poki_count_batch_unchecked(const uint16_t* offsets, const uint16_t* values,
+__attribute__((noinline, aligned(64))) static int poki_count_batch_unchecked(const uint16_t* offsets, const uint16_t* values,
                                       const uint16_t* flush_values, const uint64_t* m, uint16_t* out,
                                       ptrdiff_t n)
 {
