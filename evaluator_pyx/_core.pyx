@@ -527,18 +527,56 @@ cdef object _bad_mask(object mask):
 cdef tuple _VALUE_OBJECTS = tuple(range(N_VALUES + 1))
 
 
-@cython.binding(False)     # a plain builtin function: the cheapest call CPython has
-def evaluate(mask: int) -> int:
-    """Value (1..7462, higher better) of the best five cards of a 5-7 card mask."""
+cdef extern from *:
+    """
+    /* A non-negative exact int below 2**64 as a uint64 straight from its 30-bit digits
+       (CPython 3.11's layout, what Cython's general conversion also ends up reading, less
+       its checks for other types): 1 and *out set, or 0 for anything else (the caller's
+       general path then converts or raises). */
+    static inline int poki_exact_mask(PyObject* o, uint64_t* out)
+    {
+    #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30
+        if (PyLong_CheckExact(o)) {
+            const digit* d = ((PyLongObject*)o)->ob_digit;
+            switch (Py_SIZE(o)) {
+            case 0: *out = 0; return 1;
+            case 1: *out = d[0]; return 1;
+            case 2: *out = (uint64_t)d[0] | ((uint64_t)d[1] << 30); return 1;
+            case 3:
+                if (d[2] >> 4) return 0;
+                *out = (uint64_t)d[0] | ((uint64_t)d[1] << 30) | ((uint64_t)d[2] << 60);
+                return 1;
+            }
+        }
+    #endif
+        (void)o; (void)out;
+        return 0;
+    }
+    """
+    bint exact_mask "poki_exact_mask"(object o, uint64_t* out) noexcept
+
+
+cdef uint64_t _mask_of(object mask) except? 0:
+    """The general path of evaluate's argument: any int-like object, or the error."""
     cdef uint64_t m
     try:
         m = mask
     except (OverflowError, TypeError):
         raise _bad_mask(mask) from None
-    cdef uint32_t e = suit_sum(&_T, m)
-    if (m & ~VALID_MASK_BITS) or <uint32_t>((e >> 26) - 5) > 2:
+    return m
+
+
+@cython.binding(False)     # a plain builtin function: the cheapest call CPython has
+def evaluate(mask: int) -> int:
+    """Value (1..7462, higher better) of the best five cards of a 5-7 card mask."""
+    # Per call: the int's digits read directly, a check of stray bits and card count, the
+    # count key's two table reads (no suit-word table), and a shared result object.
+    cdef uint64_t m
+    if not exact_mask(mask, &m):
+        m = _mask_of(mask)
+    if (m & ~VALID_MASK_BITS) or <unsigned>(popcount64(m) - 5) > 2:
         raise _bad_mask(mask)
-    return _VALUE_OBJECTS[evaluate_suit_sum(&_T, m, e)]
+    return _VALUE_OBJECTS[count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, m)]
 
 
 def evaluate_cards(cards) -> int:
@@ -557,7 +595,7 @@ def evaluate_cards(cards) -> int:
         n += 1
     if n < 5 or n > 7:
         raise CardError(f"need 5 to 7 cards to evaluate, got {n}")
-    return evaluate_mask(&_T, mask)
+    return count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, mask)
 
 
 # The batch loop over masks is count_batch_* (_count_batch.h, AVX2 where the machine has

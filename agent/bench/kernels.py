@@ -63,6 +63,7 @@ def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, A
     out = np.empty(n, dtype=np.uint16)
     sums = _floor.rank_sums(masks)
     index = _floor.value_indexes(sums)
+    hashes = _floor.count_hashes(masks)
     u32 = np.empty(n, dtype=np.uint32)
     u64 = np.empty(n, dtype=np.uint64)
     loops: dict[str, Callable[[], Any]] = {
@@ -71,6 +72,7 @@ def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, A
         "reads_only_hash": lambda: _floor.reads_only_hash(sums, out),
         "keys_from_masks": lambda: _floor.keys_from_masks(masks, u32),
         "keys_bitsliced": lambda: _floor.keys_bitsliced(masks, u64),
+        "pdep_keys_only": lambda: _floor.pdep_keys_only(masks, u64),
         "key_kept": lambda: _core.evaluate_key_batch(keys, masks, out),
         "alt_key_group4": lambda: _floor.alt_key_group4(keys, masks, out),
         "alt_key_group8": lambda: _floor.alt_key_group8(keys, masks, out),
@@ -78,7 +80,13 @@ def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, A
         "alt_key_select": lambda: _floor.alt_key_select(keys, masks, out),
         "alt_key_fixup": lambda: _floor.alt_key_fixup(keys, masks, out),
         "alt_key_staged": lambda: _floor.alt_key_staged(keys, masks, out),
+        "count_keys_only": lambda: _floor.count_keys_only(masks, u32),
+        "reads_only_count": lambda: _floor.reads_only_count(hashes, out),
         "mask_kept": lambda: _core.evaluate_batch(masks, out, check=False),
+        "alt_mask_group4": lambda: _floor.alt_mask_group4(masks, out),
+        "cnt_mask_simple": lambda: _floor.cnt_mask_simple(masks, out),
+        "cnt_mask_group4": lambda: _floor.cnt_mask_group4(masks, out),
+        "cnt_mask_staged": lambda: _floor.cnt_mask_staged(masks, out),
         "alt_mask_simple": lambda: _floor.alt_mask_simple(masks, out),
         "alt_mask_select": lambda: _floor.alt_mask_select(masks, out),
         "alt_mask_fixup": lambda: _floor.alt_mask_fixup(masks, out),
@@ -241,6 +249,7 @@ FLOOR_ROWS = (
     ("reads_only_hash", "floor: the hash's 2 dependent reads, rank sum precomputed"),
     ("keys_from_masks", "floor: mask -> key, the 4 suit-word reads, no hash"),
     ("keys_bitsliced", "floor: mask -> key computed, no table read"),
+    ("pdep_keys_only", "  tried: the per-rank counts by PDEP (4 per hand), no table"),
     ("key_kept", "ours, incremental form (kept: flush branch out of line)"),
     ("alt_key_group4", "  tried: 4 hands, 1 flush test"),
     ("alt_key_group8", "  tried: 8 hands, 1 flush test"),
@@ -248,11 +257,17 @@ FLOOR_ROWS = (
     ("alt_key_select", "  tried: branch-free select of flush/rank value"),
     ("alt_key_fixup", "  tried: blocks, flushes listed and fixed after"),
     ("alt_key_staged", "  tried: blocks, hash indexes then value reads"),
-    ("mask_kept", "ours, from masks, unchecked (kept: 4 hands, 1 flush test)"),
-    ("alt_mask_simple", "  tried: 1 hand, 1 flush test (out of line)"),
-    ("alt_mask_select", "  tried: branch-free select of flush/rank value"),
-    ("alt_mask_fixup", "  tried: blocks, flushes listed and fixed after"),
-    ("alt_mask_staged", "  tried: blocks, suit-word sums then hash reads"),
+    ("count_keys_only", "floor: mask -> count-key hash + flush flag, no table (1 hand at a time)"),
+    ("reads_only_count", "floor: the count table's 2 dependent reads, hash precomputed"),
+    ("mask_kept", "ours, from masks, unchecked (kept: count key, AVX2, 16 hands a step)"),
+    ("cnt_mask_simple", "  tried: count key, 1 hand, flush branch out of line"),
+    ("cnt_mask_group4", "  tried: count key, 4 hands, 1 flush test"),
+    ("cnt_mask_staged", "  tried: count key, blocks of 64, flushes fixed after"),
+    ("alt_mask_group4", "  before: suit-word sums, 4 hands, 1 flush test"),
+    ("alt_mask_simple", "  tried: suit-word sums, 1 hand, 1 flush test"),
+    ("alt_mask_select", "  tried: suit-word sums, branch-free flush select"),
+    ("alt_mask_fixup", "  tried: suit-word sums, blocks, flushes fixed after"),
+    ("alt_mask_staged", "  tried: suit-word sums, blocks in stages"),
 )
 
 
