@@ -8,8 +8,12 @@
 # Mick West). Values are 1..7462, higher
 # better, equal to _reference.evaluate for 5, 6 and 7 cards.
 #
-# Two ways to evaluate:
-#   evaluate_mask(T, mask)        from a mask alone.
+# Three ways to evaluate:
+#   count_evaluate(T.count_offsets, T.count_values, T.flush_values, mask)
+#                                 from a mask alone, no table until the hash (the batch
+#                                 kernel and evaluate use it; _count_batch.h).
+#   evaluate_mask(T, mask)        from a mask alone, by the suit-word table (mask_key's
+#                                 way; kept for the bench's floors).
 #   evaluate_key(T, key, mask)    from an incremental hand key plus the same hand's mask:
 #                                 key = KEY_INIT + sum of T.card_keys[c] over its cards.
 #                                 Keys add, so a loop keeps a board's key (mask_key) and

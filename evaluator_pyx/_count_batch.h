@@ -1,20 +1,25 @@
-/* Batch evaluation of 5-7 card masks by the count key (evaluator_pyx._core, docs/kernels.md).
+/* Evaluation of 5-7 card masks by the count key (evaluator_pyx._core; docs/kernels.md).
  *
- * A hand's non-flush value depends only on how many cards it holds of each rank. The
+ * A hand's non-flush value depends only on how many cards it holds of each rank. Those
  * counts are computed from the mask with no table: a bit-sliced adder of the four 13-bit
- * suit words gives them as three bit planes (the count key, count_key in _core.pxd), a
- * multiply-shift hashes that key to 25 bits without collisions among the 73,775 rank
- * multisets of 5-7 cards, and a row-displacement table (two dependent reads, 16 KB of
- * row offsets in L1, ~200 KB of values in L2) gives the value. The flush test is a
- * per-suit popcount, also without a table; the rare flushes (3% of random hands) are
- * valued after their block from the per-suit-word flush table.
+ * suit words (the card layout of seed 001, shared/seeds/001_c47ec4d8986de367.txt) gives
+ * them as three bit planes; a multiply hash of the planes has no collision among the
+ * 73,775 rank multisets of 5-7 cards and splits into a row and a column of a
+ * row-displacement table (two dependent reads: 16 KB of row offsets, in L1, then about
+ * 215 KB of 16-bit values, in L2). The flush test is a popcount per suit word, also with
+ * no table; a flush goes to one more row of the same table, its column the flush suit's
+ * word, so a flush costs no branch.
  *
- * The arithmetic part runs on four hands at once in AVX2 registers (the vector units
- * and the load ports are separate, so the reads of one block overlap the arithmetic of
- * the next); a machine without AVX2 runs the same steps one hand at a time.
+ * The batch kernel takes sixteen hands a step: their masks transposed so one AVX2
+ * register holds one suit's word of all sixteen (a 16-bit lane each), the adder, the
+ * popcounts and the flush select then cost one instruction per sixteen hands, and the
+ * hash two 32-bit multiplies per eight. Each block's rows and columns go through a small
+ * buffer to the scalar reads, which run after the next block's arithmetic. A machine
+ * without AVX2 runs the same steps one hand at a time (poki_cb_one).
  *
- * poki_count_batch(...) returns 1 when every mask is 5-7 cards with no stray bits (with
- * check; always 1 without it): the caller then finds and names the first bad one.
+ * poki_count_batch_checked returns 1 when every mask is 5-7 cards with no stray bits
+ * (the caller then finds and names the first bad one); _unchecked always returns 1.
+ * Whatever the masks, every read stays inside the tables.
  */
 #ifndef POKI_COUNT_BATCH_H
 #define POKI_COUNT_BATCH_H

@@ -24,10 +24,19 @@ array, so the compiler cannot drop any of it:
 * `noop(x)`: one of our METH_O builtins that returns its argument: the floor of a
   Python call to `evaluate(mask)`.
 
+* `count_keys_only(masks)`, `reads_only_count(hashes)`: the two halves of the count-key
+  design (the hash of the per-rank counts and the flush flag computed with no table, one
+  hand at a time; the count table's two reads with the hash handed in).
+* `pdep_keys_only(masks)`: the per-rank counts by BMI2's PDEP (each suit word spread to
+  4-bit fields and the four summed), the other table-free way to a key of the ranks.
+
 The `alt_*` loops are the designs tried for the batch kernels and measured beside the
 ones kept in _core (docs/kernels.md says which won and by how much): a branch-free
 select of the flush and rank values, a block whose flushes are listed without a branch
 and fixed after it, and blocks split into stages (suit-word sums, hash reads, flushes).
+`alt_mask_group4` is the loop from masks _core used before the count key. The `cnt_*`
+loops are the count key one hand (or four, or a block) at a time without AVX2, and
+`cnt_batch` the kernel _core uses (_count_batch.h).
 """
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 
@@ -324,7 +333,7 @@ def noop(x):
 
 def alt_mask_group4(masks, uint16_t[::1] out) -> None:
     """Four hands per iteration: four suit-word sums, one flush test for the four, then
-    four independent hash lookups."""
+    four independent hash lookups (the loop from masks _core used before the count key)."""
     cdef const uint64_t[::1] m = masks
     cdef Py_ssize_t i, n = m.shape[0], n4 = n & ~(<Py_ssize_t>3)
     cdef uint32_t a, b, c, d
@@ -411,7 +420,7 @@ def alt_key_group4(keys, masks, uint16_t[::1] out) -> None:
 
 
 # The count-key design: the key of a hand's ranks computed from its mask with no table
-# (count_key, a bit-sliced adder), its 25-bit multiply-shift hash, then the two reads.
+# (a bit-sliced adder of the suit words, count_hash), its multiply hash, then the two reads.
 
 def count_hashes(masks) -> np.ndarray:
     """The count-key hash of each mask (uint32), as the count-key loops read it."""
@@ -438,7 +447,7 @@ def count_keys_only(masks, uint32_t[::1] out) -> None:
 
 def pdep_keys_only(masks, uint64_t[::1] out) -> None:
     """out[i] = the per-rank counts of masks[i] as 13 nibbles, each suit word spread by
-    PDEP and the four summed: the same key as count_key by BMI2 instead of the adder."""
+    PDEP and the four summed: the counts count_hash gets by its adder, by BMI2 instead."""
     cdef const uint64_t[::1] m = masks
     cdef Py_ssize_t i, n = m.shape[0]
     cdef uint64_t x
