@@ -238,3 +238,25 @@ def test_single_call_returns_shared_objects() -> None:
     mask = ev.cards_to_mask("As Ah Ad Ac Ks 2c 3d")
     first, second = ev.evaluate(mask), ev.evaluate(mask)
     assert first > 256 and first is second
+
+
+def test_shared_result_objects_behave_as_ints_and_keep_their_count() -> None:
+    import json
+    import pickle
+    import sys
+
+    mask = ev.cards_to_mask("Ks Kh Kd 2c 2d 7h 9s")
+    value = ev.evaluate(mask)
+    assert type(value) is int
+    reference = _python.evaluate(mask)
+    assert value == reference and hash(value) == hash(reference)
+    assert {value: 1}[reference] == 1 and value + 0 == reference and -value == -reference
+    assert json.dumps(value) == str(reference) and pickle.loads(pickle.dumps(value)) == reference
+    assert np.uint16(value) == reference and f"{value:#x}" == f"{reference:#x}"
+    before = sys.getrefcount(value)
+    for _ in range(100_000):
+        ev.evaluate(mask)
+    kept = [ev.evaluate(mask) for _ in range(1000)]
+    assert sys.getrefcount(value) == before + 1000
+    del kept
+    assert sys.getrefcount(value) == before
