@@ -147,11 +147,12 @@ poki_cb_block16(const uint64_t* m, uint16_t* r, uint16_t* c, __m256i* bad, const
     __m256i nc = POKI_CB_SUIT_CARDS(c_), nd = POKI_CB_SUIT_CARDS(d);
 #undef POKI_CB_SUIT_CARDS
     const __m256i four = _mm256_set1_epi16(4);
-    __m256i fw = _mm256_or_si256(
+    /* (masked to 13 bits: a mask with stray bits must still read inside the table) */
+    __m256i fw = _mm256_and_si256(_mm256_or_si256(
         _mm256_or_si256(_mm256_and_si256(a, _mm256_cmpgt_epi16(na, four)),
                         _mm256_and_si256(b, _mm256_cmpgt_epi16(nb, four))),
         _mm256_or_si256(_mm256_and_si256(c_, _mm256_cmpgt_epi16(nc, four)),
-                        _mm256_and_si256(d, _mm256_cmpgt_epi16(nd, four))));
+                        _mm256_and_si256(d, _mm256_cmpgt_epi16(nd, four)))), _mm256_set1_epi16(0x1fff));
     __m256i no_flush = _mm256_cmpeq_epi16(fw, zero);
     _mm256_storeu_si256((__m256i*)r, _mm256_blendv_epi8(flush_row, row, no_flush));
     _mm256_storeu_si256((__m256i*)c, _mm256_blendv_epi8(fw, col, no_flush));

@@ -260,3 +260,17 @@ def test_shared_result_objects_behave_as_ints_and_keep_their_count() -> None:
     assert sys.getrefcount(value) == before + 1000
     del kept
     assert sys.getrefcount(value) == before
+
+
+@pytest.mark.parametrize("stray", [0xE000, 0x8000, 0x2000])
+def test_stray_bits_in_a_flush_suit_still_read_inside_the_table(stray: int) -> None:
+    """A flush suit's word with stray bits 13-15 set: unchecked, every value read is one
+    of the table's (0..7462); checked, the mask is named."""
+    rng = np.random.default_rng(stray)
+    masks = flush_hands(rng, 64, 7)
+    suits = [max(range(4), key=lambda s: bin((int(m) >> (16 * s)) & 0x1FFF).count("1")) for m in masks]
+    bad = np.array([int(m) | (stray << (16 * s)) for m, s in zip(masks, suits)], dtype=np.uint64)
+    values = ev.evaluate_batch(bad, check=False)
+    assert int(values.max()) <= 7462
+    with pytest.raises(ev.CardError, match=r"^masks\[0\]: mask .* has bits that are not cards"):
+        ev.evaluate_batch(bad)
