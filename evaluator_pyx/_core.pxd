@@ -216,6 +216,9 @@ cdef extern from "_count_batch.h":
     # Value of one 5-7 card mask, every step (no validation).
     uint16_t count_evaluate "poki_cb_one"(const uint16_t* offsets, const uint16_t* values,
                                           const uint16_t* flush_values, uint64_t mask) noexcept nogil
+    # True when the batch kernels below run on AVX2 (else one hand at a time, slower
+    # than evaluate_batch's suit-word loop, which then serves instead).
+    const bint COUNT_BATCH_VECTOR "POKI_CB_VECTOR"
     # The batch kernels: 1 if every mask is 5-7 cards with no stray bits (unchecked: 1).
     int count_batch_checked "poki_count_batch_checked"(
         const uint16_t* offsets, const uint16_t* values, const uint16_t* flush_values,

@@ -508,12 +508,51 @@ def evaluate_cards(cards) -> int:
     return count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, mask)
 
 
-# The batch loop over masks is count_batch_* (_count_batch.h, AVX2 where the machine has
-# it): no table until the count key's hash. The loop over incremental keys is a function
+# The batch loop over masks is count_batch_* (_count_batch.h) where the build has AVX2:
+# no table until the count key's hash; without AVX2, _masks_loop (suit-word sums). The loop over incremental keys is a function
 # of its own called through a pointer set at import: inlined into the Python wrapper,
 # it kept its array pointers, the count and constants on the stack and reloaded them
 # every hand (2-4 extra reads per hand, seen in the compiled code), because the
 # wrapper's other values held the registers.
+
+cdef bint _masks_loop(const EvalTables* t, const uint64_t* m, uint16_t* out, Py_ssize_t n,
+                      bint check) noexcept nogil:
+    """out[i] = value of m[i]; with check, False if any mask is not 5-7 cards (the caller
+    finds which). The loop from masks for a build without AVX2 (POKI_PORTABLE=1 on an
+    older target), where the count key one hand at a time is slower (docs/kernels.md):
+    four hands per iteration, their suit-word sums, one flush test for the four, then
+    four hash lookups with no branch between them."""
+    cdef Py_ssize_t i, n4 = n & ~(<Py_ssize_t>3)
+    cdef uint64_t bad = 0, ok = 1
+    cdef uint32_t a, b, c, d
+    for i in range(0, n4, 4):
+        a = suit_sum(t, m[i])
+        b = suit_sum(t, m[i + 1])
+        c = suit_sum(t, m[i + 2])
+        d = suit_sum(t, m[i + 3])
+        if check:
+            # Branch-free checks: stray bits, and bit 0 of 0xe0 >> count, set for 5-7.
+            bad |= (m[i] | m[i + 1] | m[i + 2] | m[i + 3]) & ~VALID_MASK_BITS
+            ok &= ((<uint64_t>0xe0 >> (a >> 26)) & (<uint64_t>0xe0 >> (b >> 26))
+                   & (<uint64_t>0xe0 >> (c >> 26)) & (<uint64_t>0xe0 >> (d >> 26)))
+        if unlikely((a | b | c | d) & SUIT_WORD_FLUSH):
+            out[i] = evaluate_suit_sum(t, m[i], a)
+            out[i + 1] = evaluate_suit_sum(t, m[i + 1], b)
+            out[i + 2] = evaluate_suit_sum(t, m[i + 2], c)
+            out[i + 3] = evaluate_suit_sum(t, m[i + 3], d)
+        else:
+            out[i] = rank_value(t, a)
+            out[i + 1] = rank_value(t, b)
+            out[i + 2] = rank_value(t, c)
+            out[i + 3] = rank_value(t, d)
+    for i in range(n4, n):
+        a = suit_sum(t, m[i])
+        if check:
+            bad |= m[i] & ~VALID_MASK_BITS
+            ok &= <uint64_t>0xe0 >> (a >> 26)
+        out[i] = evaluate_suit_sum(t, m[i], a)
+    return bad == 0 and ok != 0
+
 
 ctypedef void (*_KeysKernel)(const EvalTables*, const uint64_t*, const uint64_t*, uint16_t*, Py_ssize_t) noexcept nogil
 
@@ -549,7 +588,9 @@ def evaluate_batch(masks, out=None, bint check=True) -> np.ndarray:
     if n == 0:
         return out
     with nogil:
-        if check:
+        if not COUNT_BATCH_VECTOR:
+            good = _masks_loop(&_T, &m[0], &o[0], n, check)
+        elif check:
             good = count_batch_checked(_T.count_offsets, _T.count_values, _T.flush_values,
                                        &m[0], &o[0], n)
         else:

@@ -28,6 +28,9 @@
 #include <stddef.h>
 #if defined(__AVX2__)
 #include <immintrin.h>
+#define POKI_CB_VECTOR 1
+#else
+#define POKI_CB_VECTOR 0
 #endif
 
 /* The hash of a count key's bit planes b0, b1, b2 (13 bits each):
