@@ -160,6 +160,43 @@ class AcpcConnection:
                 return
             yield from feed(data)
 
+    def serve(self, on_line: Callable[[str], str | None],
+              after: Callable[[], None] | None = None) -> None:
+        """Play until the dealer closes the connection (then :attr:`closed_by_peer` is
+        True; ConnectionError if it breaks): each line goes to ``on_line``, and the
+        answers to what one read brought are sent together, in one call, as soon as
+        that read's lines are done; ``after()`` then runs the work that can wait while
+        the dealer reads them. The wait for the dealer is the blocking read itself (no
+        poll first)."""
+        sock = self.sock
+        recv = sock.recv
+        sendall = sock.sendall
+        size = self.recv_size
+        feed = self.framer.feed
+        while True:
+            try:
+                data = recv(size)
+            except OSError as exc:
+                raise ConnectionError(f"{self.source}: connection lost: {exc}") from None
+            if not data:
+                self.closed_by_peer = True
+                if self.framer.pending:
+                    log.warning("%s: closed in the middle of a line (%d bytes dropped)",
+                                self.source, self.framer.pending)
+                return
+            answers = None
+            for line in feed(data):
+                answer = on_line(line)
+                if answer is not None:
+                    if answers is None:
+                        answers = answer + "\r\n"
+                    else:
+                        answers += answer + "\r\n"
+            if answers is not None:
+                sendall(answers.encode("ascii"))
+            if after is not None:
+                after()
+
     def close(self) -> None:
         try:
             self.sock.close()

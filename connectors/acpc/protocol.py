@@ -215,7 +215,11 @@ class StateTranslator:
         self.names = tuple(names)
         self.match = match
         self.source = source
-        self.last: MatchState | None = None
+        self._last: MatchState | None = None
+        # advance() leaves the last state to be built when asked for (see ``last``): its
+        # betting text and line are then newer than ``_last``.
+        self._stale = False
+        self._text = ""
         self.hand_over = True  # no hand in progress
         self._seen: set[int] = set()  # cards of the last state
         self._head = self._bet_text = self._cards_text = ""  # pieces of the last state's text
@@ -225,6 +229,62 @@ class StateTranslator:
         if len({me, *others}) != game.players:
             raise ValueError(f"seat names must differ: {me!r}, {', '.join(others)}")
         self._others = tuple(others)
+        self._n = game.players
+
+    @property
+    def last(self) -> MatchState | None:
+        """The last state read (built here when :meth:`advance` took it)."""
+        if self._stale:
+            old = self._last
+            self._last = _make_state(old.position, old.hand_number,  # type: ignore[union-attr]
+                                     tuple(self._bet_text.split("/")), old.holes,  # type: ignore[union-attr]
+                                     old.board, self._text)  # type: ignore[union-attr]
+            self._stale = False
+        return self._last
+
+    @last.setter
+    def last(self, state: MatchState | None) -> None:
+        self._last = state
+        self._stale = False
+        self._text = "" if state is None else state.text
+
+    @property
+    def text(self) -> str:
+        """The text of the last state, as received (without its line end)."""
+        return self._text
+
+    @property
+    def betting(self) -> str:
+        """The betting text of the last state ('/' closing each finished round)."""
+        return self._bet_text
+
+    def advance(self, text: str) -> str | None:
+        """The usual line of a hand in progress that only adds actions to the current
+        round (no new cards, not the end of the hand) taken with the checks :meth:`read`
+        makes of it, but without building its state or events: its betting text, or
+        None for any other line (:meth:`read` then decides). A seat that needs no events
+        (agent.play.acpc_lean) reads most lines this way; :attr:`last` still gives the
+        state when asked."""
+        if self.hand_over:
+            return None
+        head = self._head
+        old = self._bet_text
+        if not text.startswith(head) or not text.startswith(old, len(head)):
+            return None
+        end = len(head) + len(old)
+        colon = text.find(":", end)
+        if colon <= end:
+            return None  # no action added, or no cards
+        added = text[end:colon]
+        if added.strip("fcr") or text[colon + 1:] != self._cards_text:
+            return None  # a new round, new cards, or not a state at all
+        betting = text[len(head):colon]
+        if "f" in added and betting.count("f") >= self._n - 1:
+            return None  # all but one folded: the hand's end
+        self._bet_text = betting
+        self._text = text
+        self._stale = True
+        return betting
 
     def players_for(self, position: int) -> tuple[str, ...]:
         """Names by position when we sit at ``position``."""
@@ -243,7 +303,7 @@ class StateTranslator:
         :meth:`update` do. The usual line repeats the last state with actions (and
         perhaps a round's board cards) added: that one is read without parsing what is
         unchanged; anything else takes the full parse."""
-        last = self.last
+        last = self._last  # its position, hand, holes and board: current even when stale
         text = line.rstrip("\r\n")
         if last is not None and not self.hand_over:
             fast = self._read_fast(last, text)
