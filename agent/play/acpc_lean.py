@@ -84,21 +84,27 @@ class LeanSession(AcpcSession):
     def on_line(self, line: str) -> str | None:
         if self._following:
             # Most lines only add actions to the round: taken without a state or events.
-            betting = self.translator.advance(line)
+            translator = self.translator
+            betting = translator.advance(line)
             if betting is not None:
                 self.lines += 1
+                if betting[-1] == "/":
+                    self._board = translator.board_cards()  # a round's cards came
                 return self._turn((self._position, betting))
         if not line or line[0] == "#" or line[0] == ";":
             return None
         self.lines += 1
         translator = self.translator
-        last = translator.last
-        try:
-            state, _ = translator.read(line, None)
-        except ProtocolError as exc:
-            self._following = False
-            return self._bad_line(line, exc)
-        if last is None or last.hand_number != state.hand_number:
+        last_hand = translator.hand_number
+        # A hand's usual first line needs none of the events read() would build.
+        state = translator.begin(line)
+        if state is None:
+            try:
+                state, _ = translator.read(line, None)
+            except ProtocolError as exc:
+                self._following = False
+                return self._bad_line(line, exc)
+        if last_hand != state.hand_number:
             if self._in_hand:
                 self._abandon_hand("a new hand started before this one ended")
             self._in_hand = True

@@ -49,6 +49,10 @@ class LineFramer:
 
     def feed(self, data: bytes) -> list[str]:
         """The complete lines ``data`` finishes (without line ends)."""
+        if (not self._buf and not self._skipping and len(data) <= self.max_line + 1
+                and data.endswith(b"\r\n") and data.count(b"\n") == data.count(b"\r\n")):
+            # The usual read: whole lines, each ending in \r\n, none over the cap.
+            return data[:-2].decode("ascii", "replace").split("\r\n")
         buf = self._buf + data if self._buf else data
         lines = buf.split(b"\n")
         self._buf = lines.pop()
