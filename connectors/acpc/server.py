@@ -319,14 +319,15 @@ class AcpcDealer(FastHands):
         few wake-ups instead of one per state."""
         if not seat.out:
             return
-        data = b"".join(seat.out)
-        seat.out.clear()
+        out = seat.out
+        data = out[0] if len(out) == 1 else b"".join(out)
+        out.clear()
         seat.out_bytes = 0
         sock = seat.sock
         if sock is None:
             return
-        view = memoryview(data)
         end = None
+        view = data  # usually sent whole by the first call
         try:
             while view:
                 try:
@@ -342,7 +343,7 @@ class AcpcDealer(FastHands):
                     poller.register(sock, select.POLLOUT)
                     poller.poll(left * 1000)
                     continue
-                view = view[sent:]
+                view = memoryview(view)[sent:] if sent < len(view) else b""
         except OSError as exc:
             log.error("%s: cannot send: %s", seat.where, exc)
             self._hang_up(seat)
