@@ -7,7 +7,11 @@ own decisions, and nothing is stored. For such a seat :class:`LeanSession` does 
 what the answers and the summary need:
 
 * every dealer line is still checked as the full path checks it (the protocol
-  translator: grammar, cards, continuation of the last state);
+  translator: grammar, cards, continuation of the last state), but the usual ones, a
+  hand's first line and a line that only adds actions or a round's board cards, are
+  taken without the state and events the full path builds
+  (``StateTranslator.begin``/``advance``); when the rules must be asked, the hand's
+  events are rebuilt from its last state, which holds them all;
 * whose turn it is, and the decision context when it is ours, follow from our position
   and the betting string alone (limit hold'em with the game's fixed sizes: the cards do
   not change who acts, what is legal, the pot or the history). The first time a
@@ -21,6 +25,10 @@ what the answers and the summary need:
   settled with the evaluator. Anything else (odd chips, all-in side pots, a showdown the
   dealer did not show) replays the whole hand through the seat's own tracker, exactly as
   the full path does, once, at the end.
+
+With ``put_off_ends`` (as agent.play.acpc_match.play_at_dealer runs it) a finished hand is
+settled by :meth:`LeanSession.catch_up`, after the answer to the next hand's first turn
+is sent, so it is off the path from the dealer's state to our answer.
 
 With ``records=True`` every hand takes that last way and the seat's tracker builds its
 :class:`~agent.game.records.HandRecord` (what the tests compare with the full path).

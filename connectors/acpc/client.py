@@ -8,6 +8,10 @@ bytes can neither exhaust memory nor stop the match. Bytes that are not ASCII ar
 replaced (the protocol is ASCII; such a line then fails to parse and is reported).
 :class:`LineFramer` and :class:`SocketPoller` are shared with the dealer server
 (connectors.acpc.server).
+
+A hand is a strict back-and-forth with the dealer, so :meth:`AcpcConnection.serve` keeps
+the path from a state to our answer short: one blocking read (no poll first), the lines
+it brought, one send of their answers, and only then the work that can wait.
 """
 from __future__ import annotations
 

@@ -176,6 +176,7 @@ class FastHands:
         folded = [False] * n
         hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
         heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
+        own_views = ["|" * p + hole_texts[p] + "|" * (n - 1 - p) for p in range(n)]
         while True:
             entry = rules.step(betting, events)
             kind = entry[0]
@@ -189,8 +190,7 @@ class FastHands:
                 continue
             if kind == ACT:
                 for p, seat in remote:
-                    self._send(seat, f"{heads[p]}{betting}:{'|' * p}{hole_texts[p]}"
-                                     f"{'|' * (n - 1 - p)}{board_text}")
+                    self._send(seat, f"{heads[p]}{betting}:{own_views[p]}{board_text}")
             else:
                 showdown = folded.count(False) > 1
                 for p, seat in remote:
@@ -198,7 +198,7 @@ class FastHands:
                         view = "|".join(hole_texts[q] if q == p or not folded[q] else ""
                                         for q in range(n))
                     else:
-                        view = "|" * p + hole_texts[p] + "|" * (n - 1 - p)
+                        view = own_views[p]
                     self._send(seat, f"{heads[p]}{betting}:{view}{board_text}")
                 break
             actor = entry[1]
