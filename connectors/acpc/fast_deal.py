@@ -172,6 +172,7 @@ class FastHands:
 
         betting = ""
         board_text = ""
+        board: tuple[int, ...] = ()  # the cards dealt so far
         dealt = 0
         folded = [False] * n
         hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
@@ -184,6 +185,7 @@ class FastHands:
                 count = entry[1]
                 new = tuple(board_cards[dealt:dealt + count])
                 dealt += count
+                board = tuple(board_cards[:dealt])
                 acts.append(_make_board(new))
                 betting += "/"
                 board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
@@ -204,7 +206,7 @@ class FastHands:
             actor = entry[1]
             seat = at[actor]
             if seat.viewer:
-                self._view = (names, betting, actor, hand_id, tuple(board_cards[:dealt]),
+                self._view = (names, betting, actor, hand_id, board,
                               holes[actor], events)
             try:
                 action = self._action_of(seat, entry[2], budget)
@@ -215,7 +217,7 @@ class FastHands:
             betting += ACTION_CHAR[action]
             if action == Action.FOLD:
                 folded[actor] = True
-        self._later.append((self._end_fast, (entry, holes, tuple(board_cards[:dealt]), names,
+        self._later.append((self._end_fast, (entry, holes, board, names,
                                              events, viewers, at, hand, betting,
                                              "|".join(hole_texts) + board_text, hand_id)))
 

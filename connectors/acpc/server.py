@@ -363,7 +363,8 @@ class AcpcDealer(FastHands):
         """Ask the acting seat (its state was just sent) and return its legal action."""
         report = seat.report
         if seat.local is not None:
-            self._catch_up()  # its events first (a seat that raised there is out now)
+            if self._later:
+                self._catch_up()  # its events first (a seat that raised there is out now)
         if not seat.live:
             return self._forced(seat, legal)
         state = self._state_text[seat.index]
@@ -390,7 +391,8 @@ class AcpcDealer(FastHands):
         self._flush_all()
         # The player reads its state now: the work that can wait is done meanwhile, on
         # the dealer's clock, not the player's.
-        self._catch_up()
+        if self._later:
+            self._catch_up()
         t0 = self.clock()
         limit = self.limits.response_timeout
         first = True
