@@ -231,6 +231,7 @@ class StateTranslator:
             raise ValueError(f"seat names must differ: {me!r}, {', '.join(others)}")
         self._others = tuple(others)
         self._n = game.players
+        self._players_at: dict[int, tuple[str, ...]] = {}  # players_for, once per position
 
     @property
     def last(self) -> MatchState | None:
@@ -349,9 +350,13 @@ class StateTranslator:
 
     def players_for(self, position: int) -> tuple[str, ...]:
         """Names by position when we sit at ``position``."""
-        n = self.game.players or 0
-        return tuple(self.me if q == position else self._others[(q - position) % n - 1]
-                     for q in range(n))
+        names = self._players_at.get(position)
+        if names is None:
+            n = self.game.players or 0
+            names = self._players_at[position] = tuple(
+                self.me if q == position else self._others[(q - position) % n - 1]
+                for q in range(n))
+        return names
 
     def hand_id(self, hand_number: int) -> str:
         return f"{self.match}:{hand_number}"
