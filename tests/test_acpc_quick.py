@@ -257,3 +257,45 @@ def test_a_lone_remote_seat_is_read_the_quick_way_or_the_general_way_alike(tmp_p
     # Every hand was called down to the showdown: the log's betting says so.
     bettings = [line.split(":")[2] for line in open(log_path) if line.startswith("STATE:")]
     assert bettings == ["cc/cc/cc/cc"] * hands
+
+
+def test_a_repeated_last_state_is_not_a_second_hand_on_either_path():
+    """A dealer that sends a hand's last state twice: the full path counts the hand once
+    (the repeat adds no event); so must the lean path, with its end settled at once or
+    put off until catch_up()."""
+    from agent.play.acpc_lean import LeanSession
+    from agent.play.acpc_match import AcpcSession
+    from agent.play.seat import Seat
+    from agent.players import create_player
+
+    game = _game(2)
+    lines = ["MATCHSTATE:0:0::AsKd|", "MATCHSTATE:0:0:r:AsKd|", "MATCHSTATE:0:0:rf:AsKd|",
+             "MATCHSTATE:0:0:rf:AsKd|",
+             "MATCHSTATE:1:1::|2c7d", "MATCHSTATE:1:1:c:|2c7d", "MATCHSTATE:1:1:cc/:|2c7d/3h4h5h",
+             "MATCHSTATE:1:1:cc/c:|2c7d/3h4h5h", "MATCHSTATE:1:1:cc/cc/:|2c7d/3h4h5h/Jc",
+             "MATCHSTATE:1:1:cc/cc/c:|2c7d/3h4h5h/Jc",
+             "MATCHSTATE:1:1:cc/cc/cc/:|2c7d/3h4h5h/Jc/Qs",
+             "MATCHSTATE:1:1:cc/cc/cc/c:|2c7d/3h4h5h/Jc/Qs",
+             "MATCHSTATE:1:1:cc/cc/cc/cc:9s9d|2c7d/3h4h5h/Jc/Qs",
+             "MATCHSTATE:1:1:cc/cc/cc/cc:9s9d|2c7d/3h4h5h/Jc/Qs"]
+    results = []
+    for kind, put_off in ((AcpcSession, False), (LeanSession, False), (LeanSession, True)):
+        seat = Seat(create_player("call", np.random.default_rng(0), "me"), source="t")
+        if kind is AcpcSession:
+            seat.sink = lambda record: None  # a sink: the seat follows every event
+        session = kind(game, seat, match="m", source="t")
+        session.put_off_ends = put_off
+        answers = [session.on_line(line) for line in lines]
+        session.catch_up()
+        seat.flush(30)
+        seat.close()
+        results.append((answers, seat.stats.hands, seat.stats.net_chips, session.errors))
+    assert results[0] == results[1] == results[2]
+    answers, hands, net, errors = results[0]
+    assert hands == 2 and errors == 0
+    # Hand 0: the dealer says we (the big blind, position 0) folded to the button's
+    # raise: -10. Hand 1: both check every round after the call, 10 in each, and the
+    # big blind's nines beat our queen-high on 3h4h5h Jc Qs: -10.
+    assert net == -20
+    assert answers[1] == "MATCHSTATE:0:0:r:AsKd|:c"
+    assert answers[4] == "MATCHSTATE:1:1::|2c7d:c" and answers.count(None) == len(lines) - 5  # one answer, then four
