@@ -37,7 +37,9 @@ def test_the_gradient_equals_central_finite_differences() -> None:
     for i in range(len(w)):
         e = np.zeros_like(w)
         e[i] = h
-        numeric[i] = (mlp_objective(w + e, shape, X, Y, 0.01, 0.03)[0] - mlp_objective(w - e, shape, X, Y, 0.01, 0.03)[0]) / (2 * h)
+        up = mlp_objective(w + e, shape, X, Y, 0.01, 0.03)[0]
+        down = mlp_objective(w - e, shape, X, Y, 0.01, 0.03)[0]
+        numeric[i] = (up - down) / (2 * h)
     assert np.max(np.abs(numeric - g)) < 1e-7 * max(1.0, np.max(np.abs(g)))
     # The loss is the mean negative log-likelihood written out directly, plus the penalties.
     W, U, b, V = mlp_unpack(w, shape)

@@ -177,7 +177,8 @@ def fit_predictor(database: Database, args: argparse.Namespace) -> int:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    out = {"name": args.name, "l2": best.l2, "hidden": best.hidden_units, "decisions": best.decisions, "hands": best.hands,
+    out = {"name": args.name, "l2": best.l2, "hidden": best.hidden_units, "decisions": best.decisions,
+           "hands": best.hands,
            "first_started_at": best.first_started_at, "last_started_at": best.last_started_at,
            "train_log_likelihood": best.train_loglik, "tried": tried}
     if args.json:
