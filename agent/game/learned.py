@@ -328,6 +328,7 @@ class LearnedModel:
     _fine_logits: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _fine_hidden: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _UT: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _blocks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -413,19 +414,40 @@ class LearnedModel:
         z1 = base[1] + c1[table] + c1[own]
         z2 = base[2] + c2[table] + c2[own]
         if self.network is not None:
-            UT = self._UT
-            assert UT is not None
-            hb = self._fine_hidden.get(fine)
-            if hb is None:
-                hb = self._fine_hidden[fine] = UT[fine_columns(context, fine)].sum(axis=0) + self.network[1]
-            ks = [k for k, _ in pairs]
-            vs = np.fromiter((v for _, v in pairs), dtype=np.float64, count=len(ks))
-            pre = hb + UT[table] + UT[own] + vs @ UT[ks]
-            h0, h1, h2 = (self.network[2] @ np.tanh(pre)).tolist()
-            z0 += h0
-            z1 += h1
-            z2 += h2
+            return self._network_split(context, fine, table, own, pairs, z0, z1, z2)
         return _softmax_of(cols, z0, z1, z2, pairs)
+
+    def _network_split(self, context: int, fine: int, table: int, own: int, pairs: Sequence[tuple[int, float]],
+                       z0: float, z1: float, z2: float) -> Triple:
+        """triple_split with the hidden layer. The one-hot columns' share (the fine
+        context, the last action at the table, the player's own) of the hidden
+        pre-activations is kept per triple of them; the rows of U and of the direct
+        weights for the numeric pairs' columns are gathered once per sequence of columns
+        (in play: one per coarse context) into one block, so a decision costs one small
+        product for both the hidden layer and the direct logits."""
+        UT, (_, b, V) = self._UT, self.network  # type: ignore[misc]
+        assert UT is not None
+        key = (fine, table, own)
+        hb = self._fine_hidden.get(key)
+        if hb is None:
+            hb = self._fine_hidden[key] = UT[fine_columns(context, fine)].sum(axis=0) + UT[table] + UT[own] + b
+        ks = tuple([k for k, _ in pairs])
+        block = self._blocks.get(ks)
+        if block is None:
+            cols = list(ks)
+            block = self._blocks[ks] = np.ascontiguousarray(np.hstack([UT[cols], self.weights[:, cols].T]))
+        out = np.array([v for _, v in pairs]) @ block
+        h = len(hb)
+        y0, y1, y2 = (V @ np.tanh(out[:h] + hb) + out[h:]).tolist()
+        z0 += y0
+        z1 += y1
+        z2 += y2
+        top = z0 if z0 > z1 else z1
+        if z2 > top:
+            top = z2
+        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
+        total = e0 + e1 + e2
+        return (e0 / total, e1 / total, e2 / total)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Row-wise (fold, call, raise) probabilities for a matrix of feature vectors."""
