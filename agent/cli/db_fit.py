@@ -71,9 +71,9 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"L2 penalty on the weights (default {DEFAULT_L2:g}); several: choose on the "
                              "validation window")
     parser.add_argument("--validate-since", type=_date, default=None, metavar="DATE",
-                        help="with several --l2: the validation window's start")
+                        help="with several --l2 or --hidden: the validation window's start")
     parser.add_argument("--validate-until", type=_date, default=None, metavar="DATE",
-                        help="with several --l2: the validation window's end")
+                        help="with several --l2 or --hidden: the validation window's end")
     parser.add_argument("--hidden", type=_hidden_list, default=[DEFAULT_HIDDEN], metavar="N[,M...]",
                         help=f"hidden tanh units of seed 004's network on top of the logistic model (default "
                              f"{DEFAULT_HIDDEN}: the logistic model alone); several: choose on the validation window")
