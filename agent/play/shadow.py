@@ -11,8 +11,8 @@ counts as call and bet as raise:
 * **learned** (when the database holds one, ``poki db fit-predictor``): the multinomial
   logistic regression of agent.game.learned (or seed 004's network on top of it) over
   the decision's public features and the player's statistics as they stood before the
-  hand; its weights are fixed while scoring,
-  and the hands it was fitted on are reported, so a scored hand it has seen shows;
+  hand; its weights are fixed while scoring, and the hands it was fitted on are
+  reported, so a scored hand it has seen shows;
 * **backoff**: the fine contexts of agent.game.context backed off to the player's twelve
   contexts and to the population (agent.game.prediction.backoff_triple);
 * **twelve**: the player's specific model in twelve contexts (decayed per-context
@@ -269,7 +269,8 @@ class ShadowScorer:
         m = self.learned
         assert m is not None
         return {"l2": m.l2, "hidden": m.hidden_units, "decisions": m.decisions, "hands": m.hands,
-                "first_started_at": m.first_started_at, "last_started_at": m.last_started_at, "scored_hands_inside_fitted_range": self.learned_inside_fit}
+                "first_started_at": m.first_started_at, "last_started_at": m.last_started_at,
+                "scored_hands_inside_fitted_range": self.learned_inside_fit}
 
     def report(self, top: int | None = None) -> dict[str, Any]:
         """Every figure, JSON-ready; ``players`` lists those with at least ``min_hands``
