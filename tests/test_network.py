@@ -221,3 +221,21 @@ def test_fit_predictor_fits_a_network_and_the_scorer_reads_it(tmp_path, capsys) 
         main(["db", "fit-predictor", "--db", str(path), "--holdout", "1.5"])
     assert main(["db", "fit-predictor", "--db", str(path), "--hidden", "0,4", "--no-progress"]) == 2
     assert "validation window" in capsys.readouterr().err
+
+
+def test_fitting_keeps_numpys_blas_to_the_threads_asked(tmp_path, capsys) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from agent.cli.db_fit import _blas_threads
+
+    def blas_threads() -> list[int]:
+        return [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+
+    before = blas_threads()
+    with _blas_threads(1):
+        assert blas_threads() and all(n == 1 for n in blas_threads())
+    assert blas_threads() == before
+    path = tmp_path / "b.sqlite"
+    with Database(path) as database:
+        database.write_hands(list(synthetic_hands(20, seed=5)), "irc")
+    assert main(["db", "fit-predictor", "--db", str(path), "--blas-threads", "0", "--no-progress"]) == 2
+    assert "--blas-threads" in capsys.readouterr().err

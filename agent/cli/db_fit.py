@@ -82,6 +82,9 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--holdout", type=_share, default=DEFAULT_HOLDOUT, metavar="SHARE",
                         help=f"with --hidden: the last SHARE of the fitting window's hands stop the fit early "
                              f"(default {DEFAULT_HOLDOUT:g})")
+    parser.add_argument("--blas-threads", type=int, default=1, metavar="N",
+                        help="threads numpy's BLAS may use while fitting (default 1: on a shared machine more "
+                             "threads cost several times the CPU for the same weights)")
     parser.add_argument("--name", default="default", help="name the weights are stored under (default: default)")
     parser.add_argument("--max-iter", type=int, default=300, metavar="N", help="L-BFGS iterations at most (300)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -102,6 +105,9 @@ def fit_predictor(database: Database, args: argparse.Namespace) -> int:
         return 2
     if args.max_iter < 1:
         print("poki db fit-predictor: --max-iter must be at least 1", file=sys.stderr)
+        return 2
+    if args.blas_threads < 1:
+        print("poki db fit-predictor: --blas-threads must be at least 1", file=sys.stderr)
         return 2
     hands = database.hand_count()
     if hands == 0:
@@ -135,39 +141,42 @@ def fit_predictor(database: Database, args: argparse.Namespace) -> int:
             "first_started_at": float(known.min()) if len(known) else None,
             "last_started_at": float(known.max()) if len(known) else None}
     linears: dict[float, Any] = {}  # the logistic model of the fitting part a network starts from, per l2
-    for l2 in args.l2:
-        for hidden in args.hidden:
-            bar = _bar(args, args.max_iter, "iteration", desc=f"l2 {l2:g}" + (f", {hidden} hidden" if hidden else ""))
-            tick = None if bar is None else (lambda it, loss, b=bar: b.update(1))
-            info: dict[str, Any] = {}
-            if hidden == 0:
-                model = LearnedModel(fit(X, y, l2, max_iter=args.max_iter, progress=tick), l2, **span)
-            else:
-                # Seed 004's network: from the logistic model of the fitting part, stopped on the held-back part.
-                linear = linears.get(l2)
-                if linear is None:
-                    linear = linears[l2] = fit(X[fit_rows], y[fit_rows], l2, max_iter=args.max_iter)
-                w, info = fit_network(X[fit_rows], y[fit_rows], hidden, l2, np.random.default_rng(args.seed),
-                                      linear=linear, stop_X=X[stop_rows], stop_y=y[stop_rows],
-                                      max_iter=args.max_iter, progress=tick)
-                model = LearnedModel.from_flat(w, hidden, l2, **span)
-            if bar is not None:
-                bar.close()
-            model.train_loglik = mean_loglik(model.probabilities(X), y)
-            row: dict[str, Any] = {"l2": l2, "hidden": hidden, "train_log_likelihood": model.train_loglik}
-            if hidden:
-                row.update(seed=args.seed, holdout=args.holdout, **info)
-                model.extra = {"seed": args.seed, "holdout": args.holdout, **info}
-            score = model.train_loglik
-            if valid is not None:
-                P = model.probabilities(data.X[valid])
-                score = mean_loglik(P, data.y[valid])
-                row["validation_log_likelihood"] = score
-                row["validation_accuracy"] = _accuracy(P, data.y[valid])
-                model.extra.update(validation_log_likelihood=score, validation_decisions=int(valid.sum()))
-            tried.append(row)
-            if best is None or score > best_score:
-                best, best_score = model, score
+    with _blas_threads(args.blas_threads):
+        for l2 in args.l2:
+            for hidden in args.hidden:
+                desc = f"l2 {l2:g}" + (f", {hidden} hidden" if hidden else "")
+                bar = _bar(args, args.max_iter, "iteration", desc=desc)
+                tick = None if bar is None else (lambda it, loss, b=bar: b.update(1))
+                info: dict[str, Any] = {}
+                if hidden == 0:
+                    model = LearnedModel(fit(X, y, l2, max_iter=args.max_iter, progress=tick), l2, **span)
+                else:
+                    # Seed 004's network: from the logistic model of the fitting part, stopped
+                    # early on the held-back part.
+                    linear = linears.get(l2)
+                    if linear is None:
+                        linear = linears[l2] = fit(X[fit_rows], y[fit_rows], l2, max_iter=args.max_iter)
+                    w, info = fit_network(X[fit_rows], y[fit_rows], hidden, l2, np.random.default_rng(args.seed),
+                                          linear=linear, stop_X=X[stop_rows], stop_y=y[stop_rows],
+                                          max_iter=args.max_iter, progress=tick)
+                    model = LearnedModel.from_flat(w, hidden, l2, **span)
+                if bar is not None:
+                    bar.close()
+                model.train_loglik = mean_loglik(model.probabilities(X), y)
+                row: dict[str, Any] = {"l2": l2, "hidden": hidden, "train_log_likelihood": model.train_loglik}
+                if hidden:
+                    row.update(seed=args.seed, holdout=args.holdout, **info)
+                    model.extra = {"seed": args.seed, "holdout": args.holdout, **info}
+                score = model.train_loglik
+                if valid is not None:
+                    P = model.probabilities(data.X[valid])
+                    score = mean_loglik(P, data.y[valid])
+                    row["validation_log_likelihood"] = score
+                    row["validation_accuracy"] = _accuracy(P, data.y[valid])
+                    model.extra.update(validation_log_likelihood=score, validation_decisions=int(valid.sum()))
+                tried.append(row)
+                if best is None or score > best_score:
+                    best, best_score = model, score
     assert best is not None
     conn = database.db.conn
     conn.execute("BEGIN IMMEDIATE")
@@ -194,6 +203,20 @@ def fit_predictor(database: Database, args: argparse.Namespace) -> int:
         print(f"stored '{args.name}' in {database.path}: l2 {best.l2:g}{kind}, {best.decisions:,} decisions of "
               f"{best.hands:,} hands ({_when(best.first_started_at)} to {_when(best.last_started_at)})")
     return 0
+
+
+def _blas_threads(n: int) -> Any:
+    """A context in which numpy's BLAS uses at most ``n`` threads (threadpoolctl); without
+    threadpoolctl, nothing changes. On the shared two-core machine a logistic fit with
+    BLAS on both cores took 201 CPU s against 54 on one, for the same weights to the
+    fit's own noise (docs/prediction.md)."""
+    import contextlib
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=n, user_api="blas")
 
 
 def _split_holdout(hands: Any, share: float) -> tuple[Any, Any]:
