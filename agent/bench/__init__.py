@@ -269,6 +269,10 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             if "learned_us" in pr:
                 rows.append(("learned prediction (features + logistic)", f"{pr['learned_us']:.1f} µs",
                              "read with [model] predictor = learned", "<= 20 µs"))
+            if "learned_network_us" in pr:
+                rows.append(("learned prediction (features + 16-unit network)",
+                             f"{pr['learned_network_us']:.1f} µs",
+                             "poki db fit-predictor --hidden 16", "<= 20 µs"))
     sm = figures.get("simulator")
     if sm and sm.get("decisions"):
         rows.append((f"one simulated decision, {sm['trials']} trials, 10 players, flop",

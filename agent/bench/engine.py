@@ -131,22 +131,28 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
     out["context_us"] = (time.process_time() - t0) / count * 1e6
     out["meta_with_context_us"] = out["meta_us"] + out["context_us"]
     out["learned_us"] = _learned_prediction_us(store, hands[-200:], reps)
+    out["learned_network_us"] = _learned_prediction_us(store, hands[-200:], reps, hidden=16)
     return out
 
 
-def _learned_prediction_us(store: Any, hands: list, reps: int) -> float:
+def _learned_prediction_us(store: Any, hands: list, reps: int, hidden: int = 0) -> float:
     """Microseconds per learned-predictor triple (agent.game.learned) with its features:
     the public features followed action by action, the player's statistics (its looseness
     and aggression kept for the hand), the logits from the sparse pairs (the weights of
     a fine context's one-hot columns summed once per fine context). The weights are
-    random: they do not change the cost."""
+    random: they do not change the cost. ``hidden``: with seed 004's network of that many
+    tanh units on top (agent.game.network)."""
     import numpy as np
 
     from agent.game.frequencies import PlayerState
     from agent.game.learned import N_FEATURES, DecisionFeatures, LearnedModel, player_stats, stack_pairs
     from agent.game.prepared import prepare_hand
 
-    model = LearnedModel(np.random.default_rng(7).normal(size=(3, N_FEATURES)) * 0.1, 1e-4)
+    rng = np.random.default_rng(7)
+    network = None
+    if hidden:
+        network = (rng.normal(size=(hidden, N_FEATURES)) * 0.1, rng.normal(size=hidden), rng.normal(size=(3, hidden)))
+    model = LearnedModel(rng.normal(size=(3, N_FEATURES)) * 0.1, 1e-4, network=network)
     predictor, population = store.predictor, store.population("bench")
     prepared = []
     for record in hands:

@@ -36,14 +36,16 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from agent.game.context import FINE_PER_COARSE, N_CONTEXTS
 from agent.game.frequencies import PlayerState
+from agent.game.network import MLPShape, lbfgs, mlp_unpack
 from agent.game.prediction import EPSILON, Predictor
 
-__all__ = ["FEATURE_SCHEME", "N_FEATURES", "DecisionFeatures", "LearnedModel", "feature_names", "fit",
+__all__ = ["FEATURE_SCHEME", "MODEL_KINDS", "N_FEATURES", "DecisionFeatures", "LearnedModel", "feature_names", "fit",
            "fine_columns", "hand_features", "mean_loglik", "player_stats", "stack_features", "stack_pairs"]
 
 Triple = tuple[float, float, float]
@@ -70,6 +72,10 @@ N_FEATURES = _O_STACK_ROUND + 4 * len(_STACK_PER_ROUND)
 # Names this layout: stored weights fitted on another one are refused.
 FEATURE_SCHEME = f"logit-1:{N_FEATURES}:" + "x".join(map(str, _DIGITS))
 _ROUNDS = ("preflop", "flop", "turn", "river")
+# What a stored model is: "logistic" (weights only) or "network" (the same direct weights
+# plus one hidden layer, agent.game.network). A stored kind this build does not know is
+# refused by name.
+MODEL_KINDS = ("logistic", "network")
 
 
 def feature_names() -> list[str]:
@@ -304,7 +310,9 @@ def _softmax_of(cols: list[list[float]], z0: float, z1: float, z2: float,
 class LearnedModel:
     """Fitted weights (3 × N_FEATURES, fold/call/raise logits) and what they were fitted
     on: the feature scheme, the L2 penalty, the decisions and the time range of the
-    hands (Unix times), so a stored model says what data it has seen."""
+    hands (Unix times), so a stored model says what data it has seen. ``network``, when
+    set, is a hidden layer (U: units × N_FEATURES, b: units, V: 3 × units) whose
+    ``V tanh(U x + b)`` is added to the logits (agent.game.network, seed 004's network)."""
 
     weights: np.ndarray
     l2: float
@@ -315,8 +323,12 @@ class LearnedModel:
     scheme: str = FEATURE_SCHEME
     train_loglik: float = float("nan")
     extra: dict = field(default_factory=dict)
+    network: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     _columns: list | None = field(default=None, init=False, repr=False, compare=False)
     _fine_logits: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _fine_hidden: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _UT: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _blocks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -325,10 +337,45 @@ class LearnedModel:
         if not np.all(np.isfinite(w)):
             raise ValueError("learned predictor weights must be finite")
         self.weights = w
+        if self.network is not None:
+            U, b, V = (np.asarray(a, dtype=np.float64) for a in self.network)
+            h = U.shape[0] if U.ndim == 2 else -1
+            if h < 1 or U.shape != (h, N_FEATURES) or b.shape != (h,) or V.shape != (3, h):
+                raise ValueError(f"learned predictor hidden layer must be U units x {N_FEATURES}, b units, "
+                                 f"V 3 x units; got {U.shape}, {b.shape}, {V.shape}")
+            if not (np.all(np.isfinite(U)) and np.all(np.isfinite(b)) and np.all(np.isfinite(V))):
+                raise ValueError("learned predictor hidden weights must be finite")
+            self.network = (U, b, V)
+            self._UT = np.ascontiguousarray(U.T)  # one row of hidden weights per input column
+
+    @property
+    def kind(self) -> str:
+        return "logistic" if self.network is None else "network"
+
+    @property
+    def hidden_units(self) -> int:
+        return 0 if self.network is None else int(self.network[0].shape[0])
+
+    @classmethod
+    def from_flat(cls, w: np.ndarray, hidden: int, l2: float, **kwargs: Any) -> LearnedModel:
+        """The model of a flat parameter vector of agent.game.network's layout."""
+        W, U, b, V = mlp_unpack(np.asarray(w, dtype=np.float64), MLPShape(N_FEATURES, hidden))
+        return cls(W.copy(), l2, network=(U.copy(), b.copy(), V.copy()) if hidden else None, **kwargs)
+
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        """The (fold, call, raise) logits of every row of ``X`` (a matrix)."""
+        Z = X @ self.weights.T
+        if self.network is not None:
+            U, b, V = self.network
+            Z += np.tanh(X @ U.T + b) @ V.T
+        return Z
 
     def triple(self, x: np.ndarray) -> Triple:
         """(fold, call, raise) probabilities for one feature vector."""
         z = self.weights @ x
+        if self.network is not None:
+            U, b, V = self.network
+            z = z + V @ np.tanh(U @ x + b)
         z -= z.max()
         e = np.exp(z)
         s = e.sum()
@@ -340,13 +387,21 @@ class LearnedModel:
         cols = self._columns
         if cols is None:
             cols = self._columns = self.weights.tolist()  # three lists: fold, call, raise weights
-        return _softmax_of(cols, 0.0, 0.0, 0.0, pairs)
+        if self.network is None:
+            return _softmax_of(cols, 0.0, 0.0, 0.0, pairs)
+        pre = self.network[1].copy()
+        UT = self._UT
+        for k, v in pairs:
+            pre += UT[k] * v
+        z0, z1, z2 = (self.network[2] @ np.tanh(pre)).tolist()
+        return _softmax_of(cols, z0, z1, z2, pairs)
 
     def triple_split(self, context: int, fine: int, table: int, own: int,
                      pairs: Sequence[tuple[int, float]]) -> Triple:
         """``triple_pairs`` for features given as DecisionFeatures.public_split gives them
         plus the player's ``stack_pairs``: the weights of a fine context's one-hot
-        columns are summed once per fine context and kept."""
+        columns are summed once per fine context and kept (for the hidden layer too:
+        its pre-activation from those columns, one vector per fine context)."""
         cols = self._columns
         if cols is None:
             cols = self._columns = self.weights.tolist()
@@ -355,36 +410,88 @@ class LearnedModel:
         if base is None:
             ks = fine_columns(context, fine)
             base = self._fine_logits[fine] = (sum(c0[k] for k in ks), sum(c1[k] for k in ks), sum(c2[k] for k in ks))
-        return _softmax_of(cols, base[0] + c0[table] + c0[own], base[1] + c1[table] + c1[own],
-                           base[2] + c2[table] + c2[own], pairs)
+        z0 = base[0] + c0[table] + c0[own]
+        z1 = base[1] + c1[table] + c1[own]
+        z2 = base[2] + c2[table] + c2[own]
+        if self.network is not None:
+            return self._network_split(context, fine, table, own, pairs, z0, z1, z2)
+        return _softmax_of(cols, z0, z1, z2, pairs)
+
+    def _network_split(self, context: int, fine: int, table: int, own: int, pairs: Sequence[tuple[int, float]],
+                       z0: float, z1: float, z2: float) -> Triple:
+        """triple_split with the hidden layer. The one-hot columns' share (the fine
+        context, the last action at the table, the player's own) of the hidden
+        pre-activations is kept per triple of them; the rows of U and of the direct
+        weights for the numeric pairs' columns are gathered once per sequence of columns
+        (in play: one per coarse context) into one block, so a decision costs one small
+        product for both the hidden layer and the direct logits."""
+        UT, (_, b, V) = self._UT, self.network  # type: ignore[misc]
+        assert UT is not None
+        key = (fine, table, own)
+        hb = self._fine_hidden.get(key)
+        if hb is None:
+            hb = self._fine_hidden[key] = UT[fine_columns(context, fine)].sum(axis=0) + UT[table] + UT[own] + b
+        ks = tuple([k for k, _ in pairs])
+        block = self._blocks.get(ks)
+        if block is None:
+            cols = list(ks)
+            block = self._blocks[ks] = np.ascontiguousarray(np.hstack([UT[cols], self.weights[:, cols].T]))
+        out = np.array([v for _, v in pairs]) @ block
+        h = len(hb)
+        y0, y1, y2 = (V @ np.tanh(out[:h] + hb) + out[h:]).tolist()
+        z0 += y0
+        z1 += y1
+        z2 += y2
+        top = z0 if z0 > z1 else z1
+        if z2 > top:
+            top = z2
+        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
+        total = e0 + e1 + e2
+        return (e0 / total, e1 / total, e2 / total)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Row-wise (fold, call, raise) probabilities for a matrix of feature vectors."""
-        return _softmax(X @ self.weights.T)
+        return _softmax(self.logits(X))
 
     def to_json(self) -> str:
-        return json.dumps({
-            "scheme": self.scheme, "l2": self.l2, "decisions": self.decisions, "hands": self.hands,
+        d: dict[str, Any] = {
+            "scheme": self.scheme, "kind": self.kind, "l2": self.l2, "decisions": self.decisions, "hands": self.hands,
             "first_started_at": self.first_started_at, "last_started_at": self.last_started_at,
             "train_loglik": self.train_loglik, "extra": self.extra, "weights": self.weights.tolist(),
-        })
+        }
+        if self.network is not None:
+            U, b, V = self.network
+            d["hidden"] = {"U": U.tolist(), "b": b.tolist(), "V": V.tolist()}
+        return json.dumps(d)
 
     @classmethod
     def from_json(cls, text: str) -> LearnedModel:
         """The model stored as ``to_json`` wrote it; ValueError for anything else
-        (another feature scheme, wrong shape, not finite)."""
+        (another feature scheme, a model kind this build does not know, wrong shape,
+        not finite). A model stored before networks existed has no kind: logistic."""
         try:
             d = json.loads(text)
             scheme = d["scheme"]
+            kind = d.get("kind", "logistic")
             weights = np.array(d["weights"], dtype=np.float64)
+            hidden = d.get("hidden")
+            network = None
+            if kind == "network":
+                network = (np.array(hidden["U"], dtype=np.float64), np.array(hidden["b"], dtype=np.float64),
+                           np.array(hidden["V"], dtype=np.float64))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"not a stored learned predictor: {exc}") from None
         if scheme != FEATURE_SCHEME:
             raise ValueError(f"learned predictor fitted on feature scheme {scheme!r}, this build reads "
                              f"{FEATURE_SCHEME!r}: fit it again (poki db fit-predictor)")
+        if kind not in MODEL_KINDS:
+            raise ValueError(f"learned predictor of kind {kind!r}, this build reads {' and '.join(MODEL_KINDS)}: "
+                             f"fit it again (poki db fit-predictor)")
+        if kind == "logistic" and hidden is not None:
+            raise ValueError("not a stored learned predictor: a logistic model with hidden weights")
         return cls(weights, float(d["l2"]), int(d.get("decisions", 0)), int(d.get("hands", 0)),
                    d.get("first_started_at"), d.get("last_started_at"), scheme,
-                   float(d.get("train_loglik", float("nan"))), dict(d.get("extra") or {}))
+                   float(d.get("train_loglik", float("nan"))), dict(d.get("extra") or {}), network)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -418,7 +525,7 @@ def fit(X: np.ndarray, y: np.ndarray, l2: float, *, max_iter: int = 300, tol: fl
         progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """Weights (3 × columns of ``X``) maximising the mean log-likelihood of the classes
     ``y`` (0 fold, 1 call, 2 raise) minus ``l2``/2 × the squared weights, by L-BFGS
-    (Nocedal & Wright, algorithm 7.4) with a backtracking line search from zero weights.
+    (agent.game.network.lbfgs) from zero weights.
     Deterministic: no random choice is made, so the same data give the same weights.
     ``progress(iteration, loss)`` is told of every iteration."""
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -431,49 +538,6 @@ def fit(X: np.ndarray, y: np.ndarray, l2: float, *, max_iter: int = 300, tol: fl
         raise ValueError(f"l2 must be a non-negative number, got {l2!r}")
     Y = np.zeros((len(y), 3))
     Y[np.arange(len(y)), y] = 1.0
-    w = np.zeros(3 * X.shape[1])
-    loss, g = _objective(w, X, Y, l2)
-    s_list: list[np.ndarray] = []
-    y_list: list[np.ndarray] = []
-    for it in range(max_iter):
-        # Two-loop recursion: the L-BFGS direction.
-        q = g.copy()
-        alphas = []
-        for s, yy in zip(reversed(s_list), reversed(y_list)):
-            rho = 1.0 / float(yy @ s)
-            a = rho * float(s @ q)
-            alphas.append((rho, a))
-            q -= a * yy
-        if s_list:
-            q *= float(s_list[-1] @ y_list[-1]) / float(y_list[-1] @ y_list[-1])
-        for (s, yy), (rho, a) in zip(zip(s_list, y_list), reversed(alphas)):
-            b = rho * float(yy @ q)
-            q += (a - b) * s
-        d = -q
-        slope = float(g @ d)
-        if slope >= 0:  # not a descent direction: start again from the gradient
-            s_list.clear()
-            y_list.clear()
-            d = -g
-            slope = -float(g @ g)
-        step = 1.0 if s_list else min(1.0, 1.0 / max(1e-12, float(np.sqrt(g @ g))))
-        while True:
-            w_new = w + step * d
-            loss_new, g_new = _objective(w_new, X, Y, l2)
-            if loss_new <= loss + 1e-4 * step * slope or step < 1e-10:
-                break
-            step *= 0.5
-        s_vec, y_vec = w_new - w, g_new - g
-        if float(s_vec @ y_vec) > 1e-12:
-            s_list.append(s_vec)
-            y_list.append(y_vec)
-            if len(s_list) > memory:
-                s_list.pop(0)
-                y_list.pop(0)
-        improvement = loss - loss_new
-        w, loss, g = w_new, loss_new, g_new
-        if progress is not None:
-            progress(it, loss)
-        if float(np.max(np.abs(g))) < 1e-6 or (it >= 10 and improvement < tol * max(1.0, abs(loss))):
-            break
+    w = lbfgs(lambda v: _objective(v, X, Y, l2), np.zeros(3 * X.shape[1]), max_iter=max_iter, tol=tol,
+              memory=memory, progress=progress)
     return w.reshape(3, -1)

@@ -7,7 +7,11 @@ own decisions, and nothing is stored. For such a seat :class:`LeanSession` does 
 what the answers and the summary need:
 
 * every dealer line is still checked as the full path checks it (the protocol
-  translator: grammar, cards, continuation of the last state);
+  translator: grammar, cards, continuation of the last state), but the usual ones, a
+  hand's first line and a line that only adds actions or a round's board cards, are
+  taken without the state and events the full path builds
+  (``StateTranslator.begin``/``advance``); when the rules must be asked, the hand's
+  events are rebuilt from its last state, which holds them all;
 * whose turn it is, and the decision context when it is ours, follow from our position
   and the betting string alone (limit hold'em with the game's fixed sizes: the cards do
   not change who acts, what is legal, the pot or the history). The first time a
@@ -21,6 +25,10 @@ what the answers and the summary need:
   settled with the evaluator. Anything else (odd chips, all-in side pots, a showdown the
   dealer did not show) replays the whole hand through the seat's own tracker, exactly as
   the full path does, once, at the end.
+
+With ``put_off_ends`` (as agent.play.acpc_match.play_at_dealer runs it) a finished hand is
+settled by :meth:`LeanSession.catch_up`, after the answer to the next hand's first turn
+is sent, so it is off the path from the dealer's state to our answer.
 
 With ``records=True`` every hand takes that last way and the seat's tracker builds its
 :class:`~agent.game.records.HandRecord` (what the tests compare with the full path).
@@ -38,7 +46,7 @@ from agent.game.tracker import Tracker, TrackerError
 from agent.play.acpc_match import AcpcSession, DecisionClock
 from agent.play.seat import Seat
 from connectors.acpc.game import AcpcGame
-from connectors.acpc.protocol import ACTION_CHAR, MatchState, ProtocolError
+from connectors.acpc.protocol import ACTION_CHAR, MatchState, ProtocolError, StateTranslator
 from evaluator_pyx import evaluate_cards
 
 __all__ = ["LeanSession"]
@@ -62,52 +70,94 @@ class LeanSession(AcpcSession):
             raise ValueError(f"{source}: the lean path is for seats that need no events")
         super().__init__(game, seat, names=names, match=match, source=source, clock=clock)
         self.records = records
-        self._events: list[Event] = []  # this hand's events so far
+        self._in_hand = False  # a hand is being followed (started, not ended or abandoned)
+        # What the lines of the hand being followed share: our position, the hand id, the
+        # board so far (flat) and our hole cards. ``_following`` is False when the next
+        # line must take the full read (no hand, or one the rules refused).
+        self._following = False
+        self._position = 0
         self._hand_id = ""
+        self._board: tuple[int, ...] = ()
+        self._hole: tuple[int, ...] = ()
         self._turns: dict[tuple, object] = {}  # (position, betting) -> template or _NOT_OURS
         self._ends: dict[tuple, tuple] = {}  # (position, final betting) -> result facts
         self.replayed = 0  # hands settled by replaying them through the seat's tracker
+        # With ``put_off_ends`` a finished hand is settled by :meth:`catch_up` (after the
+        # answer to the line that followed it is sent) rather than at once.
+        self.put_off_ends = False
+        self._ended: list[MatchState] = []
 
     # --- lines ---------------------------------------------------------------------------
 
     def on_line(self, line: str) -> str | None:
+        if self._following:
+            # Most lines only add actions to the round: taken without a state or events.
+            translator = self.translator
+            betting = translator.advance(line)
+            if betting is not None:
+                self.lines += 1
+                if betting[-1] == "/":
+                    self._board = translator.board_cards()  # a round's cards came
+                return self._turn((self._position, betting))
         if not line or line[0] == "#" or line[0] == ";":
             return None
         self.lines += 1
         translator = self.translator
-        last = translator.last
-        try:
-            state, events = translator.read(line, None)
-        except ProtocolError as exc:
-            return self._bad_line(line, exc)
-        if last is None or last.hand_number != state.hand_number:
-            if self._events:
+        last_hand = translator.hand_number
+        # A hand's usual first line needs none of the events read() would build.
+        state = translator.begin(line)
+        if state is None:
+            try:
+                state, _ = translator.read(line, None)
+            except ProtocolError as exc:
+                self._following = False
+                return self._bad_line(line, exc)
+        if last_hand != state.hand_number:
+            if self._in_hand:
                 self._abandon_hand("a new hand started before this one ended")
+            self._in_hand = True
             self._hand_id = translator.hand_id(state.hand_number)
+            self._position = state.position
+            self._hole = state.holes[state.position]  # type: ignore[assignment]
             if self.clock is not None:
                 self.clock.new_hand()
         if self._broken_hand == state.hand_number:
+            self._following = self._in_hand = False
             return self._broken_turn(state)  # a hand the rules refused: calls only
-        self._events.extend(events)
         if translator.hand_over:
-            self._finish(state)
-            return None
-        key = (state.position, state.betting)
-        entry = self._turns.get(key)
-        if entry is None:
-            entry = self._learn(key, state)
-            if entry is None:
-                return self._broken_turn(state)
-        if entry is _NOT_OURS:
+            self._following = False
+            if self._in_hand:  # (a repeat of the last state of a hand is not a second end)
+                self._finish(state)
             return None
         board = state.board
-        ctx = _make_context(self._hand_id, *entry[0], board[0] + board[1] + board[2] + board[3]
-                            if len(board) == 4 else _flat(board), *entry[1],
-                            state.holes[state.position])
-        seat = self.seat
-        action = seat.decide_on(ctx)
+        self._board = board[0] + board[1] + board[2] + board[3] if len(board) == 4 else _flat(board)
+        self._following = True
+        return self._turn((state.position, translator.betting))
+
+    def _turn(self, key: tuple) -> str | None:
+        """Our answer at (position, betting) of the hand being followed, or None."""
+        entry = self._turns.get(key)
+        if entry is None:
+            entry = self._learn(key)
+            if entry is None:
+                self._following = False
+                return self._broken_turn(self.translator.last)  # type: ignore[arg-type]
+        if entry is _NOT_OURS:
+            return None
+        ctx = _make_context(self._hand_id, *entry[0], self._board, *entry[1],  # type: ignore[index]
+                            self._hole)
+        action = self.seat.decide_on(ctx)
         self.answers += 1
-        return state.text + ":" + ACTION_CHAR[action]
+        return self.translator.text + ":" + ACTION_CHAR[action]
+
+    def catch_up(self) -> None:
+        """Settle the hands whose end was put off (``put_off_ends``)."""
+        ended = self._ended
+        while ended:
+            self._ended = []
+            for state in ended:
+                self._finish_now(state)
+            ended = self._ended
 
     def _bad_line(self, line: str, exc: ProtocolError) -> str | None:
         """As the full path: log, abandon the hand, still answer when it is our turn."""
@@ -120,13 +170,14 @@ class LeanSession(AcpcSession):
         if self._broken_hand != state.hand_number:
             self._broken_hand = state.hand_number
             self._error(f"{exc}; the hand is abandoned")
-            if self._events:
+            if self._in_hand:
                 self._abandon_hand(str(exc))
         return self._broken_turn(state)
 
     def _abandon_hand(self, reason: str) -> None:
         """The hand being followed is given up: not counted, as Seat.abandon does."""
-        self._events = []
+        self._in_hand = False
+        self._following = False
         stats = self.seat.stats
         stats.hands_abandoned += 1
         stats.last_error = reason
@@ -148,13 +199,22 @@ class LeanSession(AcpcSession):
             return None
         return tracker
 
-    def _learn(self, key: tuple, state: MatchState) -> object | None:
+    def _hand_events(self, state: MatchState) -> list[Event]:
+        """The events of the hand up to ``state``, as the translator gave them line by
+        line: a state of a hand that continued from its first line holds all of them
+        (a fresh translator reads it as the hand's only line)."""
+        t = self.translator
+        scratch = StateTranslator(self.game, self.seat.me, names=t.names, match=t.match,
+                                  source=t.source)
+        return scratch.update(state)
+
+    def _learn(self, key: tuple) -> object | None:
         """Whose turn it is after this hand's events (None: the rules refused them)."""
-        tracker = self._replay(self._events)
+        tracker = self._replay(self._hand_events(self.translator.last))  # type: ignore[arg-type]
         if tracker is None:
             return None
         st = tracker.state
-        if st is None or st.phase != _BETTING or st.actor != state.position:
+        if st is None or st.phase != _BETTING or st.actor != key[0]:
             entry: object = _NOT_OURS
         else:
             ctx = tracker.snapshot(self.seat.me)
@@ -168,18 +228,25 @@ class LeanSession(AcpcSession):
     # --- the end of a hand ----------------------------------------------------------------
 
     def _finish(self, state: MatchState) -> None:
-        events = self._events
-        self._events = []
+        self._in_hand = False
+        if self.put_off_ends:
+            self._ended.append(state)
+        else:
+            self._finish_now(state)
+
+    def _finish_now(self, state: MatchState) -> None:
+        events: list[Event] | None = None
         if not self.records:
             key = (state.position, state.betting)
             facts = self._ends.get(key)
             if facts is None:
+                events = self._hand_events(state)
                 facts = self._end_facts(key, events)
                 if facts is None:
                     return  # the rules refused the hand: abandoned
             if self._settle(state, facts):
                 return
-        self._replay_on_seat(events)
+        self._replay_on_seat(self._hand_events(state) if events is None else events)
 
     def _end_facts(self, key: tuple, events: list[Event]) -> tuple | None:
         """(chips put in by position, live positions, net of a hand won by folds or None,

@@ -99,6 +99,8 @@ class AcpcSession:
     """Our side of the protocol for one seat (module docstring). ``on_line`` takes each
     dealer line and returns our answer, or None when we do not act."""
 
+    put_off_ends = False  # this path settles each hand as its last line is read
+
     def __init__(self, game: AcpcGame, seat: Seat, *, names: Sequence[str] = (),
                  match: str = "acpc", source: str = "acpc",
                  clock: DecisionClock | None = None) -> None:
@@ -178,6 +180,10 @@ class AcpcSession:
             return False
         st = tracker.state
         return st is not None and st.phase == Phase.BETTING and st.actor == state.position
+
+    def catch_up(self) -> None:
+        """Work put off until our answer is out (none on this path: every event reaches
+        the seat as its line is read)."""
 
     @property
     def mid_hand(self) -> bool:
@@ -283,24 +289,31 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         close_db()
         seat.close()
         raise
-    hands_seen = 0
+    counted = [0]  # hands reported to ``progress``
+    stats = seat.stats
+
+    def after_send() -> None:
+        # While the dealer reads our answer: hands whose end was put off are settled,
+        # and the progress bar moves.
+        session.catch_up()
+        if progress is not None:
+            done = stats.hands + stats.hands_abandoned
+            if done > counted[0]:
+                progress(done - counted[0])
+                counted[0] = done
+
+    session.put_off_ends = True
     lost = ""
     try:
         conn.greet()
         with _frozen_heap():
-            for line in conn.lines():
-                reply = session.on_line(line)
-                if reply is not None:
-                    conn.send_line(reply)
-                if progress is not None and seat.stats.hands + seat.stats.hands_abandoned > hands_seen:
-                    done = seat.stats.hands + seat.stats.hands_abandoned
-                    progress(done - hands_seen)
-                    hands_seen = done
+            conn.serve(session.on_line, after_send)
     except (ConnectionError, OSError) as exc:
         lost = f"{where}: connection lost: {exc}"
         log.error("%s", lost)
     finally:
         conn.close()
+        session.catch_up()
         mid = session.mid_hand
         if mid:
             hand = session.translator.last.hand_number  # type: ignore[union-attr]

@@ -9,9 +9,10 @@ counts as call and bet as raise:
   of them: weights proportional to exp(each one's decayed running log-likelihood on
   this player's earlier decisions));
 * **learned** (when the database holds one, ``poki db fit-predictor``): the multinomial
-  logistic regression of agent.game.learned over the decision's public features and the
-  player's statistics as they stood before the hand; its weights are fixed while scoring,
-  and the hands it was fitted on are reported, so a scored hand it has seen shows;
+  logistic regression of agent.game.learned (or seed 004's network on top of it) over
+  the decision's public features and the player's statistics as they stood before the
+  hand; its weights are fixed while scoring, and the hands it was fitted on are
+  reported, so a scored hand it has seen shows;
 * **backoff**: the fine contexts of agent.game.context backed off to the player's twelve
   contexts and to the population (agent.game.prediction.backoff_triple);
 * **twelve**: the player's specific model in twelve contexts (decayed per-context
@@ -267,8 +268,9 @@ class ShadowScorer:
     def _learned_json(self) -> dict[str, Any]:
         m = self.learned
         assert m is not None
-        return {"l2": m.l2, "decisions": m.decisions, "hands": m.hands, "first_started_at": m.first_started_at,
-                "last_started_at": m.last_started_at, "scored_hands_inside_fitted_range": self.learned_inside_fit}
+        return {"l2": m.l2, "hidden": m.hidden_units, "decisions": m.decisions, "hands": m.hands,
+                "first_started_at": m.first_started_at, "last_started_at": m.last_started_at,
+                "scored_hands_inside_fitted_range": self.learned_inside_fit}
 
     def report(self, top: int | None = None) -> dict[str, Any]:
         """Every figure, JSON-ready; ``players`` lists those with at least ``min_hands``
@@ -323,7 +325,8 @@ def _learned_lines(report: dict[str, Any]) -> list[str]:
     def when(t: float | None) -> str:
         return "?" if t is None else datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
 
-    lines = [f"learned: logistic regression (l2 {m['l2']:g}) fitted on {m['decisions']:,} decisions of "
+    kind = f"network, {m['hidden']} hidden units" if m.get("hidden") else "logistic regression"
+    lines = [f"learned: {kind} (l2 {m['l2']:g}) fitted on {m['decisions']:,} decisions of "
              f"{m['hands']:,} hands, {when(m['first_started_at'])} to {when(m['last_started_at'])} UTC; "
              f"meta mixes twelve, back-off and learned"]
     if m["scored_hands_inside_fitted_range"]:

@@ -8,6 +8,10 @@ bytes can neither exhaust memory nor stop the match. Bytes that are not ASCII ar
 replaced (the protocol is ASCII; such a line then fails to parse and is reported).
 :class:`LineFramer` and :class:`SocketPoller` are shared with the dealer server
 (connectors.acpc.server).
+
+A hand is a strict back-and-forth with the dealer, so :meth:`AcpcConnection.serve` keeps
+the path from a state to our answer short: one blocking read (no poll first), the lines
+it brought, one send of their answers, and only then the work that can wait.
 """
 from __future__ import annotations
 
@@ -49,6 +53,10 @@ class LineFramer:
 
     def feed(self, data: bytes) -> list[str]:
         """The complete lines ``data`` finishes (without line ends)."""
+        if (not self._buf and not self._skipping and len(data) <= self.max_line + 1
+                and data.endswith(b"\r\n") and data.count(b"\n") == data.count(b"\r\n")):
+            # The usual read: whole lines, each ending in \r\n, none over the cap.
+            return data[:-2].decode("ascii", "replace").split("\r\n")
         buf = self._buf + data if self._buf else data
         lines = buf.split(b"\n")
         self._buf = lines.pop()
@@ -159,6 +167,43 @@ class AcpcConnection:
                                 self.source, self.framer.pending)
                 return
             yield from feed(data)
+
+    def serve(self, on_line: Callable[[str], str | None],
+              after: Callable[[], None] | None = None) -> None:
+        """Play until the dealer closes the connection (then :attr:`closed_by_peer` is
+        True; ConnectionError if it breaks): each line goes to ``on_line``, and the
+        answers to what one read brought are sent together, in one call, as soon as
+        that read's lines are done; ``after()`` then runs the work that can wait while
+        the dealer reads them. The wait for the dealer is the blocking read itself (no
+        poll first)."""
+        sock = self.sock
+        recv = sock.recv
+        sendall = sock.sendall
+        size = self.recv_size
+        feed = self.framer.feed
+        while True:
+            try:
+                data = recv(size)
+            except OSError as exc:
+                raise ConnectionError(f"{self.source}: connection lost: {exc}") from None
+            if not data:
+                self.closed_by_peer = True
+                if self.framer.pending:
+                    log.warning("%s: closed in the middle of a line (%d bytes dropped)",
+                                self.source, self.framer.pending)
+                return
+            answers = None
+            for line in feed(data):
+                answer = on_line(line)
+                if answer is not None:
+                    if answers is None:
+                        answers = answer + "\r\n"
+                    else:
+                        answers += answer + "\r\n"
+            if answers is not None:
+                sendall(answers.encode("ascii"))
+            if after is not None:
+                after()
 
     def close(self) -> None:
         try:

@@ -172,10 +172,12 @@ class FastHands:
 
         betting = ""
         board_text = ""
+        board: tuple[int, ...] = ()  # the cards dealt so far
         dealt = 0
         folded = [False] * n
         hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
         heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
+        own_views = ["|" * p + hole_texts[p] + "|" * (n - 1 - p) for p in range(n)]
         while True:
             entry = rules.step(betting, events)
             kind = entry[0]
@@ -183,14 +185,14 @@ class FastHands:
                 count = entry[1]
                 new = tuple(board_cards[dealt:dealt + count])
                 dealt += count
+                board = tuple(board_cards[:dealt])
                 acts.append(_make_board(new))
                 betting += "/"
                 board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
                 continue
             if kind == ACT:
                 for p, seat in remote:
-                    self._send(seat, f"{heads[p]}{betting}:{'|' * p}{hole_texts[p]}"
-                                     f"{'|' * (n - 1 - p)}{board_text}")
+                    self._send(seat, f"{heads[p]}{betting}:{own_views[p]}{board_text}")
             else:
                 showdown = folded.count(False) > 1
                 for p, seat in remote:
@@ -198,13 +200,13 @@ class FastHands:
                         view = "|".join(hole_texts[q] if q == p or not folded[q] else ""
                                         for q in range(n))
                     else:
-                        view = "|" * p + hole_texts[p] + "|" * (n - 1 - p)
+                        view = own_views[p]
                     self._send(seat, f"{heads[p]}{betting}:{view}{board_text}")
                 break
             actor = entry[1]
             seat = at[actor]
             if seat.viewer:
-                self._view = (names, betting, actor, hand_id, tuple(board_cards[:dealt]),
+                self._view = (names, betting, actor, hand_id, board,
                               holes[actor], events)
             try:
                 action = self._action_of(seat, entry[2], budget)
@@ -215,7 +217,7 @@ class FastHands:
             betting += ACTION_CHAR[action]
             if action == Action.FOLD:
                 folded[actor] = True
-        self._later.append((self._end_fast, (entry, holes, tuple(board_cards[:dealt]), names,
+        self._later.append((self._end_fast, (entry, holes, board, names,
                                              events, viewers, at, hand, betting,
                                              "|".join(hole_texts) + board_text, hand_id)))
 

@@ -215,7 +215,12 @@ class StateTranslator:
         self.names = tuple(names)
         self.match = match
         self.source = source
-        self.last: MatchState | None = None
+        self._last: MatchState | None = None
+        # advance() leaves the last state to be built when asked for (see ``last``): its
+        # betting text and line are then newer than ``_last``.
+        self._stale = False
+        self._text = ""
+        self._board: tuple[tuple[int, ...], ...] = ((),)  # the last state's
         self.hand_over = True  # no hand in progress
         self._seen: set[int] = set()  # cards of the last state
         self._head = self._bet_text = self._cards_text = ""  # pieces of the last state's text
@@ -225,12 +230,133 @@ class StateTranslator:
         if len({me, *others}) != game.players:
             raise ValueError(f"seat names must differ: {me!r}, {', '.join(others)}")
         self._others = tuple(others)
+        self._n = game.players
+        self._players_at: dict[int, tuple[str, ...]] = {}  # players_for, once per position
+
+    @property
+    def last(self) -> MatchState | None:
+        """The last state read (built here when :meth:`advance` took it)."""
+        if self._stale:
+            old = self._last
+            self._last = _make_state(old.position, old.hand_number,  # type: ignore[union-attr]
+                                     tuple(self._bet_text.split("/")), old.holes,  # type: ignore[union-attr]
+                                     self._board, self._text)
+            self._stale = False
+        return self._last
+
+    @last.setter
+    def last(self, state: MatchState | None) -> None:
+        self._last = state
+        self._stale = False
+        if state is not None:
+            self._text = state.text
+            self._board = state.board
+
+    @property
+    def text(self) -> str:
+        """The text of the last state, as received (without its line end)."""
+        return self._text
+
+    @property
+    def betting(self) -> str:
+        """The betting text of the last state ('/' closing each finished round)."""
+        return self._bet_text
+
+    @property
+    def hand_number(self) -> int | None:
+        """The hand of the last state (None before the first)."""
+        last = self._last
+        return None if last is None else last.hand_number
+
+    def board_cards(self) -> tuple[int, ...]:
+        """The board of the last state, every round's cards in one tuple."""
+        flat: tuple[int, ...] = ()
+        for cards in self._board:
+            flat += cards
+        return flat
+
+    def advance(self, text: str) -> str | None:
+        """The usual line of a hand in progress that adds actions to the current round,
+        or closes it and gives the next round's board cards (not the hand's end), taken
+        with the checks :meth:`read` makes of it but without building its state or
+        events: its betting text, or None for any other line (:meth:`read` then
+        decides). A seat that needs no events (agent.play.acpc_lean) reads most lines
+        this way; :attr:`last` still gives the state when asked."""
+        if self.hand_over:
+            return None
+        head = self._head
+        old = self._bet_text
+        if not text.startswith(head) or not text.startswith(old, len(head)):
+            return None
+        end = len(head) + len(old)
+        colon = text.find(":", end)
+        if colon <= end:
+            return None  # no action added, or no cards
+        added = text[end:colon]
+        betting = text[len(head):colon]
+        if "f" in added and betting.count("f") >= self._n - 1:
+            return None  # all but one folded: the hand's end
+        cards = text[colon + 1:]
+        if added.strip("fcr"):
+            # A round closed (its last actions, then '/'): the next round's cards follow.
+            if added[-1] != "/" or added[:-1].strip("fcr") or not self._next_board(cards):
+                return None
+        elif cards != self._cards_text:
+            return None  # new cards without a new round, or not a state at all
+        self._bet_text = betting
+        self._cards_text = cards
+        self._text = text
+        self._stale = True
+        return betting
+
+    def _next_board(self, cards: str) -> bool:
+        """``cards`` are the last state's plus the next round's board cards, new and
+        distinct: the board and the cards seen take them (False: they are not)."""
+        old_cards = self._cards_text
+        board = self._board
+        rnd = len(board)
+        if rnd > 3 or not cards.startswith(old_cards):
+            return False
+        piece = cards[len(old_cards):]
+        count = _BOARD_COUNTS[rnd]
+        if len(piece) != 2 * count + 1 or piece[0] != "/":
+            return False
+        new = []
+        seen = self._seen
+        for i in range(1, 2 * count, 2):
+            card = _CARD.get(piece[i:i + 2])
+            if card is None or card in seen or card in new:
+                return False
+            new.append(card)
+        self._board = board + (tuple(new),)
+        self._seen = seen.union(new)
+        return True
+
+    def begin(self, text: str) -> MatchState | None:
+        """The usual first line of a new hand (no action yet, only our own hole cards)
+        taken as :meth:`read` takes it, but without the hand's opening events (for a
+        seat that needs none); None for any other line (:meth:`read` decides)."""
+        last = self._last
+        if last is not None and not self.hand_over:
+            return None
+        state = self._first_state(text.rstrip("\r\n"))
+        if state is None or (last is not None and last.hand_number == state.hand_number):
+            return None
+        self._players = self.players_for(state.position)
+        self.hand_over = False
+        self._remember(state)
+        self._seen = set(state.holes[state.position])  # type: ignore[arg-type]
+        return state
 
     def players_for(self, position: int) -> tuple[str, ...]:
         """Names by position when we sit at ``position``."""
-        n = self.game.players or 0
-        return tuple(self.me if q == position else self._others[(q - position) % n - 1]
-                     for q in range(n))
+        names = self._players_at.get(position)
+        if names is None:
+            n = self.game.players or 0
+            names = self._players_at[position] = tuple(
+                self.me if q == position else self._others[(q - position) % n - 1]
+                for q in range(n))
+        return names
 
     def hand_id(self, hand_number: int) -> str:
         return f"{self.match}:{hand_number}"

@@ -85,6 +85,7 @@ log = logging.getLogger("poki.acpc.dealer")
 
 _CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
+_ACTION_BYTES = {ord(k): v for k, v in _ACTIONS.items()}
 _BETTING, _BOARD, _SHOWDOWN, _OVER = Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER
 # Events are immutable: positional constructors (a frozen dataclass's keyword __init__
 # costs several times more) and one shared HandEnded.
@@ -318,14 +319,15 @@ class AcpcDealer(FastHands):
         few wake-ups instead of one per state."""
         if not seat.out:
             return
-        data = b"".join(seat.out)
-        seat.out.clear()
+        out = seat.out
+        data = out[0] if len(out) == 1 else b"".join(out)
+        out.clear()
         seat.out_bytes = 0
         sock = seat.sock
         if sock is None:
             return
-        view = memoryview(data)
         end = None
+        view = data  # usually sent whole by the first call
         try:
             while view:
                 try:
@@ -341,7 +343,7 @@ class AcpcDealer(FastHands):
                     poller.register(sock, select.POLLOUT)
                     poller.poll(left * 1000)
                     continue
-                view = view[sent:]
+                view = memoryview(view)[sent:] if sent < len(view) else b""
         except OSError as exc:
             log.error("%s: cannot send: %s", seat.where, exc)
             self._hang_up(seat)
@@ -361,7 +363,8 @@ class AcpcDealer(FastHands):
         """Ask the acting seat (its state was just sent) and return its legal action."""
         report = seat.report
         if seat.local is not None:
-            self._catch_up()  # its events first (a seat that raised there is out now)
+            if self._later:
+                self._catch_up()  # its events first (a seat that raised there is out now)
         if not seat.live:
             return self._forced(seat, legal)
         state = self._state_text[seat.index]
@@ -388,10 +391,20 @@ class AcpcDealer(FastHands):
         self._flush_all()
         # The player reads its state now: the work that can wait is done meanwhile, on
         # the dealer's clock, not the player's.
-        self._catch_up()
+        if self._later:
+            self._catch_up()
         t0 = self.clock()
         limit = self.limits.response_timeout
         first = True
+        if seat.sock is not None and not seat.lines and len(self._selector) == 1:
+            # The usual answer of a lone remote seat: one read, one line (_quick_answer).
+            action = self._quick_answer(seat, state, legal)
+            if action is not None:
+                report.seconds += self.clock() - t0
+                if report.seconds > hand_budget and not report.folded_out:
+                    self._fold_out(seat, hand_budget)
+                return action
+            first = False  # the blocking read for this answer is done
         while True:
             action = self._answer_in(seat, seat.lines, state, legal)
             if action is not None:
@@ -413,10 +426,43 @@ class AcpcDealer(FastHands):
                 if other is not seat and other.lines:
                     self._discard_unrequested(other)
         if report.seconds > hand_budget and not report.folded_out:
-            report.folded_out = (f"its answers took {report.seconds:.1f} s, over the match's "
-                                 f"budget of {hand_budget:.1f} s")
-            log.error("%s: %s; it folds for the rest of the match", seat.where, report.folded_out)
+            self._fold_out(seat, hand_budget)
         return action
+
+    @staticmethod
+    def _fold_out(seat: TableSeat, hand_budget: float) -> None:
+        report = seat.report
+        report.folded_out = (f"its answers took {report.seconds:.1f} s, over the match's "
+                             f"budget of {hand_budget:.1f} s")
+        log.error("%s: %s; it folds for the rest of the match", seat.where, report.folded_out)
+
+    def _quick_answer(self, seat: TableSeat, state: str, legal: tuple[Action, ...]) -> Action | None:
+        """Wait for the lone remote seat's answer in recv itself (at most response_timeout:
+        SO_RCVTIMEO) and take it at once when the read is exactly ``state:<action>\\r\\n``
+        with a legal action; anything else (a timeout, a closed connection, other or more
+        bytes) is left to the general reading of :meth:`_action_of` (None)."""
+        sock = seat.sock
+        try:
+            data = sock.recv(65536)  # type: ignore[union-attr]
+        except (BlockingIOError, InterruptedError):
+            return None  # no answer within response_timeout
+        except OSError as exc:
+            log.error("%s: connection lost: %s", seat.where, exc)
+            data = b""
+        if not data:
+            self._hang_up(seat)
+            return None
+        want = state.encode("ascii")
+        n = len(want)
+        if (len(data) == n + 4 and not seat.framer.pending and data.startswith(want)
+                and data[n] == 58 and data.endswith(b"\r\n")):  # 58: ':'
+            action = _ACTION_BYTES.get(data[n + 1])
+            if action is not None and action in legal:
+                return action
+        dropped = seat.framer.dropped
+        seat.lines.extend(seat.framer.feed(data))
+        seat.report.dropped += seat.framer.dropped - dropped
+        return None
 
     def _answer_in(self, seat: TableSeat, lines: list[str], state: str,
                    legal: tuple[Action, ...]) -> Action | None:
