@@ -298,6 +298,12 @@ def _softmax_of(cols: list[list[float]], z0: float, z1: float, z2: float,
         z0 += c0[k] * v
         z1 += c1[k] * v
         z2 += c2[k] * v
+    return _softmax3(z0, z1, z2)
+
+
+def _softmax3(z0: float, z1: float, z2: float) -> tuple[float, float, float]:
+    """Softmax of three logits in plain floats (the play path; numpy's per-call cost
+    would be most of it)."""
     top = z0 if z0 > z1 else z1
     if z2 > top:
         top = z2
@@ -439,15 +445,7 @@ class LearnedModel:
         out = np.array([v for _, v in pairs]) @ block
         h = len(hb)
         y0, y1, y2 = (V @ np.tanh(out[:h] + hb) + out[h:]).tolist()
-        z0 += y0
-        z1 += y1
-        z2 += y2
-        top = z0 if z0 > z1 else z1
-        if z2 > top:
-            top = z2
-        e0, e1, e2 = math.exp(z0 - top), math.exp(z1 - top), math.exp(z2 - top)
-        total = e0 + e1 + e2
-        return (e0 / total, e1 / total, e2 / total)
+        return _softmax3(z0 + y0, z1 + y1, z2 + y2)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Row-wise (fold, call, raise) probabilities for a matrix of feature vectors."""

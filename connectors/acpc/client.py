@@ -152,9 +152,15 @@ class AcpcConnection:
     def lines(self) -> Iterator[str]:
         """The dealer's lines as they arrive; ends when the dealer closes (then
         :attr:`closed_by_peer` is True) or the connection breaks (ConnectionError)."""
+        feed = self.framer.feed
+        for data in self._reads():
+            yield from feed(data)
+
+    def _reads(self) -> Iterator[bytes]:
+        """What each blocking read brings, until the dealer closes (then
+        :attr:`closed_by_peer` is True) or the connection breaks (ConnectionError)."""
         recv = self.sock.recv
         size = self.recv_size
-        feed = self.framer.feed
         while True:
             try:
                 data = recv(size)
@@ -166,7 +172,7 @@ class AcpcConnection:
                     log.warning("%s: closed in the middle of a line (%d bytes dropped)",
                                 self.source, self.framer.pending)
                 return
-            yield from feed(data)
+            yield data
 
     def serve(self, on_line: Callable[[str], str | None],
               after: Callable[[], None] | None = None) -> None:
@@ -176,22 +182,9 @@ class AcpcConnection:
         that read's lines are done; ``after()`` then runs the work that can wait while
         the dealer reads them. The wait for the dealer is the blocking read itself (no
         poll first)."""
-        sock = self.sock
-        recv = sock.recv
-        sendall = sock.sendall
-        size = self.recv_size
+        sendall = self.sock.sendall
         feed = self.framer.feed
-        while True:
-            try:
-                data = recv(size)
-            except OSError as exc:
-                raise ConnectionError(f"{self.source}: connection lost: {exc}") from None
-            if not data:
-                self.closed_by_peer = True
-                if self.framer.pending:
-                    log.warning("%s: closed in the middle of a line (%d bytes dropped)",
-                                self.source, self.framer.pending)
-                return
+        for data in self._reads():
             answers = None
             for line in feed(data):
                 answer = on_line(line)
