@@ -86,7 +86,7 @@ ENGINE_CHOICES = {
     "preflop": ("tight", "moderate", "loose"),
     "sim_thresholds": ("uniform", "table"),
     "call_rule": ("showdown", "pot_odds"),
-    "floor_on": ("action", "weight"),
+    "floor_on": ("action", "weight", "learned"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -125,7 +125,9 @@ class EngineConfig:
     reweight_floor: float = 0.01
     # What reweight_floor bounds: "weight" (the weight itself, Papp's reading: evidence
     # capped at 100:1) or "action" (each action's factor, so the evidence of successive
-    # actions compounds: right against threshold players, docs/strength.md §8).
+    # actions compounds: right against threshold players, docs/strength.md §8) or
+    # "learned" (compounding, each action's factor a mixture (1 - eps) f + eps with eps per
+    # opponent learned from its showdowns, prior mean reweight_floor: §10).
     floor_on: str = "weight"
     opponent_width: float = 0.1
     opponent_mix: float = 0.2
