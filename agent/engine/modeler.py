@@ -29,10 +29,10 @@ the f-quantile are the ones they fold; if they raise a share r, the ones above t
 Nothing the opponent could hold is ever ruled out: with ``floor_on="action"`` no action
 multiplies a live holding's weight by less than ``reweight_floor``, so the evidence of
 successive actions compounds (Bayes' rule; right against threshold players); with
-``floor_on="weight"`` (the engine's default) no weight falls below it, which caps the
+``floor_on="weight"`` (the default before the learned floor) no weight falls below it, which caps the
 evidence at 100:1 (robust against players who bet medium hands). docs/strength.md §8.
 
-``floor_on="learned"`` reads each action's likelihood as a mixture, P(action | holding) =
+``floor_on="learned"`` (the engine's default) reads each action's likelihood as a mixture, P(action | holding) =
 (1 − ε) f(holding) + ε, f the threshold model's factor and ε the share of this opponent's
 actions of that class (calls/checks, bets/raises) that come from holdings the model gives
 a low factor: its "off-model" rate, learned from its shown-down hands (:func:`off_model_counts`,
@@ -227,7 +227,7 @@ def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.
     The floor bounds the evidence of one action, not the weight: no single action rules a
     holding out (Papp's 0.01), but the evidence of several actions adds up as Bayes' rule
     has it (seed 004: the old table is the prior, the new one the posterior). A floor on
-    the weight itself (``floor_on="weight"``, the engine's default: robust against players
+    the weight itself (``floor_on="weight"``, robust against players
     who bet medium hands, docs/strength.md §8) holds every holding that has failed to fit several actions at
     the same 0.01 as one that failed one, so after a bet on the flop, turn and river the
     hundreds of such holdings keep most of the table's mass while the few that fit every
