@@ -222,3 +222,31 @@ def test_counts_live_in_the_sqlite_store_and_carry_over(tmp_path, monkeypatch) -
         with pytest.raises(ValueError):
             db.add_off_model(caller, "local", "bad", (1.0, 2.0, 0.0, 0.0))
         assert db.off_model(caller, "local") == again
+
+
+def test_a_file_from_before_the_counts_gains_their_table(tmp_path) -> None:
+    """A database made before migration m005 is brought up to date when opened: its hands
+    and models untouched, the off-model table there and empty."""
+    import sqlite3
+
+    from sqlite_utils import Database as SUDatabase
+
+    from db import schema
+    from db.testing import synthetic_hands
+
+    path = tmp_path / "old.sqlite"
+    with Database(path) as database:
+        database.write_hands(list(synthetic_hands(40, seed=3)), "irc")
+        nick = database.most_seen_players(1)[0][1]
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE off_model")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_off_model'")
+    conn.commit()
+    conn.close()
+    assert schema.pending(SUDatabase(path)) == ["m005_off_model"]
+    with Database(path) as database:
+        assert database.hand_count() == 40
+        assert database.off_model(nick, "irc") == (0.0, 0.0, 0.0, 0.0)
+        assert database.add_off_model(nick, "irc", "h", (3, 1, 2, 0))
+        assert database.off_model(nick, "irc") == (3.0, 1.0, 2.0, 0.0)
+        assert database.compare_models() == []

@@ -17,3 +17,29 @@ T='poki(bettor=triples,floor_on=learned)'
 TW='poki(bettor=triples,floor_on=weight)'
 nice -n 5 $P match "$T" "$T" "$TW" "$TW" mc mc tight-aggressive tight-passive loose-aggressive loose-passive \
     --deals 3000 --seed 6202 --workers 2 --name fieldAB3 --json --no-progress > $OUT/fieldAB3.json
+# From here `poki` ships with floor_on = "learned". --json-hands keeps the per-hand results,
+# which paired.py reduces to NAME.deals.json (the paired difference of two specs by deal).
+PY=${PYTHON:-.venv/bin/python}
+# (c) S heads-up: the shipped engine (simulator) against the formula engine.
+nice -n 5 $P match poki 'poki(bettor=triples)' --deals 3000 --seed 6203 --workers 2 --name S4 --json --json-hands \
+    --no-progress > $OUT/S4.json
+$PY $OUT/paired.py S4 poki 'poki(bettor=triples)'
+# (d) The shipped engine at ten seats in the house field (as §6 and §9).
+FIELD="mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive loose-passive rr"
+nice -n 5 $P match poki 'poki(bettor=triples)' $FIELD --deals 2000 --seed 6204 --workers 2 --name field4 --json \
+    --json-hands --no-progress > $OUT/field4.json
+$PY $OUT/paired.py field4 poki mc
+$PY $OUT/paired.py field4 poki 'poki(bettor=triples)'
+# The house-field A/B again on a fresh seed, with per-deal results (paired difference).
+nice -n 5 $P match "$T" "$T" "$TW" "$TW" mc mc tight-aggressive tight-passive loose-aggressive loose-passive \
+    --deals 3000 --seed 6205 --workers 2 --name fieldAB4 --json --json-hands --no-progress > $OUT/fieldAB4.json
+$PY $OUT/paired.py fieldAB4 'poki(bettor=triples)' 'poki(bettor=triples, floor_on=weight)'
+# The same A/B with the shipped engine (simulator bettor): learned against the weight floor.
+nice -n 5 $P match poki poki 'poki(floor_on=weight)' 'poki(floor_on=weight)' mc mc tight-aggressive tight-passive \
+    loose-aggressive loose-passive --deals 2000 --seed 6206 --workers 2 --name fieldAB5 --json --json-hands \
+    --no-progress > $OUT/fieldAB5.json
+$PY $OUT/paired.py fieldAB5 poki 'poki(floor_on=weight)'
+# B+R with the learned floor everywhere.
+nice -n 5 $P match 'poki(bettor=triples)' 'poki(bettor=triples)' $L1 $L1 $L1 $L1 $L1 $L1 $L1 $L1 --deals 3000 \
+    --seed 6207 --workers 2 --name BR4 --json --json-hands --no-progress > $OUT/BR4.json
+$PY $OUT/paired.py BR4 'poki(bettor=triples)' 'poki(bettor=loki1, reweight=loki1)'
