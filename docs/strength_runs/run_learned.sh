@@ -43,3 +43,16 @@ $PY $OUT/paired.py fieldAB5 poki 'poki(floor_on=weight)'
 nice -n 5 $P match 'poki(bettor=triples)' 'poki(bettor=triples)' $L1 $L1 $L1 $L1 $L1 $L1 $L1 $L1 --deals 3000 \
     --seed 6207 --workers 2 --name BR4 --json --json-hands --no-progress > $OUT/BR4.json
 $PY $OUT/paired.py BR4 'poki(bettor=triples)' 'poki(bettor=loki1, reweight=loki1)'
+# A regular with the learned floor (as §9): a warm-up match fills warm4.sqlite (the models
+# and the off-model counts); the measured match starts from a copy of it (--db: one
+# process, both carried through); the same match cold (no database) beside it.
+rm -f $OUT/warm4.sqlite* $OUT/regular4.sqlite*
+nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 300 --seed 6208 --name warm4 --db $OUT/warm4.sqlite \
+    --json --no-progress > $OUT/warm4.json
+cp $OUT/warm4.sqlite $OUT/regular4.sqlite
+nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 2000 --seed 6209 --name regular4 --db $OUT/regular4.sqlite \
+    --json --json-hands --no-progress > $OUT/regular4.json
+nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 2000 --seed 6209 --workers 2 --name cold4 --json \
+    --json-hands --no-progress > $OUT/cold4.json
+$PY $OUT/paired.py regular4 poki mc
+$PY $OUT/paired.py cold4 poki mc
