@@ -169,6 +169,23 @@ def test_a_player_without_history_reads_the_floor() -> None:
     assert p._learned_eps(["a", "b"]) == {"a": (FLOOR, FLOOR), "b": (FLOOR, FLOOR)}
 
 
+def test_damaged_counts_read_as_the_floor() -> None:
+    """A store whose counts are not counts (more off-model actions than actions, a
+    negative or a missing number): that opponent reads the floor, the others their own
+    ε, and the bad ones are counted; play goes on."""
+
+    class Damaged(MemoryModelStore):
+        def off_model(self, nick: str, network: str):
+            return {"a": (2.0, 5.0, 0.0, 0.0), "b": (-1.0, 0.0, 0.0, 0.0), "c": (1.0, 0.0)}.get(
+                nick, (10.0, 5.0, 4.0, 0.0))
+
+    p = PokiPlayer("me", np.random.default_rng(0), EngineConfig(floor_on="learned"), store=Damaged())
+    got = p._learned_eps(["a", "b", "c", "d"])
+    assert got["a"] == got["b"] == got["c"] == (FLOOR, FLOOR)
+    assert got["d"] == (pytest.approx((FLOOR * EPS_PRIOR_STRENGTH + 5) / (EPS_PRIOR_STRENGTH + 10)), FLOOR)
+    assert p.bad_off_model == 3
+
+
 SPECS = ("poki(bettor=triples,floor_on=learned)", "call", "raise")
 
 

@@ -99,6 +99,7 @@ class PokiPlayer(BasePlayer):
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
+        self.bad_off_model = 0  # opponents whose stored off-model counts were unreadable
         self.npot = 0.0  # Npot of the last assess()
         self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
         self._deadline_s: float | None = None  # the seat's deadline for the next decision
@@ -171,15 +172,21 @@ class PokiPlayer(BasePlayer):
                 continue  # cards that name no holding teach nothing; play goes on
 
     def _learned_eps(self, opponents: list[str]) -> dict[str, tuple[float, float]]:
-        """Each opponent's (call, raise) ε from the off-model counts its model holds."""
+        """Each opponent's (call, raise) ε from the off-model counts its model holds;
+        counts that are not counts (a damaged file) read as none: the floor, counted in
+        ``bad_off_model``."""
         read = getattr(self.store, "off_model", None)
         floor = self.settings.reweight_floor
         out: dict[str, tuple[float, float]] = {}
         if read is None:
             return out
         for nick in opponents:
-            n_c, k_c, n_r, k_r = read(nick, self.network)
-            out[nick] = (learned_eps(n_c, k_c, floor), learned_eps(n_r, k_r, floor))
+            try:
+                n_c, k_c, n_r, k_r = read(nick, self.network)
+                out[nick] = (learned_eps(n_c, k_c, floor), learned_eps(n_r, k_r, floor))
+            except (ValueError, TypeError):
+                self.bad_off_model += 1
+                out[nick] = (floor, floor)
         return out
 
     # --- per hand state --------------------------------------------------------------------
