@@ -56,3 +56,7 @@ nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 2000 --seed 6209 -
     --json-hands --no-progress > $OUT/cold4.json
 $PY $OUT/paired.py regular4 poki mc
 $PY $OUT/paired.py cold4 poki mc
+# The same deals as a regular and cold (paired across the two matches).
+$PY $OUT/paired.py regular4 poki poki cold4
+$PY $OUT/paired.py regular4 'poki(bettor=triples)' 'poki(bettor=triples)' cold4
+$PY $OUT/paired.py regular4 mc mc cold4
