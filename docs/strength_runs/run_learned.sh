@@ -64,7 +64,7 @@ $PY $OUT/paired.py regular4 mc mc cold4
 NP='poki(bettor=triples,potential=off)'
 nice -n 5 $P match 'poki(bettor=triples)' 'poki(bettor=triples)' "$NP" "$NP" "$NP" "$NP" "$NP" "$NP" "$NP" "$NP" \
     --deals 2500 --seed 6211 --workers 2 --name potential4 --json --json-hands --no-progress > $OUT/potential4.json
-$PY $OUT/paired.py potential4 'poki(bettor=triples)' 'poki(bettor=triples, potential=off)'
+$PY $OUT/paired.py potential4 'poki(bettor=triples)' 'poki(bettor=triples, potential=false)'
 T4='poki(bettor=triples)'
 nice -n 5 $P match poki poki "$T4" "$T4" "$T4" "$T4" "$T4" "$T4" "$T4" "$T4" --deals 1500 --seed 6210 --workers 2 \
     --name S10d --json --json-hands --no-progress > $OUT/S10d.json
