@@ -86,7 +86,7 @@ ENGINE_CHOICES = {
     "preflop": ("tight", "moderate", "loose"),
     "sim_thresholds": ("uniform", "table"),
     "call_rule": ("showdown", "pot_odds"),
-    "floor_on": ("action", "weight"),
+    "floor_on": ("action", "weight", "learned"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -123,10 +123,12 @@ class EngineConfig:
     slow_play_threshold: float = 0.95
     reweight_sigma: float = 0.1
     reweight_floor: float = 0.01
-    # What reweight_floor bounds: "weight" (the weight itself, Papp's reading: evidence
-    # capped at 100:1) or "action" (each action's factor, so the evidence of successive
-    # actions compounds: right against threshold players, docs/strength.md §8).
-    floor_on: str = "weight"
+    # How reweight_floor bounds the evidence: "learned" (compounding, each action's factor
+    # a mixture (1 - eps) f + eps, eps per opponent learned from its showdowns, prior mean
+    # reweight_floor: docs/strength.md §10), "weight" (the weight itself, Papp's reading:
+    # evidence capped at 100:1) or "action" (each action's factor, so the evidence of
+    # successive actions compounds: right against threshold players, §8).
+    floor_on: str = "learned"
     opponent_width: float = 0.1
     opponent_mix: float = 0.2
     # The simulator (bettor = "simulator"; seed 000): trials per decision, the trials

@@ -189,6 +189,7 @@ class Database:
         self._lru: OrderedDict[tuple[str, str], PlayerModel] = OrderedDict()
         self._populations: dict[str, PlayerState] = {}
         self._pop_snaps: dict[str, PlayerState] = {}
+        self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
         self.strengths = strengths
         self._data_version: int | None = None
         try:
@@ -574,6 +575,29 @@ class Database:
         from db.learned import load_learned
 
         return load_learned(self.db.conn, name)
+
+    def off_model(self, nick: str, network: str) -> tuple[float, float, float, float]:
+        """(calls, of them off-model, bets/raises, of them off-model) seen at `nick`'s
+        showdowns (db.off_model; the engine's floor_on = "learned")."""
+        from db.off_model import read_off_model
+
+        return read_off_model(self.db.conn, network, nick)
+
+    def add_off_model(self, nick: str, network: str, hand_id: str, counts: tuple[float, ...]) -> bool:
+        """Add one shown-down hand's off-model counts for `nick`; a (hand, nick) already
+        added through this connection (another seat saw the same showdown) is skipped:
+        False. ValueError for counts that are not counts."""
+        from db.off_model import add_off_model
+
+        seen = self._off_model_seen
+        if (hand_id, network, nick) in seen:
+            return False
+        with self._write() as conn:
+            add_off_model(conn, network, nick, counts)
+        seen[(hand_id, network, nick)] = None
+        if len(seen) > 4096:
+            seen.popitem(last=False)
+        return True
 
     def player_id(self, nick: str, network: str) -> int | None:
         row = self.db.conn.execute(

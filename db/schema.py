@@ -256,3 +256,15 @@ def applied(db: _SUDatabase) -> list[str]:
 
 def pending(db: _SUDatabase) -> list[str]:
     return [m.name for m in migrations.pending(db)]
+
+
+@migrations()
+def m005_off_model(db: _SUDatabase) -> None:
+    """The learned re-weighting floor (floor_on = "learned", agent.engine.modeler): per
+    (network, nick), how many of the player's calls and bets/raises were seen at its
+    showdowns and how many of those came from holdings the threshold model gave a low
+    factor (db.off_model)."""
+    db["off_model"].create(
+        {"network": str, "nick": str, "n_call": float, "k_call": float, "n_raise": float, "k_raise": float},
+        pk=("network", "nick"), not_null=["network", "nick", "n_call", "k_call", "n_raise", "k_raise"],
+    )

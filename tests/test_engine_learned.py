@@ -132,13 +132,15 @@ def test_engine_reads_the_learned_prediction(fitted_path, regulars) -> None:
 def test_meta_mixes_the_learned_prediction_in(fitted_path, regulars) -> None:
     with Database(fitted_path, create=False) as database:
         model = database.learned_model()
-        learned = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples"),
+        # A fixed re-weighting floor: with the learned one ("learned", the default) each
+        # player would start from the off-model counts the one before it left in the file.
+        learned = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples", floor_on="action"),
                        model=ModelConfig(predictor="learned"))
-        backoff = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples"),
+        backoff = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples", floor_on="action"),
                        model=ModelConfig(predictor="backoff"))
-        twelve = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples"),
+        twelve = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples", floor_on="action"),
                       model=ModelConfig(predictor="twelve"))
-        meta = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples"),
+        meta = _Spy("hero", np.random.default_rng(0), EngineConfig(bettor="triples", floor_on="action"),
                     model=ModelConfig(predictor="meta"))
         for p in (learned, backoff, twelve, meta):
             p.attach_store(database, NETWORK)

@@ -29,8 +29,17 @@ the f-quantile are the ones they fold; if they raise a share r, the ones above t
 Nothing the opponent could hold is ever ruled out: with ``floor_on="action"`` no action
 multiplies a live holding's weight by less than ``reweight_floor``, so the evidence of
 successive actions compounds (Bayes' rule; right against threshold players); with
-``floor_on="weight"`` (the engine's default) no weight falls below it, which caps the
+``floor_on="weight"`` (the default before the learned floor) no weight falls below it, which caps the
 evidence at 100:1 (robust against players who bet medium hands). docs/strength.md §8.
+
+``floor_on="learned"`` (the engine's default) reads each action's likelihood as a mixture, P(action | holding) =
+(1 − ε) f(holding) + ε, f the threshold model's factor and ε the share of this opponent's
+actions of that class (calls/checks, bets/raises) that come from holdings the model gives
+a low factor: its "off-model" rate, learned from its shown-down hands (:func:`off_model_counts`,
+kept in the opponent-model store) under a Beta prior centred on ``reweight_floor``
+(:func:`learned_eps`). The evidence compounds as with "action", but an opponent that bets
+medium hands at a fixed rate gets a larger ε and its tables stop collapsing onto the few
+holdings the thresholds say it bets with. docs/strength.md §10.
 """
 from __future__ import annotations
 
@@ -172,6 +181,41 @@ def loki1_threshold(strength: np.ndarray, weights: np.ndarray, freq: Sequence[fl
     return weighted_quantile(strength, weights, f_freq)
 
 
+# The learned mixture weight (floor_on = "learned"). A holding whose factor for the action
+# it took is below OFF_MODEL_FACTOR is one the threshold model says (nearly) never takes it:
+# below the fold/raise ramps. The Beta prior on the off-model rate has mean reweight_floor
+# and weight EPS_PRIOR_STRENGTH pseudo-actions, fixed once here (not tuned per match): an
+# opponent's own showdowns outweigh it after a few dozen actions.
+OFF_MODEL_FACTOR = 0.1
+EPS_PRIOR_STRENGTH = 20.0
+CLASSES = (CALL, RAISE)
+
+
+def learned_eps(n: float, k: float, floor: float = 0.01, strength: float = EPS_PRIOR_STRENGTH) -> float:
+    """The posterior mean of the off-model rate after ``k`` of ``n`` actions seen at
+    showdowns came from low-factor holdings, under Beta(floor·s, (1 − floor)·s), s =
+    ``strength``; never below ``floor`` (the prior's mean: an opponent that fits the model
+    exactly is read as Papp's 0.01, no action rules a holding out)."""
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"off-model counts k={k} of n={n}")
+    return max(floor, (floor * strength + k) / (strength + n))
+
+
+def off_model_counts(factors: Sequence[tuple[int, np.ndarray]], holding: int,
+                     low: float = OFF_MODEL_FACTOR) -> tuple[int, int, int, int]:
+    """(calls seen, of them off-model, bets/raises seen, of them off-model) of one
+    opponent's hand whose holding (index 0..1325) was shown: ``factors`` are the
+    threshold model's factors f (before any floor or mixture) of each action it took, as
+    (action, f[1326]); an action is off-model when f[holding] < ``low``."""
+    n = [0, 0, 0]
+    k = [0, 0, 0]
+    for action, f in factors:
+        n[action] += 1
+        if f[holding] < low:
+            k[action] += 1
+    return n[CALL], k[CALL], n[RAISE], k[RAISE]
+
+
 _RESCALE_BELOW = 1e-200  # a table whose largest weight falls this low is scaled back up
 
 
@@ -183,13 +227,20 @@ def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.
     The floor bounds the evidence of one action, not the weight: no single action rules a
     holding out (Papp's 0.01), but the evidence of several actions adds up as Bayes' rule
     has it (seed 004: the old table is the prior, the new one the posterior). A floor on
-    the weight itself (``floor_on="weight"``, the engine's default: robust against players
+    the weight itself (``floor_on="weight"``, robust against players
     who bet medium hands, docs/strength.md §8) holds every holding that has failed to fit several actions at
     the same 0.01 as one that failed one, so after a bet on the flop, turn and river the
     hundreds of such holdings keep most of the table's mass while the few that fit every
     action have weights of products of in-band factors. Only relative weights matter
     (seed 002), so a table that shrinks towards underflow is scaled back up."""
     w = np.asarray(weights, dtype=np.float64)
+    if floor_on == "learned":
+        # The mixture (1 − ε) f + ε, `floor` being this opponent's ε; `multipliers` is f.
+        out = w * ((1.0 - floor) * multipliers + floor)
+        top = float(out.max()) if out.size else 0.0
+        if 0.0 < top < _RESCALE_BELOW:
+            out /= top
+        return out
     if floor_on == "weight":
         out = w * multipliers
         np.maximum(out, floor, out=out, where=w > 0)
@@ -206,17 +257,26 @@ def reweight(weights: np.ndarray, strength: np.ndarray, freq: Sequence[float], a
              floor: float = 0.01, floor_on: str = "action") -> np.ndarray:
     """The table after the opponent took `action` (CALL or RAISE), by `rule` ("loki1",
     "triples" or "none"); a new array, each live holding's weight multiplied by `floor`
-    at least."""
+    at least (with floor_on = "learned", `floor` is the opponent's ε)."""
     if rule == "none" or action == FOLD:
         return weights.copy()
+    return apply_action(weights, model_factors(weights, strength, freq, action, rule, sigma=sigma,
+                                               width=width, mix=mix, floor=floor, floor_on=floor_on),
+                        floor, floor_on)
+
+
+def model_factors(weights: np.ndarray, strength: np.ndarray, freq: Sequence[float], action: int,
+                  rule: str, *, sigma: float = 0.1, width: float = 0.1, mix: float = 0.2,
+                  floor: float = 0.01, floor_on: str = "action") -> np.ndarray:
+    """The threshold model's factor of every holding for `action` (CALL or RAISE) by
+    `rule`: Loki-1's (with its floor, except for floor_on = "learned", which wants the
+    bare ramp f to mix) or the opponent's predicted triple's entry."""
     if rule == "loki1":
         mu = loki1_threshold(strength, weights, freq, action)
-        mult = loki1_multipliers(strength, mu, sigma, floor)
-    elif rule == "triples":
-        mult = opponent_triples(strength, weights, freq, width, mix)[action]
-    else:
-        raise ValueError(f"unknown re-weighting rule {rule!r}")
-    return apply_action(weights, mult, floor, floor_on)
+        return loki1_multipliers(strength, mu, sigma, 0.0 if floor_on == "learned" else floor)
+    if rule == "triples":
+        return opponent_triples(strength, weights, freq, width, mix)[action]
+    raise ValueError(f"unknown re-weighting rule {rule!r}")
 
 
 class OpponentModeler:
@@ -234,12 +294,26 @@ class OpponentModeler:
         self.potential = potential
         self.tables: dict[str, np.ndarray] = {}
         self._known = 0
+        # floor_on = "learned": each opponent's ε for (calls, bets/raises), set by the
+        # player from the store at the start of a hand, and the factors f of every
+        # action it took this hand, for counting at a showdown.
+        self.eps: dict[str, tuple[float, float]] = {}
+        self.factors: dict[str, list[tuple[int, np.ndarray]]] = {}
 
-    def new_hand(self, opponents: Iterable[str], hole_mask: int) -> None:
-        """Fresh tables: weight 1 except holdings touching our cards (seed 004)."""
+    def new_hand(self, opponents: Iterable[str], hole_mask: int,
+                 eps: dict[str, tuple[float, float]] | None = None) -> None:
+        """Fresh tables: weight 1 except holdings touching our cards (seed 004); `eps`:
+        each opponent's learned (call, raise) ε (floor_on = "learned"; missing: the floor)."""
         base = live_holdings(hole_mask).astype(np.float64)
         self.tables = {nick: base.copy() for nick in opponents}
         self._known = hole_mask
+        self.eps = dict(eps or {})
+        self.factors = {}
+
+    def eps_of(self, nick: str, action: int) -> float:
+        """The mixture weight ε used for `nick`'s `action` (CALL or RAISE)."""
+        pair = self.eps.get(nick)
+        return self.floor if pair is None else pair[0 if action == CALL else 1]
 
     def see_board(self, board_mask: int) -> None:
         """Holdings that share a card with the board become impossible."""
@@ -264,6 +338,12 @@ class OpponentModeler:
             return
         self.see_board(board_mask)
         strength = self.strengths(board_mask, players)
+        if self.floor_on == "learned":
+            f = model_factors(table, strength, freq, action, self.rule, sigma=self.sigma, width=self.width,
+                              mix=self.mix, floor_on="learned")
+            self.factors.setdefault(nick, []).append((action, f))
+            self.tables[nick] = apply_action(table, f, self.eps_of(nick, action), "learned")
+            return
         self.tables[nick] = reweight(table, strength, freq, action, self.rule, sigma=self.sigma,
                                      width=self.width, mix=self.mix, floor=self.floor,
                                      floor_on=self.floor_on)

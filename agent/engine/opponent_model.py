@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -140,6 +141,9 @@ class MemoryModelStore:
         self._populations: dict[str, PlayerState] = {}
         self._hand_ids: set[str] = set()
         self._pop_snaps: dict[str, PlayerState] = {}
+        # Off-model counts (floor_on = "learned") and the (hand, network, nick) already added.
+        self._off_model: dict[tuple[str, str], tuple[float, float, float, float]] = {}
+        self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
 
     def state(self, nick: str, network: str) -> PlayerState | None:
         """The live state of a player (None if never seen): changed by later hands."""
@@ -204,6 +208,28 @@ class MemoryModelStore:
         if snap is None or snap.hands != pop.hands:
             snap = self._pop_snaps[network] = pop.copy()
         return snap
+
+    def off_model(self, nick: str, network: str) -> tuple[float, float, float, float]:
+        """(calls, of them off-model, bets/raises, of them off-model) seen at `nick`'s
+        showdowns (the engine's floor_on = "learned"; zeros for a player never counted)."""
+        return self._off_model.get((network, nick), (0.0, 0.0, 0.0, 0.0))
+
+    def add_off_model(self, nick: str, network: str, hand_id: str, counts: Sequence[float]) -> bool:
+        """Add one shown-down hand's counts for `nick`, once per (hand, nick) however many
+        seats report it (False when already added); ValueError for counts that are not
+        counts (k ≤ n, finite, ≥ 0)."""
+        key = (hand_id, network, nick)
+        if key in self._off_model_seen:
+            return False
+        n_c, k_c, n_r, k_r = (float(x) for x in counts)
+        if not all(math.isfinite(x) and x >= 0 for x in (n_c, k_c, n_r, k_r)) or k_c > n_c or k_r > n_r:
+            raise ValueError(f"off-model counts of {nick!r} in {hand_id}: {tuple(counts)!r} are not counts")
+        old = self._off_model.get((network, nick), (0.0, 0.0, 0.0, 0.0))
+        self._off_model[(network, nick)] = (old[0] + n_c, old[1] + k_c, old[2] + n_r, old[3] + k_r)
+        self._off_model_seen[key] = None
+        if len(self._off_model_seen) > 4096:
+            self._off_model_seen.popitem(last=False)
+        return True
 
     def players(self) -> list[tuple[str, str]]:
         """(network, nick) of every player seen."""

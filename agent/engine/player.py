@@ -24,7 +24,7 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.config import ENGINE_CHOICES, EngineConfig, ModelConfig, load_config
 from agent.engine.bettor_loki1 import loki1_action
-from agent.engine.modeler import FOLD, OpponentModeler, live_holdings
+from agent.engine.modeler import FOLD, OpponentModeler, learned_eps, live_holdings, off_model_counts
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
@@ -99,6 +99,7 @@ class PokiPlayer(BasePlayer):
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
+        self.bad_off_model = 0  # opponents whose stored off-model counts were unreadable
         self.npot = 0.0  # Npot of the last assess()
         self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
         self._deadline_s: float | None = None  # the seat's deadline for the next decision
@@ -143,11 +144,50 @@ class PokiPlayer(BasePlayer):
         return min(configured, share) if configured > 0 else share
 
     def end_hand(self, record: HandRecord) -> None:
+        if self.settings.floor_on == "learned" and record.hand_id == self._hand:
+            self._count_off_model(record)
         if self.settings.opponent_model == "specific" and self._store_writes:
             try:
                 self.store.write_hand(record, self.network)
             except RecordError:
                 pass  # a hand the store refuses teaches nothing; play goes on
+
+    def _count_off_model(self, record: HandRecord) -> None:
+        """floor_on = "learned": for each opponent whose cards were shown, how many of its
+        calls and bets/raises this hand (those re-weighted for, i.e. seen by our last
+        decision) came from a holding the threshold model gave a low factor; added to the
+        store, which keeps them with that opponent's model (once per hand and opponent)."""
+        add = getattr(self.store, "add_off_model", None)
+        if add is None:
+            return
+        factors = self._modeler.factors
+        for shown in record.shown:
+            acts = factors.get(shown.player)
+            if shown.player == self.name or not acts or len(shown.cards) != 2:
+                continue
+            try:
+                holding = ev.holding_index_of_cards(*shown.cards)
+                add(shown.player, self.network, record.hand_id, off_model_counts(acts, holding))
+            except (ValueError, TypeError, IndexError):
+                continue  # cards that name no holding teach nothing; play goes on
+
+    def _learned_eps(self, opponents: list[str]) -> dict[str, tuple[float, float]]:
+        """Each opponent's (call, raise) ε from the off-model counts its model holds;
+        counts that are not counts (a damaged file) read as none: the floor, counted in
+        ``bad_off_model``."""
+        read = getattr(self.store, "off_model", None)
+        floor = self.settings.reweight_floor
+        out: dict[str, tuple[float, float]] = {}
+        if read is None:
+            return out
+        for nick in opponents:
+            try:
+                n_c, k_c, n_r, k_r = read(nick, self.network)
+                out[nick] = (learned_eps(n_c, k_c, floor), learned_eps(n_r, k_r, floor))
+            except (ValueError, TypeError):
+                self.bad_off_model += 1
+                out[nick] = (floor, floor)
+        return out
 
     # --- per hand state --------------------------------------------------------------------
 
@@ -155,7 +195,9 @@ class PokiPlayer(BasePlayer):
         self._hand = ctx.hand_id
         hole = ctx.hole_cards or ()
         self._hole_mask = ev.cards_to_mask(hole) if hole else 0
-        self._modeler.new_hand([p for p in ctx.players if p != self.name], self._hole_mask)
+        opponents = [p for p in ctx.players if p != self.name]
+        eps = self._learned_eps(opponents) if self.settings.floor_on == "learned" and self._reweighting else None
+        self._modeler.new_hand(opponents, self._hole_mask, eps)
         self._models: dict[str, Any] = {}
         self._seen = 0  # actions of this hand already re-weighted for
         # Fine contexts of this hand's actions (agent.game.context), followed as they come.
