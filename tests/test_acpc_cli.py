@@ -70,6 +70,22 @@ def test_deal_and_play_in_two_processes(procs, tmp_path):
     assert f"{net / 10 / hands:+.3f} sb/hand" in out
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
+def test_both_sides_kept_on_one_cpu(procs, tmp_path):
+    cpu = max(os.sched_getaffinity(0))
+    dealer = procs("acpc", "deal", "--players", "hero", "bot", "--seat", "bot=call", "--hands", "30",
+                   "--seed", "3", "--cpu", str(cpu), "--no-progress", cwd=tmp_path)
+    port = int(dealer.stdout.readline().split()[0])
+    # Asked of the kernel while the dealer waits for its player, not of our own code.
+    assert os.sched_getaffinity(dealer.pid) == {cpu}
+    client = procs("acpc", "play", "127.0.0.1", str(port), "--player", "call", "--name", "hero",
+                   "--no-db", "--cpu", str(cpu), "--no-progress", cwd=tmp_path)
+    out, err = client.communicate(timeout=120)
+    assert client.returncode == 0, err
+    assert "30 hands played as hero" in out
+    assert dealer.wait(timeout=60) == 0
+
+
 def test_deal_with_every_seat_in_process(tmp_path, capsys):
     log = tmp_path / "m.log"
     assert main(["acpc", "deal", "--players", "poki", "rr", "call", "--seat", "poki",
@@ -90,6 +106,8 @@ def test_deal_with_every_seat_in_process(tmp_path, capsys):
       "--seat", "a=call", "--seat", "b=call", "--seat", "c=call"], "for 2 players"),
     (["acpc", "play", "127.0.0.1", "1", "--player", "nobody"], "unknown player"),
     (["acpc", "play", "127.0.0.1", "1", "--opponents", "x", "y"], "opponent names"),
+    (["acpc", "deal", "--players", "a", "b", "--cpu", "100000"], "--cpu 100000: this process may run on CPUs"),
+    (["acpc", "play", "127.0.0.1", "1", "--cpu", "-1"], "--cpu -1: this process may run on CPUs"),
 ])
 def test_bad_command_lines(argv, message, capsys):
     assert main(argv) in (1, 2)

@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     play.add_argument("--no-db", action="store_true", help="store nothing")
     play.add_argument("--seed", type=int, default=None, help="seed of the player's choices (default: [random] seed)")
     play.add_argument("--match", default=None, help="match name in hand ids (default: host, port and start time)")
+    play.add_argument("--cpu", type=int, default=None, metavar="N",
+                      help="run on CPU N only (a dealer on this machine is best given the same N: "
+                           "the two sides take turns, and one core hands over faster than two)")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.add_argument("-v", "--verbose", action="store_true", help="log every warning to stderr")
 
@@ -76,6 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     deal.add_argument("--t-per-hand", type=float, default=None, metavar="S",
                       help="seconds per hand a seat may use over the match before it is folded "
                            "for the rest of it (default: [acpc])")
+    deal.add_argument("--cpu", type=int, default=None, metavar="N",
+                      help="run on CPU N only (give a player on this machine the same N: see "
+                           "`poki acpc play --help`)")
     deal.add_argument("--no-progress", action="store_true", help="no progress bar")
     deal.add_argument("-v", "--verbose", action="store_true", help="log every warning to stderr")
 
@@ -97,6 +103,20 @@ def _load_game(text: str | None, players: int | None, command: str):
         raise SystemExit(f"poki acpc {command}: no such game definition: {text} (give a file, or a "
                          "standard name like holdem.limit.3p.game)")
     return game, os.path.basename(text)
+
+
+def pin_to_cpu(cpu: int | None, command: str) -> None:
+    """Keep this process on one CPU. A match is a strict back-and-forth, so a dealer and
+    a player on the same machine never run at once: on one core each hand-over is a
+    switch between two warm processes, across two it is a wake-up of another core
+    (docs in README, "Sit at an ACPC dealer")."""
+    if cpu is None:
+        return
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if cpu not in allowed:
+        raise SystemExit(f"poki acpc {command}: --cpu {cpu}: this process may run on CPUs "
+                         f"{', '.join(map(str, allowed)) or '(unknown)'}")
+    os.sched_setaffinity(0, {cpu})
 
 
 def _logging(verbose: bool) -> None:
@@ -129,6 +149,7 @@ def _play(args: argparse.Namespace) -> int:
     from db.database import DatabaseError
 
     _logging(args.verbose)
+    pin_to_cpu(args.cpu, "play")
     game, _ = _load_game(args.game, None, "play")
     settings = args.settings
     seed = settings.random.seed if args.seed is None else args.seed
@@ -162,6 +183,7 @@ def _deal(args: argparse.Namespace) -> int:
     from connectors.acpc.server import DealerError, DealerLimits
 
     _logging(args.verbose)
+    pin_to_cpu(args.cpu, "deal")
     names = list(args.players)
     game, game_name = _load_game(args.game, len(names), "deal")
     settings = args.settings
