@@ -42,7 +42,7 @@ import numpy as np
 
 from agent.game.context import FINE_PER_COARSE, N_CONTEXTS
 from agent.game.frequencies import PlayerState
-from agent.game.network import MLPShape, lbfgs, mlp_unpack
+from agent.game.network import MLPShape, lbfgs, mlp_unpack, training_data
 from agent.game.prediction import EPSILON, Predictor
 
 __all__ = ["FEATURE_SCHEME", "MODEL_KINDS", "N_FEATURES", "DecisionFeatures", "LearnedModel", "feature_names", "fit",
@@ -526,12 +526,7 @@ def fit(X: np.ndarray, y: np.ndarray, l2: float, *, max_iter: int = 300, tol: fl
     (agent.game.network.lbfgs) from zero weights.
     Deterministic: no random choice is made, so the same data give the same weights.
     ``progress(iteration, loss)`` is told of every iteration."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.int64)
-    if X.ndim != 2 or len(y) != X.shape[0] or X.shape[0] == 0:
-        raise ValueError(f"fit needs a non-empty matrix and one class per row, got {X.shape} and {y.shape}")
-    if np.any((y < 0) | (y > 2)):
-        raise ValueError("classes must be 0 (fold), 1 (call) or 2 (raise)")
+    X, y = training_data(X, y, "fit")
     if not (math.isfinite(l2) and l2 >= 0):
         raise ValueError(f"l2 must be a non-negative number, got {l2!r}")
     Y = np.zeros((len(y), 3))

@@ -24,9 +24,22 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["MLPShape", "fit_network", "lbfgs", "mlp_init", "mlp_logits", "mlp_objective", "mlp_unpack"]
+__all__ = ["MLPShape", "fit_network", "lbfgs", "mlp_init", "mlp_logits", "mlp_objective", "mlp_unpack",
+           "training_data"]
 
 Objective = Callable[[np.ndarray], tuple[float, np.ndarray]]
+
+
+def training_data(X: np.ndarray, y: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as a contiguous float matrix and ``y`` as classes 0 (fold), 1 (call), 2 (raise),
+    one per row, or ValueError naming ``what`` was given them."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.int64)
+    if X.ndim != 2 or len(y) != X.shape[0] or X.shape[0] == 0:
+        raise ValueError(f"{what} needs a non-empty matrix and one class per row, got {X.shape} and {y.shape}")
+    if np.any((y < 0) | (y > 2)):
+        raise ValueError("classes must be 0 (fold), 1 (call) or 2 (raise)")
+    return X, y
 
 
 def lbfgs(objective: Objective, w0: np.ndarray, *, max_iter: int = 300, tol: float = 1e-7, memory: int = 10,
@@ -191,12 +204,7 @@ def fit_network(X: np.ndarray, y: np.ndarray, hidden: int, l2: float, rng: np.ra
     ``patience`` checks without improvement (early stopping). Returns the flat
     parameters and what happened (iterations, best iteration, the stopping set's best
     log-likelihood)."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.int64)
-    if X.ndim != 2 or len(y) != X.shape[0] or X.shape[0] == 0:
-        raise ValueError(f"fit_network needs a non-empty matrix and one class per row, got {X.shape} and {y.shape}")
-    if np.any((y < 0) | (y > 2)):
-        raise ValueError("classes must be 0 (fold), 1 (call) or 2 (raise)")
+    X, y = training_data(X, y, "fit_network")
     if not (math.isfinite(l2) and l2 >= 0) or (l2_hidden is not None and not (math.isfinite(l2_hidden)
                                                                                 and l2_hidden >= 0)):
         raise ValueError(f"penalties must be non-negative numbers, got {l2!r} and {l2_hidden!r}")
