@@ -121,6 +121,11 @@ ctypedef struct EvalTables:
 
 # The tables, built when evaluator_pyx._core is imported. Read-only.
 cdef const EvalTables* eval_tables() noexcept nogil
+# The loop from masks by suit-word sums (the batch path of a build without AVX2; the
+# bench's reference for the count key): out[i] = value of m[i]; with check, False if
+# any mask is not 5-7 cards.
+cdef bint masks_loop(const EvalTables* t, const uint64_t* m, uint16_t* out, Py_ssize_t n,
+                     bint check) noexcept nogil
 
 
 cdef inline uint64_t card_key(const EvalTables* t, int card) noexcept nogil:

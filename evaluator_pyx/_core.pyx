@@ -509,14 +509,14 @@ def evaluate_cards(cards) -> int:
 
 
 # The batch loop over masks is count_batch_* (_count_batch.h) where the build has AVX2:
-# no table until the count key's hash; without AVX2, _masks_loop (suit-word sums). The loop over incremental keys is a function
+# no table until the count key's hash; without AVX2, masks_loop (suit-word sums). The loop over incremental keys is a function
 # of its own called through a pointer set at import: inlined into the Python wrapper,
 # it kept its array pointers, the count and constants on the stack and reloaded them
 # every hand (2-4 extra reads per hand, seen in the compiled code), because the
 # wrapper's other values held the registers.
 
-cdef bint _masks_loop(const EvalTables* t, const uint64_t* m, uint16_t* out, Py_ssize_t n,
-                      bint check) noexcept nogil:
+cdef bint masks_loop(const EvalTables* t, const uint64_t* m, uint16_t* out, Py_ssize_t n,
+                     bint check) noexcept nogil:
     """out[i] = value of m[i]; with check, False if any mask is not 5-7 cards (the caller
     finds which). The loop from masks for a build without AVX2 (POKI_PORTABLE=1 on an
     older target), where the count key one hand at a time is slower (docs/kernels.md):
@@ -589,7 +589,7 @@ def evaluate_batch(masks, out=None, bint check=True) -> np.ndarray:
         return out
     with nogil:
         if not COUNT_BATCH_VECTOR:
-            good = _masks_loop(&_T, &m[0], &o[0], n, check)
+            good = masks_loop(&_T, &m[0], &o[0], n, check)
         elif check:
             good = count_batch_checked(_T.count_offsets, _T.count_values, _T.flush_values,
                                        &m[0], &o[0], n)

@@ -44,7 +44,7 @@ from evaluator_pyx._core cimport (
     EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, rank_index, rank_value,
     evaluate_key, evaluate_mask, evaluate_suit_sum, key_flush_word, suit_sum, unlikely,
     count_hash, count_index, count_value, flush_lanes, flush_value_of_mask,
-    count_batch_checked, count_batch_unchecked,
+    count_batch_checked, count_batch_unchecked, masks_loop,
 )
 
 cimport cython
@@ -333,28 +333,14 @@ def noop(x):
 
 def alt_mask_group4(masks, uint16_t[::1] out) -> None:
     """Four hands per iteration: four suit-word sums, one flush test for the four, then
-    four independent hash lookups (the loop from masks _core used before the count key)."""
+    four independent hash lookups (_core's loop from masks before the count key, kept
+    there for builds without AVX2), unchecked."""
     cdef const uint64_t[::1] m = masks
-    cdef Py_ssize_t i, n = m.shape[0], n4 = n & ~(<Py_ssize_t>3)
-    cdef uint32_t a, b, c, d
+    cdef Py_ssize_t n = m.shape[0]
+    if n == 0:
+        return
     with nogil:
-        for i in range(0, n4, 4):
-            a = suit_sum(T, m[i])
-            b = suit_sum(T, m[i + 1])
-            c = suit_sum(T, m[i + 2])
-            d = suit_sum(T, m[i + 3])
-            if unlikely((a | b | c | d) & SUIT_WORD_FLUSH):
-                out[i] = evaluate_suit_sum(T, m[i], a)
-                out[i + 1] = evaluate_suit_sum(T, m[i + 1], b)
-                out[i + 2] = evaluate_suit_sum(T, m[i + 2], c)
-                out[i + 3] = evaluate_suit_sum(T, m[i + 3], d)
-            else:
-                out[i] = rank_value(T, a)
-                out[i + 1] = rank_value(T, b)
-                out[i + 2] = rank_value(T, c)
-                out[i + 3] = rank_value(T, d)
-        for i in range(n4, n):
-            out[i] = evaluate_mask(T, m[i])
+        masks_loop(T, &m[0], &out[0], n, False)
 
 
 def alt_key_group8(keys, masks, uint16_t[::1] out) -> None:
