@@ -26,7 +26,8 @@ from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from connectors.logs import acpc_log
 from connectors.logs import phh
 from connectors.irc.client import IrcClient
-from connectors.irc.dealer import BankError, DealerBot
+from connectors.irc.dealer import DealerBot
+from connectors.irc.seats import BankError
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 

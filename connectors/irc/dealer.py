@@ -31,7 +31,6 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
@@ -42,6 +41,7 @@ from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, 
 from agent.game.tracker import Tracker, TrackerError
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
+from connectors.irc.seats import Bank, BankError, TableSeat
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
@@ -58,48 +58,6 @@ HELP = (
 
 
 hand_id_for = d.hand_id
-
-
-class BankError(Exception):
-    """The bank refuses (bankroll too small, bound to another connection); the message is
-    said to the player."""
-
-
-class Bank(Protocol):
-    def open_table(self, channel: str) -> int:
-        """Start of a session at ``channel``: chips left on it by an earlier session go
-        back to their bankrolls; returns the next hand number."""
-
-    def sit(self, channel: str, nick: str, userhost: str, chips: int | None, buy_in: int,
-            minimum: int) -> tuple[int, int]:
-        """Move a buy-in from the bankroll to the table: (chips at the table, bankroll
-        left). Raises BankError with the reason."""
-
-    def leave(self, channel: str, nick: str) -> tuple[int, int]:
-        """Move the seat's chips back: (chips returned, bankroll now)."""
-
-    def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
-        """The seat's connection changed nick."""
-
-    def bankroll(self, nick: str) -> int | None:
-        ...
-
-    def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
-        """Store the hand, the table's new chip counts and the next hand number, all or
-        nothing (raises on failure: the hand is then void)."""
-
-
-@dataclass
-class TableSeat:
-    nick: str
-    userhost: str
-    chips: int
-    present: bool = True
-    sitting_out: bool = False
-    timeouts: int = 0
-    leaving: bool = False  # release the seat when the hand ends
-    auto: bool = False  # sat out for time-outs: acted for at once until the player is back
-    hand_name: str = ""  # the nick the current hand knows the seat by
 
 
 @dataclass
