@@ -16,6 +16,7 @@ All tables are computed here, at import, in C.
 from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, calloc
 from libc.string cimport memcpy, memset
+from cpython.object cimport PyObject
 from cpython.time cimport monotonic_ns
 
 import operator
@@ -392,49 +393,83 @@ cdef object _bad_mask(object mask):
     return CardError(f"need 5 to 7 cards to evaluate, got {bin(mask).count('1')} (mask {mask:#x})")
 
 
-# Every value as a Python int made once, so a call returns a shared object instead of
-# allocating one (ints above 256 are not cached by Python). On CPython 3.11 they are one
-# static array of int objects in value order (32 bytes each), reached by address: from
-# the tuple, each call read the tuple's pointer first (one more cache line between
-# calls; measured 7-9 ns a call slower). Their reference counts start at 2**30 and are
-# never released, like CPython's own static objects. Other versions use the tuple.
+# The single call, evaluate(mask). What it costs beyond a no-op call is nearly all memory
+# between calls (docs/kernels.md, "The Python call"): while the interpreter streams a
+# caller's list of ints through the caches, each call reads a row offset, a value slot,
+# and writes the reference count of its result object. The result is the largest part:
+# with one prebuilt object per value (7,463 of 32 bytes, 239 KB) each call's incref and
+# the caller's decref land on a line that has usually left L1 and often L2.
+#
+# So a result the caller drops before the next call is reused: two int objects of our
+# own, in one cache line, each returned while nothing but this module references it
+# (its count is exactly its base count), its digit set to the new value. A caller that
+# keeps a result (a list of values, a key, a comparison's left side) holds a reference,
+# so that object is left alone and the next call takes the other one, or a prebuilt
+# object of its value. An object nobody else references cannot be observed changing;
+# CPython's own zip and enumerate reuse their result tuples under the same test.
+#
+# All of these live in this module, are never freed, and start at a count of 2**30, as
+# CPython's static objects do (an unbalanced decref elsewhere would then make a reused
+# object merely stop being reused). This needs CPython's int layout of 3.11 and earlier
+# (30-bit digits, no immortal objects); other builds return the prebuilt tuple's item.
 cdef extern from *:
     """
     #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30 \
         && !defined(Py_TRACE_REFS)
+    #define POKI_STATIC_VALUES 1
+    #define POKI_VALUE_BASE_REFCNT ((Py_ssize_t)1 << 30)
     static PyLongObject poki_value_objects[7463];
+    static PyLongObject poki_reused_values[2] __attribute__((aligned(64)));
+    static void poki_init_value_object(PyLongObject* p, unsigned v)
+    {
+        PyObject* o = (PyObject*)p;
+        Py_SET_TYPE(o, &PyLong_Type);
+        Py_SET_REFCNT(o, POKI_VALUE_BASE_REFCNT);
+        Py_SET_SIZE(o, v != 0);
+        p->ob_digit[0] = (digit)v;
+    }
     static void poki_init_value_objects(void)
     {
-        for (int v = 0; v < 7463; ++v) {
-            PyObject* o = (PyObject*)&poki_value_objects[v];
-            Py_SET_TYPE(o, &PyLong_Type);
-            Py_SET_REFCNT(o, 1 << 30);
-            Py_SET_SIZE(o, v != 0);
-            poki_value_objects[v].ob_digit[0] = (digit)v;
-        }
+        for (unsigned v = 0; v < 7463; ++v)
+            poki_init_value_object(&poki_value_objects[v], v);
+        poki_init_value_object(&poki_reused_values[0], 1);
+        poki_init_value_object(&poki_reused_values[1], 1);
     }
+    /* An int object of value v (0..7462), borrowed: one of the two reused objects if
+       nothing else references it, else the prebuilt object of v. */
     static inline PyObject* poki_value_object(unsigned v, PyObject* tuple)
     {
-        PyObject* o = (PyObject*)&poki_value_objects[v];
+        PyLongObject* p = &poki_reused_values[0];
         (void)tuple;
-        Py_INCREF(o);
-        return o;
+        if (__builtin_expect(Py_REFCNT((PyObject*)p) != POKI_VALUE_BASE_REFCNT, 0)) {
+            p = &poki_reused_values[1];
+            if (Py_REFCNT((PyObject*)p) != POKI_VALUE_BASE_REFCNT)
+                return (PyObject*)&poki_value_objects[v];
+        }
+        Py_SET_SIZE((PyObject*)p, v != 0);
+        p->ob_digit[0] = (digit)v;
+        return (PyObject*)p;
     }
     #else
+    #define POKI_STATIC_VALUES 0
     static void poki_init_value_objects(void) {}
     static inline PyObject* poki_value_object(unsigned v, PyObject* tuple)
     {
-        PyObject* o = PyTuple_GET_ITEM(tuple, v);
-        Py_INCREF(o);
-        return o;
+        return PyTuple_GET_ITEM(tuple, v);
     }
     #endif
     """
     void init_value_objects "poki_init_value_objects"() noexcept
-    object value_object "poki_value_object"(unsigned v, tuple objects)
+    # Borrowed: the caller's conversion to object takes the reference it returns.
+    PyObject* value_object "poki_value_object"(unsigned v, PyObject* objects) noexcept
+    const bint STATIC_VALUES "POKI_STATIC_VALUES"
 
 init_value_objects()
 cdef tuple _VALUE_OBJECTS = tuple(range(N_VALUES + 1))
+
+
+cdef inline object _value(unsigned v):
+    return <object>value_object(v, <PyObject*>_VALUE_OBJECTS)
 
 
 cdef extern from *:
@@ -462,8 +497,51 @@ cdef extern from *:
         (void)o; (void)out;
         return 0;
     }
+
+    /* evaluate(mask) as a METH_O builtin written in C: an exact int that is a 5-7 card
+       mask goes straight through (its digits, the checks, the count key's two reads, a
+       result object); anything else goes to the general path (_core's
+       _evaluate_general: conversion of other int types, the errors). A function of its
+       own so the common path saves no registers the general path needs. */
+    static PyObject* (*poki_evaluate_general)(PyObject* mask);
+    static const uint16_t* poki_call_offsets;
+    static const uint16_t* poki_call_values;
+    static const uint16_t* poki_call_flush;
+
+    static PyObject* poki_evaluate(PyObject* self, PyObject* mask)
+    {
+        uint64_t m;
+        PyObject* o;
+        (void)self;
+        if (__builtin_expect(!poki_exact_mask(mask, &m) || (m & ~POKI_CB_VALID)
+                             || (unsigned)__builtin_popcountll(m) - 5u > 2u, 0))
+            return poki_evaluate_general(mask);
+        o = poki_value_object(poki_cb_one(poki_call_offsets, poki_call_values, poki_call_flush, m), NULL);
+        Py_INCREF(o);
+        return o;
+    }
+
+    static PyMethodDef poki_evaluate_def = {
+        "evaluate", poki_evaluate, METH_O,
+        "evaluate(mask, /)\\n--\\n\\n"
+        "Value (1..7462, higher better) of the best five cards of a 5-7 card mask."};
+
+    static PyObject* poki_make_evaluate(PyObject* (*general)(PyObject*), const uint16_t* offsets,
+                                        const uint16_t* values, const uint16_t* flush_values,
+                                        PyObject* module_name)
+    {
+        poki_evaluate_general = general;
+        poki_call_offsets = offsets;
+        poki_call_values = values;
+        poki_call_flush = flush_values;
+        return PyCFunction_NewEx(&poki_evaluate_def, NULL, module_name);
+    }
     """
     bint exact_mask "poki_exact_mask"(object o, uint64_t* out) noexcept
+    ctypedef object (*_GeneralCall)(object)
+    object make_evaluate "poki_make_evaluate"(_GeneralCall general, const uint16_t* offsets,
+                                              const uint16_t* values, const uint16_t* flush_values,
+                                              object module_name)
 
 
 cdef uint64_t _mask_of(object mask) except? 0:
@@ -476,17 +554,21 @@ cdef uint64_t _mask_of(object mask) except? 0:
     return m
 
 
-@cython.binding(False)     # a plain builtin function: the cheapest call CPython has
-def evaluate(mask: int) -> int:
-    """Value (1..7462, higher better) of the best five cards of a 5-7 card mask."""
-    # Per call: the int's digits read directly, a check of stray bits and card count, the
-    # count key's two table reads (no suit-word table), and a shared result object.
+cdef object _evaluate_general(object mask):
+    """evaluate(mask) for what the C path does not take: int subclasses, numpy ints, ints
+    out of range, bad masks (the errors), and every call on builds without the 3.11 int
+    layout."""
     cdef uint64_t m
     if not exact_mask(mask, &m):
         m = _mask_of(mask)
     if (m & ~VALID_MASK_BITS) or <unsigned>(popcount64(m) - 5) > 2:
         raise _bad_mask(mask)
-    return value_object(count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, m), _VALUE_OBJECTS)
+    return _value(count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, m))
+
+
+# A plain builtin function (METH_O, no Python-level frame): the cheapest call CPython has.
+evaluate = make_evaluate(_evaluate_general, _T.count_offsets, _T.count_values, _T.flush_values,
+                         __name__)
 
 
 def evaluate_cards(cards) -> int:
