@@ -26,7 +26,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30 && !defined(Py_TRACE_REFS)
+#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30 && !defined(Py_TRACE_REFS) \
+    && !POKI_GENERIC_INTS
 #define POKI_FLOOR_CALLS 1
 
 typedef struct {

@@ -414,9 +414,16 @@ cdef object _bad_mask(object mask):
 # (30-bit digits, no immortal objects); other builds return the prebuilt tuple's item.
 cdef extern from *:
     """
+    /* CPython 3.11's int layout: 30-bit digits read and written directly, static int
+       objects. POKI_GENERIC_INTS=1 at compile time takes the other builds' path (the
+       tests build it that way once to check it). */
     #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30 \
-        && !defined(Py_TRACE_REFS)
-    #define POKI_STATIC_VALUES 1
+        && !defined(Py_TRACE_REFS) && !POKI_GENERIC_INTS
+    #define POKI_INT_LAYOUT 1
+    #else
+    #define POKI_INT_LAYOUT 0
+    #endif
+    #if POKI_INT_LAYOUT
     #define POKI_VALUE_BASE_REFCNT ((Py_ssize_t)1 << 30)
     static PyLongObject poki_value_objects[7463];
     static PyLongObject poki_reused_values[2] __attribute__((aligned(64)));
@@ -451,7 +458,6 @@ cdef extern from *:
         return (PyObject*)p;
     }
     #else
-    #define POKI_STATIC_VALUES 0
     static void poki_init_value_objects(void) {}
     static inline PyObject* poki_value_object(unsigned v, PyObject* tuple)
     {
@@ -462,7 +468,6 @@ cdef extern from *:
     void init_value_objects "poki_init_value_objects"() noexcept
     # Borrowed: the caller's conversion to object takes the reference it returns.
     PyObject* value_object "poki_value_object"(unsigned v, PyObject* objects) noexcept
-    const bint STATIC_VALUES "POKI_STATIC_VALUES"
 
 init_value_objects()
 cdef tuple _VALUE_OBJECTS = tuple(range(N_VALUES + 1))
@@ -480,7 +485,7 @@ cdef extern from *:
        general path then converts or raises). */
     static inline int poki_exact_mask(PyObject* o, uint64_t* out)
     {
-    #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30
+    #if POKI_INT_LAYOUT
         if (PyLong_CheckExact(o)) {
             const digit* d = ((PyLongObject*)o)->ob_digit;
             switch (Py_SIZE(o)) {
@@ -504,6 +509,7 @@ cdef extern from *:
        _evaluate_general: conversion of other int types, the errors). A function of its
        own so the common path saves no registers the general path needs. */
     static PyObject* (*poki_evaluate_general)(PyObject* mask);
+    static PyObject* poki_value_tuple;
     static const uint16_t* poki_call_offsets;
     static const uint16_t* poki_call_values;
     static const uint16_t* poki_call_flush;
@@ -516,7 +522,8 @@ cdef extern from *:
         if (__builtin_expect(!poki_exact_mask(mask, &m) || (m & ~POKI_CB_VALID)
                              || (unsigned)__builtin_popcountll(m) - 5u > 2u, 0))
             return poki_evaluate_general(mask);
-        o = poki_value_object(poki_cb_one(poki_call_offsets, poki_call_values, poki_call_flush, m), NULL);
+        o = poki_value_object(poki_cb_one(poki_call_offsets, poki_call_values, poki_call_flush, m),
+                              poki_value_tuple);
         Py_INCREF(o);
         return o;
     }
@@ -528,9 +535,11 @@ cdef extern from *:
 
     static PyObject* poki_make_evaluate(PyObject* (*general)(PyObject*), const uint16_t* offsets,
                                         const uint16_t* values, const uint16_t* flush_values,
-                                        PyObject* module_name)
+                                        PyObject* value_tuple, PyObject* module_name)
     {
         poki_evaluate_general = general;
+        Py_INCREF(value_tuple);             /* kept for the life of the process */
+        poki_value_tuple = value_tuple;
         poki_call_offsets = offsets;
         poki_call_values = values;
         poki_call_flush = flush_values;
@@ -541,7 +550,7 @@ cdef extern from *:
     ctypedef object (*_GeneralCall)(object)
     object make_evaluate "poki_make_evaluate"(_GeneralCall general, const uint16_t* offsets,
                                               const uint16_t* values, const uint16_t* flush_values,
-                                              object module_name)
+                                              tuple value_objects, object module_name)
 
 
 cdef uint64_t _mask_of(object mask) except? 0:
@@ -568,7 +577,7 @@ cdef object _evaluate_general(object mask):
 
 # A plain builtin function (METH_O, no Python-level frame): the cheapest call CPython has.
 evaluate = make_evaluate(_evaluate_general, _T.count_offsets, _T.count_values, _T.flush_values,
-                         __name__)
+                         _VALUE_OBJECTS, __name__)
 
 
 def evaluate_cards(cards) -> int:
