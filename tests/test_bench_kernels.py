@@ -44,6 +44,31 @@ def test_rates_ratios_and_cycles_follow_the_figures() -> None:
     assert "50 ns (7; one mask repeated 28; abs 20; noop 19)" in call
     held = next(line for line in text.splitlines() if line.startswith("  the same, every result kept"))
     assert "41 ns (30)" in held
+    assert "built the ways tried" not in text       # no variants measured, no line
+
+
+def test_the_tried_calls_line_names_each_variant_and_the_huge_page() -> None:
+    r = figures()
+    r["ours"]["call_tried_ns"] = {"prebuilt": 44.4, "prebuilt_hugepage": 43.6, "allocated": 36.0}
+    r["ours"]["call_hugepage"] = {"advice": 1, "anon_huge_kb": 2048}
+    lines = kernels.format_kernels_bench(r).splitlines()
+    tried = next(line for line in lines if line.startswith("evaluate(mask) built the ways tried"))
+    assert tried.endswith("prebuilt objects 44; the same, tables and objects in a 2 MB huge page 44; a new int 36")
+    assert "(the huge page: madvise accepted, 2048 kB AnonHugePages in its mapping)" in lines
+    r["ours"]["call_hugepage"] = {"advice": -1, "anon_huge_kb": None}
+    assert "(the huge page: madvise refused or no mapping)" in kernels.format_kernels_bench(r).splitlines()
+
+
+def test_huge_page_lookup_and_frequency_order_on_this_process() -> None:
+    data = np.ones(1 << 20)                     # an 8 MB anonymous mapping of our own
+    kb = kernels.hugepage_kb(data.ctypes.data)
+    assert kb is None or kb >= 0
+    if kb is not None:
+        assert kernels.hugepage_kb(0) is None   # nothing is mapped at address 0
+    order = kernels.frequency_order(np.random.default_rng(4), 20_000)
+    assert order[0] == 0 and sorted(order.tolist()) == list(range(7463))
+    # 7462 (a royal flush) is among the rarest values; a high card or one pair is not.
+    assert order.tolist().index(7462) > 1000
 
 
 def test_a_missing_anchor_says_why() -> None:
