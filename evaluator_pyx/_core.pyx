@@ -16,6 +16,7 @@ All tables are computed here, at import, in C.
 from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, calloc
 from libc.string cimport memcpy, memset
+from cpython.object cimport PyObject
 from cpython.time cimport monotonic_ns
 
 import operator
@@ -392,78 +393,44 @@ cdef object _bad_mask(object mask):
     return CardError(f"need 5 to 7 cards to evaluate, got {bin(mask).count('1')} (mask {mask:#x})")
 
 
-# Every value as a Python int made once, so a call returns a shared object instead of
-# allocating one (ints above 256 are not cached by Python). On CPython 3.11 they are one
-# static array of int objects in value order (32 bytes each), reached by address: from
-# the tuple, each call read the tuple's pointer first (one more cache line between
-# calls; measured 7-9 ns a call slower). Their reference counts start at 2**30 and are
-# never released, like CPython's own static objects. Other versions use the tuple.
-cdef extern from *:
-    """
-    #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30 \
-        && !defined(Py_TRACE_REFS)
-    static PyLongObject poki_value_objects[7463];
-    static void poki_init_value_objects(void)
-    {
-        for (int v = 0; v < 7463; ++v) {
-            PyObject* o = (PyObject*)&poki_value_objects[v];
-            Py_SET_TYPE(o, &PyLong_Type);
-            Py_SET_REFCNT(o, 1 << 30);
-            Py_SET_SIZE(o, v != 0);
-            poki_value_objects[v].ob_digit[0] = (digit)v;
-        }
-    }
-    static inline PyObject* poki_value_object(unsigned v, PyObject* tuple)
-    {
-        PyObject* o = (PyObject*)&poki_value_objects[v];
-        (void)tuple;
-        Py_INCREF(o);
-        return o;
-    }
-    #else
-    static void poki_init_value_objects(void) {}
-    static inline PyObject* poki_value_object(unsigned v, PyObject* tuple)
-    {
-        PyObject* o = PyTuple_GET_ITEM(tuple, v);
-        Py_INCREF(o);
-        return o;
-    }
-    #endif
-    """
+# The single call, evaluate(mask). What it costs beyond a no-op call is nearly all memory
+# between calls (docs/kernels.md, "The Python call"): while the interpreter streams a
+# caller's list of ints through the caches, each call reads a row offset, a value slot,
+# and writes the reference count of its result object. The result is the largest part:
+# with one prebuilt object per value (7,463 of 32 bytes, 239 KB) each call's incref and
+# the caller's decref land on a line that has usually left L1 and often L2.
+#
+# So a result the caller drops before the next call is reused: two int objects of our
+# own, in one cache line, each returned while nothing but this module references it
+# (its count is exactly its base count), its digit set to the new value. A caller that
+# keeps a result (a list of values, a key, a comparison's left side) holds a reference,
+# so that object is left alone and the next call takes the other one, or a prebuilt
+# object of its value. An object nobody else references cannot be observed changing;
+# CPython's own zip and enumerate reuse their result tuples under the same test.
+#
+# All of these live in this module, are never freed, and start at a count of 2**30, as
+# CPython's static objects do (an unbalanced decref elsewhere would then make a reused
+# object merely stop being reused). This needs CPython's int layout of 3.11 and earlier
+# (30-bit digits, no immortal objects); other builds return the prebuilt tuple's item.
+cdef extern from "_call.h":
     void init_value_objects "poki_init_value_objects"() noexcept
-    object value_object "poki_value_object"(unsigned v, tuple objects)
+    # Borrowed: the caller's conversion to object takes the reference it returns.
+    PyObject* value_object "poki_value_object"(unsigned v, PyObject* objects) noexcept
 
 init_value_objects()
 cdef tuple _VALUE_OBJECTS = tuple(range(N_VALUES + 1))
 
 
-cdef extern from *:
-    """
-    /* A non-negative exact int below 2**64 as a uint64 straight from its 30-bit digits
-       (CPython 3.11's layout, what Cython's general conversion also ends up reading, less
-       its checks for other types): 1 and *out set, or 0 for anything else (the caller's
-       general path then converts or raises). */
-    static inline int poki_exact_mask(PyObject* o, uint64_t* out)
-    {
-    #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API) && PyLong_SHIFT == 30
-        if (PyLong_CheckExact(o)) {
-            const digit* d = ((PyLongObject*)o)->ob_digit;
-            switch (Py_SIZE(o)) {
-            case 0: *out = 0; return 1;
-            case 1: *out = d[0]; return 1;
-            case 2: *out = (uint64_t)d[0] | ((uint64_t)d[1] << 30); return 1;
-            case 3:
-                if (d[2] >> 4) return 0;
-                *out = (uint64_t)d[0] | ((uint64_t)d[1] << 30) | ((uint64_t)d[2] << 60);
-                return 1;
-            }
-        }
-    #endif
-        (void)o; (void)out;
-        return 0;
-    }
-    """
+cdef inline object _value(unsigned v):
+    return <object>value_object(v, <PyObject*>_VALUE_OBJECTS)
+
+
+cdef extern from "_call.h":
     bint exact_mask "poki_exact_mask"(object o, uint64_t* out) noexcept
+    ctypedef object (*_GeneralCall)(object)
+    object make_evaluate "poki_make_evaluate"(_GeneralCall general, const uint16_t* offsets,
+                                              const uint16_t* values, const uint16_t* flush_values,
+                                              tuple value_objects, object module_name)
 
 
 cdef uint64_t _mask_of(object mask) except? 0:
@@ -476,17 +443,21 @@ cdef uint64_t _mask_of(object mask) except? 0:
     return m
 
 
-@cython.binding(False)     # a plain builtin function: the cheapest call CPython has
-def evaluate(mask: int) -> int:
-    """Value (1..7462, higher better) of the best five cards of a 5-7 card mask."""
-    # Per call: the int's digits read directly, a check of stray bits and card count, the
-    # count key's two table reads (no suit-word table), and a shared result object.
+cdef object _evaluate_general(object mask):
+    """evaluate(mask) for what the C path does not take: int subclasses, numpy ints, ints
+    out of range, bad masks (the errors), and every call on builds without the 3.11 int
+    layout."""
     cdef uint64_t m
     if not exact_mask(mask, &m):
         m = _mask_of(mask)
     if (m & ~VALID_MASK_BITS) or <unsigned>(popcount64(m) - 5) > 2:
         raise _bad_mask(mask)
-    return value_object(count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, m), _VALUE_OBJECTS)
+    return _value(count_evaluate(_T.count_offsets, _T.count_values, _T.flush_values, m))
+
+
+# A plain builtin function (METH_O, no Python-level frame): the cheapest call CPython has.
+evaluate = make_evaluate(_evaluate_general, _T.count_offsets, _T.count_values, _T.flush_values,
+                         _VALUE_OBJECTS, __name__)
 
 
 def evaluate_cards(cards) -> int:

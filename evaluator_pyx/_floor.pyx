@@ -23,6 +23,9 @@ array, so the compiler cannot drop any of it:
   memory floor of the batch API.
 * `noop(x)`: one of our METH_O builtins that returns its argument: the floor of a
   Python call to `evaluate(mask)`.
+* `call_variants(order)`: the single call built the ways tried before the one _core
+  keeps (_call_floor.h): prebuilt result objects, the same with every table and object
+  in a 2 MB huge page, objects ordered by frequency, a constant result, a fresh int.
 
 * `count_keys_only(masks)`, `reads_only_count(hashes)`: the two halves of the count-key
   design (the hash of the per-rank counts and the flush flag computed with no table, one
@@ -38,7 +41,7 @@ and fixed after it, and blocks split into stages (suit-word sums, hash reads, fl
 loops are the count key one hand (or four, or a block) at a time without AVX2, and
 `cnt_batch` the kernel _core uses (_count_batch.h).
 """
-from libc.stdint cimport uint16_t, uint32_t, uint64_t
+from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 
 from evaluator_pyx._core cimport (
     EvalTables, eval_tables, RANK_SUM_MASK, SUIT_WORD_FLUSH, rank_index, rank_value,
@@ -66,6 +69,11 @@ cdef extern from *:
 
 cdef extern from "immintrin.h":
     uint64_t pdep64 "_pdep_u64"(uint64_t a, uint64_t mask) noexcept nogil
+
+cdef extern from "_call_floor.h":
+    object floor_call_setup "poki_floor_call_setup"(
+        const uint16_t* offsets, size_t offsets_size, const uint16_t* values, size_t values_size,
+        const uint16_t* flush, size_t flush_size, const uint16_t* order, int* huge, uintptr_t* address)
 
 cdef const EvalTables* T = eval_tables()
 
@@ -329,6 +337,25 @@ def alt_mask_simple(masks, uint16_t[::1] out) -> None:
 def noop(x):
     """Returns its argument: the cost of calling one of our METH_O functions at all."""
     return x
+
+
+def call_variants(order) -> tuple:
+    """({name: METH_O builtin}, advice, address) for the single call's tried variants
+    (_call_floor.h). order: the value of each object slot in the frequency layout, a
+    permutation of 0..7462 (most frequent values first). advice: 1 if madvise accepted
+    MADV_HUGEPAGE for the mapping at address, 0 if not, -1 if there is no mapping (the
+    huge-page variants then read the ordinary tables). Empty on builds without CPython
+    3.11's int layout."""
+    cdef const uint16_t[::1] o = np.ascontiguousarray(order, dtype=np.uint16)
+    if o.shape[0] != 7463 or o[0] != 0 or sorted(np.asarray(o).tolist()) != list(range(7463)):
+        # (0 first: a flush's value is the OR of its four suit words' entries, 0 but one)
+        raise ValueError("order must be a permutation of 0..7462 starting with 0")
+    cdef int huge = -1
+    cdef uintptr_t address = 0
+    funcs = floor_call_setup(T.count_offsets, sizeof(T.count_offsets), T.count_values,
+                             sizeof(T.count_values), T.flush_values, sizeof(T.flush_values),
+                             &o[0], &huge, &address)
+    return funcs, huge, address
 
 
 def alt_mask_group4(masks, uint16_t[::1] out) -> None:

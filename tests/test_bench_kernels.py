@@ -18,7 +18,8 @@ def figures() -> dict:
         "batch_unchecked_hands_per_s": 320e6, "batch_unchecked_best_hands_per_s": 330e6,
         "incremental_hands_per_s": 500e6, "incremental_best_hands_per_s": 600e6,
         "flop_hs_us": 0.5, "flop_pot2_ms": 1.0, "call_ns": 50.0, "loop_ns": 7.0,
-        "call_floor_ns": {"evaluate_hot": 28.0, "abs": 20.0, "noop": 19.0},
+        "call_floor_ns": {"evaluate_hot": 28.0, "abs": 20.0, "noop": 19.0, "evaluate_kept": 41.0,
+                          "noop_kept": 30.0},
         # 1 GHz: 5 ns per hand at best is 5 cycles and 200 M/s; 10 ns median is 100 M/s.
         "floors": {"cycle_s": 1e-9, "per_hand": {"reads_only_hash": (10e-9, 5e-9), "key_kept": (4e-9, 2e-9)}},
     }
@@ -41,6 +42,33 @@ def test_rates_ratios_and_cycles_follow_the_figures() -> None:
     assert "(clock 1.00 GHz" in text
     call = next(line for line in text.splitlines() if line.startswith("one Python call"))
     assert "50 ns (7; one mask repeated 28; abs 20; noop 19)" in call
+    held = next(line for line in text.splitlines() if line.startswith("  the same, every result kept"))
+    assert "41 ns (30)" in held
+    assert "built the ways tried" not in text       # no variants measured, no line
+
+
+def test_the_tried_calls_line_names_each_variant_and_the_huge_page() -> None:
+    r = figures()
+    r["ours"]["call_tried_ns"] = {"prebuilt": 44.4, "prebuilt_hugepage": 43.6, "allocated": 36.0}
+    r["ours"]["call_hugepage"] = {"advice": 1, "anon_huge_kb": 2048}
+    lines = kernels.format_kernels_bench(r).splitlines()
+    tried = next(line for line in lines if line.startswith("evaluate(mask) built the ways tried"))
+    assert tried.endswith("prebuilt objects 44; the same, tables and objects in a 2 MB huge page 44; a new int 36")
+    assert "(the huge page: madvise accepted, 2048 kB AnonHugePages in its mapping)" in lines
+    r["ours"]["call_hugepage"] = {"advice": -1, "anon_huge_kb": None}
+    assert "(the huge page: madvise refused or no mapping)" in kernels.format_kernels_bench(r).splitlines()
+
+
+def test_huge_page_lookup_and_frequency_order_on_this_process() -> None:
+    data = np.ones(1 << 20)                     # an 8 MB anonymous mapping of our own
+    kb = kernels.hugepage_kb(data.ctypes.data)
+    assert kb is None or kb >= 0
+    if kb is not None:
+        assert kernels.hugepage_kb(0) is None   # nothing is mapped at address 0
+    order = kernels.frequency_order(np.random.default_rng(4), 20_000)
+    assert order[0] == 0 and sorted(order.tolist()) == list(range(7463))
+    # 7462 (a royal flush) is among the rarest values; a high card or one pair is not.
+    assert order.tolist().index(7462) > 1000
 
 
 def test_a_missing_anchor_says_why() -> None:
@@ -62,7 +90,9 @@ def test_floors_and_calls_on_the_real_loops() -> None:
     assert all(0 < best <= median for median, best in floors["per_hand"].values())
     assert 0 < floors["cycle_s"] < 1e-8       # a clock above 100 MHz
     calls = kernels.run_call_floors(masks[:2000].tolist(), 2)
-    assert set(calls) == {"evaluate", "evaluate_hot", "abs", "bit_count", "noop", "loop"}
+    assert set(calls) == {"evaluate", "evaluate_hot", "abs", "bit_count", "noop", "loop", "evaluate_kept",
+                          "noop_kept"}
+    assert all(ns > 0 for ns in calls.values())
 
 
 def test_without_the_floor_module_the_rows_say_so() -> None:

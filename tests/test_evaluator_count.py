@@ -233,35 +233,6 @@ def test_single_call_reads_every_kind_of_int() -> None:
         ev.evaluate(True)
 
 
-def test_single_call_returns_shared_objects() -> None:
-    """A value above 256 is returned as a prebuilt object, not a fresh int per call."""
-    mask = ev.cards_to_mask("As Ah Ad Ac Ks 2c 3d")
-    first, second = ev.evaluate(mask), ev.evaluate(mask)
-    assert first > 256 and first is second
-
-
-def test_shared_result_objects_behave_as_ints_and_keep_their_count() -> None:
-    import json
-    import pickle
-    import sys
-
-    mask = ev.cards_to_mask("Ks Kh Kd 2c 2d 7h 9s")
-    value = ev.evaluate(mask)
-    assert type(value) is int
-    reference = _python.evaluate(mask)
-    assert value == reference and hash(value) == hash(reference)
-    assert {value: 1}[reference] == 1 and value + 0 == reference and -value == -reference
-    assert json.dumps(value) == str(reference) and pickle.loads(pickle.dumps(value)) == reference
-    assert np.uint16(value) == reference and f"{value:#x}" == f"{reference:#x}"
-    before = sys.getrefcount(value)
-    for _ in range(100_000):
-        ev.evaluate(mask)
-    kept = [ev.evaluate(mask) for _ in range(1000)]
-    assert sys.getrefcount(value) == before + 1000
-    del kept
-    assert sys.getrefcount(value) == before
-
-
 @pytest.mark.parametrize("stray", [0xE000, 0x8000, 0x2000])
 def test_stray_bits_in_a_flush_suit_still_read_inside_the_table(stray: int) -> None:
     """A flush suit's word with stray bits 13-15 set: unchecked, every value read is one

@@ -23,6 +23,17 @@ import numpy as np
 
 import evaluator_pyx as ev
 
+# The ways of building the single call tried before the kept one (_floor.call_variants).
+TRIED_CALLS = {
+    "prebuilt": "prebuilt objects",
+    "prebuilt_hugepage": "the same, tables and objects in a 2 MB huge page",
+    "prebuilt_frequency": "the same, objects by frequency",
+    "reused_hugepage": "reused objects (kept), tables in the huge page",
+    "constant": "one constant object",
+    "allocated": "a new int",
+}
+N_OBJECTS = 7463
+
 TARGETS = {
     "batch_hands_per_s": 500e6,
     "flop_hs_us": 1.0,
@@ -105,10 +116,39 @@ def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, A
     }
 
 
-def run_call_floors(values: list[int], repeats: int) -> dict[str, float]:
+def frequency_order(rng: np.random.Generator, n: int = 1_000_000) -> np.ndarray:
+    """Hand values by how often random 7-card hands take them, most frequent first, 0
+    first of all (the object order of _floor's frequency layout), from a sample of n."""
+    counts = np.bincount(ev.evaluate_batch(ev.random_hand_masks(rng, n, 7)), minlength=N_OBJECTS)
+    counts[0] = counts.max() + 1
+    return np.argsort(-counts, kind="stable").astype(np.uint16)
+
+
+def hugepage_kb(address: int) -> int | None:
+    """AnonHugePages (kB) of the mapping of this process that holds address, from
+    /proc/self/smaps; None where there is no such file or mapping."""
+    try:
+        with open("/proc/self/smaps") as f:
+            inside = False
+            for line in f:
+                head = line.split()[0] if line.strip() else ""
+                if "-" in head and not head.endswith(":"):
+                    lo, hi = (int(x, 16) for x in head.split("-"))
+                    inside = lo <= address < hi
+                elif inside and head == "AnonHugePages:":
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def run_call_floors(values: list[int], repeats: int,
+                    tried: dict[str, Callable[[int], Any]] | None = None) -> dict[str, float]:
     """ns per call (median) of evaluate(mask) and of the cheapest calls beside it: the
     builtin abs, int.bit_count through a local name, our own no-op METH_O builtin, the
-    bare loop, and evaluate on one mask repeated (tables hot)."""
+    bare loop, and evaluate on one mask repeated (tables hot). Also both calls with every
+    result kept in a list (evaluate_kept, noop_kept): a result the caller holds is never
+    reused, so there evaluate returns its value's prebuilt object (docs/kernels.md)."""
     from evaluator_pyx import _floor
 
     evaluate, noop, bit_count = ev.evaluate, _floor.noop, int.bit_count
@@ -129,10 +169,19 @@ def run_call_floors(values: list[int], repeats: int) -> dict[str, float]:
         for m in hot:
             evaluate(m)
 
+    def kept(f: Callable[[int], Any]) -> Callable[[], None]:
+        def run() -> None:
+            out = [f(m) for m in values]
+            del out
+        return run
+
     # evaluate_hot: one mask over and over, so the tables stay in L1; the difference
     # from evaluate on the random list is the tables' cache misses between calls.
     runs = {"evaluate": call(evaluate), "evaluate_hot": evaluate_hot, "abs": call(abs),
-            "bit_count": call(bit_count), "noop": call(noop), "loop": bare}
+            "bit_count": call(bit_count), "noop": call(noop), "loop": bare,
+            "evaluate_kept": kept(evaluate), "noop_kept": kept(noop)}
+    # The ways of building the call tried before (_floor.call_variants), in the same rounds.
+    runs.update({f"tried_{name}": call(f) for name, f in (tried or {}).items()})
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, fn in runs.items():
@@ -192,7 +241,12 @@ def run_kernels_bench(quick: bool = False, anchor: bool = True) -> dict[str, Any
     ours["pot"] = [ev.hand_potential(h, b, weights, 2) for h, b in zip(holes[:n_pot], boards[:n_pot])]
 
     try:
-        calls = run_call_floors(masks[:200_000].tolist(), repeats)
+        from evaluator_pyx import _floor
+
+        tried, advice, address = _floor.call_variants(frequency_order(np.random.default_rng(18)))
+        calls = run_call_floors(masks[:200_000].tolist(), repeats, tried)
+        ours["call_tried_ns"] = {k[len("tried_"):]: calls.pop(k) for k in list(calls) if k.startswith("tried_")}
+        ours["call_hugepage"] = {"advice": advice, "anon_huge_kb": hugepage_kb(address) if address else None}
         ours["floors"] = run_floors(masks, keys, repeats)
     except ImportError as exc:
         # evaluator_pyx._floor is bench-only; without it the rows go on without floors.
@@ -342,11 +396,23 @@ def format_kernels_bench(r: dict[str, Any]) -> str:
     rows.append(("exact flop Ppot/Npot, 2 to come, weighted",
                  f"{omp_pot * 1e3:.2f} ms" + mark("potential") if omp_pot else "-", f"{o['flop_pot2_ms']:.2f} ms",
                  f"{omp_pot * 1e3 / o['flop_pot2_ms']:.2f}x" if omp_pot else "-", "<= 2.0 ms"))
-    floor = o.get("call_floor_ns", {})
+    floor = dict(o.get("call_floor_ns", {}))
+    kept, kept_noop = floor.pop("evaluate_kept", None), floor.pop("noop_kept", None)
     beside = "; ".join(f"{name.replace('evaluate_hot', 'one mask repeated')} {ns:.0f}" for name, ns in floor.items())
     rows.append(("one Python call, evaluate(mask) (loop; cheapest calls, ns)", "",
                  f"{o['call_ns']:.0f} ns ({o['loop_ns']:.0f}" + (f"; {beside})" if beside else ")"), "", "<= 50 ns"))
+    if kept is not None and kept_noop is not None:
+        rows.append(("  the same, every result kept in a list (no-op kept, ns)", "",
+                     f"{kept:.0f} ns ({kept_noop:.0f})", "", ""))
     lines = _table(("same work", "OMPEval (C++)", "ours", "speed ratio", "target"), rows)
+    tried = o.get("call_tried_ns", {})
+    if tried:
+        huge = o.get("call_hugepage", {})
+        took = huge.get("anon_huge_kb")
+        lines.append("evaluate(mask) built the ways tried before, same rounds, results dropped (ns): " + "; ".join(
+            f"{TRIED_CALLS.get(name, name)} {ns:.0f}" for name, ns in tried.items()))
+        lines.append(f"(the huge page: madvise {'accepted' if huge.get('advice') == 1 else 'refused or no mapping'}"
+                     + (f", {took} kB AnonHugePages in its mapping)" if took is not None else ")"))
     note = (f"(CPU-time medians of {r['repeats']} repeats, best repeat in brackets, one core, "
             f"load {r['load_average'][0]:.1f}; speed ratio > 1: ours faster")
     note += f"; OMPEval: {omp.get('compiler')})" if have else f"; OMPEval unavailable: {omp.get('reason', 'not run')})"
