@@ -455,8 +455,12 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         if pool is None and workers > 1:
             # The logs' index built once here, before the fork, rather than in every worker;
             # frozen, the collectors of this process and of the workers never walk it (nor
-            # touch, and so copy, the pages it shares with them).
-            preload(chunks)
+            # touch, and so copy, the pages it shares with them). The collector is paused
+            # while it is built: the index is some hundred thousand small tuples and lists
+            # in no cycle, and collections walking them as they grow took about half of
+            # this step, which nothing else overlaps.
+            with _no_gc():
+                preload(chunks)
             gc.freeze()
             stack.callback(gc.unfreeze)
             pool = stack.enter_context(_pool_context().Pool(workers))
