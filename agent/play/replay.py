@@ -269,23 +269,28 @@ def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window:
     records as they are, made by the caller with the collector paused), or from the
     pool (marshalled, records compact) with at most ``window`` chunks under way, so a
     slow writer never has the whole input waiting in memory; with ``prepared`` the hands
-    come as database rows instead of records."""
+    come as database rows instead of records. The pool's first ``window`` chunks are
+    handed out at once, when this is called: the workers start reading while the caller
+    still opens the database."""
     if pool is None:
-        for chunk in chunks:
-            yield partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS)
-        return
-    output = PREPARED if prepared else ENCODED
+        return (partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS) for chunk in chunks)
+    task = (known_db, PREPARED if prepared else ENCODED)
     pending: deque = deque()
     it = iter(chunks)
     for chunk in it:
-        pending.append(pool.apply_async(track_chunk, ((chunk, known_db, output),)))
+        pending.append(pool.apply_async(track_chunk, ((chunk, *task),)))
         if len(pending) >= window:
             break
+    return _pool_results(pool, pending, it, task)
+
+
+def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple) -> Iterator[bytes]:
+    """The pool's results in order, a new chunk handed out as each one comes back."""
     while pending:
         result = pending.popleft().get()
         nxt = next(it, None)
         if nxt is not None:
-            pending.append(pool.apply_async(track_chunk, ((nxt, known_db, output),)))
+            pending.append(pool.apply_async(track_chunk, ((nxt, *task),)))
         yield result
 
 
@@ -464,6 +469,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             gc.freeze()
             stack.callback(gc.unfreeze)
             pool = stack.enter_context(_pool_context().Pool(workers))
+        results = None
+        if known_db is None:
+            # Nothing to recognise: the workers get their first chunks now, and read them
+            # while this process opens the database (migrations, dropping the indexes).
+            results = _chunk_results(chunks, None, pool, window=2 * workers + 2, prepared=scorer is None)
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
                                                 batch_hands=options.batch_hands, strengths=options.strengths))
@@ -478,7 +488,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             known_db = None
         if sum(c.units for c in chunks) >= stored:
             stack.enter_context(database.deferred_indexes())
-        results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
+        if results is None:
+            results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
                 entries = marshal.loads(result) if isinstance(result, bytes) else result()
