@@ -303,6 +303,146 @@ def run_parts_bench(repeats: int = 3) -> dict[str, Any]:
     return out
 
 
+class _MeasuredPool:
+    """A process pool for agent.play.replay.replay that runs each chunk through
+    _measured_chunk and keeps what each worker reported (apply_async(...).get() as
+    multiprocessing's, returning the chunk's marshalled entries)."""
+
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
+        self.reports: list[dict[str, Any]] = []
+
+    def apply_async(self, fn: Any, args: tuple) -> Any:
+        pending = self.pool.apply_async(_measured_chunk, args)
+        reports = self.reports
+
+        class _Result:
+            def get(self) -> bytes:
+                blob, report = pending.get()
+                reports.append(report)
+                return blob
+
+        return _Result()
+
+
+_worker_started: dict[str, float] | None = None
+
+
+def _measured_chunk(task: tuple) -> tuple[bytes, dict[str, Any]]:
+    """agent.play.replay.track_chunk in a worker, with the worker's CPU (user, system),
+    page faults and wall time spent on the chunk, and at its first chunk what the worker
+    had spent before it (its start after the fork)."""
+    import resource
+
+    from agent.play.replay import track_chunk
+
+    global _worker_started
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    report: dict[str, Any] = {"pid": os.getpid()}
+    if _worker_started is None:
+        _worker_started = {"cpu_s": before.ru_utime + before.ru_stime, "minflt": before.ru_minflt}
+        report["start"] = _worker_started
+    blob = track_chunk(task)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    report.update(user_s=after.ru_utime - before.ru_utime, sys_s=after.ru_stime - before.ru_stime,
+                  minflt=after.ru_minflt - before.ru_minflt, bytes=len(blob))
+    return blob, report
+
+
+def run_workers_bench(workers: int = 2) -> dict[str, Any]:
+    """Each reading worker's CPU in a parallel replay of the shared April 1995 IRC logs
+    into a new file, against the same reading done serially in this process afterwards.
+    Per worker: CPU before its first chunk (its start after the fork: modules, tables and
+    the month's index are inherited, not rebuilt), chunks read, user and system CPU
+    seconds spent on them, minor page faults (copy-on-write of the pages shared with the parent
+    included) and bytes of marshalled rows sent; and all the workers' CPU over their
+    lives (``workers_lifetime_cpu_s``: the chunks, and taking tasks, pickling and sending
+    the results, exiting). Then the serial reading: every chunk
+    read, tracked, prepared and marshalled by agent.play.replay.track_chunk in this
+    process, twice (the first pass meets the allocator's fresh memory as the workers do;
+    the second reuses it)."""
+    import gc
+    import multiprocessing
+    import resource
+    import time
+
+    from agent.play.replay import PREPARED, ReplayOptions, replay, track_chunk
+    from connectors.logs.sources import clear_cache, plan, preload
+
+    data = shared_irc_logs()
+    if data is None:
+        raise FileNotFoundError(f"the shared IRC logs ({DATASET}) are not there: set POKI_SHARED_DATA")
+    chunks, _ = plan([data], chunk_hands=1000)
+    out: dict[str, Any] = {"workers": workers, "chunks": len(chunks)}
+    with tempfile.TemporaryDirectory(prefix="poki-workers-bench-") as tmp:
+        clear_cache()
+        start = time.process_time()
+        enabled = gc.isenabled()
+        gc.disable()
+        preload(chunks)  # as replay() does before it forks its own pool
+        if enabled:
+            gc.enable()
+        gc.freeze()
+        out["index_cpu_s"] = round(time.process_time() - start, 3)
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            with context.Pool(workers) as pool:
+                measured = _MeasuredPool(pool)
+                main_before = time.process_time()
+                summary = replay([data], ReplayOptions(db_path=Path(tmp) / "w.sqlite", workers=workers),
+                                 pool=measured)
+                out["writer_cpu_s"] = round(time.process_time() - main_before, 3)
+        finally:
+            gc.unfreeze()
+            clear_cache()
+        ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # The workers' whole lives, waiting for and sending chunks included.
+        out["workers_lifetime_cpu_s"] = round(ended.ru_utime + ended.ru_stime - children.ru_utime
+                                              - children.ru_stime, 3)
+        out["hands"] = summary.hands
+        out["seconds"] = round(summary.seconds, 3)
+        per: dict[int, dict[str, Any]] = {}
+        for r in measured.reports:
+            w = per.setdefault(r["pid"], {"chunks": 0, "user_s": 0.0, "sys_s": 0.0, "minflt": 0, "bytes": 0})
+            if "start" in r:
+                w["before_first_chunk_cpu_s"] = round(r["start"]["cpu_s"], 4)
+            w["chunks"] += 1
+            for k in ("user_s", "sys_s", "minflt", "bytes"):
+                w[k] += r[k]
+        out["per_worker"] = [{k: round(v, 3) if isinstance(v, float) else v for k, v in w.items()}
+                             for w in per.values()]
+        out["workers_cpu_s"] = round(sum(w["user_s"] + w["sys_s"] for w in per.values()), 3)
+    passes = []
+    enabled = gc.isenabled()
+    try:
+        for _ in range(2):
+            clear_cache()
+            gc.disable()
+            preload(chunks)
+            gc.enable()
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            for c in chunks:
+                track_chunk((c, None, PREPARED))
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            passes.append({"user_s": round(after.ru_utime - before.ru_utime, 3),
+                           "sys_s": round(after.ru_stime - before.ru_stime, 3),
+                           "minflt": after.ru_minflt - before.ru_minflt})
+    finally:
+        clear_cache()
+        if enabled:
+            gc.enable()
+        else:
+            gc.disable()
+    out["serial_reading"] = passes
+    try:
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    return out
+
+
 if __name__ == "__main__":
     import json
     import sys
@@ -311,6 +451,8 @@ if __name__ == "__main__":
         print(json.dumps(run_writer_bench(), indent=2))
     elif "--parts" in sys.argv:
         print(json.dumps(run_parts_bench(), indent=2))
+    elif "--workers" in sys.argv:
+        print(json.dumps(run_workers_bench(), indent=2))
     elif "--reading" in sys.argv:
         print(json.dumps(run_reading_bench(), indent=2))
     else:

@@ -8,7 +8,8 @@ would and turns it into rows, which go to db.Database.write_prepared in log orde
 transaction per ``batch_hands`` hands. A hand that cannot be read, or that the tracker or
 the database checks refuse, is counted under its reason and never written, in part or
 whole. A replay into a database holding fewer hands than the logs writes without the
-by-player indexes and builds them at the end (Database.deferred_indexes).
+by-player indexes and builds them at the end (Database.deferred_indexes), unless the file
+ends up small enough (LIVE_INDEX_HANDS) for keeping them up to date to cost no more.
 
 Parallel (``workers`` > 1): worker processes read, track and prepare chunks and send back
 the rows (plain tuples, marshalled: a HandRecord pickled whole costs more than tracking
@@ -84,6 +85,13 @@ INCOMPLETE = "incomplete"
 REFUSED = "refused"  # any other event the tracker refused (a bad start, board or show)
 REJECTED = "rejected"  # refused by the database
 EXAMPLES = 3  # problems quoted per reason in the summary
+# A replay leaving the file with at most this many hands keeps the by-player indexes up
+# to date as it writes instead of building them at the end (Database.deferred_indexes):
+# while they fit in the writer's page cache (about 400 bytes a hand against 64 MiB),
+# inserting into them as rows come costs about what one sort at the end does (the April
+# month: 2.25 against 2.32 CPU s for the whole writer), but it is spread over the run,
+# alongside the reading workers, rather than done alone after them.
+LIVE_INDEX_HANDS = 50_000
 
 
 def shared_irc_logs() -> Path | None:
@@ -269,23 +277,28 @@ def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window:
     records as they are, made by the caller with the collector paused), or from the
     pool (marshalled, records compact) with at most ``window`` chunks under way, so a
     slow writer never has the whole input waiting in memory; with ``prepared`` the hands
-    come as database rows instead of records."""
+    come as database rows instead of records. The pool's first ``window`` chunks are
+    handed out at once, when this is called: the workers start reading while the caller
+    still opens the database."""
     if pool is None:
-        for chunk in chunks:
-            yield partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS)
-        return
-    output = PREPARED if prepared else ENCODED
+        return (partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS) for chunk in chunks)
+    task = (known_db, PREPARED if prepared else ENCODED)
     pending: deque = deque()
     it = iter(chunks)
     for chunk in it:
-        pending.append(pool.apply_async(track_chunk, ((chunk, known_db, output),)))
+        pending.append(pool.apply_async(track_chunk, ((chunk, *task),)))
         if len(pending) >= window:
             break
+    return _pool_results(pool, pending, it, task)
+
+
+def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple) -> Iterator[bytes]:
+    """The pool's results in order, a new chunk handed out as each one comes back."""
     while pending:
         result = pending.popleft().get()
         nxt = next(it, None)
         if nxt is not None:
-            pending.append(pool.apply_async(track_chunk, ((nxt, known_db, output),)))
+            pending.append(pool.apply_async(track_chunk, ((nxt, *task),)))
         yield result
 
 
@@ -455,11 +468,20 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         if pool is None and workers > 1:
             # The logs' index built once here, before the fork, rather than in every worker;
             # frozen, the collectors of this process and of the workers never walk it (nor
-            # touch, and so copy, the pages it shares with them).
-            preload(chunks)
+            # touch, and so copy, the pages it shares with them). The collector is paused
+            # while it is built: the index is some hundred thousand small tuples and lists
+            # in no cycle, and collections walking them as they grow took about half of
+            # this step, which nothing else overlaps.
+            with _no_gc():
+                preload(chunks)
             gc.freeze()
             stack.callback(gc.unfreeze)
             pool = stack.enter_context(_pool_context().Pool(workers))
+        results = None
+        if known_db is None:
+            # Nothing to recognise: the workers get their first chunks now, and read them
+            # while this process opens the database (migrations, dropping the indexes).
+            results = _chunk_results(chunks, None, pool, window=2 * workers + 2, prepared=scorer is None)
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
                                                 batch_hands=options.batch_hands, strengths=options.strengths))
@@ -472,9 +494,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         stored = database.hand_count()
         if known_db is not None and stored == 0:
             known_db = None
-        if sum(c.units for c in chunks) >= stored:
+        units = sum(c.units for c in chunks)
+        if units >= stored and units + stored > LIVE_INDEX_HANDS:
             stack.enter_context(database.deferred_indexes())
-        results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
+        if results is None:
+            results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
                 entries = marshal.loads(result) if isinstance(result, bytes) else result()
