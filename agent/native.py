@@ -58,6 +58,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.irc.client",
     "connectors.irc.player",
     "connectors.irc.dealer",
+    "db.inserts",
     "db.database",
 )
 SOURCES_MODULE = "agent._compiled_sources"

@@ -193,7 +193,7 @@ def run_parts_bench(repeats: int = 3) -> dict[str, Any]:
     tracking the events into records (Tracker), checking and laying out the rows
     (``prepare_hand``, fine contexts included) and marshalling them. The writing side
     (``Database.write_prepared`` into a new file): numbering the hands and players and
-    advancing the models (``Database._prepare``), the SQLite inserts (``db.database._insert``)
+    advancing the models (``Database._prepare``), the SQLite inserts (``db.inserts._insert``, as db.database calls it)
     and building the deferred indexes and closing. The writing side's two parts are timed
     by wrapping those two functions for the run (restored after)."""
     import gc
