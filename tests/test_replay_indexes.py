@@ -11,26 +11,18 @@ import pytest
 
 import agent.play.replay as replay_module
 from agent.play.replay import ReplayOptions, replay
-from connectors.logs import irc_database
 from connectors.logs.irc_database import IrcHand
 from db import schema
 from db.database import Database
 from shared_data import DATA
-from test_replay_logs import mini_month
+from test_replay_logs import first_irc_hands, mini_month
 
 needs_data = pytest.mark.skipif(DATA is None, reason="the IRC hand logs are not there")
 
 
 @pytest.fixture(scope="module")
 def some_hands() -> list[IrcHand]:
-    assert DATA is not None
-    out = []
-    for item in irc_database.read_irc_database(DATA):
-        if isinstance(item, IrcHand):
-            out.append(item)
-            if len(out) == 40:
-                break
-    return out
+    return first_irc_hands(40)
 
 
 def _contents(path: Path) -> dict[str, list[tuple]]:

@@ -168,6 +168,18 @@ def test_an_acpc_log_with_no_game_to_be_found(tmp_path) -> None:
 # --- bad input --------------------------------------------------------------------------------
 
 
+def first_irc_hands(n: int) -> list[IrcHand]:
+    """The first ``n`` hands of the real 1995 IRC logs, in the order the reader gives them."""
+    assert DATA is not None
+    out: list[IrcHand] = []
+    for item in read_irc_database(DATA):
+        if isinstance(item, IrcHand):
+            out.append(item)
+            if len(out) == n:
+                break
+    return out
+
+
 def mini_month(dest: Path, hands: list[IrcHand]) -> Path:
     """An IRC month folder holding only ``hands``, copied line for line from the real logs."""
     month = dest / "holdem" / "199504"

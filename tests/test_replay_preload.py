@@ -11,21 +11,14 @@ from connectors.logs.irc_database import IrcHand, read_irc_month
 from connectors.logs.irc_events import irc_hand_events, irc_hand_id
 from connectors.logs.sources import LogHand, LogProblem, plan, preload, read_chunk
 from shared_data import DATA
-from test_replay_logs import mini_month
+from test_replay_logs import first_irc_hands, mini_month
 
 needs_data = pytest.mark.skipif(DATA is None, reason="the IRC hand logs are not there")
 
 
 @pytest.fixture(scope="module")
 def some_hands() -> list[IrcHand]:
-    assert DATA is not None
-    out = []
-    for item in irc_database.read_irc_database(DATA):
-        if isinstance(item, IrcHand):
-            out.append(item)
-            if len(out) == 12:
-                break
-    return out
+    return first_irc_hands(12)
 
 
 @needs_data
