@@ -5,8 +5,6 @@ tenth, like the grid; also scored on the tuning slice (no refit) beside the full
 the same way."""
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORK = os.environ.get("CEILING_WORK", "out/ceiling")
-OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 import json
 import time
 exec(open(os.path.join(HERE, "common.py")).read())

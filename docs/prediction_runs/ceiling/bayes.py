@@ -6,8 +6,6 @@ Finer oracles split by position too (in-sample, and leave-one-out for an honest 
 usage: bayes.py [GBM probabilities .npy of the tuning slice]"""
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORK = os.environ.get("CEILING_WORK", "out/ceiling")
-OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 exec(open(os.path.join(HERE, "common.py")).read())
 
 P_log = np.load(os.path.join(OUT, "P_logit_a_main.npy"))

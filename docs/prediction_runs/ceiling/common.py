@@ -1,6 +1,8 @@
 """Shared loading, splits and metrics for the research scripts (tuning slice only)."""
 import os
 import sys
+WORK = os.environ.get("CEILING_WORK", "out/ceiling")  # the features and every output
+OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # the repository
 import numpy as np
 sys.path[:0] = [p for p in (os.environ.get("SKLEARN_PATH", ""), ROOT) if p]

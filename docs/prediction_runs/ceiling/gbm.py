@@ -14,8 +14,6 @@ FS: a (420 shipped inputs) or b (those + the earlier analysis' extras).
 """
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORK = os.environ.get("CEILING_WORK", "out/ceiling")
-OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 import json
 import time
 exec(open(os.path.join(HERE, "common.py")).read())

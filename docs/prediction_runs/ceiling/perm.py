@@ -3,8 +3,6 @@ permuted together across the slice's rows, seeded), for a saved GBM and for the 
 model refitted on the same inputs. usage: perm.py FS GBM_PICKLE"""
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORK = os.environ.get("CEILING_WORK", "out/ceiling")
-OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 import pickle
 import re
 import time

@@ -16,7 +16,7 @@ mkdir -p "$CEILING_WORK"
 [ -f "$CEILING_WORK/tune.sqlite" ] || .venv/bin/poki replay "$D" --db "$CEILING_WORK/tune.sqlite" --until 1995-04-20 --no-progress
 $PY $S/build_features.py "$CEILING_WORK/tune.sqlite" "$CEILING_WORK/feat.npz"
 $PY $S/logistic.py                     # the shipped logistic model, 420 and 604 inputs
-$PY $S/logistic_inner.py               # the same on the inner split (reference for the grid)
+$PY $S/logistic.py inner               # the same on the inner split (reference for the grid)
 # settings, chosen on the inner validation loss only (four for the 420 inputs, two for 467)
 for s in "0.1 31 1 100" "0.05 15 1 200" "0.05 63 10 500" "0.1 15 1 500"; do $PY $S/gbm.py grid a $s; done
 for s in "0.05 63 10 500" "0.1 31 1 100"; do $PY $S/gbm.py grid b $s; done

@@ -2,8 +2,6 @@
 usage: tables.py GBM_A_TAG GBM_B_TAG   (tags as in out/P_gbm_final_<tag>.npy; '-' to skip)"""
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORK = os.environ.get("CEILING_WORK", "out/ceiling")
-OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 exec(open(os.path.join(HERE, "common.py")).read())
 import os  # noqa: E402
 
