@@ -30,6 +30,7 @@ from agent.config import Config
 from agent.game.events import Event, HandStarted
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from agent.play.irc_dealer import network_of, split_server
+from agent.play.irc_network import NetworkOptions
 from agent.play.seat import Seat, fallback_action
 from agent.game.records import HandRecord
 from agent.game.rules import Action
@@ -255,7 +256,7 @@ class PlayerBot:
                  spec: str | PlayerSpec = "poki", nick: str | None = None, db_path: str | Path | None = None,
                  seed: int | None = None, dealer_host: str | None = None,
                  owners: Sequence[str] | None = None, flood_rate: float | None = None,
-                 username: str | None = None) -> None:
+                 username: str | None = None, network_options: NetworkOptions | None = None) -> None:
         irc = config.irc
         self.config = config
         self.host, self.port = split_server(server)
@@ -269,12 +270,15 @@ class PlayerBot:
         self.writer = DatabaseWriter(db_path, half_life=config.model.half_life_hands,
                                      synchronous=config.database.synchronous,
                                      batch_seconds=irc.store_batch_seconds)
+        network = network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
+        self.failure: str | None = None  # why the network refused us for good, if it did
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
             flood_burst=irc.flood_burst,
             flood_rate=irc.flood_lines_per_second if flood_rate is None else flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
-            rng=np.random.default_rng([self.seed, 2]))
+            rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
+            connect_timeout=network.connect_timeout, on_failure=self._network_failed)
         self.feed = PlayerFeed(self.client, self.channels, self,
                                dealer_nick=dealer,
                                dealer_host=irc.dealer_host if dealer_host is None else dealer_host,
@@ -285,6 +289,11 @@ class PlayerBot:
         self.quit = threading.Event()
         self._stopping = False
         self._rng = np.random.default_rng([self.seed, 3])
+
+    def _network_failed(self, reason: str) -> None:
+        """The network refused us for good (a wrong password ...): the bot stops."""
+        self.failure = reason
+        self.quit.set()
 
     # --- seats ----------------------------------------------------------------------------------
 
