@@ -245,7 +245,8 @@ class IrcConfig:
     sasl: str = "auto"  # auto: PLAIN with a password, EXTERNAL with a client certificate alone; plain; external; off
     account: str = ""  # the player bot's account ("": its nick)
     password_file: str = ""  # a file holding its password (else $POKI_IRC_PASSWORD)
-    dealer_account: str = ""  # the dealer bot's account ("": its nick)
+    dealer_account: str = ""  # the dealer's account: `irc deal` logs in to it ("": its nick); `irc play`
+    # accepts the dealer only when the server vouches it is logged in to it ("": not checked)
     dealer_password_file: str = ""  # (else $POKI_IRC_DEALER_PASSWORD)
     server_password_file: str = ""  # the server password, PASS (else $POKI_IRC_SERVER_PASSWORD)
     services_nick: str = "NickServ"  # who takes IDENTIFY and REGAIN

@@ -286,3 +286,50 @@ def test_sasl_secrets_stay_out_of_debug_logs(inspircd, running, tmp_path, caplog
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert password("quiet") not in text and payload not in text
     assert password("quiet") not in repr(client.login)
+
+
+def test_players_accept_the_dealer_by_its_account(inspircd, running, tmp_path) -> None:
+    """With the dealer's account given, a player bot follows only lines the server tags
+    with that account (IRCv3 account-tag). Someone not logged in who holds the dealer's
+    nick before the dealer comes is an impostor to it, while a bot checking the nick
+    alone takes him for the dealer; the real dealer then takes its nick back and deals to
+    the checking bot."""
+    inspircd.register("shuffler", password("shuffler"))
+    cfg = INSPIRCD_CFG
+    plain = network_options(cfg, "play", inspircd.tls_port, tls=True, ca_file=str(inspircd.ca_file))
+    fake = Person(inspircd.tls_port, "shuffler", ca_file=inspircd.ca_file)
+    running(fake)
+    wait_for(lambda: any(c == "001" for c, *_ in fake.lines), what="the impostor on the network")
+    fake.send("JOIN #acct")
+    checking = PlayerBot(cfg, server=inspircd.tls_address, channels=["#acct"], dealer="shuffler",
+                         dealer_account="shuffler", spec="call", nick="checker", seed=1,
+                         network_options=plain).start()
+    running(checking)
+    trusting = PlayerBot(cfg, server=inspircd.tls_address, channels=["#acct"], dealer="shuffler", spec="call",
+                         nick="truster", seed=2, network_options=plain).start()
+    running(trusting)
+    wait_for(lambda: "#acct" in checking.client.joined and "#acct" in trusting.client.joined,
+             what="both bots in the channel")
+    assert "account-tag" in checking.client.enabled
+    fake.say("#acct", "Table: dealing at this table; type !sit to play.")
+    wait_for(lambda: checking.feed.stats.impostor >= 1 and trusting.feed.stats.dealer_lines >= 1,
+             what="the line to reach both bots")
+    assert checking.feed.stats.dealer_lines == 0
+    host = DealerHost(inspircd.tls_address, ["#acct"], tmp_path / "dealer.sqlite", cfg, nick="shuffler", hands=2,
+                      log_dir=tmp_path / "logs", seed=4,
+                      network_options=login_options(inspircd, tmp_path, "deal", "shuffler", cfg)).start()
+    running(host)
+    assert host.wait(HANG * 2) and host.error is None
+    dealt = stored_hands(tmp_path / "dealer.sqlite")
+    assert len(dealt) == 2 and all("checker" in {p for p, _, _ in seats} for _, _, seats, *_ in dealt.values())
+    wait_for(lambda: checking.seats["#acct"].stats.hands == 2, what="the checking bot to finish both hands")
+
+
+def test_a_dealer_account_needs_a_server_that_tags_accounts(ngircd, running) -> None:
+    """ngircd does not tag lines with accounts: a player told to check the dealer's
+    account stops with the reason instead of trusting the nick."""
+    bot = PlayerBot(NGIRCD_CFG, server=ngircd.address, channels=["#x"], dealer="dealer", dealer_account="dealer",
+                    nick="careful").start()
+    running(bot)
+    assert bot.wait(HANG)
+    assert "account-tag" in bot.failure and "--dealer-host" in bot.failure

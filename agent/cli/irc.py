@@ -35,6 +35,7 @@ _NETWORK_SETTINGS = {
              ("connect_timeout_seconds", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
              ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
     "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
+             ("dealer_account", "--dealer-account"),
              ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
              ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
              ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
@@ -155,6 +156,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "or --owner) may /msg it: status, leave #channel, report, quit.")
     play.add_argument("--dealer", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     play.add_argument("--dealer-host", default=None, help="accept the dealer only from this host or user@host")
+    play.add_argument("--dealer-account", default=None, metavar="ACCOUNT",
+                      help="accept the dealer only when the server vouches it is logged in to ACCOUNT "
+                      "(IRCv3 account-tag; default: [irc] dealer_account)")
     play.add_argument("--player", default="poki", metavar="SPEC",
                       help="who plays: a player spec (default poki; see `poki match --list`)")
     play.add_argument("--nick", default=None, help="our nick (default: [irc] nick)")
@@ -288,6 +292,7 @@ def _play(args: argparse.Namespace) -> int:
         bot = PlayerBot(args.settings, server=server, channels=channels, dealer=args.dealer or irc.dealer_nick,
                         spec=args.player, nick=args.nick, db_path=db, seed=seed,
                         dealer_host=args.dealer_host, owners=args.owner,
+                        dealer_account=args.dealer_account,
                         flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
     except SpecError as exc:
         print(f"poki irc play: --player: {exc}", file=sys.stderr)

@@ -254,7 +254,7 @@ class PlayerBot:
 
     def __init__(self, config: Config, *, server: str, channels: Sequence[str], dealer: str,
                  spec: str | PlayerSpec = "poki", nick: str | None = None, db_path: str | Path | None = None,
-                 seed: int | None = None, dealer_host: str | None = None,
+                 seed: int | None = None, dealer_host: str | None = None, dealer_account: str | None = None,
                  owners: Sequence[str] | None = None, flood_rate: float | None = None,
                  username: str | None = None, network_options: NetworkOptions | None = None) -> None:
         irc = config.irc
@@ -271,6 +271,7 @@ class PlayerBot:
                                      synchronous=config.database.synchronous,
                                      batch_seconds=irc.store_batch_seconds)
         network = network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
+        dealer_account = irc.dealer_account if dealer_account is None else dealer_account
         self.failure: str | None = None  # why the network refused us for good, if it did
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
@@ -278,10 +279,12 @@ class PlayerBot:
             flood_rate=irc.flood_lines_per_second if flood_rate is None else flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
-            connect_timeout=network.connect_timeout, on_failure=self._network_failed)
+            connect_timeout=network.connect_timeout, on_failure=self._network_failed,
+            capabilities=("account-tag",) if dealer_account else ())
         self.feed = PlayerFeed(self.client, self.channels, self,
                                dealer_nick=dealer,
                                dealer_host=irc.dealer_host if dealer_host is None else dealer_host,
+                               dealer_account=dealer_account,
                                owners=irc.owners if owners is None else owners)
         self.seats: dict[str, Seat] = {}
         self.players: dict[str, Player] = {}
@@ -387,7 +390,9 @@ class PlayerBot:
             status.sit_asked = False
             if channel in self.client.channels:
                 self._ask_seat(channel)
-        elif isinstance(msg, d.TableInfo) and msg.text.startswith("dealing") and not status.sit_asked:
+        elif isinstance(msg, d.TableInfo) and msg.text.startswith("dealing") and not status.seated:
+            # The dealer opens its table: sit, even if we asked before (of an impostor
+            # holding its nick, say, or of a dealer that went away).
             self._ask_seat(channel)
 
     def on_presence(self, channel: str, nick: str) -> None:
@@ -418,6 +423,11 @@ class PlayerBot:
         return ""
 
     def on_connection(self, connected: bool) -> None:
+        if connected and self.feed.dealer_account and "account-tag" not in self.client.enabled:
+            self.client.give_up(f"{self.host}:{self.port} does not tag lines with the sender's account (IRCv3 "
+                                f"account-tag), so the dealer's account ({self.feed.dealer_account}) cannot be "
+                                f"checked; pin the dealer by its host instead (--dealer-host)")
+            return
         for channel, status in self.status.items():
             status.sit_asked = False  # ask again once the dealer is seen (harmless if seated)
             seat = self.seats.get(channel)

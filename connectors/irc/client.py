@@ -51,7 +51,7 @@ import numpy as np
 from connectors.irc import identity
 from connectors.irc.identity import Login, Negotiation, Tls, nickserv_verdict, parse_line
 
-__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "TokenBucket", "Tls"]
+__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "TokenBucket", "Tls", "account_tag"]
 
 log = logging.getLogger("poki.irc")
 
@@ -73,7 +73,8 @@ class IrcEvent:
     """What happened, as the owner sees it. ``kind``: connected, disconnected, message
     (PRIVMSG; ``target`` a channel or our nick), notice, join, part, quit, nick, kick,
     names (``text`` the space-separated nicks of ``target``), who (one member of
-    ``target`` with its user@host, as WHO answers after we join)."""
+    ``target`` with its user@host, as WHO answers after we join). ``account`` is set only
+    where the server tags lines with the sender's account (the account-tag capability)."""
 
     kind: str
     nick: str = ""  # who did it ("" for the server)
@@ -81,6 +82,7 @@ class IrcEvent:
     target: str = ""  # channel, or our nick for private lines
     text: str = ""
     other: str = ""  # new nick (nick), kicked nick (kick)
+    account: str = ""  # the account the server says the sender is logged in to (IRCv3 account-tag)
 
 
 class TokenBucket:
@@ -140,8 +142,8 @@ class _Connection(irc.client.ServerConnection):
     its command up, builds argument and tag objects, dequotes CTCP and sorts the global
     handlers under a lock; for ``:nick!user@host PRIVMSG <target> :<text>`` all of that
     gives what splitting the line on its first spaces gives, at a fraction of the cost.
-    Lines with IRCv3 tags, CTCP or low-level quoting, server sources and every other
-    command go to the library unchanged.
+    Of IRCv3 tags only the sender's account is read (account-tag). Lines with CTCP or
+    low-level quoting, server sources and every other command go to the library unchanged.
 
     Reading and writing are short too: :meth:`process_data` splits what one ``recv``
     brought into lines itself (the library's line buffer runs a regular expression, a
@@ -205,8 +207,12 @@ class _Connection(irc.client.ServerConnection):
 
     def _process_line(self, line: str) -> None:
         owner = self.owner
-        if owner is not None and line[:1] == ":":
-            prefix, _, rest = line.partition(" ")
+        body, account = line, ""
+        if line[:1] == "@":  # IRCv3 tags: only the sender's account matters here
+            tags, _, body = line.partition(" ")
+            account = account_tag(tags)
+        if owner is not None and body[:1] == ":":
+            prefix, _, rest = body.partition(" ")
             command, _, rest = rest.partition(" ")
             if command == "PRIVMSG" or command == "NOTICE":
                 target, _, text = rest.partition(" ")
@@ -214,7 +220,7 @@ class _Connection(irc.client.ServerConnection):
                         and "\x01" not in text and "\x10" not in text):
                     nick, _, userhost = prefix[1:].partition("!")
                     owner._emit(IrcEvent("message" if command == "PRIVMSG" else "notice",
-                                         nick, userhost, target, text[1:]))
+                                         nick, userhost, target, text[1:], "", account))
                     return
         if owner is not None:
             _, command, params = parse_line(line)
@@ -231,6 +237,24 @@ class _Connection(irc.client.ServerConnection):
         if len(data) > 510:  # IRC's 512 bytes with the CR LF
             raise irc.client.MessageTooLong("Messages limited to 512 bytes including CR/LF")
         return data + b"\r\n"
+
+
+def account_tag(tags: str) -> str:
+    """The ``account`` tag's value in an IRCv3 tags prefix (``@a=1;account=poki``), or "".
+
+    >>> account_tag("@time=2026-01-01T00:00:00Z;account=poki")
+    'poki'
+    >>> account_tag("@msgid=x"), account_tag("@account=a\\sb")
+    ('', 'a b')
+    """
+    for tag in tags[1:].split(";"):
+        if tag[:8] == "account=":
+            value = tag[8:]
+            if "\\" in value:
+                value = (value.replace("\\:", ";").replace("\\s", " ").replace("\\r", "\r")
+                         .replace("\\n", "\n").replace("\\\\", "\\"))
+            return value
+    return ""
 
 
 class _Reactor(irc.client.Reactor):
@@ -283,7 +307,7 @@ class IrcClient:
                  reconnect_min: float = 1.0, reconnect_max: float = 60.0,
                  rng: np.random.Generator | None = None, name: str | None = None,
                  tls: Tls | None = None, login: Login | None = None, connect_timeout: float = 30.0,
-                 on_failure: Callable[[str], object] | None = None) -> None:
+                 on_failure: Callable[[str], object] | None = None, capabilities: tuple[str, ...] = ()) -> None:
         self.host, self.port = host, port
         self.tls = tls
         # Built now: a certificate file that cannot be read fails the bot at start-up.
@@ -291,6 +315,7 @@ class IrcClient:
         self.login = login
         self.connect_timeout = connect_timeout
         self.on_failure = on_failure
+        self.capabilities = capabilities  # IRCv3 capabilities to ask for (besides sasl)
         self.wanted_nick = nick
         self.username = username or nick
         self.realname = realname
@@ -327,7 +352,7 @@ class IrcClient:
         self._thread: threading.Thread | None = None
         self._loop_ident: int | None = None  # the loop thread's id once it runs
         self._quit_message = ""
-        self._negotiation = Negotiation(None, nick)
+        self._negotiation = Negotiation(None, nick)  # the current connection's
         self._attempt_timer: _Timer | None = None  # the time limit of the registration under way
         self._services_wait: str = ""  # "identify" or "regain" while services' answers matter
         self._identify_timer: _Timer | None = None
@@ -336,6 +361,16 @@ class IrcClient:
         self._last_error = ""  # the text of the server's last ERROR line
 
     # --- any thread -------------------------------------------------------------------------
+
+    @property
+    def enabled(self) -> frozenset[str]:
+        """The IRCv3 capabilities the server granted on this connection."""
+        return frozenset(self._negotiation.enabled)
+
+    def give_up(self, reason: str) -> None:
+        """End the connection for good with ``reason`` (the owner cannot go on: a
+        capability it needs is missing ...); on_failure is called. Any thread."""
+        self.call_soon(lambda: self._fail(reason))
 
     @property
     def nick(self) -> str:
@@ -548,7 +583,7 @@ class IrcClient:
             self.connection.owner = self  # type: ignore[attr-defined]
         self.connection.reset_reader()  # type: ignore[attr-defined]
         login = self.login
-        self._negotiation = negotiation = Negotiation(login, self.wanted_nick)
+        self._negotiation = negotiation = Negotiation(login, self.wanted_nick, self.capabilities)
         opening = negotiation.opening()
         if login is not None and login.server_password:
             opening.append(f"PASS {login.server_password}")
@@ -764,6 +799,10 @@ class IrcClient:
         userhost = getattr(source, "userhost", "") or ""
         text = ev.arguments[0] if ev.arguments else ""
         me = conn.get_nickname()
+        account = ""
+        for tag in ev.tags or ():
+            if tag.get("key") == "account":
+                account = tag.get("value") or ""
         if kind == "welcome":
             self.registered = True
             self.connects += 1
@@ -792,27 +831,27 @@ class IrcClient:
                 log.info("%s: disconnected (%s); reconnecting in %.1f s", self.name, why, delay)
             self._emit(IrcEvent("disconnected", text=text))
         elif kind in ("pubmsg", "privmsg", "action"):
-            self._emit(IrcEvent("message", nick, userhost, ev.target, text))
+            self._emit(IrcEvent("message", nick, userhost, ev.target, text, "", account))
         elif kind in ("pubnotice", "privnotice"):
             if nick:  # not server notices
-                self._emit(IrcEvent("notice", nick, userhost, ev.target, text))
+                self._emit(IrcEvent("notice", nick, userhost, ev.target, text, "", account))
         elif kind == "join":
             if nick == me:
                 self.joined.add(ev.target)
                 conn.send_raw(f"WHO {ev.target}")  # who is there, with user@host
-            self._emit(IrcEvent("join", nick, userhost, ev.target))
+            self._emit(IrcEvent("join", nick, userhost, ev.target, account=account))
         elif kind == "part":
             if nick == me:
                 self.joined.discard(ev.target)
-            self._emit(IrcEvent("part", nick, userhost, ev.target, text))
+            self._emit(IrcEvent("part", nick, userhost, ev.target, text, "", account))
         elif kind == "quit":
-            self._emit(IrcEvent("quit", nick, userhost, "", text))
+            self._emit(IrcEvent("quit", nick, userhost, "", text, "", account))
         elif kind == "nick":
             if ev.target == me and self._services_wait == "regain" \
                     and me.lower() == self.wanted_nick.lower():
                 log.info("%s: the services gave us back the nick %s", self.name, me)
                 self._ready()
-            self._emit(IrcEvent("nick", nick, userhost, "", "", ev.target))
+            self._emit(IrcEvent("nick", nick, userhost, "", "", ev.target, account))
         elif kind == "kick":
             kicked = ev.arguments[0] if ev.arguments else ""
             reason = ev.arguments[1] if len(ev.arguments) > 1 else ""
@@ -821,7 +860,7 @@ class IrcClient:
                 channel = ev.target
                 # Rejoin after a pause (a kick is often a warning, not a ban).
                 self.call_later(2.0, lambda: channel in self.channels and self.send_raw(f"JOIN {channel}"))
-            self._emit(IrcEvent("kick", nick, userhost, ev.target, reason, kicked))
+            self._emit(IrcEvent("kick", nick, userhost, ev.target, reason, kicked, account))
         elif kind == "whoreply":
             args = ev.arguments
             if len(args) >= 5:

@@ -43,10 +43,23 @@ class DaemonError(RuntimeError):
     """A server could not be started (the message carries the end of its log)."""
 
 
+def program(name: str) -> str | None:
+    """The path of an installed program (servers live in /usr/sbin, which a user's PATH
+    may lack)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
 def missing_programs(*servers: str) -> list[str]:
     """The programs ``servers`` ("ngircd", "inspircd") need that are not installed."""
     wanted = [p for s in (servers or tuple(PROGRAMS)) for p in PROGRAMS[s]]
-    return sorted({p for p in wanted if shutil.which(p) is None})
+    return sorted({p for p in wanted if program(p) is None})
+
+
+def _path(name: str) -> str:
+    path = program(name)
+    if path is None:
+        raise DaemonError(f"{name} is not installed (Debian: apt-get install {name})")
+    return path
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,7 @@ def make_certificate(folder: Path, name: str, common_name: str = HOST) -> Certif
     folder.mkdir(parents=True, exist_ok=True)
     cert, key, pem = folder / f"{name}.crt", folder / f"{name}.key", folder / f"{name}.pem"
     result = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        [_path("openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
          "-days", "7", "-subj", f"/CN={common_name}", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
          "-keyout", str(key), "-out", str(cert)],
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
@@ -279,7 +292,7 @@ class _Daemon:
 def _dh_params(folder: Path) -> Path:
     """Diffie-Hellman parameters of RFC 7919's ffdhe2048 group (instant, unlike a new group)."""
     path = folder / "dhparams.pem"
-    result = subprocess.run(["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048",
+    result = subprocess.run([_path("openssl"), "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048",
                              "-out", str(path)], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     if result.returncode != 0:
         raise DaemonError(f"openssl could not write DH parameters: {result.stderr.strip()[-500:]}")
@@ -327,7 +340,7 @@ class Ngircd(_Daemon):
             f"\tKeyFile = {self.certificate.key}\n"
             f"\tDHFile = {dh}\n"
             f"\tPorts = {self.tls_port}\n")
-        proc = self._spawn("ngircd", ["ngircd", "--nodaemon", "--config", str(config)])
+        proc = self._spawn("ngircd", [_path("ngircd"), "--nodaemon", "--config", str(config)])
         try:
             self._wait_port("ngircd", proc, self.port)
             self._wait_port("ngircd", proc, self.tls_port)
@@ -357,7 +370,7 @@ class Inspircd(_Daemon):
         self.certificate = make_certificate(self.folder, "server")
         self.port, self.tls_port, self.link_port = free_port(), free_port(), free_port()
         self._write_inspircd()
-        args = ["inspircd", "--nofork", "--nopid", "--config", str(self.folder / "inspircd.conf")]
+        args = [_path("inspircd"), "--nofork", "--nopid", "--config", str(self.folder / "inspircd.conf")]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--runasroot")  # it refuses root otherwise; it listens on loopback only
         try:
@@ -416,7 +429,7 @@ class Inspircd(_Daemon):
         (root / "conf" / "services.conf").write_text(_ANOPE_CONFIG.format(
             link_port=self.link_port, link_password=LINK_PASSWORD, pid=root / "anope.pid", motd=root / "conf" / "motd"))
         # Anope 2.0 takes the file name relative to its configuration folder.
-        proc = self._spawn("anope", ["anope", "--nofork", f"--confdir={root / 'conf'}", f"--dbdir={root / 'data'}",
+        proc = self._spawn("anope", [_path("anope"), "--nofork", f"--confdir={root / 'conf'}", f"--dbdir={root / 'data'}",
                                      f"--logdir={root / 'logs'}", "--modulesdir=/usr/lib/anope",
                                      "--config=services.conf"])
         # Linked when NickServ is on the network.

@@ -123,11 +123,14 @@ class Negotiation:
     """One connection's capability negotiation and SASL exchange.
 
     :meth:`opening` gives the lines to send before ``NICK``/``USER``; :meth:`feed` takes
-    each CAP, AUTHENTICATE and 900-908 line and returns what to answer. Afterwards:
-    ``finished`` (``CAP END`` sent, or no negotiation), ``account`` (the account the
-    server says we are logged in to, or None), ``sasl`` ("ok", "unavailable": the server
-    offers no SASL or not our mechanism, or None before the answer) and ``failure`` (why
-    logging in failed for good: a wrong password is not fixed by trying again).
+    each CAP, AUTHENTICATE and 900-908 line and returns what to answer. Capabilities are
+    asked for one per ``CAP REQ`` (a refused one refuses no other); ``CAP END`` goes once
+    every request is answered and SASL is over. Afterwards: ``finished`` (``CAP END``
+    sent, or no negotiation), ``enabled`` (the capabilities the server granted),
+    ``account`` (the account the server says we are logged in to, or None), ``sasl``
+    ("ok"; "unavailable": the server offers no SASL or not our mechanism; "failed"; None
+    before the answer) and ``failure`` (why logging in failed for good: a wrong password
+    is not fixed by trying again).
 
     >>> n = Negotiation(Login("poki", "s3cret"), "poki")
     >>> n.opening()
@@ -144,30 +147,39 @@ class Negotiation:
     (['CAP END'], 'poki', 'ok')
     """
 
-    def __init__(self, login: Login | None, nick: str) -> None:
+    def __init__(self, login: Login | None, nick: str, capabilities: tuple[str, ...] = ()) -> None:
         self.login = login
         self.nick = nick
         self.mechanism = login.mechanism if login is not None and login.sasl else ""
-        self.finished = not self.mechanism
+        self.wanted = tuple(c.lower() for c in capabilities)
+        self.finished = not self.mechanism and not self.wanted
+        self.enabled: set[str] = set()
         self.account: str | None = None
         self.sasl: str | None = None
         self.failure: str | None = None
-        self.offered: list[str] = []  # the mechanisms the server lists, when it does
+        self.offered: list[str] = []  # the SASL mechanisms the server lists, when it does
         self._ls: list[str] = []  # capabilities of a CAP LS spread over several lines
+        self._asked: set[str] = set()  # requests not answered yet
+        self._authenticating = False
 
     def opening(self) -> list[str]:
         return [] if self.finished else ["CAP LS 302"]
 
-    def _end(self, outcome: str) -> list[str]:
-        self.sasl = outcome
-        if self.finished:
+    def _maybe_end(self) -> list[str]:
+        if self.finished or self._asked or self._authenticating:
             return []
         self.finished = True
         return ["CAP END"]
 
+    def _sasl_over(self, outcome: str) -> list[str]:
+        self.sasl = outcome
+        self._authenticating = False
+        return self._maybe_end()
+
     def _fail(self, reason: str) -> list[str]:
         self.failure = reason
         self.sasl = "failed"
+        self._authenticating = False
         self.finished = True
         return []
 
@@ -184,10 +196,11 @@ class Negotiation:
         if command == "901":  # RPL_LOGGEDOUT
             self.account = None
             return []
+        if not self._authenticating:
+            return []  # SASL numerics of an exchange we are not in
         if command == "903":  # RPL_SASLSUCCESS
-            return self._end("ok")
+            return self._sasl_over("ok")
         if command == "904":  # ERR_SASLFAIL
-            assert self.login is not None or not self.mechanism
             who = self.login.name(self.nick) if self.login is not None else self.nick
             hint = ("wrong account name or password" if self.mechanism == "plain" else
                     "the services do not know this client certificate (add its fingerprint to "
@@ -199,20 +212,19 @@ class Negotiation:
         if command == "902":  # ERR_NICKLOCKED
             return self._fail(f"the server will not log us in while on this nick ({command} {text})")
         if command == "906":  # ERR_SASLABORTED
-            return self._end("unavailable")
+            return self._sasl_over("unavailable")
         if command == "907":  # ERR_SASLALREADY
-            return self._end("ok")
+            return self._sasl_over("ok")
         if command == "908":  # RPL_SASLMECHS <nick> <mechanisms> :are available
             if len(params) >= 2:
-                self.offered = params[1].split(",")
-            return []
+                self.offered = params[1].lower().split(",")
         return []
 
     def _cap(self, params: list[str]) -> list[str]:
-        if len(params) < 2:
+        if len(params) < 2 or self.finished:
             return []
         sub = params[1].upper()
-        if sub == "LS" and not self.finished:
+        if sub == "LS":
             if len(params) >= 4 and params[2] == "*":  # more lines follow (CAP 302)
                 self._ls.append(params[3])
                 return []
@@ -222,24 +234,40 @@ class Negotiation:
                 name, _, value = token.partition("=")
                 caps[name.lower()] = value
             self._ls = []
-            if "sasl" not in caps:
-                return self._end("unavailable")
-            if caps["sasl"]:
-                self.offered = [m.lower() for m in caps["sasl"].split(",") if m]
-                if self.mechanism not in self.offered:
-                    return self._end("unavailable")
-            return ["CAP REQ :sasl"]
-        if sub == "ACK" and not self.finished:
-            acked = {c.lstrip("-~=").lower() for c in params[-1].split()}
-            if "sasl" in acked:
-                return [f"AUTHENTICATE {self.mechanism.upper()}"]
-            return []
-        if sub == "NAK" and not self.finished:
-            return self._end("unavailable")
+            out = []
+            for cap in self.wanted:
+                if cap in caps and cap != "sasl":
+                    self._asked.add(cap)
+                    out.append(f"CAP REQ :{cap}")
+            if self.mechanism:
+                if caps.get("sasl"):
+                    self.offered = [m.lower() for m in caps["sasl"].split(",") if m]
+                if "sasl" in caps and (not self.offered or self.mechanism in self.offered):
+                    self._asked.add("sasl")
+                    out.append("CAP REQ :sasl")
+                else:
+                    self.sasl = "unavailable"
+            return out + self._maybe_end()
+        if sub in ("ACK", "NAK"):
+            out = []
+            for token in params[-1].split():
+                cap = token.lstrip("-~=").lower()
+                if cap not in self._asked:
+                    continue
+                self._asked.discard(cap)
+                if sub == "NAK":
+                    if cap == "sasl":
+                        self.sasl = "unavailable"
+                    continue
+                self.enabled.add(cap)
+                if cap == "sasl":
+                    self._authenticating = True
+                    out.append(f"AUTHENTICATE {self.mechanism.upper()}")
+            return out + self._maybe_end()
         return []
 
     def _authenticate(self, params: list[str]) -> list[str]:
-        if self.finished or not params or params[0] != "+" or self.login is None:
+        if not self._authenticating or not params or params[0] != "+" or self.login is None:
             return []  # a challenge we did not ask for (PLAIN and EXTERNAL have none)
         if self.mechanism == "external":
             return sasl_chunks(b"")  # the account is the one the certificate belongs to
