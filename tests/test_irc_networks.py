@@ -23,7 +23,7 @@ from agent.play.irc_dealer import DealerHost
 from agent.play.irc_network import network_options
 from agent.play.irc_player import PlayerBot
 from connectors.irc.client import IrcClient
-from connectors.irc.daemons import Ngircd, make_certificate
+from connectors.irc.daemons import Ngircd, line_arrivals, make_certificate
 from connectors.irc.identity import Login, Tls
 from connectors.irc.server import LoopbackServer
 from db.database import Database
@@ -54,6 +54,17 @@ def login_options(net, tmp_path: Path, role: str, nick: str, config: Config, **k
     if "cert_file" not in kw:
         kw["password_file"] = str(secret_file(tmp_path, f"{nick}.password", password(nick)))
     return network_options(config, role, net.tls_port, tls=True, ca_file=str(net.ca_file), **kw)
+
+
+def same_hands(poki: PlayerBot, tmp_path: Path, hands: int) -> None:
+    """Poki stored every hand the dealer did, as the dealer did, and both agree with the
+    dealer's ACPC log (Poki stopped, its database closed)."""
+    wait_for(lambda: poki.writer.stored == hands, what="Poki to store every hand")
+    poki.stop()
+    dealer_hands = stored_hands(tmp_path / "dealer.sqlite")
+    assert len(dealer_hands) == hands
+    assert stored_hands(tmp_path / "poki.sqlite") == dealer_hands
+    check_against_acpc_log(dealer_hands, acpc_lines(tmp_path))
 
 
 def test_a_table_over_tls_with_sasl_on_inspircd_and_services(inspircd, running, tmp_path) -> None:
@@ -92,12 +103,7 @@ def test_a_table_over_tls_with_sasl_on_inspircd_and_services(inspircd, running, 
         assert whois.account == nick, whois
     assert host.client.account == "dealer" and all(bot.client.account == n for n, bot in bots.items())
     poki = bots["poki"]
-    wait_for(lambda: poki.writer.stored == hands, what="Poki to store every hand")
-    poki.stop()
-    dealer_hands = stored_hands(tmp_path / "dealer.sqlite")
-    assert len(dealer_hands) == hands
-    assert stored_hands(tmp_path / "poki.sqlite") == dealer_hands
-    check_against_acpc_log(dealer_hands, acpc_lines(tmp_path))
+    same_hands(poki, tmp_path, hands)
     total, granted = host.chips()
     assert total == granted == 3 * cfg.irc.initial_bankroll
     s = poki.seats["#holdem"].stats
@@ -130,12 +136,7 @@ def test_a_tls_table_on_ngircd(ngircd, running, tmp_path) -> None:
     # ngircd tells only the user itself and operators who is on TLS: ask the sessions.
     assert host.client.connection.socket.version() in ("TLSv1.2", "TLSv1.3")
     assert poki.client.connection.socket.version() in ("TLSv1.2", "TLSv1.3")
-    wait_for(lambda: poki.writer.stored == hands, what="Poki to store every hand")
-    poki.stop()
-    dealer_hands = stored_hands(tmp_path / "dealer.sqlite")
-    assert len(dealer_hands) == hands
-    assert stored_hands(tmp_path / "poki.sqlite") == dealer_hands
-    check_against_acpc_log(dealer_hands, acpc_lines(tmp_path))
+    same_hands(poki, tmp_path, hands)
 
 
 def test_a_certificate_that_does_not_verify_stops_the_bot(ngircd, running) -> None:
@@ -333,3 +334,13 @@ def test_a_dealer_account_needs_a_server_that_tags_accounts(ngircd, running) -> 
     running(bot)
     assert bot.wait(HANG)
     assert "account-tag" in bot.failure and "--dealer-host" in bot.failure
+
+
+@pytest.mark.parametrize("fixture, at_least", [("ngircd", 5.0), ("inspircd", 10.0)])
+def test_the_servers_keep_their_default_flood_limits(fixture, at_least, request) -> None:
+    """No exemption in the test servers: 25 lines sent at once reach another client no
+    sooner than the software's defaults allow (ngircd about three a second, InspIRCd
+    nine at once and then one a second). A lower bound: a slow machine only adds."""
+    net = request.getfixturevalue(fixture)
+    arrivals = line_arrivals(net.port, 25)
+    assert arrivals[-1] >= at_least, arrivals

@@ -31,8 +31,8 @@ from pathlib import Path
 from connectors.irc.identity import parse_line
 from connectors.irc.server import HOST, free_port
 
-__all__ = ["Certificate", "DaemonError", "Inspircd", "Ngircd", "RawClient", "Whois", "make_certificate",
-           "missing_programs"]
+__all__ = ["Certificate", "DaemonError", "Inspircd", "Ngircd", "RawClient", "Whois", "line_arrivals",
+           "make_certificate", "missing_programs"]
 
 START_SECONDS = 60.0  # a server that does not listen (or link) within this is taken as failed
 LINK_PASSWORD = "poki-link"  # between InspIRCd and Anope, on loopback only
@@ -189,6 +189,26 @@ class RawClient:
             self.sock.close()
         except OSError:
             pass
+
+
+def line_arrivals(port: int, lines: int = 25, timeout: float = START_SECONDS * 5) -> list[float]:
+    """Seconds after sending until each of ``lines`` channel messages, sent at once by one
+    client, reached another client: the server's flood limits as a client meets them."""
+    sender, listener = RawClient(port, "floodsend"), RawClient(port, "floodread")
+    try:
+        for client in (listener, sender):
+            client.send("JOIN #flood")
+            client.expect(lambda p, c, a: c == "366", "the channel joined")  # end of NAMES
+        start = time.monotonic()
+        sender.send("\r\n".join(f"PRIVMSG #flood :line {i}" for i in range(lines)))
+        arrivals = []
+        for _ in range(lines):
+            listener.expect(lambda p, c, a: c == "PRIVMSG", "the next line", timeout)
+            arrivals.append(time.monotonic() - start)
+        return arrivals
+    finally:
+        sender.close()
+        listener.close()
 
 
 class _Daemon:
