@@ -1,4 +1,6 @@
-"""IRC: the dealer dialect (pure parse/format), a loopback IRC server for tests and the
-demo, and the IRC side of the player and dealer bots (connection, reconnect, flood
-control). Nothing here knows players, the engine or the database: agent/play ties them in.
+"""IRC: the dealer dialect (pure parse/format), the IRC side of the player and dealer bots
+(connection, TLS and the login to an account, reconnect, flood control), a loopback IRC
+server for tests and the demo, and real server software (ngircd, InspIRCd with Anope
+services) on loopback for the tests and the benchmark. Nothing here knows players, the
+engine or the database: agent/play ties them in.
 """

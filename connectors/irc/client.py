@@ -12,8 +12,8 @@ What every bot needs, done once here:
   verified, a server password, SASL PLAIN or EXTERNAL negotiated before registration and
   NickServ IDENTIFY where the server offers no SASL. A refusal that trying again cannot
   fix (a wrong password, a certificate that does not verify) ends the client with the
-  reason (``failure``, ``on_failure``) instead of reconnecting; so does no answer within
-  ``connect_timeout`` seconds only for that attempt, which is tried again with back-off;
+  reason (``failure``, ``on_failure``) instead of reconnecting; an attempt that has not
+  registered within ``connect_timeout`` seconds is dropped and tried again with back-off;
 * **flood control**: every line we send goes through a token bucket (``burst`` lines at
   once, then ``rate`` lines a second; rate 0 means no limit), so the bot never trips a
   server's flood limit however fast its owner talks;
@@ -65,7 +65,7 @@ MAX_READ_LINE = 8192  # longest line read (IRC's limit is 512 bytes, IRCv3 tags 
 _IDENTITY_LINES = identity.COMMANDS | {"464", "ERROR"}
 # An ERROR before registration that trying again will not change (a server password, a ban).
 _REFUSED_AT_THE_DOOR = re.compile(r"password|access denied|banned|k-?lined|g-?lined|z-?lined", re.IGNORECASE)
-REGAIN_STEP_SECONDS = 3.0  # between asking the services for our nick and trying the next way
+REGAIN_PAUSE_SECONDS = 1.5  # after asking the services for our nick, and after taking it
 
 
 @dataclass(frozen=True, slots=True)
@@ -703,14 +703,14 @@ class IrcClient:
             self._identify_timer = self.call_later(self.connect_timeout, self._identify_overdue)
             return
         if login is not None and self.account is None and login.mechanism == "external":
-            log.warning("%s: not logged in: %s:%s took no SASL EXTERNAL; playing unidentified",
+            log.warning("%s: not logged in: %s:%s took no SASL EXTERNAL; going on unidentified",
                         self.name, self.host, self.port)
         self._see_to_nick()
 
     def _identify_overdue(self) -> None:
         if self._services_wait != "identify":
             return
-        log.warning("%s: %s did not confirm IDENTIFY within %g s; playing unidentified",
+        log.warning("%s: %s did not confirm IDENTIFY within %g s; going on unidentified",
                     self.name, self.login.services if self.login else "NickServ", self.connect_timeout)
         self._see_to_nick()
 
@@ -757,7 +757,7 @@ class IrcClient:
             self._write_now([f"PRIVMSG {services} :{identity.REGAIN_COMMANDS[step // 2]} {self.wanted_nick}"])
         else:  # ... then take the nick, in case the services freed it without handing it over
             self._write_now([f"NICK {self.wanted_nick}"])
-        self._regain_timer = self.call_later(REGAIN_STEP_SECONDS / 2, lambda: self._regain_step(step + 1))
+        self._regain_timer = self.call_later(REGAIN_PAUSE_SECONDS, lambda: self._regain_step(step + 1))
 
     def _ready(self) -> None:
         """Login and nick seen to: join the channels, once per connection."""
