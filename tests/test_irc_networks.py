@@ -344,3 +344,28 @@ def test_the_servers_keep_their_default_flood_limits(fixture, at_least, request)
     net = request.getfixturevalue(fixture)
     arrivals = line_arrivals(net.port, 25)
     assert arrivals[-1] >= at_least, arrivals
+
+
+def test_a_server_ends_with_the_process_that_started_it(tmp_path) -> None:
+    """Killed outright (no stop(), no atexit), the starter leaves no server behind."""
+    need("ngircd")
+    script = ("import os\nfrom connectors.irc.daemons import Ngircd\n"
+              f"net = Ngircd({str(tmp_path / 'ngircd')!r}).start()\n"
+              "print(' '.join(str(p.pid) for _, p in net.processes), flush=True)\nos._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=HANG)
+    pids = [int(p) for p in out.stdout.split()]
+    assert pids, out.stderr
+
+    def gone() -> bool:
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                continue
+            status = Path(f"/proc/{pid}/status")
+            if status.exists() and "State:\tZ" not in status.read_text():
+                return False
+        return True
+
+    wait_for(gone, what="the server to end with its starter")

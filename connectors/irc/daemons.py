@@ -22,6 +22,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -211,6 +212,40 @@ def line_arrivals(port: int, lines: int = 25, timeout: float = START_SECONDS * 5
         listener.close()
 
 
+# Watches the process that started a server (argv 1) and the server (argv 2): when the
+# starter is gone, however it ended (even killed outright, so no stop() and no atexit),
+# the server is ended; when the server is gone, so is the watcher. A process of its own
+# because a server that changes user (ngircd started as root) loses any signal asked of
+# the kernel for its parent's death.
+_WATCH = """
+import os, signal, sys, time
+starter, server = int(sys.argv[1]), int(sys.argv[2])
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+while alive(server):
+    if not alive(starter) or os.getppid() == 1:
+        os.kill(server, signal.SIGTERM)
+        for _ in range(100):
+            if not alive(server):
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(server, signal.SIGKILL)
+        break
+    time.sleep(0.5)
+"""
+
+
 class _Daemon:
     """What both servers share: a folder, processes, waiting for their ports, stopping."""
 
@@ -222,6 +257,7 @@ class _Daemon:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.host = HOST
         self.processes: list[tuple[str, subprocess.Popen]] = []
+        self._watchers: list[subprocess.Popen] = []  # one per server: ends it if we die first
         self.certificate: Certificate | None = None
         self.port = 0  # plain text
         self.tls_port = 0
@@ -256,6 +292,9 @@ class _Daemon:
         finally:
             out.close()
         self.processes.append((label, proc))
+        self._watchers.append(subprocess.Popen(
+            [sys.executable, "-c", _WATCH, str(os.getpid()), str(proc.pid)], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         atexit.register(self.stop)
         return proc
 
@@ -296,6 +335,13 @@ class _Daemon:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout)
+        watchers, self._watchers = self._watchers, []
+        for watcher in watchers:  # each ends within half a second of its server
+            try:
+                watcher.wait(timeout)
+            except subprocess.TimeoutExpired:
+                watcher.kill()
+                watcher.wait(timeout)
         if self._made_folder and self.folder.exists():
             shutil.rmtree(self.folder, ignore_errors=True)
 
