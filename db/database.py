@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from agent.game.context import FINE_PER_COARSE, FINE_SCHEME, N_FINE_CONTEXTS
-from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
-from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
+from agent.models.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import HandRecord, WriteReport
 
@@ -43,7 +43,7 @@ _FINE_KEY = N_FINE_CONTEXTS  # player * _FINE_KEY + fine context: one int per to
 _IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
 
 if TYPE_CHECKING:
-    from agent.game.learned import LearnedModel
+    from agent.models.learned import LearnedModel
 
 
 class DatabaseError(Exception):

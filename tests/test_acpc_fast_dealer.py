@@ -1,4 +1,4 @@
-"""The dealer's fast path (connectors.acpc.fast_deal) against its rules-state path.
+"""The dealer's fast path (agent.play.acpc_fast_deal) against its rules-state path.
 
 Over seeded 2/3/6/10-player matches the two dealers write the same log byte for byte,
 and every logged hand replays through the rules engine (the tracker) to the logged
@@ -21,9 +21,9 @@ from agent.game.tracker import Tracker
 from agent.play.acpc_match import host_match
 from agent.play.seat import Seat
 from agent.players import create_player
-from connectors.acpc.fast_deal import OVER, settle
+from agent.play.acpc_fast_deal import OVER, settle
 from connectors.acpc.game import standard_game
-from connectors.acpc.server import AcpcDealer, DealerLimits
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits
 from connectors.logs import acpc_log
 from tests.test_acpc_server import Client, RawPlayer
 
@@ -100,7 +100,7 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
     from agent.game.events import BoardDealt, HoleCards, PlayerActed
     from agent.game.rules import Action, Phase
     from connectors.acpc.protocol import NO_STACK
-    from connectors.acpc.server import _make_started
+    from agent.play.acpc_dealer import _make_started
     from evaluator_pyx.cards import parse_cards
 
     names = ("a", "b", "c")  # positions: a small blind, b big blind, c the button

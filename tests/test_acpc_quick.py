@@ -27,7 +27,7 @@ from connectors.acpc.client import LineFramer
 from evaluator_pyx.cards import CARD_NAMES
 from connectors.acpc.game import standard_game
 from connectors.acpc.protocol import ProtocolError, StateTranslator
-from connectors.acpc.server import DealerLimits
+from agent.play.acpc_dealer import DealerLimits
 from test_acpc_lean import _lines
 from test_acpc_server import Match, check_log
 

@@ -1,4 +1,4 @@
-"""Our ACPC dealer (connectors.acpc.server, run by agent.play.acpc_match.host_match) with
+"""Our ACPC dealer (agent.play.acpc_dealer, run by agent.play.acpc_match.host_match) with
 players on real loopback sockets (our client, and raw sockets that misbehave) and
 in-process seats. Every log is checked hand by hand against the rules engine, replayed
 with `poki replay`, and compared across runs of the same seed."""
@@ -18,7 +18,7 @@ from agent.players import create_player
 from agent.game.tracker import Tracker
 from connectors.logs import acpc_log
 from connectors.acpc.client import LineFramer
-from connectors.acpc.server import AcpcDealer, DealerError, DealerLimits
+from agent.play.acpc_dealer import AcpcDealer, DealerError, DealerLimits
 from connectors.acpc.game import standard_game
 
 

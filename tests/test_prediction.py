@@ -1,5 +1,5 @@
 """The richer opponent models: fine contexts (agent.game.context) checked on hand-built
-hands, the back-off and meta predictors (agent.game.prediction) against hand-worked
+hands, the back-off and meta predictors (agent.models.prediction) against hand-worked
 Dirichlet arithmetic, the database's fine, population and score tables equal to a
 recomputation (also after migrating a file made before them), and the shadow scorer
 starting from the models stored in a database."""
@@ -10,12 +10,12 @@ import sqlite3
 
 import pytest
 
-from agent.engine.opponent_model import MemoryModelStore, predict_model
+from agent.models.opponent_model import MemoryModelStore, predict_model
 from agent.game.context import (
     FINE_PER_COARSE, ContextWalker, board_texture, fine_context, fine_context_name, fine_contexts,
 )
-from agent.game.frequencies import ContextCounts, Decay, PlayerState
-from agent.game.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
+from agent.models.frequencies import ContextCounts, Decay, PlayerState
+from agent.models.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from agent.play.shadow import ShadowScorer
 from db import Database

@@ -180,7 +180,7 @@ def _play(args: argparse.Namespace) -> int:
 def _deal(args: argparse.Namespace) -> int:
     from agent.play.acpc_match import host_match
     from agent.players import SpecError, parse_spec
-    from connectors.acpc.server import DealerError, DealerLimits
+    from agent.play.acpc_dealer import DealerError, DealerLimits
 
     _logging(args.verbose)
     pin_to_cpu(args.cpu, "deal")

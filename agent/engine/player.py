@@ -33,11 +33,11 @@ from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.context import ContextWalker, decision_context, order_key
-from agent.game.frequencies import Decay
-from agent.game.learned import DecisionFeatures, player_stats
-from agent.game.prediction import DEFAULT_STRENGTHS, Predictor
+from agent.models.frequencies import Decay
+from agent.models.learned import DecisionFeatures, player_stats
+from agent.models.prediction import DEFAULT_STRENGTHS, Predictor
 from agent.game.rules import Action
-from agent.engine.opponent_model import (
+from agent.models.opponent_model import (
     DEFAULT_TRIPLES, PREDICTOR_CHOICES, MemoryModelStore, ModelStore, learned_of, predict_learned, predict_model,
 )
 

@@ -1,5 +1,5 @@
 """The opponent model's predictions (seeds 002, 004): what an opponent will do in a context,
-from the decayed counts stored for it (agent.game.frequencies), and where the engine gets
+from the decayed counts stored for it (agent.models.frequencies), and where the engine gets
 those counts from — the :class:`ModelStore` protocol, which the SQLite database
 (db.Database) and the in-memory :class:`MemoryModelStore` implement.
 
@@ -7,8 +7,8 @@ Specific model: each context's decayed (fold, call, raise) frequencies blended w
 context's default triple, the data's share growing linearly until the context holds
 ``blend_observations`` decayed observations (DESIGN.md's defaults: facing no bet
 0/.5/.5, one bet .5/.3/.2, two or more .7/.2/.1). The richer back-off and meta predictors
-(agent.game.prediction) read the fine contexts and the population kept with each model;
-the learned predictor (agent.game.learned, seed 004's neural-network idea as a logistic
+(agent.models.prediction) read the fine contexts and the population kept with each model;
+the learned predictor (agent.models.learned, seed 004's neural-network idea as a logistic
 regression) reads the decision's public features besides, and its weights come from a
 store that holds them (``learned_model``: the database after ``poki db fit-predictor``).
 """
@@ -20,9 +20,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
-from agent.game.learned import LearnedModel, stack_pairs
-from agent.game.prediction import (
+from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
+from agent.models.learned import LearnedModel, stack_pairs
+from agent.models.prediction import (
     DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Predictor, Strengths, blend_triple,
 )
 from agent.game.prepared import prepare_hand
@@ -89,7 +89,7 @@ def predict_learned(model: PlayerModel, context: int, fine: int, round_: int, pr
                     learned: LearnedModel, public: tuple[int, int, Sequence[tuple[int, float]]],
                     which: str = "learned", stats: tuple[float, float] | None = None) -> Triple:
     """The learned predictor's triple for a decision whose public features are
-    ``public`` (agent.game.learned.DecisionFeatures.public_split) and whose player's
+    ``public`` (agent.models.learned.DecisionFeatures.public_split) and whose player's
     statistics come from ``model`` (as it stood before the hand, like training). With
     ``which`` = meta, twelve, back-off and learned mixed by exp(running log-likelihood):
     the twelve's and back-off's from the player's stored scores, the learned one's taken

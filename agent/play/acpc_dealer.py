@@ -15,7 +15,7 @@ there, and the log line of each hand comes from the tracker's record (connectors
 ``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
 in-process seat follows the events and there are no stacks, a hand is instead dealt by
 its betting string from the rules engine's answers kept per betting string, and settled
-by the evaluator (connectors.acpc.fast_deal): the same states, answers and log.
+by the evaluator (agent.play.acpc_fast_deal): the same states, answers and log.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):
@@ -74,9 +74,9 @@ from connectors.acpc.protocol import (
     parse_version,
 )
 from connectors.acpc.game import AcpcGame
-from connectors.acpc.dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
+from agent.play.acpc_dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
                                           SeatReport, TableSeat)
-from connectors.acpc.fast_deal import FastHands, RulesCache
+from agent.play.acpc_fast_deal import FastHands, RulesCache
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
@@ -155,7 +155,7 @@ class AcpcDealer(FastHands):
         self._later: list[tuple[Callable[..., object], tuple]] = []
         self._deals: list[list[int]] = []
         self._log_flushed = float("-inf")
-        # The fast path (connectors.acpc.fast_deal): hands no in-process seat follows
+        # The fast path (agent.play.acpc_fast_deal): hands no in-process seat follows
         # event by event are dealt from the rules engine's answers kept per betting.
         self.fast = fast and not game.stack
         self._rules = RulesCache()

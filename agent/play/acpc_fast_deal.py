@@ -1,7 +1,7 @@
 """The dealer's fast path: what the rules say about a hand, learnt once per betting string.
 
 When no in-process seat follows every event (each is absent, remote, or decides on a
-snapshot: ``Seat.follows_events`` False, agent.play.seat), the dealer (connectors.acpc.server)
+snapshot: ``Seat.follows_events`` False, agent.play.seat), the dealer (agent.play.acpc_dealer)
 does not need a rules state per hand. In limit hold'em with the game's fixed sizes and
 no stacks, the cards change neither whose turn it is, nor what is legal, nor how many
 board cards come next, nor what each position has put in: all of it follows from the
@@ -151,14 +151,14 @@ def results_of(names: tuple[str, ...], nets: Sequence[int], facts: tuple) -> tup
 
 
 class FastHands:
-    """The fast path's half of connectors.acpc.server.AcpcDealer (a base class of it): a
+    """The fast path's half of agent.play.acpc_dealer.AcpcDealer (a base class of it): a
     hand dealt by its betting string. It uses the dealer's own sending, asking and
     logging (``_send``, ``_action_of``, ``_write``, ``_later``, ``_rules``)."""
 
     def _play_fast(self, hand: int, started: HandStarted, at: list[Any],
                    holes: list[tuple[int, ...]], board_cards: list[int],
                    remote: list[tuple[int, Any]], viewers: list[Any], budget: float) -> None:
-        """A hand dealt by its betting string (connectors.acpc.fast_deal): the same states
+        """A hand dealt by its betting string (agent.play.acpc_fast_deal): the same states
         sent, the same answers asked, the same log line as :meth:`_play_hand`'s rules
         state gives."""
         n = len(at)

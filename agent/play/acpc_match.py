@@ -4,7 +4,7 @@
 * :class:`AcpcSession` is one player's side of the protocol: MATCHSTATE lines in, events
   to the seat, our answer out when it is our turn; :func:`play_at_dealer` runs it over a
   TCP connection (connectors.acpc.client) to any ACPC dealer.
-* :func:`host_match` runs our dealer (connectors.acpc.server) with remote players and
+* :func:`host_match` runs our dealer (agent.play.acpc_dealer) with remote players and
   in-process seats; an in-process seat is a seat runtime the dealer feeds events and
   asks for decisions directly (no text in between).
 * Every decision has a deadline (:class:`DecisionClock`, from config ``[acpc]``): the
@@ -42,7 +42,7 @@ from connectors.acpc.protocol import (
     format_response,
     is_comment,
 )
-from connectors.acpc.server import AcpcDealer, DealerLimits, MatchOutcome
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
 from connectors.acpc.game import AcpcGame
 from agent.game.rules import Action
 
@@ -337,7 +337,7 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
     others are remote and connect to the ports passed to ``on_listen`` (called once the
     sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
-    rules state for every hand (connectors.acpc.fast_deal says when it need not)."""
+    rules state for every hand (agent.play.acpc_fast_deal says when it need not)."""
     config = config or AcpcConfig()
     local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)

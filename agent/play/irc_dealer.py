@@ -1,4 +1,4 @@
-"""Hosting IRC tables: the dealer bot (connectors.irc.dealer) with its bank in SQLite
+"""Hosting IRC tables: the dealer bot (agent.play.irc_table) with its bank in SQLite
 (db.bankroll: bankrolls across sessions, seed 004's tiers by minimum bankroll) and every
 hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs. A
 finished hand is safe in the journal (agent.play.irc_journal) before the dealer announces
@@ -26,8 +26,8 @@ from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from connectors.logs import acpc_log
 from connectors.logs import phh
 from connectors.irc.client import IrcClient
-from connectors.irc.dealer import DealerBot
-from connectors.irc.seats import BankError
+from agent.play.irc_table import DealerBot
+from agent.play.irc_seats import BankError
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 
@@ -56,7 +56,7 @@ def network_of(host: str) -> str:
 
 
 class SqliteBank:
-    """connectors.irc.dealer's Bank on db.bankroll (the loop thread owns the connection).
+    """agent.play.irc_table's Bank on db.bankroll (the loop thread owns the connection).
 
     With a :class:`~agent.play.irc_journal.HandJournal`, a finished hand is made safe by
     one line appended to the journal and the dealer announces it at once; the database

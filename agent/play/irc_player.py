@@ -36,7 +36,7 @@ from agent.game.rules import Action
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient
 from connectors.irc.player import PlayerFeed, action_word
-from agent.game.frequencies import PlayerModel
+from agent.models.frequencies import PlayerModel
 from agent.game.records import WriteReport
 
 __all__ = ["DatabaseWriter", "PlayerBot", "WriterModelStore"]
@@ -103,7 +103,7 @@ class DatabaseWriter:
     def _run(self) -> None:
         try:
             if self.db_path is None:
-                from agent.engine.opponent_model import MemoryModelStore
+                from agent.models.opponent_model import MemoryModelStore
 
                 self.store: Any = MemoryModelStore(self.half_life)
             else:

@@ -41,7 +41,7 @@ from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, 
 from agent.game.tracker import Tracker, TrackerError
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
-from connectors.irc.seats import Bank, BankError, TableSeat
+from agent.play.irc_seats import Bank, BankError, TableSeat
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]

@@ -60,7 +60,7 @@ from connectors.logs.sources import (
     read_chunk,
 )
 from agent.game.prepared import prepare_hand
-from agent.game.prediction import DEFAULT_STRENGTHS, Strengths
+from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
 
 __all__ = [
     "ReplayOptions",
@@ -322,7 +322,7 @@ class ReplayOptions:
     epsilon: float = 1e-3  # predict: floor of the triples' entries
     since: float | None = None  # only hands started at or after this Unix time
     until: float | None = None  # only hands started before this Unix time
-    strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.game.prediction)
+    strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.models.prediction)
     tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
 
 

@@ -345,7 +345,7 @@ class Seat:
         """Whether the seat needs every event. An instant player without hooks and a seat
         without a sink do not: a dealer that owns the hand's rules state may instead ask
         :meth:`decide_on` with its own snapshot and report the end with :meth:`hand_done`,
-        sparing a second tracker the same events (connectors.acpc.server does)."""
+        sparing a second tracker the same events (agent.play.acpc_dealer does)."""
         return not self._inline or self.sink is not None
 
     def decide_on(self, ctx: GameContext) -> Action:

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 
 from agent.game.context import N_CONTEXTS, context_name
-from agent.game.frequencies import ContextCounts, Decay
+from agent.models.frequencies import ContextCounts, Decay
 from agent.game.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE, ROUND_NAMES
 
 ROUNDS = ROUND_NAMES
