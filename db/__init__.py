@@ -2,8 +2,8 @@
 
 :class:`~db.database.Database` stores whole hands, one transaction per batch, and keeps
 the decayed per-context counts (agent.models.frequencies) that the opponent model reads; it
-implements the engine's ``ModelStore`` protocol (agent.models.opponent_model). It depends
-on agent.game only. The SQLite part is imported when first used.
+implements the whole model store the engine reads through (agent.models.store.ModelStore).
+It depends on agent.game and agent.models only. The SQLite part is imported when first used.
 """
 from __future__ import annotations
 

@@ -277,10 +277,14 @@ def test_poki_plays_through_the_client_and_learns_from_the_database(tmp_path):
     outcome, _ = match.join()
     assert result.hands == 25 and result.stats.late == 0
     assert result.stats.net_chips == outcome.totals["poki"]
-    # The player read its opponent's model from the database the hands went to.
-    assert type(player.store).__name__ == "_DatabaseModels"
+    # The player read its opponent's model from the database the hands went to, through
+    # the writer thread, and kept its off-model counts there (the learned floor, the
+    # default): what a match with the same file does.
+    assert type(player.store).__name__ == "ThreadBoundStore"
     with Database(db_path) as db:
         assert db.hand_count() == 25
+        counts = db.off_model("maniac", "acpc")
+        assert counts.raises > 0 and counts.raises_off <= counts.raises
         model = db.get("maniac", "acpc")
         assert model.hands == 25
         folds, calls, raises = (sum(t[i] for t in model.lifetime) for i in range(3))

@@ -16,7 +16,7 @@ import evaluator_pyx as ev
 from agent.cli import main
 from agent.config import ConfigError, EngineConfig, ModelConfig, TableConfig, load_config
 from agent.models import opponent_model
-from agent.models.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.engine.player import PokiPlayer
 from agent.models.frequencies import PlayerState
 from agent.models.learned import hand_features
@@ -186,7 +186,7 @@ def test_a_store_without_weights_warns_and_reads_the_backoff(caplog) -> None:
         player = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(bettor="triples"), store=store,
                             model=ModelConfig(predictor="learned"))
         _play(player, ["a", "b", "c"])
-    assert any("MemoryModelStore" in r.getMessage() and "back-off" in r.getMessage() for r in caplog.records)
+    assert any("memory" in r.getMessage() and "back-off" in r.getMessage() for r in caplog.records)
 
 
 def test_weights_of_another_scheme_are_not_read(fitted_path, tmp_path, regulars, caplog) -> None:

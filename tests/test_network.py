@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agent.cli import main
-from agent.models.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.game.context import fine_contexts
 from agent.models.frequencies import PlayerState
 from agent.models.learned import N_FEATURES, DecisionFeatures, LearnedModel, fit, hand_features, stack_pairs

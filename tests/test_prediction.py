@@ -10,7 +10,8 @@ import sqlite3
 
 import pytest
 
-from agent.models.opponent_model import MemoryModelStore, predict_model
+from agent.models.opponent_model import predict_model
+from agent.models.store import MemoryModelStore
 from agent.game.context import (
     FINE_PER_COARSE, ContextWalker, board_texture, fine_context, fine_context_name, fine_contexts,
 )

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agent.config import ModelConfig, TableConfig
-from agent.models.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
 from agent.engine.player import PokiPlayer
 from agent.players import create_player
@@ -96,7 +96,8 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
     model read once a hand (twelve contexts and back-off mixed); also the back-off and
     twelve-context triples alone. Models learned from synthetic hands (db.testing).
     CPU time of this process, not wall time: the machine may be shared."""
-    from agent.models.opponent_model import MemoryModelStore, predict_model
+    from agent.models.opponent_model import predict_model
+    from agent.models.store import MemoryModelStore
     from agent.game.prepared import prepare_hand
     from db.testing import synthetic_hands
 

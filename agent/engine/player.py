@@ -33,13 +33,12 @@ from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind, register
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.context import ContextWalker, decision_context, order_key
-from agent.models.frequencies import Decay
 from agent.models.learned import DecisionFeatures, player_stats
-from agent.models.prediction import DEFAULT_STRENGTHS, Predictor
 from agent.game.rules import Action
 from agent.models.opponent_model import (
-    DEFAULT_TRIPLES, PREDICTOR_CHOICES, MemoryModelStore, ModelStore, learned_of, predict_learned, predict_model,
+    DEFAULT_TRIPLES, PREDICTOR_CHOICES, learned_of, predict_learned, predict_model,
 )
+from agent.models.store import MemoryModelStore, ModelStore, require_store
 
 if TYPE_CHECKING:
     from agent.game.events import HandStarted
@@ -82,20 +81,13 @@ class PokiPlayer(BasePlayer):
         super().__init__(name, rng)
         self.settings = settings or EngineConfig()
         self.model_settings = model or ModelConfig()
-        self.store: ModelStore = store if store is not None else MemoryModelStore(
-            self.model_settings.half_life_hands, blend=self.model_settings.blend_observations)
-        # The store's own predictor when it has one (its decay and back-off strengths).
-        predictor = getattr(self.store, "predictor", None)
-        if not isinstance(predictor, Predictor):
-            predictor = Predictor(Decay(self.model_settings.half_life_hands), DEFAULT_STRENGTHS,
-                                  self.model_settings.blend_observations)
-        self._predictor = predictor
+        if store is None:
+            # Nothing given: the models live in memory and this player learns them itself.
+            store = MemoryModelStore(self.model_settings.half_life_hands,
+                                     blend=self.model_settings.blend_observations)
         self._walker: ContextWalker | None = None
-        self._learned: Any = None  # the store's fitted learned predictor, read at the first hand
-        self._learned_store: Any = None  # the store it was read from
         self._features: DecisionFeatures | None = None  # this hand's public features (learned)
-        self.network = network
-        self._store_writes = True
+        self.attach_store(store, network, writes=True)
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
@@ -119,13 +111,44 @@ class PokiPlayer(BasePlayer):
         self._hand = None  # tables are built at our first decision, when our cards are known
 
     def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> None:
-        """Read opponent models from `store` (e.g. the SQLite database a runner opened)
-        from the next hand on; with writes=False the runner writes finished hands there
-        itself, once per hand, so this player only reads."""
+        """Read (and write) opponent models through `store` from the next hand on: the
+        models, the store's predictor, the off-model counts of the learned floor and the
+        learned predictor's weights (agent.models.store). With writes=False the runner
+        writes finished hands there itself, once per hand, so this player only reads (and
+        adds its off-model counts). StoreError when the store lacks any part of that."""
+        require_store(store, f"player {self.name}")
         self.store = store
         self.network = network
         self._store_writes = writes
-        self._learned_store = None  # read its learned predictor at the next hand
+        # The store's decay, back-off strengths and blend: the counts it keeps are read its way.
+        self._predictor = store.predictor
+        self._learned: Any = None  # the store's fitted learned predictor (meta, learned)
+        self._learned_note = ""
+        self._learned_read = False  # read at the first hand (or by describe())
+
+    def _read_learned(self) -> None:
+        if not self._learned_read:
+            self._learned_read = True
+            if self.settings.opponent_model == "specific":
+                self._learned, self._learned_note = learned_of(self.store, self.model_settings.predictor)
+
+    def describe(self) -> str:
+        """What this player runs with: bettor, predictor (with the learned weights found),
+        re-weighting floor and the store its models come from (a bot prints it at start)."""
+        cfg = self.settings
+        self._read_learned()
+        if cfg.opponent_model == "generic":
+            predictor = "generic (the default triples)"
+        else:
+            predictor = self.model_settings.predictor
+            if predictor in ("learned", "meta"):
+                predictor += f" (learned weights: {self._learned_note})"
+        floor = cfg.floor_on
+        if floor == "learned":
+            floor += ", off-model counts kept in the store"
+        writes = "this player writes its hands" if self._store_writes else "the table writes the hands"
+        return (f"{self.name}: bettor {cfg.bettor}, predictor {predictor}, re-weighting {cfg.reweight} "
+                f"(floor {floor}), store {self.store.describe()} (network {self.network}; {writes})")
 
     def set_deadline(self, seconds: float | None) -> None:
         """The deadline of the next decision, told by a seat runtime (agent.play.seat)
@@ -157,9 +180,7 @@ class PokiPlayer(BasePlayer):
         calls and bets/raises this hand (those re-weighted for, i.e. seen by our last
         decision) came from a holding the threshold model gave a low factor; added to the
         store, which keeps them with that opponent's model (once per hand and opponent)."""
-        add = getattr(self.store, "add_off_model", None)
-        if add is None:
-            return
+        add = self.store.add_off_model
         factors = self._modeler.factors
         for shown in record.shown:
             acts = factors.get(shown.player)
@@ -175,11 +196,9 @@ class PokiPlayer(BasePlayer):
         """Each opponent's (call, raise) ε from the off-model counts its model holds;
         counts that are not counts (a damaged file) read as none: the floor, counted in
         ``bad_off_model``."""
-        read = getattr(self.store, "off_model", None)
+        read = self.store.off_model
         floor = self.settings.reweight_floor
         out: dict[str, tuple[float, float]] = {}
-        if read is None:
-            return out
         for nick in opponents:
             try:
                 n_c, k_c, n_r, k_r = read(nick, self.network)
@@ -204,9 +223,7 @@ class PokiPlayer(BasePlayer):
         self._walker = ContextWalker(dict(zip(ctx.players, ctx.positions)), ctx.board)
         self._features = None
         if self.settings.opponent_model == "specific" and self.model_settings.predictor in ("learned", "meta"):
-            if self._learned_store is not self.store:
-                self._learned_store = self.store
-                self._learned = learned_of(self.store, self.model_settings.predictor)
+            self._read_learned()
             if self._learned is not None:
                 # The learned predictor's public features, followed action by action.
                 self._features = DecisionFeatures(len(ctx.players), ctx.small_bet, ctx.big_bet)

@@ -1,7 +1,6 @@
 """The opponent model's predictions (seeds 002, 004): what an opponent will do in a context,
-from the decayed counts stored for it (agent.models.frequencies), and where the engine gets
-those counts from — the :class:`ModelStore` protocol, which the SQLite database
-(db.Database) and the in-memory :class:`MemoryModelStore` implement.
+from the decayed counts stored for it (agent.models.frequencies), read from a model store
+(agent.models.store: the SQLite database or the in-memory store).
 
 Specific model: each context's decayed (fold, call, raise) frequencies blended with that
 context's default triple, the data's share growing linearly until the context holds
@@ -16,20 +15,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import OrderedDict
-from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Sequence
 
-from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
+from agent.models.frequencies import PlayerModel, PlayerState
 from agent.models.learned import LearnedModel, stack_pairs
-from agent.models.prediction import (
-    DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Predictor, Strengths, blend_triple,
-)
-from agent.game.prepared import prepare_hand
-from agent.game.records import HandRecord, RecordError, WriteReport
+from agent.models.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_TRIPLES, Predictor, blend_triple
+from agent.models.store import ModelStore
 
-__all__ = ["DEFAULT_BLEND_OBSERVATIONS", "DEFAULT_TRIPLES", "MemoryModelStore", "ModelStore", "PREDICTOR_CHOICES",
-           "learned_of", "predict_learned", "predict_model", "predict_triple"]
+__all__ = ["DEFAULT_BLEND_OBSERVATIONS", "DEFAULT_TRIPLES", "PREDICTOR_CHOICES", "learned_of", "predict_learned",
+           "predict_model", "predict_triple"]
 
 Triple = tuple[float, float, float]
 PREDICTOR_CHOICES = ("twelve", "backoff", "meta", "learned")
@@ -59,30 +53,26 @@ def predict_model(model: PlayerModel, context: int, fine: int, predictor: Predic
     return predictor.meta(state, population, context, fine)
 
 
-def learned_of(store: Any, which: str) -> LearnedModel | None:
-    """The fitted weights the engine reads for predictor ``which`` from ``store``: those
-    its ``learned_model()`` returns (the database's ``learned_predictors`` row) when
-    ``which`` is learned or meta, else None. With ``which`` = learned and no weights
-    (a store without the method, an empty table, a row this build cannot read) a warning
-    is logged once per store and the caller reads the back-off instead."""
+def learned_of(store: ModelStore, which: str) -> tuple[LearnedModel | None, str]:
+    """The fitted weights the engine reads for predictor ``which`` from ``store`` (its
+    ``learned_model()``: the database's ``learned_predictors`` row) when ``which`` is
+    learned or meta, else None; with a word on what was found. With ``which`` = learned
+    and no weights (an empty table, a row this build cannot read) a warning is logged once
+    per store and the caller reads the back-off instead."""
     if which not in ("learned", "meta"):
-        return None
-    reader = getattr(store, "learned_model", None)
-    problem = "it keeps no fitted weights"
-    model = None
-    if callable(reader):
-        try:
-            model = reader()
-            problem = "it holds no fitted weights (poki db fit-predictor)"
-        except ValueError as exc:  # weights of another feature scheme, or not weights at all
-            problem = str(exc)
-    if model is None and which == "learned":
-        where = str(getattr(store, "path", type(store).__name__))
-        if where not in _WARNED:
-            _WARNED.add(where)
-            _log.warning("[model] predictor = \"learned\" but %s: %s; the back-off predictor is read instead",
-                         where, problem)
-    return model
+        return None, "not read"
+    where = store.describe()
+    try:
+        model = store.learned_model()
+        problem = f"{where} holds no fitted weights (poki db fit-predictor)"
+    except ValueError as exc:  # weights of another feature scheme, or not weights at all
+        model, problem = None, f"{where}: {exc}"
+    if model is not None:
+        return model, f"fitted weights from {where}"
+    if which == "learned" and where not in _WARNED:
+        _WARNED.add(where)
+        _log.warning("[model] predictor = \"learned\" but %s; the back-off predictor is read instead", problem)
+    return None, f"none ({problem})"
 
 
 def predict_learned(model: PlayerModel, context: int, fine: int, round_: int, predictor: Predictor,
@@ -117,120 +107,3 @@ def predict_learned(model: PlayerModel, context: int, fine: int, round_: int, pr
     total = w0 + 2.0 * w1
     return ((w0 * twelve[0] + w1 * (backoff[0] + lt[0])) / total, (w0 * twelve[1] + w1 * (backoff[1] + lt[1])) / total,
             (w0 * twelve[2] + w1 * (backoff[2] + lt[2])) / total)
-
-
-@runtime_checkable
-class ModelStore(Protocol):
-    """Where the modeler gets opponent models and where finished hands go. The engine owns
-    this protocol; the SQLite ``db.Database`` and :class:`MemoryModelStore` provide it."""
-
-    def get(self, nick: str, network: str) -> PlayerModel: ...
-
-    def write_hand(self, record: HandRecord, network: str) -> WriteReport: ...
-
-
-class MemoryModelStore:
-    """The same models without a database, for play with nothing stored: hands are
-    checked and counted once each exactly as the database does."""
-
-    def __init__(self, half_life: float = DEFAULT_HALF_LIFE, strengths: Strengths = DEFAULT_STRENGTHS,
-                 blend: float = DEFAULT_BLEND_OBSERVATIONS) -> None:
-        self.decay = Decay(half_life)
-        self.predictor = Predictor(self.decay, strengths, blend)
-        self._players: dict[tuple[str, str], PlayerState] = {}
-        self._populations: dict[str, PlayerState] = {}
-        self._hand_ids: set[str] = set()
-        self._pop_snaps: dict[str, PlayerState] = {}
-        # Off-model counts (floor_on = "learned") and the (hand, network, nick) already added.
-        self._off_model: dict[tuple[str, str], tuple[float, float, float, float]] = {}
-        self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
-
-    def state(self, nick: str, network: str) -> PlayerState | None:
-        """The live state of a player (None if never seen): changed by later hands."""
-        return self._players.get((network, nick))
-
-    def population(self, network: str) -> PlayerState:
-        """The live state of a network's whole population."""
-        pop = self._populations.get(network)
-        if pop is None:
-            pop = self._populations[network] = PlayerState()
-        return pop
-
-    def seed(self, network: str, players: dict[str, PlayerState], population: PlayerState | None) -> None:
-        """Start from models learned elsewhere (the database's), as they stand."""
-        for nick, state in players.items():
-            self._players[(network, nick)] = state
-        if population is not None:
-            self._populations[network] = population
-
-    @property
-    def half_life(self) -> float:
-        return self.decay.half_life
-
-    def write_hand(self, record: HandRecord, network: str) -> WriteReport:
-        """Raise RecordError for an inconsistent hand; a hand already seen is a duplicate."""
-        prepared = prepare_hand(record, network)
-        if record.hand_id in self._hand_ids:
-            return WriteReport(duplicates=1)
-        self._hand_ids.add(record.hand_id)
-        states = []
-        for nick in prepared.players:
-            key = (network, nick)
-            state = self._players.get(key)
-            if state is None:
-                state = self._players[key] = PlayerState()
-            states.append(state)
-        self.predictor.advance(states, self.population(network), prepared.observations)
-        return WriteReport(stored=1)
-
-    def write_hands(self, records: Iterable[HandRecord], network: str, *,
-                    batch_hands: int | None = None) -> WriteReport:
-        """Every hand of ``records`` as :meth:`write_hand` does; ``batch_hands`` is the
-        database's transaction size, meaningless here and accepted so either store serves."""
-        report = WriteReport()
-        for record in records:
-            try:
-                report.add(self.write_hand(record, network))
-            except RecordError as exc:
-                report.rejected.append((str(getattr(record, "hand_id", "?")), str(exc)))
-        return report
-
-    def get(self, nick: str, network: str) -> PlayerModel:
-        state = self._players.get((network, nick))
-        if state is None:
-            return PlayerModel.empty(nick, network, self.decay.half_life)
-        return state.snapshot(nick, network, self.decay, self._population_snapshot(network))
-
-    def _population_snapshot(self, network: str) -> PlayerState:
-        # One copy per hand learned, shared by every model read until the next hand.
-        pop = self.population(network)
-        snap = self._pop_snaps.get(network)
-        if snap is None or snap.hands != pop.hands:
-            snap = self._pop_snaps[network] = pop.copy()
-        return snap
-
-    def off_model(self, nick: str, network: str) -> tuple[float, float, float, float]:
-        """(calls, of them off-model, bets/raises, of them off-model) seen at `nick`'s
-        showdowns (the engine's floor_on = "learned"; zeros for a player never counted)."""
-        return self._off_model.get((network, nick), (0.0, 0.0, 0.0, 0.0))
-
-    def add_off_model(self, nick: str, network: str, hand_id: str, counts: Sequence[float]) -> bool:
-        """Add one shown-down hand's counts for `nick`, once per (hand, nick) however many
-        seats report it (False when already added); ValueError for counts that are not
-        counts (k ≤ n, finite, ≥ 0)."""
-        key = (hand_id, network, nick)
-        if key in self._off_model_seen:
-            return False
-        n_c, k_c, n_r, k_r = (float(x) for x in counts)
-        if not all(math.isfinite(x) and x >= 0 for x in (n_c, k_c, n_r, k_r)) or k_c > n_c or k_r > n_r:
-            raise ValueError(f"off-model counts of {nick!r} in {hand_id}: {tuple(counts)!r} are not counts")
-        old = self._off_model.get((network, nick), (0.0, 0.0, 0.0, 0.0))
-        self._off_model[(network, nick)] = (old[0] + n_c, old[1] + k_c, old[2] + n_r, old[3] + k_r)
-        self._off_model_seen[key] = None
-        if len(self._off_model_seen) > 4096:
-            self._off_model_seen.popitem(last=False)
-        return True
-
-    def players(self) -> list[tuple[str, str]]:
-        """(network, nick) of every player seen."""
-        return sorted(self._players)

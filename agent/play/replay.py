@@ -598,12 +598,12 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
 
 
 def _load_learned(database: Any, scorer: Any) -> None:
-    """Give the scorer the learned predictor the file holds (``poki db fit-predictor``)."""
+    """Give the scorer the learned predictor the file holds (``poki db fit-predictor``),
+    read through the model store's interface as the engine reads it."""
     from db.database import DatabaseError
-    from db.learned import load_learned
 
     try:
-        model = load_learned(database.db.conn)
+        model = database.learned_model()
     except ValueError as exc:
         raise DatabaseError(f"{database.path}: {exc}") from None
     if model is not None:

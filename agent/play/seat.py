@@ -57,6 +57,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import numpy as np
+
 from agent.game.events import Event, HandStarted, HoleCards
 from agent.players import HOOKS, Player
 from agent.game.records import HandRecord
@@ -64,7 +66,7 @@ from agent.game.rules import Action, Phase
 from agent.game.context import GameContext
 from agent.game.tracker import Tracker, TrackerError
 
-__all__ = ["Seat", "SeatError", "SeatStats", "fallback_action"]
+__all__ = ["Seat", "SeatError", "SeatStats", "fallback_action", "table_generator"]
 
 log = logging.getLogger("poki.seat")
 
@@ -75,6 +77,14 @@ HandSink = Callable[[HandRecord], Any]
 class SeatError(RuntimeError):
     """A seat asked to do something it cannot do now (decide when it is not our turn,
     use it after close)."""
+
+
+def table_generator(seed: int, table: int = 0) -> np.random.Generator:
+    """The generator of the player a live runner seats at its ``table``-th table, from the
+    command's seed: ``default_rng(seed)`` for the first (so `poki acpc play --seed S`, the
+    first table of `poki irc play --seed S` and a player built in-process from the same
+    seed draw the same numbers), ``default_rng([seed, table])`` for the others."""
+    return np.random.default_rng(seed if table == 0 else [seed, table])
 
 
 def fallback_action(ctx: GameContext) -> Action:

@@ -46,7 +46,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agent.models.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.game.context import context_name
 from agent.models.frequencies import DEFAULT_HALF_LIFE, PlayerState
 from agent.models.learned import LearnedModel, hand_features

@@ -35,6 +35,7 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.records import RecordError
 from agent.play.dealer import Deal, Dealer, HandLog
+from agent.play.stores import attach_models
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log
 from connectors.logs import phh
@@ -172,9 +173,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
         # Every seat that models opponents reads them from the database (seed 004: a
         # regular's history carries over); the hands are written here, once each.
         for player in players:
-            attach = getattr(player, "attach_store", None)
-            if attach is not None:
-                attach(store, setup.network)
+            attach_models(player, store, setup.network)
     rejected = 0
     log = HandLog(acpc=log_acpc, phh=log_phh) if (log_acpc or log_phh) else None
     dealer = Dealer(setup.table, source=setup.name, log=log)
