@@ -95,6 +95,9 @@ class PokiPlayer(BasePlayer):
         self.npot = 0.0  # Npot of the last assess()
         self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
         self._deadline_s: float | None = None  # the seat's deadline for the next decision
+        # (context, action): the best answer of the decision under way so far, which a seat
+        # answers when the decision misses its deadline (agent.play.seat)
+        self.interim: tuple[GameContext, Action] | None = None
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -302,6 +305,7 @@ class PokiPlayer(BasePlayer):
     # --- decisions -------------------------------------------------------------------------
 
     def act(self, ctx: GameContext) -> Action:
+        self.interim = None  # nothing better than the seat's fallback yet
         if ctx.hand_id != self._hand:
             self._start(ctx)
         self._catch_up(ctx)
@@ -488,6 +492,12 @@ class PokiPlayer(BasePlayer):
         opponents = [p for p in ctx.active if p != self.name]
         tables = {p: self._modeler.tables.get(p) for p in opponents} \
             if self.settings.weights == "modeled" else {}
+        # The best answer so far, for a seat whose deadline comes before the simulation
+        # ends (agent.play.seat reads ``interim``): the Loki-1 Bettor on the EHS just
+        # computed, deterministic, so it draws nothing from the generator.
+        cfg = self.settings
+        self.interim = (ctx, loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
+                                          ctx.bets_this_round, ctx.can_raise, cfg))
         try:
             outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
                                         lambda nick, c: self._freq(nick, c), self.settings, self.rng,

@@ -32,7 +32,7 @@ from agent.config import Config
 from agent.game.events import Event, HandStarted
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from agent.play.irc_dealer import network_of, split_server
-from agent.play.seat import Seat, fallback_action, table_generator
+from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.game.rules import Action
 from connectors.irc import dialect as d
@@ -49,7 +49,6 @@ class TableStatus:
     sit_asked: bool = False
     turns: int = 0
     turn_mismatch: int = 0
-    late: int = 0  # decisions answered by the fallback at the deadline
     voids: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
 
@@ -144,37 +143,21 @@ class PlayerBot:
             word = "check" if to_act.option("check") is not None else "fold"
             self.client.say(self.feed.dealer_nick, d.format_move(word, channel))
             return
+        # The real deadline: what the turn line gives, less the answer margin. The seat
+        # tells the engine (its simulator spends a share of it) and, on the IRC loop (no
+        # timer thread per decision), answers the engine's best action so far, or the
+        # fallback, if it is late.
         deadline = max(0.5, to_act.seconds - self.margin)
         client = self.client
         dealer = self.feed.dealer_nick
-        lock = threading.Lock()
-        answered = [False]
 
         def reply(action: Action) -> None:
-            with lock:
-                if answered[0]:
-                    return  # the deadline answered first
-                answered[0] = True
             status.latencies.append(time.perf_counter() - t0)
             # Said to the dealer alone: the dealer announces the move to the table anyway,
             # and the other players' programs are not woken for a line they would ignore.
             client.say(dealer, d.format_move(action_word(action, to_act), channel))
 
-        ctx = seat.tracker.snapshot(seat.me)
-
-        def at_deadline() -> None:
-            with lock:
-                if answered[0]:
-                    return
-            status.late += 1
-            log.warning("irc %s hand %d: %s did not decide within %.1f s; fallback answered",
-                        channel, to_act.hand, seat.player.name, deadline)
-            reply(fallback_action(ctx))
-
-        # The deadline runs on the IRC loop (no timer thread per decision); the seat asks
-        # the player on its worker thread.
-        timer = client.call_later(deadline, at_deadline)
-        seat.decide_async(None, lambda action: (timer.cancel(), reply(action)))
+        seat.decide_async(deadline, reply, call_later=client.call_later)
 
     def on_void(self, channel: str, hand: int) -> None:
         seat = self.seats.get(channel)

@@ -418,10 +418,14 @@ class Seat:
         self.stats.decision_seconds += time.perf_counter() - t0
         return action
 
-    def decide_async(self, deadline_s: float | None, callback: Callable[[Action], Any]) -> None:
+    def decide_async(self, deadline_s: float | None, callback: Callable[[Action], Any], *,
+                     call_later: Callable[[float, Callable[[], Any]], Any] | None = None) -> None:
         """As :meth:`decide` without blocking: ``callback(action)`` is called exactly
-        once, from another thread (the worker or a timer), with the player's action or
-        the fallback at the deadline. For connectors with their own event loop."""
+        once, from another thread, with the player's action, or at the deadline with its
+        best action so far (``interim``) or the fallback. The player is told the deadline
+        first (``set_deadline``), as :meth:`decide` tells it. For connectors with their own
+        event loop: ``call_later(seconds, fn)`` (returning something with ``cancel()``)
+        runs the deadline on that loop rather than on a timer thread of its own."""
         ctx = self._context()
         self.stats.decisions += 1
         self._tell_deadline(deadline_s)
@@ -440,11 +444,9 @@ class Seat:
             except Exception as exc:  # noqa: BLE001
                 log.error("%s: decision callback raised %r", self.source, exc)
 
-        timer = None
+        timer: Any = None
 
         def from_player(future: Future) -> None:
-            if timer is not None:
-                timer.cancel()
             with lock:
                 if done[0]:
                     return
@@ -454,6 +456,8 @@ class Seat:
                 answer(fallback_action(ctx))
             else:
                 answer(self._checked(ctx, future.result()))
+            if timer is not None:
+                timer.cancel()
 
         def at_deadline() -> None:
             with lock:
@@ -462,11 +466,13 @@ class Seat:
             answer(self._late(ctx, deadline_s))
 
         if deadline_s is not None:
-            timer = threading.Timer(deadline_s, at_deadline)
-            timer.daemon = True
+            if call_later is None:
+                timer = threading.Timer(deadline_s, at_deadline)
+                timer.daemon = True
+                timer.start()
+            else:
+                timer = call_later(deadline_s, at_deadline)
         future = self._submit(self.player.act, ctx)
-        if timer is not None:
-            timer.start()
         future.add_done_callback(from_player)
 
     # --- end ---------------------------------------------------------------------------------
