@@ -3,26 +3,26 @@ against each opponent's weight table turned into an action by the probability-tr
 strategy and the action selector (or by the Loki-1 Bettor), opponents' tables re-weighted
 after each of their actions, their per-context frequencies learned from finished hands.
 
-It implements agent.players' Player protocol and is registered as ``poki``, with one
-setting per enhancement so any of them can be switched off::
+It implements agent.players' Player protocol and is registered as ``poki`` (by
+agent.play.kinds, :func:`poki_kind`), with one setting per enhancement so any of them can
+be switched off::
 
     poki(bettor=loki1, reweight=none, weights=uniform, potential=off, opponent_model=generic)
 
-Defaults come from the [engine] and [model] sections of config.toml (read when the
-registry is first used). Everything the player knows about a hand comes from the game
+Defaults come from the [engine] and [model] sections of the settings the program was
+given (passed to :func:`poki_kind`). Everything the player knows about a hand comes from the game
 context: opponents' actions, each with the context the tracker recorded, are read when it
 is our turn, so the player works behind any connector; finished hands (end_hand) feed the opponent models.
 """
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import evaluator_pyx as ev
-from agent.config import ENGINE_CHOICES, EngineConfig, ModelConfig, load_config
+from agent.config import ENGINE_CHOICES, Config, EngineConfig, ModelConfig
 from agent.engine.bettor_loki1 import loki1_action
 from agent.engine.modeler import FOLD, OpponentModeler, learned_eps, live_holdings, off_model_counts
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
@@ -30,7 +30,7 @@ from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
 from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
-from agent.players import BasePlayer, Param, PlayerKind, register
+from agent.players import BasePlayer, Param, PlayerKind
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.context import ContextWalker, decision_context, order_key
 from agent.models.learned import DecisionFeatures, player_stats
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from agent.game.records import HandRecord
     from agent.game.context import GameContext
 
-__all__ = ["PokiPlayer", "order_key"]
+__all__ = ["PokiPlayer", "order_key", "poki_kind"]
 
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 # Share of a seat's decision deadline the simulator may spend (the rest covers catching
@@ -531,9 +531,11 @@ _HELP = {
 }
 
 
-def _kind() -> PlayerKind:
-    # POKI_CONFIG names the settings file a command was given (default: config.toml here).
-    config = load_config(os.environ.get("POKI_CONFIG") or None)
+def poki_kind(config: Config) -> PlayerKind:
+    """The ``poki`` player kind, its defaults from ``config``'s [engine] and [model]
+    (agent.play.kinds registers it with the settings the program was given). Every
+    setting the player is built from is a parameter, so a parsed spec carries all of it
+    to wherever the player is built (a worker process, another machine)."""
     eng = config.engine
     params = {
         key: Param(str, getattr(eng, key), f"one of {', '.join(choices)}", choices=choices)
@@ -555,14 +557,18 @@ def _kind() -> PlayerKind:
     params["predictor"] = Param(str, model.predictor,
                                 "opponent prediction read: twelve, backoff, meta or learned (fitted weights in the "
                                 "database; else the back-off)", choices=PREDICTOR_CHOICES)
+    params["half_life"] = Param(float, model.half_life_hands,
+                                "hands of a player after which an observation weighs half (models kept in memory; "
+                                "a database keeps its own)", low=1.0, high=1e9)
+    params["blend"] = Param(float, model.blend_observations,
+                            "observations before a context's counts outweigh its default triple (in memory)",
+                            low=1e-3, high=1e9)
 
-    def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:
-        predictor = settings.pop("predictor", model.predictor)
+    def factory(name: str, rng: np.random.Generator, *, predictor: str, half_life: float, blend: float,
+                **settings: Any) -> PokiPlayer:
         return PokiPlayer(name, rng, dataclasses.replace(eng, **settings),
-                          model=dataclasses.replace(model, predictor=predictor))
+                          model=dataclasses.replace(model, predictor=predictor, half_life_hands=half_life,
+                                                    blend_observations=blend))
 
     return PlayerKind("poki", factory, params,
                       "the Poki engine: income-rate pre-flop, EHS triples, weight tables (seeds 002-004)")
-
-
-register(_kind())

@@ -30,6 +30,7 @@ import numpy as np
 
 from agent.config import AcpcConfig
 from agent.game.events import HandEnded
+from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import Player, create_player
@@ -327,6 +328,7 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
     rules state for every hand (agent.play.acpc_fast_deal says when it need not)."""
     config = config or AcpcConfig()
+    ensure_kinds()
     local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)
     player_seeds = root.spawn(len(names))

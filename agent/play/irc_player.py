@@ -32,6 +32,7 @@ from agent.config import Config
 from agent.game.events import Event, HandStarted
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from agent.play.irc_dealer import network_of, split_server
+from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.game.rules import Action
@@ -69,6 +70,7 @@ class PlayerBot:
         self.channels = list(channels)
         # Parsed here, on the caller's thread: a bad spec fails at once, and the player
         # registry is loaded before any table thread needs it.
+        ensure_kinds()
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         self.seed = config.random.seed if seed is None else seed
         self.margin = irc.decision_margin_seconds

@@ -35,6 +35,7 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.records import RecordError
 from agent.play.dealer import Deal, Dealer, HandLog
+from agent.play.kinds import ensure_kinds
 from agent.play.stores import attach_models
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log
@@ -97,6 +98,7 @@ class TournamentSetup:
 
     @classmethod
     def from_text(cls, specs: Sequence[str], table: TableConfig, seed: int, **kw: Any) -> TournamentSetup:
+        ensure_kinds()
         return cls(tuple(parse_spec(s) for s in specs), table, seed, **kw)
 
     @property
@@ -135,6 +137,7 @@ class BatchResult:
 
 
 def _batch_players(setup: TournamentSetup, index: int) -> list[Player]:
+    ensure_kinds()  # a worker process on another machine: the specs carry every setting
     names = setup.names
     seeds = np.random.SeedSequence([setup.seed, _PLAYERS, index]).spawn(len(setup.specs))
     return [create_player(spec, np.random.default_rng(ss), name=name)
