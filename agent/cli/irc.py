@@ -94,7 +94,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _common(args: argparse.Namespace) -> tuple[str, list[str], int] | None:
-    from agent.play.irc_dealer import split_server
+    from connectors.irc.address import split_server
 
     irc = args.settings.irc
     server = args.server or irc.server

@@ -25,34 +25,21 @@ from agent.game.records import HandRecord
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from connectors.logs import acpc_log
 from connectors.logs import phh
+from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
 from agent.play.irc_table import DealerBot
 from agent.play.irc_seats import BankError
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 
-__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "journal_path", "network_of", "replay_journal",
-           "split_server"]
+__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "journal_path", "replay_journal"]
 
 log = logging.getLogger("poki.irc.dealer")
-
-
-def split_server(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` -> (host, port); ValueError naming the text otherwise."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"expected HOST:PORT, got {text!r}")
-    return host, int(port)
 
 
 def journal_path(db_path: str | Path) -> Path:
     """The dealer's journal of hands not yet in the database at ``db_path``."""
     return Path(f"{db_path}.pending-hands")
-
-
-def network_of(host: str) -> str:
-    """The database's network name for players met on the IRC server ``host``."""
-    return f"irc:{host}"
 
 
 class SqliteBank:

@@ -31,14 +31,14 @@ import numpy as np
 from agent.config import Config
 from agent.game.events import Event, HandStarted
 from agent.players import Player, PlayerSpec, create_player, parse_spec
-from agent.play.irc_dealer import network_of, split_server
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.game.rules import Action
 from connectors.irc import dialect as d
+from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
-from connectors.irc.player import PlayerFeed, action_word
+from connectors.irc.player import PlayerFeed
 
 __all__ = ["PlayerBot"]
 
@@ -142,8 +142,7 @@ class PlayerBot:
             # Our view of the hand is lost (we joined mid-hand, a line was refused): answer
             # what a time-out would, at once.
             status.turn_mismatch += 1
-            word = "check" if to_act.option("check") is not None else "fold"
-            self.client.say(self.feed.dealer_nick, d.format_move(word, channel))
+            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel))
             return
         # The real deadline: what the turn line gives, less the answer margin. The seat
         # tells the engine (its simulator spends a share of it) and, on the IRC loop (no
@@ -157,7 +156,7 @@ class PlayerBot:
             status.latencies.append(time.perf_counter() - t0)
             # Said to the dealer alone: the dealer announces the move to the table anyway,
             # and the other players' programs are not woken for a line they would ignore.
-            client.say(dealer, d.format_move(action_word(action, to_act), channel))
+            client.say(dealer, d.format_move(d.action_word(action, to_act), channel))
 
         seat.decide_async(deadline, reply, call_later=client.call_later)
 
@@ -176,7 +175,7 @@ class PlayerBot:
             status.sit_asked = False
             if channel in self.client.channels:
                 self._ask_seat(channel)
-        elif isinstance(msg, d.TableInfo) and msg.text.startswith("dealing") and not status.sit_asked:
+        elif d.is_table_opened(msg) and not status.sit_asked:
             self._ask_seat(channel)
 
     def on_presence(self, channel: str, nick: str) -> None:
@@ -187,7 +186,7 @@ class PlayerBot:
     def _ask_seat(self, channel: str) -> None:
         status = self.status[channel]
         status.sit_asked = True
-        self.client.say(channel, "!sit")
+        self.client.say(channel, d.sit_command())
 
     def on_order(self, nick: str, order: str, args: list[str]) -> str:
         if order == "help":
@@ -198,7 +197,7 @@ class PlayerBot:
             channel = args[0] if args else ""
             if channel not in self.status:
                 return f"not at {channel or '(no channel given)'}; tables: {', '.join(self.channels)}"
-            self.client.say(channel, "!leave")
+            self.client.say(channel, d.leave_command())
             self.client.call_later(1.0, lambda: self.client.part(channel, "leaving the table"))
             return f"leaving {channel}"
         if order == "quit":
