@@ -99,14 +99,16 @@ def fine_context(round_: int, bets_to_call: int, players_active: int, relative_p
     """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the comment above
     _RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
     1 check or call, 2 bet or raise; ``raises`` bets made this round before the decision;
-    ``texture`` as board_texture (0 pre-flop)."""
-    active = min(max(players_active, 2), 6) - 2
-    digits = (active, relative_position, 1 if aggressor else 0, last_action, 1 if acted else 0,
-              raises if raises < 2 else 2, 1 if voluntary else 0, texture)
-    index = 0
-    for digit, radix in zip(digits, _RADIX):
-        index = index * radix + digit
-    return decision_context(round_, bets_to_call) * FINE_PER_COARSE + index
+    ``texture`` as board_texture (0 pre-flop). The one formula: the walker, the database
+    and the shadow scorer all call it (C integers once compiled: context.pxd)."""
+    active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
+    coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
+    # The mixed radix of _RADIX, digit by digit: active, relpos, aggressor, last, acted,
+    # raises, voluntary, texture.
+    index = (((((((active * 3 + relative_position) * 2 + (1 if aggressor else 0)) * 3 + last_action) * 2
+                + (1 if acted else 0)) * 3 + (raises if raises < 2 else 2)) * 2
+              + (1 if voluntary else 0)) * 3 + texture)
+    return coarse * FINE_PER_COARSE + index
 
 
 def fine_context_name(fine: int) -> str:
@@ -185,13 +187,8 @@ class ContextWalker:
                     after += 1
         relpos = 0 if not before else (2 if not after else 1)
         aggressor = self._blind[me] if round_ == 0 else (1 if me == self.aggressor else 0)
-        # fine_context, inlined (the same mixed radix as _RADIX).
-        active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
-        coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
-        index = (((((((active * 3 + relpos) * 2 + aggressor) * 3 + self._last[me]) * 2
-                    + self._acted[me]) * 3 + (raises if raises < 2 else 2)) * 2
-                  + self._voluntary[me]) * 3 + self.texture)
-        return coarse * FINE_PER_COARSE + index
+        return fine_context(round_, bets_to_call, players_active, relpos, aggressor, self._last[me],
+                            self._acted[me], raises, self._voluntary[me], self.texture)
 
     def record(self, round_: int, player: str, kind: str) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
