@@ -39,6 +39,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "agent.models.frequencies",
     "agent.models.prediction",
     "agent.game.prepared",
+    "agent.game.betting",
     "agent.play.dealer",
     "agent.play.replay",
     "connectors.logs.irc_format",

@@ -369,3 +369,32 @@ def test_a_player_with_known_cards_may_muck_a_beaten_hand() -> None:
     record = t.apply(HandEnded())
     assert [s.player for s in record.shown] == ["bob"]
     assert {r.player: r.won for r in record.results} == {"alice": 0, "bob": 20}
+
+
+def test_the_snapshot_fills_every_field_by_its_name() -> None:
+    """The tracker builds GameContext positionally (the fast way): each field holds what
+    its name says, in a state where the numbers all differ."""
+    from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
+    from agent.game.rules import Action
+
+    t = Tracker("b")
+    t.apply(HandStarted(hand_id="h9", source="s", players=("a", "b", "c"), stacks=(1000, 900, 800), button=2,
+                        small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4))
+    for p, cards in zip("abc", ((0, 1), (2, 3), (4, 5))):
+        t.apply(HoleCards(p, cards))
+    for event in (PlayerActed("c", Action.BET_RAISE), PlayerActed("a", Action.CHECK_CALL),
+                  PlayerActed("b", Action.CHECK_CALL), BoardDealt((10, 20, 30)),
+                  PlayerActed("a", Action.BET_RAISE)):
+        t.apply(event)
+    ctx = t.snapshot()
+    st = t.state
+    assert ctx.hand_id == "h9" and ctx.players == ("a", "b", "c") and ctx.button == 2
+    assert ctx.positions == (1, 2, 3)
+    assert ctx.stacks == st.stacks == (970, 880, 780) and ctx.put_in == (30, 20, 20)
+    assert ctx.active == ("a", "b", "c") and ctx.round == 1 and ctx.board == (10, 20, 30)
+    assert ctx.pot == 70 and ctx.small_bet == 10 and ctx.big_bet == 20 and ctx.bet_size == 10
+    assert ctx.max_bets == 4 and ctx.bets_this_round == 1 and ctx.raises_this_round == 0
+    assert ctx.actor == "b" and ctx.actor_seat == 1 and ctx.to_call == 10 and ctx.bets_to_call == 1
+    assert ctx.legal_actions == st.legal_actions()
+    assert [k for _, k in ctx.history[1]] == ["b"] and len(ctx.actions) == 6
+    assert ctx.viewer == "b" and ctx.hole_cards == (2, 3)

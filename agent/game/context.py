@@ -17,15 +17,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agent.game.rules import Action
+from agent.game.slots import slot_constructor
 
 if TYPE_CHECKING:
     from agent.game.records import ActionRecord
 
 __all__ = [
-    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
+    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextTemplate", "ContextWalker", "GameContext",
+    "board_texture",
     "context_name", "context_template", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
 
@@ -288,12 +290,23 @@ class GameContext:
 
 _FIELDS = tuple(GameContext.__dataclass_fields__)
 _BOARD_AT = _FIELDS.index("board")
+_make_context = slot_constructor(GameContext)
 
 
-def context_template(ctx: GameContext) -> tuple[tuple, tuple]:
-    """``ctx``'s fields but its hand id, board and hole cards (the first, the board and
-    the last), as (before the board, after it): what every hand that reaches the same
-    point of the same betting shares. ``GameContext(hand_id, *head, board, *tail, hole)``
-    rebuilds a hand's own snapshot from it."""
+class ContextTemplate(NamedTuple):
+    """What every hand that reaches the same point of the same betting shares of a
+    snapshot: all of GameContext's fields but the hand id, the board and the hole cards
+    (the first field, ``board`` and the last), in GameContext's own field order."""
+
+    head: tuple  # the fields after hand_id, up to the board
+    tail: tuple  # the fields after the board, up to hole_cards
+
+    def build(self, hand_id: str, board: tuple[int, ...], hole: tuple[int, ...] | None) -> GameContext:
+        """This hand's snapshot: the template with its id, board and hole cards."""
+        return _make_context(hand_id, *self.head, board, *self.tail, hole)
+
+
+def context_template(ctx: GameContext) -> ContextTemplate:
+    """``ctx`` without its hand id, board and hole cards (:class:`ContextTemplate`)."""
     fields = [getattr(ctx, name) for name in _FIELDS]
-    return tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1])
+    return ContextTemplate(tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1]))

@@ -14,8 +14,9 @@ The rules engine is the tracker (agent.game.tracker over agent.game.rules): ever
 there, and the log line of each hand comes from the tracker's record (connectors.logs.acpc_log:
 ``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
 in-process seat follows the events and there are no stacks, a hand is instead dealt by
-its betting string from the rules engine's answers kept per betting string, and settled
-by the evaluator (agent.play.acpc_fast_deal): the same states, answers and log.
+its betting string from the rules engine's answers kept per betting string
+(agent.game.betting), and settled by the rules' settlement with the evaluator's values
+(agent.play.acpc_fast_deal): the same states, answers and log.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):
@@ -59,6 +60,7 @@ from typing import TextIO
 
 import numpy as np
 
+from agent.game.betting import BettingCache
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
@@ -76,7 +78,7 @@ from connectors.acpc.protocol import (
 from connectors.acpc.game import AcpcGame
 from agent.play.acpc_dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
                                           SeatReport, TableSeat)
-from agent.play.acpc_fast_deal import FastHands, RulesCache
+from agent.play.acpc_fast_deal import FastHands
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
@@ -158,7 +160,7 @@ class AcpcDealer(FastHands):
         # The fast path (agent.play.acpc_fast_deal): hands no in-process seat follows
         # event by event are dealt from the rules engine's answers kept per betting.
         self.fast = fast and not game.stack
-        self._rules = RulesCache()
+        self._rules = BettingCache()
         self._view: tuple | None = None  # what a snapshot on the fast path is built from
 
     # --- setting up ----------------------------------------------------------------------------
