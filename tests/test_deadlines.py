@@ -70,7 +70,7 @@ class SlowSimulation:
     def __call__(self, ctx, me, *args, **kw):
         if len(self.held) < self.slow:
             interim = self.player_of(me).interim
-            assert interim is not None and interim[0] is ctx
+            assert interim is not None and interim[0].hand_id == ctx.hand_id
             self.held.append(interim)
             time.sleep(self.seconds)
         return self.real(ctx, me, *args, **kw)

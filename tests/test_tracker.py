@@ -2,6 +2,7 @@
 hand record it produces, and the impossible events it refuses."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -398,3 +399,28 @@ def test_the_snapshot_fills_every_field_by_its_name() -> None:
     assert ctx.legal_actions == st.legal_actions()
     assert [k for _, k in ctx.history[1]] == ["b"] and len(ctx.actions) == 6
     assert ctx.viewer == "b" and ctx.hole_cards == (2, 3)
+
+
+def test_a_context_by_position_is_the_same_table_numbered_from_the_button() -> None:
+    """by_position renumbers the seats from the first after the button (as the ACPC
+    protocol does): every per-seat field follows its player, the rest is unchanged, and a
+    context numbered so already is returned as it is."""
+    from agent.game.context import by_position
+    from agent.game.events import HandStarted, HoleCards, PlayerActed
+    from agent.game.rules import Action
+
+    def table(players, stacks, button):
+        t = Tracker("b")
+        t.apply(HandStarted(hand_id="h", source="s", players=players, stacks=stacks, button=button,
+                            small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4))
+        for p in players:
+            t.apply(HoleCards(p, {"a": (0, 1), "b": (2, 3), "c": (4, 5)}[p]))
+        t.apply(PlayerActed(t.snapshot().actor, Action.FOLD))
+        return t.snapshot()
+
+    fixed = table(("a", "b", "c"), (1000, 900, 800), 0)  # a on the button: b, c, a by position
+    moved = table(("b", "c", "a"), (900, 800, 1000), 2)  # the same table numbered by position
+    assert by_position(moved) is moved
+    again = by_position(fixed)
+    assert again == dataclasses.replace(moved, hand_id=fixed.hand_id)
+    assert again.players == ("b", "c", "a") and again.actor == fixed.actor and again.button == 2

@@ -32,7 +32,7 @@ from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.players import BasePlayer, Param, PlayerKind
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
-from agent.game.context import ContextWalker, decision_context, order_key
+from agent.game.context import ContextWalker, by_position, decision_context, order_key
 from agent.models.learned import DecisionFeatures, player_stats
 from agent.game.rules import Action
 from agent.models.opponent_model import (
@@ -306,6 +306,10 @@ class PokiPlayer(BasePlayer):
 
     def act(self, ctx: GameContext) -> Action:
         self.interim = None  # nothing better than the seat's fallback yet
+        self._asked = ctx  # the context the seat asked with (its best-so-far answer names it)
+        # The seats numbered from the first after the button whatever the table's own
+        # numbering, so a decision is the same at every table (agent.game.context).
+        ctx = by_position(ctx)
         if ctx.hand_id != self._hand:
             self._start(ctx)
         self._catch_up(ctx)
@@ -496,8 +500,8 @@ class PokiPlayer(BasePlayer):
         # ends (agent.play.seat reads ``interim``): the Loki-1 Bettor on the EHS just
         # computed, deterministic, so it draws nothing from the generator.
         cfg = self.settings
-        self.interim = (ctx, loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
-                                          ctx.bets_this_round, ctx.can_raise, cfg))
+        self.interim = (self._asked, loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
+                                                  ctx.bets_this_round, ctx.can_raise, cfg))
         try:
             outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
                                         lambda nick, c: self._freq(nick, c), self.settings, self.rng,

@@ -14,6 +14,7 @@ context of a fine one.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextTemplate", "ContextWalker", "GameContext",
-    "board_texture",
+    "board_texture", "by_position",
     "context_name", "context_template", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
 
@@ -286,6 +287,25 @@ class GameContext:
     @property
     def can_fold(self) -> bool:
         return Action.FOLD in self.legal_actions
+
+
+def by_position(ctx: GameContext) -> GameContext:
+    """The same moment with the seats numbered from the first after the button (the
+    button last), as the ACPC protocol numbers them: what a decider computes from a
+    context then depends on the table, not on how a dealer or connector numbered its
+    seats (the IRC dealer and the in-process dealer keep seats fixed and move the button;
+    the ACPC dealer moves the seats). ``ctx`` itself when it is numbered so already."""
+    n = len(ctx.players)
+    if ctx.button == n - 1:
+        return ctx
+    seats = sorted(range(n), key=ctx.positions.__getitem__)
+    players = tuple(ctx.players[s] for s in seats)
+    live = set(ctx.active)
+    return dataclasses.replace(
+        ctx, players=players, button=n - 1, positions=tuple(ctx.positions[s] for s in seats),
+        stacks=tuple(ctx.stacks[s] for s in seats), put_in=tuple(ctx.put_in[s] for s in seats),
+        active=tuple(p for p in players if p in live),
+        actor_seat=None if ctx.actor_seat is None else seats.index(ctx.actor_seat))
 
 
 _FIELDS = tuple(GameContext.__dataclass_fields__)

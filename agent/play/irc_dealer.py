@@ -22,6 +22,7 @@ import numpy as np
 
 from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
+from agent.play.dealer import SeededDeals
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from connectors.logs import acpc_log
 from connectors.logs import phh
@@ -207,6 +208,7 @@ class DealerHost:
     flood_rate: float | None = None
     table: TableConfig | None = None
     min_players: int = 2  # seated before the session's first hand
+    deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -256,7 +258,7 @@ class DealerHost:
                     hand_pause=irc.hand_pause_seconds if self.hand_pause is None else self.hand_pause,
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
-                    done=self._session_over)
+                    done=self._session_over, deals=self.deals)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 self.finished.set()

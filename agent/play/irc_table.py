@@ -39,6 +39,7 @@ from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, Pla
 from agent.game.records import HandRecord
 from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, Phase
 from agent.game.tracker import Tracker, TrackerError
+from agent.play.dealer import SeededDeals
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
 from agent.play.irc_seats import Bank, BankError, TableSeat
@@ -94,14 +95,15 @@ class DealerBot:
     """Deals at ``channels`` over ``client`` (whose handler it becomes); see the module
     docstring. ``hands`` stops dealing after that many hands in all (None: until
     stopped); ``done`` is called once then. ``on_hand(channel, record, holes)`` gets each
-    committed hand (logs)."""
+    committed hand (logs). ``deals``: each hand's cards from a seed, as every dealer given
+    it deals them (agent.play.dealer.SeededDeals), instead of ``rng``."""
 
     def __init__(self, client: IrcClient, channels: Iterable[str], table: TableConfig, bank: Bank, *,
                  rng: np.random.Generator, action_seconds: float = 30.0, max_timeouts: int = 3,
                  hand_pause: float = 3.0, hands: int | None = None, min_players: int = 2,
                  tiers: Callable[[str], int] = lambda channel: 0,
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
-                 done: Callable[[], object] | None = None) -> None:
+                 done: Callable[[], object] | None = None, deals: SeededDeals | None = None) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -118,6 +120,8 @@ class DealerBot:
         self.on_hand = on_hand
         self.done = done
         self.stats = DealerStats()
+        self.deals = deals  # each hand's cards by position, when given (agent.play.dealer)
+        self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
             key = channel.lower()
@@ -417,8 +421,14 @@ class DealerBot:
             s.hand_name = s.nick
         number = table.next_hand
         cfg = self.config
-        cards = self.rng.permutation(52)[: 2 * len(seats) + 5].tolist()
-        holes = [(cards[2 * k], cards[2 * k + 1]) for k in range(len(seats))]
+        if self.deals is None:
+            cards = self.rng.permutation(52)[: 2 * len(seats) + 5].tolist()
+            holes = [(cards[2 * k], cards[2 * k + 1]) for k in range(len(seats))]
+        else:
+            deal = self.deals.deal(self._started, len(seats), button)
+            holes = list(deal.holes)
+            cards = [c for hole in holes for c in hole] + list(deal.board)
+        self._started += 1
         tracker = Tracker()
         started = HandStarted(
             hand_id=hand_id_for(table.channel, number), source=f"irc {table.channel} hand {number}",
