@@ -64,15 +64,16 @@ def learned_of(store: ModelStore, which: str) -> tuple[LearnedModel | None, str]
     where = store.describe()
     try:
         model = store.learned_model()
-        problem = f"{where} holds no fitted weights (poki db fit-predictor)"
+        problem = "the store holds no fitted weights (poki db fit-predictor)"
     except ValueError as exc:  # weights of another feature scheme, or not weights at all
-        model, problem = None, f"{where}: {exc}"
+        model, problem = None, str(exc)
     if model is not None:
-        return model, f"fitted weights from {where}"
+        return model, "fitted weights from the store"
     if which == "learned" and where not in _WARNED:
         _WARNED.add(where)
-        _log.warning("[model] predictor = \"learned\" but %s; the back-off predictor is read instead", problem)
-    return None, f"none ({problem})"
+        _log.warning("[model] predictor = \"learned\" but %s: %s; the back-off predictor is read instead",
+                     where, problem)
+    return None, f"none: {problem}"
 
 
 def predict_learned(model: PlayerModel, context: int, fine: int, round_: int, predictor: Predictor,
