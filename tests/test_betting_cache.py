@@ -10,7 +10,7 @@ import pytest
 
 from agent.game.betting import ACT, BOARD, OVER, BettingCache
 from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
-from agent.game.rules import Action, Phase
+from agent.game.rules import Phase
 from agent.game.tracker import Tracker
 from connectors.acpc.protocol import ACTION_CHAR, NO_STACK
 from evaluator_pyx import evaluate_cards

@@ -21,9 +21,9 @@ from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
 from agent.play.seat import Seat
 from agent.players import PlayerKind, register
-from connectors.irc.server import LoopbackServer
 
 from irc_live import wait_for
+from test_irc_live import server  # noqa: F401 - the loopback IRC server fixture
 
 BASE = Config()
 
@@ -74,15 +74,6 @@ class SlowSimulation:
             self.held.append(interim)
             time.sleep(self.seconds)
         return self.real(ctx, me, *args, **kw)
-
-
-@pytest.fixture
-def server():
-    srv = LoopbackServer().start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def _table(server, tmp_path, *, hands: int, action_seconds: float, margin: float, stop: list):

@@ -29,19 +29,15 @@ comparison reads what the engine decides and learns, not those.
 """
 from __future__ import annotations
 
-import dataclasses
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from agent.config import Config, TableConfig, load_config
+from agent.config import Config, load_config
 from agent.play.acpc_dealer import AcpcDealer, DealerLimits
 from agent.play.dealer import SeededDeals, play_match
 from agent.play.irc_dealer import DealerHost

@@ -61,6 +61,7 @@ from typing import TextIO
 import numpy as np
 
 from agent.game.betting import BettingCache
+from agent.game.context import GameContext
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
@@ -165,7 +166,7 @@ class AcpcDealer(FastHands):
         # event by event are dealt from the rules engine's answers kept per betting.
         self.fast = fast and not game.stack
         self._rules = BettingCache()
-        self._view: tuple | None = None  # what a snapshot on the fast path is built from
+        self._view: GameContext | None = None  # the acting viewer's snapshot on the fast path
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -380,8 +381,7 @@ class AcpcDealer(FastHands):
                 if seat.viewer:
                     view = self._view
                     action = seat.local.decide_on(  # type: ignore[attr-defined]
-                        self.tracker.snapshot(seat.name) if view is None
-                        else self._rules.context(*view))
+                        self.tracker.snapshot(seat.name) if view is None else view)
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match

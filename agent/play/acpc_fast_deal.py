@@ -119,9 +119,8 @@ class FastHands:
                 break
             actor = point.actor
             seat = at[actor]
-            if seat.viewer:
-                self._view = (names, betting, actor, hand_id, board,
-                              holes[actor], events)
+            if seat.viewer:  # the seat decides on the dealer's snapshot, from the cache
+                self._view = rules.context(names, betting, actor, hand_id, board, holes[actor], events)
             try:
                 action = self._action_of(seat, point.legal, budget)
             finally:

@@ -65,7 +65,7 @@ import numpy as np
 from agent.game.context import N_CONTEXTS, context_name
 from agent.models.frequencies import ContextCounts, Decay
 from agent.game.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE, ROUND_NAMES
-from db.reads import ReadError, open_readonly, report_rows
+from db.reads import ReadError, report_rows
 
 ROUNDS = ROUND_NAMES
 ACTION_KINDS = (FOLD, CHECK, CALL, BET, RAISE)
