@@ -20,13 +20,13 @@ from agent.report.stats import (
     StyleThresholds,
     compute,
     is_hero,
-    open_readonly,
     style_label,
     wilson_interval,
 )
 from agent.game.rules import Action
 from agent.game.tracker import Tracker
 from db.database import Database
+from db.reads import open_readonly
 from evaluator_pyx.cards import parse_cards
 
 from shared_data import DATA
