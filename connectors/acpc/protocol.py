@@ -217,7 +217,7 @@ class StateTranslator:
         self.match = match
         self.source = source
         self._last: MatchState | None = None
-        # advance() leaves the last state to be built when asked for (see ``last``): its
+        # _advance() leaves the last state to be built when asked for (see ``last``): its
         # betting text and line are then newer than ``_last``.
         self._stale = False
         self._text = ""
