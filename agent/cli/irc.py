@@ -24,6 +24,10 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.play.irc_network import NetworkOptions
 
 
 # The [irc] settings of a bot's connection, for --help: (key, the option that overrides it).
@@ -193,9 +197,9 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _common(args: argparse.Namespace):  # noqa: ANN202 - (server, channels, seed, network) or None
-    from agent.play.irc_dealer import split_server
+def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptions] | None:
     from agent.play.irc_network import NetworkError, network_options
+    from connectors.irc.address import split_server
 
     irc = args.settings.irc
     server = args.server or irc.server
@@ -301,9 +305,10 @@ def _play(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
-    bot.start()
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
           f"{bot.feed.dealer_nick}; database {db}. Ctrl-C to stop.", flush=True)
+    print(bot.describe(), flush=True)
+    bot.start()
     job = _start_report_job(args, db, args.settings.report.out)
     last = time.monotonic()
     try:
