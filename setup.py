@@ -4,6 +4,9 @@
   _rollout) with their Python API (_assess), and evaluator_pyx._simulate: the Cython
   evaluator, assessment code and the simulator's trial loop;
   agent.game._slots: constructors for the frozen dataclasses built on the hot paths.
+* evaluator_pyx._floor, the laboratory's floor loops and tried designs that `poki bench
+  --only kernels` sets beside the kept ones: built only with POKI_BUILD_LAB=1 (no product
+  code or product test needs it; docs/kernels.md).
 * the pure-Python modules listed in agent/native.py, each compiled as it is into an
   extension beside its source, with the SHA-256 of every such source recorded in
   agent/_compiled_sources.py so a stale build is never imported (agent/native.py).
@@ -42,6 +45,9 @@ SOURCES_FILE.write_text(
     "SOURCES = {\n" + "".join(f"    {m!r}: {d!r},\n" for m, d in sorted(digests.items())) + "}\n"
 )
 
+# Modules that exist only to measure alternatives: built on request (POKI_BUILD_LAB=1).
+LAB_MODULES = ("evaluator_pyx._floor",) if os.environ.get("POKI_BUILD_LAB") == "1" else ()
+
 evaluator = [
     Extension(
         name,
@@ -52,7 +58,7 @@ evaluator = [
     )
     for name in ("evaluator_pyx._core", "evaluator_pyx._strength", "evaluator_pyx._potential",
                  "evaluator_pyx._ranking", "evaluator_pyx._rollout", "evaluator_pyx._assess",
-                 "evaluator_pyx._simulate", "evaluator_pyx._floor")
+                 "evaluator_pyx._simulate") + LAB_MODULES
 ] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [

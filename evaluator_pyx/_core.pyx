@@ -668,3 +668,23 @@ def evaluate_key_batch(keys, masks, out=None) -> np.ndarray:
         with nogil:
             _keys_kernel(&_T, &k[0], &m[0], &o[0], n)
     return out
+
+
+def count_hashes(masks) -> np.ndarray:
+    """The count-key hash of each mask (uint32), as the evaluator reads it: the key into
+    count_tables() that tests check for collisions over every rank multiset."""
+    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    out = np.empty(m.shape[0], dtype=np.uint32)
+    cdef uint32_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(m.shape[0]):
+        o[i] = count_hash(m[i])
+    return out
+
+
+def count_tables() -> tuple:
+    """(count_offsets, count_values, flush_values) as bytes: the perfect hash's tables,
+    for tests and for an outside driver (the OMPEval comparison of `poki bench`)."""
+    return (bytes((<const char*>_T.count_offsets)[:sizeof(_T.count_offsets)]),
+            bytes((<const char*>_T.count_values)[:sizeof(_T.count_values)]),
+            bytes((<const char*>_T.flush_values)[:sizeof(_T.flush_values)]))

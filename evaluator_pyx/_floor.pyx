@@ -435,17 +435,6 @@ def alt_key_group4(keys, masks, uint16_t[::1] out) -> None:
 # The count-key design: the key of a hand's ranks computed from its mask with no table
 # (a bit-sliced adder of the suit words, count_hash), its multiply hash, then the two reads.
 
-def count_hashes(masks) -> np.ndarray:
-    """The count-key hash of each mask (uint32), as the count-key loops read it."""
-    cdef const uint64_t[::1] m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
-    out = np.empty(m.shape[0], dtype=np.uint32)
-    cdef uint32_t[::1] o = out
-    cdef Py_ssize_t i
-    for i in range(m.shape[0]):
-        o[i] = count_hash(m[i])
-    return out
-
-
 def count_keys_only(masks, uint32_t[::1] out) -> None:
     """out[i] = the count-key hash of masks[i] | its flush flag: every ALU step of the
     count-key design, no table read."""
@@ -552,10 +541,3 @@ def cnt_batch(masks, uint16_t[::1] out, bint check) -> bool:
         else:
             good = count_batch_unchecked(T.count_offsets, T.count_values, T.flush_values, &m[0], &out[0], n)
     return good != 0
-
-
-def count_tables() -> tuple:
-    """(count_offsets, count_values, flush_values) as bytes, for an outside driver."""
-    return (bytes((<const char*>T.count_offsets)[:sizeof(T.count_offsets)]),
-            bytes((<const char*>T.count_values)[:sizeof(T.count_values)]),
-            bytes((<const char*>T.flush_values)[:sizeof(T.flush_values)]))

@@ -148,32 +148,3 @@ def test_signature_and_errors() -> None:
         ev.evaluate(1, 2)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         ev.evaluate(mask=ev.cards_to_mask("As Ks Qs Js Ts"))  # type: ignore[call-arg]
-
-
-_floor = pytest.importorskip("evaluator_pyx._floor")
-
-
-def test_the_tried_call_variants_give_the_same_values() -> None:
-    """The bench's variants of the call (prebuilt objects, tables copied into a huge
-    page, objects by frequency, constant, fresh ints) read the same values, flushes
-    and 5-6 card hands included, as the pure-Python backend."""
-    from test_evaluator_count import flush_hands
-
-    rng = np.random.default_rng(31)
-    order = np.r_[0, rng.permutation(np.arange(1, 7463))]
-    funcs, advice, address = _floor.call_variants(order)
-    if not funcs:
-        pytest.skip("no CPython 3.11 int layout")
-    assert advice in (-1, 0, 1) and (address != 0) == (advice != -1)
-    masks = [int(m) for m in flush_hands(rng, 60, 7)] + _masks(32, 240)
-    expected = [_python.evaluate(m) for m in masks]
-    for name, f in funcs.items():
-        got = [f(m) for m in masks]
-        if name == "constant":
-            assert len({id(v) for v in got}) == 1
-        else:
-            assert got == expected, name
-        with pytest.raises(ValueError):
-            f(0b11)
-    with pytest.raises(ValueError):
-        _floor.call_variants(np.arange(7463)[::-1].copy())   # 0 must come first

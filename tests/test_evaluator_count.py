@@ -12,14 +12,14 @@ import itertools
 import numpy as np
 import pytest
 
-from conftest import reference_package
-
 import evaluator_pyx as ev
 from evaluator_pyx import _python
 
+from helpers.hands import flush_hands
+from helpers.references import reference_package
+
 eval7 = reference_package("eval7")
 _core = pytest.importorskip("evaluator_pyx._core")
-_floor = pytest.importorskip("evaluator_pyx._floor")
 
 _E7_CARDS = [eval7.Card(name) for name in ev.CARD_NAMES]
 
@@ -38,17 +38,6 @@ def same_order(ours: np.ndarray, theirs: np.ndarray) -> None:
     assert (step_theirs[step_ours != 0] > 0).all(), "order differs from eval7"
 
 
-def flush_hands(rng: np.random.Generator, n: int, cards: int) -> np.ndarray:
-    """n hands of `cards` cards with at least five of one suit."""
-    masks = []
-    for _ in range(n):
-        suit = int(rng.integers(4))
-        of_suit = [4 * int(r) + suit for r in rng.choice(13, 5, replace=False)]
-        rest = [c for c in rng.permutation(52).tolist() if c not in of_suit][: cards - 5]
-        masks.append(ev.cards_to_mask(of_suit + rest))
-    return np.array(masks, dtype=np.uint64)
-
-
 @pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 1000, 4099])
 def test_batch_agrees_with_eval7_around_the_block_size(n: int) -> None:
     rng = np.random.default_rng(100 + n)
@@ -60,10 +49,6 @@ def test_batch_agrees_with_eval7_around_the_block_size(n: int) -> None:
     if n:
         same_order(checked, eval7_values(masks))
         assert checked.tolist() == [ev.evaluate(int(m)) for m in masks]
-        # The table-driven loop used before, kept as a floor, gives the same values.
-        before = np.zeros(n, dtype=np.uint16)
-        _floor.alt_mask_group4(masks, before)
-        assert (before == checked).all()
 
 
 @pytest.mark.parametrize("cards", [5, 6, 7])
@@ -120,11 +105,11 @@ def test_every_rank_multiset_gets_its_own_slot_in_bounds() -> None:
     multisets = _rank_multisets()
     assert len(multisets) == 73_775
     masks = np.array([_non_flush_mask(c) for c in multisets], dtype=np.uint64)
-    offsets_bytes, values_bytes, _ = _floor.count_tables()
+    offsets_bytes, values_bytes, _ = _core.count_tables()
     offsets = np.frombuffer(offsets_bytes, dtype=np.uint16).astype(np.int64)
     table = np.frombuffer(values_bytes, dtype=np.uint16)
     assert len(offsets) == 8193  # 8,192 hashed rows and the flush row
-    h = _floor.count_hashes(masks).astype(np.int64)
+    h = _core.count_hashes(masks).astype(np.int64)
     assert int(h.max()) < 1 << 25
     slots = (h >> 13) + 2 * offsets[h & 0x1FFF]
     assert len(np.unique(slots)) == len(multisets), "two rank multisets share a slot"
@@ -148,7 +133,7 @@ def test_the_hash_depends_only_on_the_ranks() -> None:
     for perm in ((1, 0, 2, 3), (3, 2, 1, 0), (2, 3, 0, 1)):
         relabelled = np.array([ev.cards_to_mask([4 * (c >> 2) + perm[c & 3] for c in ev.mask_to_card_list(int(m))])
                                for m in masks], dtype=np.uint64)
-        assert (_floor.count_hashes(relabelled) == _floor.count_hashes(masks)).all()
+        assert (_core.count_hashes(relabelled) == _core.count_hashes(masks)).all()
 
 
 def _bad(kind: str, good: int) -> int:

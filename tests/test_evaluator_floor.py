@@ -13,13 +13,16 @@ import itertools
 import numpy as np
 import pytest
 
-from conftest import reference_package
-
 import evaluator_pyx as ev
+from evaluator_pyx import _python
+
+from helpers.hands import flush_hands
+from helpers.references import lab_module, reference_package
 
 eval7 = reference_package("eval7")
 _core = pytest.importorskip("evaluator_pyx._core")
-_floor = pytest.importorskip("evaluator_pyx._floor")
+_floor = lab_module("evaluator_pyx._floor")
+pytestmark = pytest.mark.lab
 
 _E7_CARDS = [eval7.Card(name) for name in ev.CARD_NAMES]
 _RANK_KEYS = (1, 5, 24, 112, 521, 2247, 9244, 30823, 103066, 250154, 667453, 1526359, 3453520)
@@ -36,17 +39,6 @@ def eval7_order_matches(masks: np.ndarray, ours: np.ndarray) -> None:
     assert (step_theirs[step_ours != 0] > 0).all(), "order differs from eval7"
 
 
-def flush_heavy(rng: np.random.Generator, n: int, cards: int) -> np.ndarray:
-    """Hands with at least 5 cards of one suit (the rest random)."""
-    masks = []
-    for _ in range(n):
-        suit = int(rng.integers(4))
-        of_suit = [int(4 * r + suit) for r in rng.choice(13, 5, replace=False)]
-        rest = [c for c in rng.permutation(52).tolist() if c not in of_suit][: cards - 5]
-        masks.append(ev.cards_to_mask(of_suit + rest))
-    return np.array(masks, dtype=np.uint64)
-
-
 MASK_LOOPS = ("alt_mask_simple", "alt_mask_group4", "alt_mask_select", "alt_mask_fixup", "alt_mask_staged")
 KEY_LOOPS = ("alt_key_one_test", "alt_key_group4", "alt_key_group8", "alt_key_branch_inline", "alt_key_select", "alt_key_fixup", "alt_key_staged")
 
@@ -55,7 +47,7 @@ KEY_LOOPS = ("alt_key_one_test", "alt_key_group4", "alt_key_group8", "alt_key_br
 def test_every_batch_loop_agrees_with_eval7(n: int) -> None:
     rng = np.random.default_rng(n)
     # A third flushes, so every block has some; the rest random 7, 6 and 5 card hands.
-    parts = [flush_heavy(rng, n // 3, 7)]
+    parts = [flush_hands(rng, n // 3, 7)]
     for cards in (7, 6, 5):
         parts.append(ev.random_hand_masks(rng, (n - n // 3 + 2) // 3, cards))
     masks = rng.permutation(np.concatenate(parts))[:n]
@@ -75,7 +67,7 @@ def test_every_batch_loop_agrees_with_eval7(n: int) -> None:
 
 def test_all_flushes_and_no_flushes_in_a_block() -> None:
     rng = np.random.default_rng(7)
-    for masks in (flush_heavy(rng, 600, 7), flush_heavy(rng, 300, 5)):
+    for masks in (flush_hands(rng, 600, 7), flush_hands(rng, 300, 5)):
         keys = _core.hand_keys(masks)
         reference = ev.evaluate_batch(masks)
         eval7_order_matches(masks, reference)
@@ -184,3 +176,28 @@ def test_a_bad_mask_in_a_group_or_the_tail_is_named(position: int, bad: str) -> 
         with pytest.raises(ev.CardError, match=rf"masks\[{position}\]"):
             ev.evaluate_batch(masks)
     ev.evaluate_batch(masks, check=False)  # no error: the caller vouched for the masks
+
+
+def test_the_tried_call_variants_give_the_same_values() -> None:
+    """The bench's variants of the call (prebuilt objects, tables copied into a huge
+    page, objects by frequency, constant, fresh ints) read the same values, flushes
+    and 5-6 card hands included, as the pure-Python backend."""
+    rng = np.random.default_rng(31)
+    order = np.r_[0, rng.permutation(np.arange(1, 7463))]
+    funcs, advice, address = _floor.call_variants(order)
+    if not funcs:
+        pytest.skip("no CPython 3.11 int layout")
+    assert advice in (-1, 0, 1) and (address != 0) == (advice != -1)
+    masks = [int(m) for m in flush_hands(rng, 60, 7)]
+    masks += [int(ev.random_hand_masks(rng, 1, int(k))[0]) for k in rng.integers(5, 8, 240)]
+    expected = [_python.evaluate(m) for m in masks]
+    for name, f in funcs.items():
+        got = [f(m) for m in masks]
+        if name == "constant":
+            assert len({id(v) for v in got}) == 1
+        else:
+            assert got == expected, name
+        with pytest.raises(ValueError):
+            f(0b11)
+    with pytest.raises(ValueError):
+        _floor.call_variants(np.arange(7463)[::-1].copy())   # 0 must come first

@@ -74,7 +74,7 @@ def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, A
     out = np.empty(n, dtype=np.uint16)
     sums = _floor.rank_sums(masks)
     index = _floor.value_indexes(sums)
-    hashes = _floor.count_hashes(masks)
+    hashes = _core.count_hashes(masks)
     u32 = np.empty(n, dtype=np.uint32)
     u64 = np.empty(n, dtype=np.uint64)
     loops: dict[str, Callable[[], Any]] = {
@@ -330,7 +330,8 @@ def format_floors(r: dict[str, Any]) -> str:
     floors = r["ours"].get("floors")
     if not floors:
         missing = r["ours"].get("floors_missing")
-        return f"(no floors: {missing}; build evaluator_pyx._floor with pip install -e .)" if missing else ""
+        return (f"(floors and tried designs unavailable: {missing}; they are a laboratory module, "
+                f"built with POKI_BUILD_LAB=1 pip install -e .)") if missing else ""
     cycle = floors["cycle_s"]
     rows = []
     for key, label in FLOOR_ROWS:
