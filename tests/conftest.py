@@ -1,30 +1,26 @@
-"""Shared test helpers.
-
-Reference packages (eval7, phevaluator, PokerKit) are test-only dependencies of the dev
-extra. Where they are missing a developer's run skips the tests that need them; with
-POKI_REQUIRE_REFERENCES=1 (set by .ci/run) a missing one fails the run instead, so a
-green CI always means the checks against them ran.
-"""
+"""Fixtures and settings every test module shares; helpers that tests import live in
+tests/helpers (import them as `from helpers.<module> import name`)."""
 from __future__ import annotations
 
-import importlib
-import os
-from types import ModuleType
-
 import pytest
-
-
-def reference_package(name: str) -> ModuleType:
-    """Import a reference package: skip the module without it, or fail under CI."""
-    if os.environ.get("POKI_REQUIRE_REFERENCES") == "1":
-        return importlib.import_module(name)
-    return pytest.importorskip(name)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The player kinds, with the built-in settings, as the command line registers them
     with its own (agent.play.kinds): tests build players from specs directly."""
-    from agent.play.kinds import install_kinds
     from agent.config import Config
+    from agent.play.kinds import install_kinds
 
     install_kinds(Config())
+
+
+@pytest.fixture
+def server():
+    """A loopback IRC server (miniircd on 127.0.0.1, a port from the OS), stopped after."""
+    from connectors.irc.server import LoopbackServer
+
+    srv = LoopbackServer().start()
+    try:
+        yield srv
+    finally:
+        srv.stop()

@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 from agent.config import AcpcConfig
+from agent.game.rules import Action
 from agent.play.acpc_match import play_at_dealer
 from agent.players import BasePlayer, create_player
-from agent.game.rules import Action
 from connectors.acpc.game import standard_game
-from acpc_helpers import ScriptedDealer, states  # test helpers beside the tests
 
-HU = standard_game("holdem.limit.2p.reverse_blinds.game")
+from acpc_helpers import ScriptedDealer, states  # test helpers beside the tests
+from helpers.acpc import EXPECTED_NET, HAND0, HAND1, HAND2, HU
+
 THREE = standard_game("holdem.limit.3p.game")
 
 
@@ -46,43 +47,6 @@ def _nets(path):
 def _play(port, spec="call", game=HU, db=None, **kw):
     player = create_player(spec, np.random.default_rng(0), "me")
     return play_at_dealer("127.0.0.1", port, player, game, db_path=db, match="t", **kw)
-
-
-# Three heads-up hands: a showdown with us in the big blind (position 0), a showdown
-# from the button (position 1), and a hand the button folds at once (we do not act).
-HAND0 = [
-    states("MATCHSTATE:0:0::KdKh|", "MATCHSTATE:0:0:r:KdKh|"),
-    ("expect", "MATCHSTATE:0:0:r:KdKh|:c"),
-    states("MATCHSTATE:0:0:rc/:KdKh|/2c7d9s"),
-    ("expect", "MATCHSTATE:0:0:rc/:KdKh|/2c7d9s:c"),
-    states("MATCHSTATE:0:0:rc/c:KdKh|/2c7d9s", "MATCHSTATE:0:0:rc/cr:KdKh|/2c7d9s"),
-    ("expect", "MATCHSTATE:0:0:rc/cr:KdKh|/2c7d9s:c"),
-    states("MATCHSTATE:0:0:rc/crc/:KdKh|/2c7d9s/3h"),
-    ("expect", "MATCHSTATE:0:0:rc/crc/:KdKh|/2c7d9s/3h:c"),
-    states("MATCHSTATE:0:0:rc/crc/c:KdKh|/2c7d9s/3h", "MATCHSTATE:0:0:rc/crc/cc/:KdKh|/2c7d9s/3h/4s"),
-    ("expect", "MATCHSTATE:0:0:rc/crc/cc/:KdKh|/2c7d9s/3h/4s:c"),
-    states("MATCHSTATE:0:0:rc/crc/cc/c:KdKh|/2c7d9s/3h/4s",
-           "MATCHSTATE:0:0:rc/crc/cc/cc:KdKh|QsQc/2c7d9s/3h/4s"),
-]
-HAND1 = [
-    states("MATCHSTATE:1:1::|9c8c"),
-    ("expect", "MATCHSTATE:1:1::|9c8c:c"),
-    states("MATCHSTATE:1:1:c:|9c8c", "MATCHSTATE:1:1:cr:|9c8c"),
-    ("expect", "MATCHSTATE:1:1:cr:|9c8c:c"),
-    states("MATCHSTATE:1:1:crc/:|9c8c/Th7h2s", "MATCHSTATE:1:1:crc/c:|9c8c/Th7h2s"),
-    ("expect", "MATCHSTATE:1:1:crc/c:|9c8c/Th7h2s:c"),
-    states("MATCHSTATE:1:1:crc/cc/:|9c8c/Th7h2s/Jd", "MATCHSTATE:1:1:crc/cc/r:|9c8c/Th7h2s/Jd"),
-    ("expect", "MATCHSTATE:1:1:crc/cc/r:|9c8c/Th7h2s/Jd:c"),
-    states("MATCHSTATE:1:1:crc/cc/rc/:|9c8c/Th7h2s/Jd/Ac", "MATCHSTATE:1:1:crc/cc/rc/c:|9c8c/Th7h2s/Jd/Ac"),
-    ("expect", "MATCHSTATE:1:1:crc/cc/rc/c:|9c8c/Th7h2s/Jd/Ac:c"),
-    states("MATCHSTATE:1:1:crc/cc/rc/cc:AdAh|9c8c/Th7h2s/Jd/Ac"),
-]
-HAND2 = [states("MATCHSTATE:0:2::5h5d|", "MATCHSTATE:0:2:f:5h5d|")]
-# By hand: hand 0, kings beat queens: 20 pre-flop + 10 on the flop = +30 for us. Hand 1,
-# our straight 7-J (9c8c with Th7h and Jd) beats three aces: 20 pre-flop + 20 on the turn
-# = +40. Hand 2: the button folds its small blind: +5. Total +75 chips, 7.5 small bets
-# over 3 hands.
-EXPECTED_NET = 75
 
 
 def test_plays_the_protocol_examples_and_stores_every_hand(dealers, tmp_path):

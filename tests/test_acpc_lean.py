@@ -20,43 +20,27 @@ import threading
 import numpy as np
 import pytest
 
+from agent.config import TableConfig
+from agent.game import context as context_module
 from agent.game.context import GameContext
 from agent.game.events import HandEnded
-from agent.game import context as context_module
 from agent.play.acpc_lean import LeanSession
 from agent.play.acpc_match import AcpcSession, host_match, play_at_dealer
 from agent.play.seat import Seat
 from agent.players import create_player
 from connectors.acpc.game import standard_game
+
 from acpc_helpers import ScriptedDealer  # test helpers beside the tests
-from test_acpc_client import EXPECTED_NET, HAND0, HAND1, HAND2, HU
-from test_acpc_fastpath import _folded_positions, _match_log, _views
-from agent.config import TableConfig
+from helpers.acpc import (
+    EXPECTED_NET,
+    HAND0,
+    HAND1,
+    HAND2,
+    HU,
+    matchstate_lines,
+)
 
 SPEC = "random(fold=1, call=2, raise=2)"
-
-
-def _lines(players: int, hands: int, seed: int, me: int) -> list[str]:
-    game = standard_game(f"holdem.limit.{players}p.game" if players > 2
-                         else "holdem.limit.2p.reverse_blinds.game")
-    log = _match_log(players, hands, seed) if players > 2 else _hu_log(hands, seed)
-    table = TableConfig(small_blind=game.small_blind, big_blind=game.big_blind,
-                        small_bet=game.small_bet, big_bet=game.big_bet, max_bets=game.max_bets)
-    lines = []
-    for hand in log:
-        position = (me - hand.hand_number) % players
-        lines.extend(_views(hand, position, _folded_positions(hand, table)))
-    return lines
-
-
-def _hu_log(hands: int, seed: int):
-    from connectors.logs import acpc_log
-
-    game = standard_game("holdem.limit.2p.reverse_blinds.game")
-    outcome, _ = host_match(game, ["p0", "p1"], hands, seed,
-                            seats={0: "random(fold=2, call=1, raise=2)", 1: "random"},
-                            match_name="hu")
-    return [h for h in acpc_log.parse_log(outcome.log_lines) if isinstance(h, acpc_log.AcpcHand)]
 
 
 def _run(session_type, game, lines, *, records=False):
@@ -83,7 +67,7 @@ def _run(session_type, game, lines, *, records=False):
 def test_lean_answers_summary_and_records_equal_the_full_path(players, seed, me):
     game = standard_game(f"holdem.limit.{players}p.game" if players > 2
                          else "holdem.limit.2p.reverse_blinds.game")
-    lines = _lines(players, 150, seed, me)
+    lines = matchstate_lines(players, 150, seed, me)
     full_answers, full, full_session, full_records = _run(AcpcSession, game, lines)
     lean_answers, lean, lean_session, _ = _run(LeanSession, game, lines)
     assert full.hands == 150 and full.decisions > 150

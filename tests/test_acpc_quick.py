@@ -24,14 +24,14 @@ import time
 import numpy as np
 import pytest
 
-from connectors.acpc.client import LineFramer
-from evaluator_pyx.cards import CARD_NAMES
-from connectors.acpc.game import standard_game
-from connectors.acpc import protocol
-from connectors.acpc.protocol import ProtocolError, StateTranslator
 from agent.play.acpc_dealer import DealerLimits
-from test_acpc_lean import _lines
-from test_acpc_server import Match, check_log
+from connectors.acpc import protocol
+from connectors.acpc.client import LineFramer
+from connectors.acpc.game import standard_game
+from connectors.acpc.protocol import ProtocolError, StateTranslator
+from evaluator_pyx.cards import CARD_NAMES
+
+from helpers.acpc import Match, check_log, matchstate_lines
 
 
 def _game(players: int):
@@ -58,7 +58,7 @@ def _short(translator: StateTranslator, line: str):
 @pytest.mark.parametrize("players, seed, me", [(2, 31, 0), (3, 32, 1), (6, 33, 4)])
 def test_reading_without_events_ends_in_the_states_read_gives(players, seed, me):
     game = _game(players)
-    lines = _lines(players, 80, seed, me)
+    lines = matchstate_lines(players, 80, seed, me)
     short = StateTranslator(game, "me", match="m")
     full = StateTranslator(game, "me", match="m")
     taken = {"advance": 0, "begin": 0, "full": 0}
@@ -98,7 +98,7 @@ def _corrupt(line: str, rng: np.random.Generator) -> str:
 @pytest.mark.parametrize("players, seed", [(2, 41), (3, 42)])
 def test_the_short_ways_accept_nothing_read_refuses(players, seed):
     game = _game(players)
-    lines = _lines(players, 40, seed, 0)
+    lines = matchstate_lines(players, 40, seed, 0)
     rng = np.random.default_rng(seed)
     accepted = refused = 0
     for k, line in enumerate(lines):

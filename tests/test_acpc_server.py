@@ -12,56 +12,12 @@ import time
 import numpy as np
 import pytest
 
-from agent.config import TableConfig
+from agent.play.acpc_dealer import AcpcDealer, DealerError, DealerLimits
 from agent.play.acpc_match import host_match, play_at_dealer
 from agent.players import create_player
-from agent.game.tracker import Tracker
-from connectors.logs import acpc_log
 from connectors.acpc.client import LineFramer
-from agent.play.acpc_dealer import AcpcDealer, DealerError, DealerLimits
-from connectors.acpc.game import standard_game
 
-
-def game_for(n):
-    name = "holdem.limit.2p.reverse_blinds.game" if n == 2 else f"holdem.limit.{n}p.game"
-    return standard_game(name), name
-
-
-class Match:
-    """host_match in a thread; remote players join through ``clients``."""
-
-    def __init__(self, n, names, hands, seed, seats, limits=None, **kw):
-        self.game, self.game_name = game_for(n)
-        self.ports: list[int] = []
-        self.ready = threading.Event()
-        self.result = None
-        self.error = None
-
-        def run():
-            try:
-                self.result = host_match(
-                    self.game, names, hands, seed, seats=seats, game_name=self.game_name,
-                    match_name="t", on_listen=self._listening, limits=limits or DealerLimits(
-                        response_timeout=30, budget_per_hand=30, connect_timeout=30), **kw)
-            except BaseException as exc:  # noqa: BLE001
-                self.error = exc
-            finally:
-                self.ready.set()
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        assert self.ready.wait(30)
-
-    def _listening(self, ports):
-        self.ports = ports
-        self.ready.set()
-
-    def join(self):
-        self.thread.join(120)
-        assert not self.thread.is_alive()
-        if self.error is not None:
-            raise self.error
-        return self.result
+from helpers.acpc import Match, check_log, game_for
 
 
 class Client(threading.Thread):
@@ -74,29 +30,6 @@ class Client(threading.Thread):
         port, spec, name, game, names, seed = self.args
         player = create_player(spec, np.random.default_rng(seed), name)
         self.result = play_at_dealer("127.0.0.1", port, player, game, names=names, match="c")
-
-
-def check_log(lines, game, n, hands, names):
-    """Every hand of the log through the rules engine: the tracker refuses a hand whose
-    reported values differ from the rules' payoffs. Returns the totals by name."""
-    table = TableConfig(seats=n, small_blind=game.small_blind, big_blind=game.big_blind,
-                        small_bet=game.small_bet, big_bet=game.big_bet, max_bets=game.max_bets)
-    totals = dict.fromkeys(names, 0)
-    parsed = list(acpc_log.parse_log(lines, "log"))
-    assert not [p for p in parsed if isinstance(p, Exception)]
-    states = [p for p in parsed if isinstance(p, acpc_log.AcpcHand)]
-    score = parsed[-1]
-    assert isinstance(score, acpc_log.AcpcScore)
-    assert len(states) == hands
-    tracker = Tracker()
-    for hand in states:
-        # Positions rotate one seat a hand: position p of hand h is seat (p + h) mod n.
-        assert hand.players == tuple(names[(p + hand.hand_number) % n] for p in range(n))
-        record = tracker.apply_all(acpc_log.hand_events(hand, table))[0]
-        for r in record.results:
-            totals[r.player] += r.won - r.put_in
-    assert dict(zip(score.players, score.totals)) == totals
-    return totals
 
 
 def replay_nets(log_path, db_path):

@@ -22,7 +22,8 @@ import pytest
 from agent.config import TableConfig
 from agent.play.replay import ReplayOptions, replay
 from agent.play.tournament import TournamentSetup, run_tournament
-from conftest import reference_package
+
+from helpers.references import reference_package
 from shared_data import DATA
 
 REPO = Path(__file__).resolve().parents[1]

@@ -23,7 +23,6 @@ from agent.play.seat import Seat
 from agent.players import PlayerKind, register
 
 from irc_live import wait_for
-from test_irc_live import server  # noqa: F401 - the loopback IRC server fixture
 
 BASE = Config()
 

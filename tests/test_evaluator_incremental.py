@@ -14,9 +14,9 @@ import itertools
 import numpy as np
 import pytest
 
-from conftest import reference_package
-
 import evaluator_pyx as ev
+
+from helpers.references import reference_package
 
 eval7 = reference_package("eval7")
 phevaluator = reference_package("phevaluator")

@@ -14,30 +14,28 @@ import subprocess
 import time
 
 import numpy as np
-import pytest
 
 from agent.config import Config
 from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
-from connectors.irc.server import LoopbackServer
 from db.database import Database
 
-from irc_live import (DOC_LINES, HOLE, Person, acpc_lines, check_against_acpc_log, classify,  # noqa: F401
-                      running, stored_hands, wait_for)
+from irc_live import (  # noqa: F401
+    DOC_LINES,
+    HOLE,
+    Person,
+    acpc_lines,
+    check_against_acpc_log,
+    classify,
+    running,
+    stored_hands,
+    wait_for,
+)
 
 BASE = Config()
 CFG = dataclasses.replace(BASE, irc=dataclasses.replace(
     BASE.irc, reconnect_min_seconds=0.2, reconnect_max_seconds=2.0, flood_lines_per_second=0,
     hand_pause_seconds=0, action_seconds=20, decision_margin_seconds=1.0))
-
-
-@pytest.fixture
-def server():
-    srv = LoopbackServer().start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def start_dealer(running, srv, tmp_path, *, hands, channels=("#holdem",), config=CFG, **kw) -> DealerHost:
@@ -188,7 +186,7 @@ def test_impostors_are_ignored_and_counted(server, running, tmp_path) -> None:
         mallory.say("#holdem", f"Hand {number}: poki to act: fold or call 10; pot 15 (30s).")
         mallory.send(f"NOTICE poki :Hand {number}: your cards at #holdem: As Ah.")
         mallory.send(f"NOTICE #holdem :Hand {number}: poki folds.")
-        mallory.say("#holdem", f"Table: poki leaves with 0 chips (bankroll 0).")
+        mallory.say("#holdem", "Table: poki leaves with 0 chips (bankroll 0).")
         sent += 4
         mallory.say("poki", "quit")
         mallory.say("dealer", "fold #holdem")  # a move for a seat that is not hers

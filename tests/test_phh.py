@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import reference_package
-
 from agent.config import TableConfig
+from agent.game.tracker import Tracker
 from agent.play.dealer import HandLog, play_match
 from agent.players import create_player
-from agent.game.tracker import Tracker
 from connectors.logs.phh import (
     PhhError,
     format_hand,
@@ -19,6 +17,8 @@ from connectors.logs.phh import (
     parse_hand,
     parse_hands,
 )
+
+from helpers.references import reference_package
 
 pokerkit = reference_package("pokerkit")
 from pokerkit import HandHistory  # noqa: E402

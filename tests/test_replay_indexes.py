@@ -14,8 +14,9 @@ from agent.play.replay import ReplayOptions, replay
 from connectors.logs.irc_database import IrcHand
 from db import schema
 from db.database import Database
+
+from helpers.replay_logs import first_irc_hands, mini_month
 from shared_data import DATA
-from test_replay_logs import first_irc_hands, mini_month
 
 needs_data = pytest.mark.skipif(DATA is None, reason="the IRC hand logs are not there")
 

@@ -14,12 +14,12 @@ import pytest
 from agent.cli import main
 from agent.config import TableConfig
 from agent.game.events import HandStarted
-from agent.play.replay import ReplayOptions, decode_record, encode_record, replay
 from agent.game.rules import IRC_1995
+from agent.play.replay import ReplayOptions, decode_record, encode_record, replay
 from agent.play.tournament import TournamentSetup, run_tournament
 from connectors.acpc.game import GameError, parse_game, standard_game
-from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.irc_database import IrcHand, read_irc_database
+from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.sources import AcpcSettings, plan
 from db.testing import synthetic_hands
 
@@ -43,7 +43,9 @@ END GAMEDEF
 """
 
 
+from helpers.replay_logs import mini_month
 from shared_data import DATA  # the shared 1995 logs (located in one place)
+
 needs_data = pytest.mark.skipif(DATA is None, reason=f"the IRC hand logs ({DATASET}) are not there")
 
 
@@ -166,37 +168,6 @@ def test_an_acpc_log_with_no_game_to_be_found(tmp_path) -> None:
 
 
 # --- bad input --------------------------------------------------------------------------------
-
-
-def first_irc_hands(n: int) -> list[IrcHand]:
-    """The first ``n`` hands of the real 1995 IRC logs, in the order the reader gives them."""
-    assert DATA is not None
-    out: list[IrcHand] = []
-    for item in read_irc_database(DATA):
-        if isinstance(item, IrcHand):
-            out.append(item)
-            if len(out) == n:
-                break
-    return out
-
-
-def mini_month(dest: Path, hands: list[IrcHand]) -> Path:
-    """An IRC month folder holding only ``hands``, copied line for line from the real logs."""
-    month = dest / "holdem" / "199504"
-    (month / "pdb").mkdir(parents=True)
-    src = DATA / "holdem" / "199504"
-    ids = {str(h.hand_id) for h in hands}
-    hdb = [line for line in (src / "hdb").read_text(encoding="latin-1").splitlines() if line.split()[:1] and
-           line.split()[0] in ids]
-    roster = [line for line in (src / "hroster").read_text(encoding="latin-1").splitlines()
-              if line.split()[:1] and line.split()[0] in ids]
-    (month / "hdb").write_text("\n".join(hdb) + "\n", encoding="latin-1")
-    (month / "hroster").write_text("\n".join(roster) + "\n", encoding="latin-1")
-    for nick in sorted({p.nick for h in hands for p in h.players}):
-        lines = [line for line in (src / "pdb" / f"pdb.{nick}").read_text(encoding="latin-1").splitlines()
-                 if line.split()[1:2] and line.split()[1] in ids]
-        (month / "pdb" / f"pdb.{nick}").write_text("\n".join(lines) + "\n", encoding="latin-1")
-    return month
 
 
 def edit_line(path: Path, lineno: int, change) -> None:

@@ -10,8 +10,9 @@ from connectors.logs import irc_database, sources
 from connectors.logs.irc_database import IrcHand, read_irc_month
 from connectors.logs.irc_events import irc_hand_events, irc_hand_id
 from connectors.logs.sources import LogHand, LogProblem, plan, preload, read_chunk
+
+from helpers.replay_logs import first_irc_hands, mini_month
 from shared_data import DATA
-from test_replay_logs import first_irc_hands, mini_month
 
 needs_data = pytest.mark.skipif(DATA is None, reason="the IRC hand logs are not there")
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from chromium import Chromium, chromium_path
 from db.database import Database
 from db.testing import synthetic_hands
-from test_report_stats import play
+
+from chromium import Chromium, chromium_path
+from helpers.report import play
 
 HERO = "p11_3"
 NASTY = '<img/src=x/onerror=alert(1)>'

@@ -12,17 +12,23 @@ import time
 import numpy as np
 import pytest
 
-from conftest import reference_package
+from helpers.references import reference_package
 
 pokerkit = reference_package("pokerkit")
 from pokerkit import (  # noqa: E402
     Automation,
     BettingStructure,
-    Deck as PKDeck,
     Mode,
     Opening,
-    State as PKState,
     StandardHighHand,
+)
+from pokerkit import (
+    Deck as PKDeck,
+)
+from pokerkit import (
+    State as PKState,
+)
+from pokerkit import (
     Street as PKStreet,
 )
 

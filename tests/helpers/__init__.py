@@ -1,0 +1,1 @@
+"""Helpers the tests share: import them as `from helpers.<module> import name`."""
