@@ -20,7 +20,7 @@ ACPC dealer's fast path (agent.play.acpc_fast_deal) and the lean ACPC client
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 from agent.game.context import ContextTemplate, GameContext, context_template
 from agent.game.events import CardsShown, Event, HandEnded
@@ -68,8 +68,8 @@ class BettingCache:
     def __init__(self, limit: int = CACHE_LIMIT) -> None:
         self.limit = limit
         self._points: dict[str, BettingPoint] = {}
-        self._contexts: dict[tuple, ContextTemplate] = {}
-        self._turns: dict[tuple, ContextTemplate | None] = {}
+        self._contexts: dict[tuple[Any, ...], ContextTemplate] = {}
+        self._turns: dict[tuple[Any, ...], ContextTemplate | None] = {}
         self.learnt = 0  # replays through the rules engine (cache misses)
 
     def point(self, betting: str, events: Callable[[], Sequence[Event]]) -> BettingPoint:
@@ -84,18 +84,19 @@ class BettingCache:
     def _learn(self, betting: str, tracker: Tracker) -> BettingPoint:
         """The point the rules state of ``tracker`` is at, kept for ``betting``."""
         st = tracker.state
-        phase = st.phase  # type: ignore[union-attr]
-        variant = st.variant  # type: ignore[union-attr]
+        assert st is not None  # the events just replayed began a hand
+        phase = st.phase
+        variant = st.variant
         ended: tuple[Pot, ...] = ()
         if phase == _BETTING:
-            kind, actor, legal, cards = ACT, st.actor, st.legal_actions(), 0  # type: ignore[union-attr]
+            kind, actor, legal, cards = ACT, cast(int, st.actor), st.legal_actions(), 0
         elif phase == _BOARD:
-            kind, actor, legal, cards = BOARD, -1, (), st.pending_board_count  # type: ignore[union-attr]
+            kind, actor, legal, cards = BOARD, -1, (), st.pending_board_count
         else:
             kind, actor, legal, cards = OVER, -1, (), 0
-            ended = tuple(pots(st))  # type: ignore[arg-type]
-        point = BettingPoint(kind, actor, legal, cards, tuple(st.put_in), tuple(st.active),  # type: ignore[union-attr]
-                             bool(st.all_in), ended, variant.merge_same_winners,  # type: ignore[union-attr]
+            ended = tuple(pots(st))
+        point = BettingPoint(kind, actor, legal, cards, tuple(st.put_in), tuple(st.active),
+                             bool(st.all_in), ended, variant.merge_same_winners,
                              variant.odd_chips_spread)
         points = self._points
         if len(points) >= self.limit:

@@ -18,7 +18,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent.game.rules import Action
 from agent.game.slots import slot_constructor
@@ -98,10 +98,11 @@ def board_texture(board: Sequence[int]) -> int:
 
 
 def fine_context(round_: int, bets_to_call: int, players_active: int, relative_position: int,
-                 aggressor: bool, last_action: int, acted: bool, raises: int, voluntary: bool, texture: int) -> int:
+                 aggressor: int, last_action: int, acted: int, raises: int, voluntary: int, texture: int) -> int:
     """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the comment above
     _RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
-    1 check or call, 2 bet or raise; ``raises`` bets made this round before the decision;
+    1 check or call, 2 bet or raise; ``aggressor``, ``acted`` and ``voluntary`` 0 or 1;
+    ``raises`` bets made this round before the decision;
     ``texture`` as board_texture (0 pre-flop). The one formula: the walker, the database
     and the shadow scorer all call it (C integers once compiled: context.pxd)."""
     active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
@@ -318,8 +319,8 @@ class ContextTemplate(NamedTuple):
     snapshot: all of GameContext's fields but the hand id, the board and the hole cards
     (the first field, ``board`` and the last), in GameContext's own field order."""
 
-    head: tuple  # the fields after hand_id, up to the board
-    tail: tuple  # the fields after the board, up to hole_cards
+    head: tuple[Any, ...]  # the fields after hand_id, up to the board
+    tail: tuple[Any, ...]  # the fields after the board, up to hole_cards
 
     def build(self, hand_id: str, board: tuple[int, ...], hole: tuple[int, ...] | None) -> GameContext:
         """This hand's snapshot: the template with its id, board and hole cards."""

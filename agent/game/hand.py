@@ -109,7 +109,7 @@ class HandBase:
         if type(button) is not int or not 0 <= button < n:
             raise IllegalActionError(f"button must be a seat 0..{n - 1}, got {button!r}")
         if blinds is None:
-            posted = (config.small_blind, config.big_blind)
+            posted: tuple[int, ...] = (config.small_blind, config.big_blind)
         else:
             posted = tuple(blinds)
             if not 1 <= len(posted) <= n:
@@ -315,7 +315,7 @@ class HandBase:
     @property
     def pots(self) -> tuple[Pot, ...]:
         """Main pot first, then side pots, from what has been put in so far."""
-        return tuple(pots(self))
+        return tuple(pots(self))  # type: ignore[arg-type]  # every hand is a State (agent.game.rules)
 
     @property
     def current_bet(self) -> int:
@@ -353,13 +353,13 @@ class HandBase:
     @property
     def is_capped(self) -> bool:
         return (self._phase == BETTING and self._raises >= self._cap
-                and (self._cap_heads_up or self._able() > 2))
+                and (self._cap_heads_up or self._able() > 2))  # type: ignore[attr-defined]  # State (agent.game.rules) defines it: the base holds the hand's fields only
 
     @property
     def raise_to(self) -> int | None:
         """The actor's bet after a bet/raise now (less than a full one if all-in), or None
         if the actor may not bet or raise."""
-        if self._phase != BETTING or self._raise_problem(self._queue[0]) is not None:
+        if self._phase != BETTING or self._raise_problem(self._queue[0]) is not None:  # type: ignore[attr-defined]  # State (agent.game.rules) defines it: the base holds the hand's fields only
             return None
         actor = self._queue[0]
         return min(self._stacks[actor] + self._bets[actor],
@@ -424,7 +424,7 @@ class HandBase:
             return ()
         actor = self._queue[0]
         facing = self._bets[actor] < self._level
-        return LEGAL[(facing or self._free_folds, self._raise_problem(actor) is None)]
+        return LEGAL[(facing or self._free_folds, self._raise_problem(actor) is None)]  # type: ignore[attr-defined]  # State (agent.game.rules) defines it: the base holds the hand's fields only
 
     def __repr__(self) -> str:
         return (f"<State {STREET_NAMES[self._street]} {PHASES[self._phase].name} "
@@ -447,7 +447,8 @@ class HandBase:
         if self._phase == HOLE_DEALING:
             for seat in self._post_order:
                 if not self._dealt >> seat & 1:
-                    self._deal_hole(seat, tuple(deck.draw(2)))
+                    first, second = deck.draw(2)
+                    self._deal_hole(seat, (first, second))
             # the last hole deal has begun the betting
         while self._phase == BOARD_DEALING:
             self._deal_board(tuple(deck.draw(BOARD_COUNTS[self._street])))
@@ -508,7 +509,7 @@ class HandBase:
         op = make_hole_dealt(seat, cards)
         self._ops.append(op)
         if self._dealt == (1 << self._n) - 1:
-            self._begin_round()
+            self._begin_round()  # type: ignore[attr-defined]  # State (agent.game.rules) defines it: the base holds the hand's fields only
         return op
 
     def _verify_unused(self, cards: Sequence[int]) -> None:
@@ -566,9 +567,9 @@ class HandBase:
         op = make_board_dealt(STREETS[self._street], cards)
         self._ops.append(op)
         if not self._runout:
-            self._begin_round()
+            self._begin_round()  # type: ignore[attr-defined]  # State (agent.game.rules) defines it: the base holds the hand's fields only
         elif self._street == RIVER:
-            self._begin_showdown()
+            self._begin_showdown()  # type: ignore[attr-defined]  # State (agent.game.rules) defines it: the base holds the hand's fields only
         return op
 
 

@@ -19,7 +19,7 @@ ints, floats, strings and bools, so ``marshal`` sends them cheaply.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from agent.game.context import ContextWalker, decision_context
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, CHECK, DECISION_KINDS, FOLD, HandRecord, RecordError
@@ -35,11 +35,11 @@ class PreparedHand(NamedTuple):
     players: tuple[str, ...]  # seated nicks, in seat order; other rows name a seat index
     # hands row without seq: (hand_id, network, source, started_at, small_blind, big_blind,
     # small_bet, big_bet, max_bets, board, players, pot, actions, shown)
-    hand: tuple
+    hand: tuple[Any, ...]
     seats: tuple[tuple[int, int, int], ...]  # (seat, position, stack)
     # (ord, seat, round, kind, amount, bets_to_call, raises, position, players_active,
     # all_in, context, fine context)
-    actions: tuple[tuple, ...]
+    actions: tuple[tuple[Any, ...], ...]
     shown: tuple[tuple[int, str], ...]  # (seat, cards)
     results: tuple[tuple[int, int, int], ...]  # (seat, put_in, won)
     observations: tuple[tuple[int, int, int, int], ...]  # decisions: (seat, context, action class, fine context)
@@ -191,14 +191,14 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     # Cards: the board and the shown hands, each a real card, none twice.
     cards = list(board)
     shown_seats = []
-    for s in record.shown:
-        seat = seat_of.get(s.player)
-        if seat is None or len(s.cards) != 2:
-            raise RecordError(f"{hid}: bad shown cards for {s.player!r}")
+    for show in record.shown:
+        seat = seat_of.get(show.player)
+        if seat is None or len(show.cards) != 2:
+            raise RecordError(f"{hid}: bad shown cards for {show.player!r}")
         if seat in shown_seats:
-            raise RecordError(f"{hid}: {s.player} shows cards twice")
+            raise RecordError(f"{hid}: {show.player} shows cards twice")
         shown_seats.append(seat)
-        cards.extend(s.cards)
+        cards.extend(show.cards)
     for c in cards:
         if type(c) is not int or not 0 <= c < 52:
             raise RecordError(f"{hid}: {c!r} is not a card")

@@ -10,9 +10,8 @@ with it, and so do the fast paths that deal or follow a hand by its betting stri
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent.game.operations import Pot, ShowdownBegan, Shown, make_pot, make_pot_awarded, make_shown
 from agent.game.variant import (
@@ -49,8 +48,9 @@ def begin_showdown(st: State) -> None:
     if st._auto_show:
         holes = st._holes
         for s in order:
-            if holes[s] is not None:
-                show_cards(st, s, holes[s])
+            hole = holes[s]
+            if hole is not None:
+                show_cards(st, s, hole)
     if not st._pending_show:
         settle(st)
 
@@ -168,7 +168,7 @@ def pots(st: State) -> list[Pot]:
 
 
 def pay_pots(pots: Sequence[Pot], values: Sequence[int], merge_pots: bool, spread_odd: bool,
-             won: list[int]) -> list[list]:
+             won: list[int]) -> list[list[Any]]:
     """The one settlement: who wins what of ``pots`` (:func:`pots`) when each seat's shown
     hand is worth ``values[seat]`` (larger wins; seats not shown are never read when they
     cannot win), each winner's chips added to ``won[seat]``. A pot with one eligible
@@ -178,9 +178,10 @@ def pay_pots(pots: Sequence[Pot], values: Sequence[int], merge_pots: bool, sprea
     odd chips go one each from the first winner clockwise from the button's left
     (``spread_odd``), else all to the first. Returns the pots paid, each as
     [amount, eligible, winners, shares]."""
-    paid: list[list] = []
+    paid: list[list[Any]] = []
     for pot in pots:
         eligible = pot.eligible
+        winners: tuple[int, ...]
         if len(eligible) == 1:
             winners = eligible
         else:

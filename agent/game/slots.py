@@ -13,9 +13,11 @@ from __future__ import annotations
 import types
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from agent.native import compiled_required
+
+T = TypeVar("T")
 
 try:
     from agent.game._slots import SlotMaker
@@ -26,19 +28,19 @@ except ImportError:
     SlotMaker = None
 
 
-def slot_constructor(cls: type) -> Callable[..., Any]:
+def slot_constructor(cls: type[T]) -> Callable[..., T]:
     """A function taking ``cls``'s fields in order and returning the instance."""
-    names = [f.name for f in fields(cls)]
+    names = [f.name for f in fields(cast(Any, cls))]  # a dataclass, as every caller passes
     descriptors = [cls.__dict__.get(name) for name in names]
     # The compiled constructor allocates as object.__new__ does for a concrete class, so
     # it takes only plain slots classes that are not abstract.
     if SlotMaker is not None and not getattr(cls, "__abstractmethods__", None) \
             and all(type(d) is types.MemberDescriptorType for d in descriptors):
-        return SlotMaker(cls, descriptors)
+        return cast("Callable[..., T]", SlotMaker(cls, descriptors))
     return _generated(cls, names)
 
 
-def _generated(cls: type, names: list[str]) -> Callable[..., Any]:
+def _generated(cls: type[T], names: list[str]) -> Callable[..., T]:
     env: dict[str, Any] = {"new": object.__new__, "cls": cls}
     lines = [f"def make({', '.join(names)}):", "    obj = new(cls)"]
     for name in names:
@@ -46,4 +48,4 @@ def _generated(cls: type, names: list[str]) -> Callable[..., Any]:
         lines.append(f"    set_{name}(obj, {name})")
     lines.append("    return obj")
     exec("\n".join(lines), env)
-    return env["make"]
+    return cast("Callable[..., T]", env["make"])

@@ -21,9 +21,9 @@ unfinished abandons that hand (counted in :attr:`Tracker.hands_abandoned`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import cast
+from typing import Any, cast
 
 from agent.config import TableConfig
 from agent.game.context import GameContext
@@ -53,16 +53,20 @@ from agent.game.records import (
     SeatRecord,
     ShownCards,
 )
-from agent.game.slots import slot_constructor
 from agent.game.rules import (
     MAX_PLAYERS,
     Action,
+    BetOrRaised,
+    BlindPosted,
+    CheckedOrCalled,
+    Folded,
     IllegalActionError,
     Phase,
     ShowdownBegan,
     Shown,
     State,
 )
+from agent.game.slots import slot_constructor
 from evaluator_pyx.cards import N_CARDS, card_str
 
 __all__ = ["Tracker", "TrackerError"]
@@ -92,7 +96,7 @@ _SEAT_WORD = re.compile(r"\bseat (\d+)")
 _FOLD, _CHECK_CALL, _BET_RAISE = Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE
 _ACTIONS = frozenset(Action)
 _DO = (State.fold, State.check_or_call, State.bet_or_raise)  # indexed by Action
-_EXACT = {FOLD: State.fold, CHECK: State.check, CALL: State.call, BET: State.bet,
+_EXACT: dict[str, Callable[[State, int], Folded | CheckedOrCalled | BetOrRaised]] = {FOLD: State.fold, CHECK: State.check, CALL: State.call, BET: State.bet,
           RAISE: State.raise_}
 _ACTION_OF_KIND = {FOLD: _FOLD, CHECK: _CHECK_CALL, CALL: _CHECK_CALL, BET: _BET_RAISE,
                    RAISE: _BET_RAISE}
@@ -123,9 +127,10 @@ def _table_config(small_blind: int, big_blind: int, small_bet: int, big_bet: int
                        big_bet=big_bet, max_bets=max_bets)
 
 
-def _cards_text(cards: object) -> str:
+def _cards_text(cards: Any) -> str:
+    """Cards as text for a message; ``cards`` is whatever the source sent."""
     try:
-        return " ".join(card_str(c) for c in cards)  # type: ignore[union-attr]
+        return " ".join(card_str(c) for c in cards)
     except Exception:
         return repr(cards)
 
@@ -168,7 +173,7 @@ class Tracker:
         self._ended = False
         self._holes_pending = False
         self._record: HandRecord | None = None
-        self._handlers = {
+        self._handlers: dict[type, Callable[[Any], HandRecord | None]] = {
             HandStarted: self._hand_started,
             HoleCards: self._hole_cards,
             BoardDealt: self._board_dealt,
@@ -335,7 +340,7 @@ class Tracker:
         """The rules' message with seat numbers replaced by the players' names."""
         players = self._players
 
-        def name(match: re.Match) -> str:
+        def name(match: re.Match[str]) -> str:
             seat = int(match.group(1))
             return players[seat] if 0 <= seat < len(players) else match.group(0)
 
@@ -354,7 +359,8 @@ class Tracker:
             event, f"{type(event).__name__} after the hand ended (HandStarted must come first)")
 
     def _seat(self, event: Event, player: object) -> int:
-        seat = self._seat_of.get(player)  # type: ignore[call-overload]
+        # Any object may come from a source; one that is not a seated name finds no seat.
+        seat: int | None = self._seat_of.get(player)  # type: ignore[call-overload]
         if seat is None:
             raise self._unknown(event, player)
         return seat
@@ -382,7 +388,7 @@ class Tracker:
             raise self._bad_start(ev, where)
         try:
             config = _table_config(*sizes)
-            extra = {}
+            extra: dict[str, Any] = {}
             if ev.blinds is not None:
                 extra["blinds"] = ev.blinds
             if ev.variant is not None:
@@ -413,7 +419,7 @@ class Tracker:
         self._ended = False
         self._holes_pending = True
         actions = []
-        for op in state.operations:  # the blinds, posted on creation
+        for op in cast("list[BlindPosted]", state.operations):  # the blinds, posted on creation
             name = players[op.seat]
             kind = BIG_BLIND if op.big else SMALL_BLIND
             actions.append(_make_action_record(0, name, kind, op.amount, 0, 0,
@@ -456,7 +462,7 @@ class Tracker:
         seat = self._seat_of.get(ev.player)
         if seat is None:
             raise self._unknown(ev, ev.player)
-        cards = ev.cards
+        cards: Any = ev.cards  # as the source sent them: a list is taken as a tuple
         if type(cards) is list:
             cards = tuple(cards)
         try:
@@ -542,8 +548,9 @@ class Tracker:
             all_in = False
         else:
             kind = (CALL if to_call else CHECK) if action == _CHECK_CALL else (RAISE if bets else BET)
-            amount = op.amount
-            all_in = op.all_in
+            moved = cast("CheckedOrCalled | BetOrRaised", op)
+            amount = moved.amount
+            all_in = moved.all_in
         self._actions.append(_make_action_record(
             street, name, kind, amount, -(-to_call // self._bet_sizes[street]), bets,
             self._positions[seat], self._live, all_in))
@@ -602,7 +609,7 @@ class Tracker:
                                          f"showed {_cards_text(op.cards)}")
         if phase == _SHOWDOWN:
             try:
-                st.show(seat, cards)  # type: ignore[arg-type]
+                st.show(seat, cards)
             except IllegalActionError as exc:
                 raise self._fail(ev, self._rules_reason(exc)) from None
             return None
@@ -665,11 +672,11 @@ class Tracker:
 
     # HandEnded
 
-    def _reported(self, ev: HandEnded, pairs: object, what: str) -> list:
-        values = [0] * len(self._players)
+    def _reported(self, ev: HandEnded, pairs: Any, what: str) -> list[float]:
+        values: list[float] = [0] * len(self._players)
         seen = set()
         try:
-            items = list(pairs.items()) if isinstance(pairs, dict) else list(pairs)  # type: ignore[union-attr]
+            items = list(pairs.items()) if isinstance(pairs, dict) else list(pairs)
         except TypeError:
             raise self._fail(ev, f"{what}: expected (player, chips) pairs, got {pairs!r}") from None
         for item in items:
@@ -752,10 +759,9 @@ class Tracker:
             # A showdown: the shown hands are at the end of the rules' log, after the
             # operation that began the showdown.
             for op in reversed(st.operations):
-                kind = type(op)
-                if kind is Shown:
+                if type(op) is Shown:
                     shown.append(_make_shown(players[op.seat], op.cards))
-                elif kind is ShowdownBegan:
+                elif type(op) is ShowdownBegan:
                     break
             shown.reverse()
         if self._late_shown:

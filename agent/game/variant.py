@@ -130,6 +130,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -262,19 +263,20 @@ class Deck:
         return other
 
 
-def check_cards(cards: object, count: int, what: str) -> tuple[int, ...]:
+def check_cards(cards: Any, count: int, what: str) -> tuple[int, ...]:
+    """``cards`` as they came from outside, checked: ``count`` distinct cards 0..51."""
     try:
-        cards = tuple(cards)  # type: ignore[arg-type]
+        held: tuple[int, ...] = tuple(cards)
     except TypeError:
         raise IllegalActionError(f"{what}: expected {count} cards, got {cards!r}") from None
-    if len(cards) != count:
-        raise IllegalActionError(f"{what}: needs {count} cards, got {len(cards)}")
-    for c in cards:
+    if len(held) != count:
+        raise IllegalActionError(f"{what}: needs {count} cards, got {len(held)}")
+    for c in held:
         if type(c) is not int or not 0 <= c < N_CARDS:
             raise IllegalActionError(f"{what}: {c!r} is not a card (ints 0..51)")
-    if len(set(cards)) != count:
-        raise IllegalActionError(f"{what}: duplicate card in {' '.join(map(card_str, cards))}")
-    return cards
+    if len(set(held)) != count:
+        raise IllegalActionError(f"{what}: duplicate card in {' '.join(map(card_str, held))}")
+    return held
 
 
 # One deck deals 2 cards to each of 23 players and leaves 6 for the board and burns.

@@ -42,7 +42,7 @@ class Decay:
 
     def weight(self, elapsed: int) -> float:
         """What one observation made `elapsed` of the player's hands ago weighs now."""
-        return self.factor**elapsed
+        return float(self.factor**elapsed)
 
 
 class ContextCounts:

@@ -268,7 +268,7 @@ def stack_pairs(predictor: Predictor, state: PlayerState, population: PlayerStat
     ]
 
 
-def hand_features(actions: Sequence[tuple], seated: int, small_bet: int, big_bet: int,
+def hand_features(actions: Sequence[tuple[Any, ...]], seated: int, small_bet: int, big_bet: int,
                   states: Sequence[PlayerState], population: PlayerState, predictor: Predictor
                   ) -> list[tuple[int, int, int, int, np.ndarray]]:
     """(seat, context, round, action class, features) of every decision of a hand, the
@@ -328,13 +328,13 @@ class LearnedModel:
     last_started_at: float | None = None
     scheme: str = FEATURE_SCHEME
     train_loglik: float = float("nan")
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
     network: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    _columns: list | None = field(default=None, init=False, repr=False, compare=False)
-    _fine_logits: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _fine_hidden: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _columns: list[list[float]] | None = field(default=None, init=False, repr=False, compare=False)
+    _fine_logits: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _fine_hidden: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     _UT: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
-    _blocks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _blocks: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -397,6 +397,7 @@ class LearnedModel:
             return _softmax_of(cols, 0.0, 0.0, 0.0, pairs)
         pre = self.network[1].copy()
         UT = self._UT
+        assert UT is not None  # set with the network, when the model is made
         for k, v in pairs:
             pre += UT[k] * v
         z0, z1, z2 = (self.network[2] @ np.tanh(pre)).tolist()

@@ -230,7 +230,7 @@ def fit_network(X: np.ndarray, y: np.ndarray, hidden: int, l2: float, rng: np.ra
             info["stop_log_likelihood"] = ll
             return False
         best["bad"] += 1
-        return best["bad"] >= patience
+        return bool(best["bad"] >= patience)
 
     w = lbfgs(lambda v: mlp_objective(v, shape, X, Y, l2, l2_hidden), w0, max_iter=max_iter, tol=1e-10,
               progress=progress, stop=stop)

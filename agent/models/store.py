@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from agent.game.prepared import prepare_hand
 from agent.game.records import HandRecord, RecordError, WriteReport
@@ -227,6 +227,12 @@ class MemoryModelStore:
         return sorted(self._players)
 
 
+class RunsOnOwner(Protocol):
+    """``call(fn)``: run ``fn()`` on the thread that owns a store and return its result."""
+
+    def __call__(self, fn: Callable[[], T], /) -> T: ...
+
+
 class ThreadBoundStore:
     """A ModelStore whose every call runs on the one thread that owns ``store`` (a SQLite
     connection may be used only by the thread that opened it): ``call(fn)`` runs ``fn()``
@@ -234,7 +240,7 @@ class ThreadBoundStore:
     interface is checked here at once (by name: nothing of it runs); its predictor, a plain
     object, and its description are fetched from that thread when first asked for."""
 
-    def __init__(self, store: ModelStore, call: Callable[[Callable[[], Any]], Any], *,
+    def __init__(self, store: ModelStore, call: RunsOnOwner, *,
                  owner: str = "its thread") -> None:
         require_store(store, "the store behind a thread-bound proxy")
         self._store = store
