@@ -143,7 +143,7 @@ class BettingCache:
             if len(turns) >= self.limit:
                 turns.clear()
             turns[key] = template
-        return template  # type: ignore[return-value]
+        return template  # type: ignore[return-value]  # the _UNKNOWN sentinel was replaced above
 
     def _replay(self, events: Sequence[Event]) -> Tracker:
         self.learnt += 1

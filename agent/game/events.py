@@ -9,7 +9,7 @@ where every event is validated against the rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from agent.game.rules import Action
 
@@ -110,5 +110,5 @@ class HandEnded:
     net: tuple[tuple[str, float], ...] | None = None
 
 
-Event = Union[HandStarted, HoleCards, BoardDealt, PlayerActed, PlayerLeft, PlayerAllIn,
-              CardsShown, CardsMucked, HandEnded]
+Event = (HandStarted | HoleCards | BoardDealt | PlayerActed | PlayerLeft | PlayerAllIn
+         | CardsShown | CardsMucked | HandEnded)

@@ -465,7 +465,7 @@ class HandBase:
             return None
         cards = check_cards(cards, 2, f"hole cards for seat {seat}")
         self._verify_unused(cards)
-        return cards  # type: ignore[return-value]
+        return cards  # type: ignore[return-value]  # check_cards gave exactly two
 
     def can_deal_hole(self, seat: int, cards: Sequence[int] | None) -> bool:
         try:
@@ -557,7 +557,7 @@ class HandBase:
             k = BOARD_COUNTS[self._street]
             op = self._deal_board(cards[:k])
             cards = cards[k:]
-        return op  # type: ignore[return-value]
+        return op  # type: ignore[return-value]  # verify_deal_board refuses an empty deal
 
     def _deal_board(self, cards: tuple[int, ...]) -> BoardDealt:
         for c in cards:

@@ -4,7 +4,6 @@ PokerKit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from agent.game.slots import slot_constructor
 from agent.game.variant import Street
@@ -105,22 +104,22 @@ class HandEnded:
     stacks: tuple[int, ...]
 
 
-Operation = Union[
-    BlindPosted,
-    HoleDealt,
-    BoardDealt,
-    Folded,
-    CheckedOrCalled,
-    BetOrRaised,
-    Left,
-    DeclaredAllIn,
-    ShowdownBegan,
-    Shown,
-    Mucked,
-    PotAwarded,
-    AwardedExternally,
-    HandEnded,
-]
+Operation = (
+    BlindPosted
+    | HoleDealt
+    | BoardDealt
+    | Folded
+    | CheckedOrCalled
+    | BetOrRaised
+    | Left
+    | DeclaredAllIn
+    | ShowdownBegan
+    | Shown
+    | Mucked
+    | PotAwarded
+    | AwardedExternally
+    | HandEnded
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,7 +89,7 @@ def verify_show(st: State, seat: int | None = None, cards: Sequence[int] | None 
                 f"{' '.join(map(card_str, known))}")
         return seat, known
     st._verify_unused(cards)
-    return seat, cards  # type: ignore[return-value]
+    return seat, cards  # type: ignore[return-value]  # check_cards gave exactly two
 
 
 def show_cards(st: State, seat: int, cards: tuple[int, int]) -> Shown:

@@ -360,7 +360,7 @@ class Tracker:
 
     def _seat(self, event: Event, player: object) -> int:
         # Any object may come from a source; one that is not a seated name finds no seat.
-        seat: int | None = self._seat_of.get(player)  # type: ignore[call-overload]
+        seat: int | None = self._seat_of.get(player)  # type: ignore[call-overload]  # any key finds a seat or None
         if seat is None:
             raise self._unknown(event, player)
         return seat
@@ -632,15 +632,16 @@ class Tracker:
                     return  # a repeat, not news
                 raise self._fail(ev, f"{ev.player} shows {_cards_text(cards)} but already "
                                      f"showed {_cards_text(shown.cards)}")
-        known = st.hole_cards(seat)  # type: ignore[union-attr]
+        assert st is not None  # called by _cards_shown, with a hand in play
+        known = st.hole_cards(seat)
         if known is not None:
             if sorted(known) != sorted(cards):
                 raise self._fail(ev, f"{ev.player} shows {_cards_text(cards)} but was dealt "
                                      f"{_cards_text(known)}")
         else:
-            in_play = set(st.board)  # type: ignore[union-attr]
+            in_play = set(st.board)
             for s in range(len(self._players)):
-                h = st.hole_cards(s)  # type: ignore[union-attr]
+                h = st.hole_cards(s)
                 if h is not None:
                     in_play.update(h)
             for shown in self._late_shown:

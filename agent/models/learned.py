@@ -432,7 +432,7 @@ class LearnedModel:
         weights for the numeric pairs' columns are gathered once per sequence of columns
         (in play: one per coarse context) into one block, so a decision costs one small
         product for both the hidden layer and the direct logits."""
-        UT, (_, b, V) = self._UT, self.network  # type: ignore[misc]
+        UT, (_, b, V) = self._UT, self.network  # type: ignore[misc]  # called only with a network
         assert UT is not None
         key = (fine, table, own)
         hb = self._fine_hidden.get(key)
