@@ -117,7 +117,7 @@ class SourceFirst(importlib.abc.MetaPathFinder):
 
 def _recorded_digests() -> dict[str, str]:
     try:
-        from agent._compiled_sources import SOURCES  # type: ignore[import-not-found]
+        from agent._compiled_sources import SOURCES
     except ImportError:
         return {}
     return dict(SOURCES)

@@ -82,8 +82,8 @@ def recompute_models(conn: sqlite3.Connection, predictor: Predictor
         key=lambda row: row[0],
     )
     pending = next(actions, None)
-    for hand, seated in groupby(seats, key=lambda row: row[0]):
-        seated = list(seated)
+    for hand, group in groupby(seats, key=lambda row: row[0]):
+        seated = list(group)
         network = seated[0][2]
         population = populations.get(network)
         if population is None:

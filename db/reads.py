@@ -63,7 +63,8 @@ class ReportRows(NamedTuple):
 
 
 def _hand_filter(network: str | None, since: float | None) -> tuple[str, list[Any]]:
-    where, params = [], []
+    where: list[str] = []
+    params: list[Any] = []
     if network is not None:
         where.append("network = ?")
         params.append(network)

@@ -169,7 +169,7 @@ def _play_hand(
     else:
         board = tuple(deck[:5])
         shown = tuple(ShownCards(p, (deck[5 + 2 * k], deck[6 + 2 * k])) for k, p in enumerate(active))
-        winners = sorted(rng.sample(active, 2 if len(active) > 2 and rng.random() < 0.1 else 1), key=position.get)
+        winners = sorted(rng.sample(active, 2 if len(active) > 2 and rng.random() < 0.1 else 1), key=lambda p: position[p])
         share, odd = divmod(pot, len(winners))
         for k, w in enumerate(winners):
             won[w] = share + (odd if k == 0 else 0)

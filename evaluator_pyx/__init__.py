@@ -45,7 +45,7 @@ def _compiled_required() -> bool:
 
 
 try:
-    from . import _core as _backend
+    from . import _core as _backend  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     BACKEND = "cython"
 except ImportError as exc:
@@ -113,7 +113,7 @@ __all__ = [
 # potential, all-holding ranks and strengths on a board, Monte Carlo roll-outs. Compiled
 # in _assess when built, else the slow pure-Python version; ASSESS_BACKEND says which.
 try:
-    from . import _assess as _assess_backend
+    from . import _assess as _assess_backend  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     ASSESS_BACKEND = "cython"
 except ImportError as exc:

@@ -154,7 +154,7 @@ def run_evaluator_bench(quick: bool = False) -> dict[str, Any]:
         "calling the builtin abs())",
     }
     if ev.BACKEND == "cython":
-        from evaluator_pyx import _core
+        from evaluator_pyx import _core  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
         figures["table_build_ms"] = _core.table_info()["build_ms"]
     anchor_cards = ev.cards_from_masks(masks[:n_anchor], 7)

@@ -66,12 +66,13 @@ def time_match(hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, f
             raise RuntimeError(f"the dealer printed no port: {first!r} "
                                f"{dealer.stderr.read()[-500:] if dealer.stderr else ''}") from None
         game = standard_game("holdem.limit.2p.reverse_blinds.game")
+        assert game is not None  # a standard game's name
         player = create_player("call", np.random.default_rng(seed), "client")
         cpu0 = time.process_time()
         t0 = time.perf_counter()
         result = play_at_dealer("127.0.0.1", port, player, game, match="bench")
         wall = time.perf_counter() - t0
-        cpu = time.process_time() - cpu0
+        client_cpu = time.process_time() - cpu0
         dealer.communicate(timeout=60)
     finally:
         os.sched_setaffinity(0, allowed)
@@ -83,7 +84,7 @@ def time_match(hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, f
     if result.hands != hands:
         raise RuntimeError(f"the bench match played {result.hands} of {hands} hands")
     return {"hands": hands, "seconds": wall, "hands_per_s": hands / wall,
-            "client_cpu_s": cpu, "dealer_process_cpu_s": server_cpu}
+            "client_cpu_s": client_cpu, "dealer_process_cpu_s": server_cpu}
 
 
 def run_acpc_bench(quick: bool = False) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def _eval7_tools():
 
 def run_assess_bench(quick: bool = False) -> dict[str, Any]:
     """Medians of every assessment figure; times in the unit named by each key."""
-    from evaluator_pyx import _assess
+    from evaluator_pyx import _assess  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     rng = np.random.default_rng(2024)
     repeats = 3 if quick else 7

@@ -69,7 +69,7 @@ class _CpuMeter:
         return time.perf_counter() - w0, self._now() - c0, out
 
 
-def _median_runs(meter_for: Callable[[], _CpuMeter], fn: Callable[[], Any], repeats: int) -> dict[str, float]:
+def _median_runs(meter_for: Callable[[], _CpuMeter], fn: Callable[[], Any], repeats: int) -> dict[str, Any]:
     walls, cpus = [], []
     units = 0
     for _ in range(repeats):

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from agent.config import ModelConfig, TableConfig
+from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
-from agent.engine.player import PokiPlayer
-from agent.players import create_player
+from agent.players import Player, create_player
 
 
 class _Timed(PokiPlayer):
@@ -29,7 +29,7 @@ class _Timed(PokiPlayer):
         super().__init__(*args, **kw)
         self._sink = sink
 
-    def act(self, ctx):  # type: ignore[no-untyped-def]
+    def act(self, ctx):
         if ctx.round == 0:
             return super().act(ctx)
         t0 = time.perf_counter()
@@ -56,7 +56,7 @@ def _table(kind: str, hands: int, seed: int) -> list[float]:
     times: list[float] = []
     rng = np.random.default_rng(seed)
     if kind == "stations_learned":
-        players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
+        players: list[Player] = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
                           model=ModelConfig(predictor="learned"))]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]
@@ -96,9 +96,9 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
     model read once a hand (twelve contexts and back-off mixed); also the back-off and
     twelve-context triples alone. Models learned from synthetic hands (db.testing).
     CPU time of this process, not wall time: the machine may be shared."""
+    from agent.game.prepared import prepare_hand
     from agent.models.opponent_model import predict_model
     from agent.models.store import MemoryModelStore
-    from agent.game.prepared import prepare_hand
     from db.testing import synthetic_hands
 
     store = MemoryModelStore()
@@ -145,9 +145,9 @@ def _learned_prediction_us(store: Any, hands: list, reps: int, hidden: int = 0) 
     tanh units on top (agent.models.network)."""
     import numpy as np
 
+    from agent.game.prepared import prepare_hand
     from agent.models.frequencies import PlayerState
     from agent.models.learned import N_FEATURES, DecisionFeatures, LearnedModel, player_stats, stack_pairs
-    from agent.game.prepared import prepare_hand
 
     rng = np.random.default_rng(7)
     network = None

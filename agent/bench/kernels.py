@@ -60,7 +60,7 @@ def cpu_median(fn: Callable[[], Any], repeats: int) -> float:
 
 def clock_seconds(repeats: int, adds: int = 20_000_000) -> float:
     """Seconds per CPU cycle: the best of `repeats` runs of a chain of dependent adds."""
-    from evaluator_pyx import _floor
+    from evaluator_pyx import _floor  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     return cpu_times(lambda: _floor.clock_cycles(adds // 4), repeats)[1] / adds
 
@@ -68,7 +68,7 @@ def clock_seconds(repeats: int, adds: int = 20_000_000) -> float:
 def run_floors(masks: np.ndarray, keys: np.ndarray, repeats: int) -> dict[str, Any]:
     """Seconds per hand (median, best) of the floors and of the alternative batch loops
     of evaluator_pyx._floor, on the same hands as the kernels, with the clock."""
-    from evaluator_pyx import _core, _floor
+    from evaluator_pyx import _core, _floor  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     n = len(masks)
     out = np.empty(n, dtype=np.uint16)
@@ -149,7 +149,7 @@ def run_call_floors(values: list[int], repeats: int,
     bare loop, and evaluate on one mask repeated (tables hot). Also both calls with every
     result kept in a list (evaluate_kept, noop_kept): a result the caller holds is never
     reused, so there evaluate returns its value's prebuilt object (docs/kernels.md)."""
-    from evaluator_pyx import _floor
+    from evaluator_pyx import _floor  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     evaluate, noop, bit_count = ev.evaluate, _floor.noop, int.bit_count
 
@@ -197,7 +197,7 @@ def _deals(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def run_kernels_bench(quick: bool = False, anchor: bool = True) -> dict[str, Any]:
     """Ours and OMPEval's figures on the same inputs (see the module docstring)."""
-    from evaluator_pyx import _assess, _core
+    from evaluator_pyx import _assess, _core  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     rng = np.random.default_rng(1995)
     repeats = 3 if quick else 7
@@ -241,7 +241,7 @@ def run_kernels_bench(quick: bool = False, anchor: bool = True) -> dict[str, Any
     ours["pot"] = [ev.hand_potential(h, b, weights, 2) for h, b in zip(holes[:n_pot], boards[:n_pot])]
 
     try:
-        from evaluator_pyx import _floor
+        from evaluator_pyx import _floor  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
         tried, advice, address = _floor.call_variants(frequency_order(np.random.default_rng(18)))
         calls = run_call_floors(masks[:200_000].tolist(), repeats, tried)
@@ -333,7 +333,7 @@ def format_floors(r: dict[str, Any]) -> str:
         return (f"(floors and tried designs unavailable: {missing}; they are a laboratory module, "
                 f"built with POKI_BUILD_LAB=1 pip install -e .)") if missing else ""
     cycle = floors["cycle_s"]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for key, label in FLOOR_ROWS:
         if key not in floors["per_hand"]:
             continue
@@ -374,7 +374,7 @@ def format_kernels_bench(r: dict[str, Any]) -> str:
         best = omp.get(f"{key}_best_s_per_hand")
         return rate(1.0 / omp[f"{key}_s_per_hand"]) + (f" ({1e-6 / best:,.0f})" if best else "")
 
-    rows: list[tuple[str, str, str, str, str]] = []
+    rows: list[tuple[str, ...]] = []
     omp_rate = 1.0 / omp["eval_from_cards_s_per_hand"] if have else None
     omp_inc = 1.0 / omp["eval_incremental_s_per_hand"] if have else None
     rows.append(("7-card eval, random list, from the 7 cards (ours: masks, checked)",

@@ -20,7 +20,7 @@ import agent.engine.player as player_module
 from agent.config import EngineConfig, TableConfig
 from agent.engine.player import PokiPlayer
 from agent.play.dealer import Deal, Dealer
-from agent.players import create_player
+from agent.players import Player, create_player
 
 TRIALS = 500
 
@@ -31,7 +31,7 @@ class _Timed(PokiPlayer):
         self._sink = sink
         self._cpu_sink = cpu_sink
 
-    def act(self, ctx):  # type: ignore[no-untyped-def]
+    def act(self, ctx):
         if ctx.round != 1 or ctx.players_active != 10:
             return super().act(ctx)
         t0, c0 = time.perf_counter(), time.process_time()
@@ -50,7 +50,7 @@ def run_simulator_bench(quick: bool = False) -> dict[str, Any]:
     sim_trials: list[int] = []
     real = player_module.simulate_decision
 
-    def timed(*args: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
+    def timed(*args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
         out = real(*args, **kwargs)
         sim_seconds.append(time.perf_counter() - t0)
@@ -59,7 +59,7 @@ def run_simulator_bench(quick: bool = False) -> dict[str, Any]:
 
     settings = EngineConfig(bettor="simulator", sim_trials=TRIALS, sim_min_trials=TRIALS, sim_time_ms=0.0)
     rng = np.random.default_rng(2026)
-    players = [_Timed("poki", np.random.default_rng(7), settings, sink=times, cpu_sink=cpu)]
+    players: list[Player] = [_Timed("poki", np.random.default_rng(7), settings, sink=times, cpu_sink=cpu)]
     players += [create_player("call", np.random.default_rng(100 + i), name=f"call-{i}") for i in range(9)]
     dealer = Dealer(TableConfig(seats=10), source="bench")
     player_module.simulate_decision = timed

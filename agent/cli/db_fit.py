@@ -137,7 +137,7 @@ def fit_predictor(database: Database, args: argparse.Namespace) -> int:
     best: LearnedModel | None = None
     best_score = float("-inf")
     fit_rows, stop_rows = _split_holdout(data.hand[train], args.holdout) if max(args.hidden) > 0 else (None, None)
-    span = {"decisions": int(train.sum()), "hands": int(len(np.unique(data.hand[train]))),
+    span: dict[str, Any] = {"decisions": int(train.sum()), "hands": int(len(np.unique(data.hand[train]))),
             "first_started_at": float(known.min()) if len(known) else None,
             "last_started_at": float(known.max()) if len(known) else None}
     linears: dict[float, Any] = {}  # the logistic model of the fitting part a network starts from, per l2

@@ -6,6 +6,7 @@ import argparse
 import json
 from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         simulator = "compiled"
     except ImportError:
         simulator = "missing (bettor=simulator unavailable)"
-    info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "simulator": simulator,
+    info: dict[str, Any] = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "simulator": simulator,
             "compiled_modules": compiled, "config": asdict(args.settings)}
     if args.json:
         print(json.dumps(info, indent=2))

@@ -55,7 +55,7 @@ class SimOutcome:
 
 def _simulate_kernel() -> Callable[..., tuple]:
     try:
-        from evaluator_pyx import _simulate  # compiled only: the trial loop has no Python twin
+        from evaluator_pyx import _simulate  # type: ignore[attr-defined]  # compiled only (Cython): no Python twin, no source for mypy
     except ImportError as exc:
         raise RuntimeError(
             "bettor=simulator needs the compiled module evaluator_pyx._simulate: build it with "

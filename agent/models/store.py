@@ -70,7 +70,8 @@ def check_off_model(counts: Sequence[float], source: str) -> OffModelCounts:
 class ModelStore(Protocol):
     """Everything the engine reads and writes of its opponents (module docstring)."""
 
-    predictor: Predictor
+    @property
+    def predictor(self) -> Predictor: ...  # read-only: a store may fetch it from its owner's thread
 
     def get(self, nick: str, network: str) -> PlayerModel: ...
 
