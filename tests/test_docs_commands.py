@@ -21,9 +21,11 @@ SOURCES = sorted(p for package in ("agent", "connectors", "db", "evaluator_pyx")
 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
 INLINE = re.compile(r"``?([^`\n]+)``?")
-# `poki` as a word (not part of a path such as poki.sqlite or a spec such as poki(...)),
-# then its words up to the end of the command.
-COMMAND = re.compile(r"(?:^|[\s/])poki((?:[ \t]+(?:\\\n\s*)?[^\s`|;&#)]+)+)")
+# `poki` where a command starts: at the start of a line or span (after a prompt `$ ` or a
+# path such as `.venv/bin/`), then its words up to the end of the command. So a nick in a
+# dialect line (`Hand 3: poki calls 10.`), a player spec (`poki match poki mc`) or a path
+# (poki.sqlite) is not taken for one.
+COMMAND = re.compile(r"^[ \t]*(?:\$ )?(?:[^\s`]*/)?poki((?:[ \t]+(?:\\\n\s*)?[^\s`|;&#)]+)+)", re.M)
 
 
 def code_spans(path: Path) -> list[str]:
