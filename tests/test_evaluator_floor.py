@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import evaluator_pyx as ev
+from agent.bench import kernels
 from evaluator_pyx import _python
 
 from helpers.hands import flush_hands
@@ -201,3 +202,15 @@ def test_the_tried_call_variants_give_the_same_values() -> None:
             f(0b11)
     with pytest.raises(ValueError):
         _floor.call_variants(np.arange(7463)[::-1].copy())   # 0 must come first
+
+
+def test_the_bench_times_the_floors_and_calls_on_the_real_loops() -> None:
+    masks = ev.random_hand_masks(np.random.default_rng(9), 5000, 7)
+    floors = kernels.run_floors(masks, _core.hand_keys(masks), 2)
+    assert set(floors["per_hand"]) == {key for key, _ in kernels.FLOOR_ROWS}
+    assert all(0 < best <= median for median, best in floors["per_hand"].values())
+    assert 0 < floors["cycle_s"] < 1e-8       # a clock above 100 MHz
+    calls = kernels.run_call_floors(masks[:2000].tolist(), 2)
+    assert set(calls) == {"evaluate", "evaluate_hot", "abs", "bit_count", "noop", "loop", "evaluate_kept",
+                          "noop_kept"}
+    assert all(ns > 0 for ns in calls.values())
