@@ -3,12 +3,20 @@
 shapes), fitted on the fitting window's first nine tenths with early stopping on its last
 tenth, like the grid; also scored on the tuning slice (no refit) beside the full GBM fitted
 the same way."""
-import os
-HERE = os.path.dirname(os.path.abspath(__file__))
 import json
+import sys
 import time
-exec(open(os.path.join(HERE, "common.py")).read())
+
+from common import (  # the study's shared data and helpers (common.py)
+    features,
+    inner_tr,
+    inner_va,
+    line,
+    tune,
+    y,
+)
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
+
 FS = sys.argv[1] if len(sys.argv) > 1 else "b"
 F = features(FS)
 for cst in ("no_interactions", None):

@@ -5,8 +5,21 @@ predictor that sees neither the cards nor anything finer than (player, context).
 Finer oracles split by position too (in-sample, and leave-one-out for an honest figure).
 usage: bayes.py [GBM probabilities .npy of the tuning slice]"""
 import os
-HERE = os.path.dirname(os.path.abspath(__file__))
-exec(open(os.path.join(HERE, "common.py")).read())
+import sys
+
+import numpy as np
+from common import (  # the study's shared data and helpers (common.py)
+    OUT,
+    E,
+    X,
+    acted,
+    ctx,
+    line,
+    pid,
+    rnd,
+    tune,
+    y,
+)
 
 P_log = np.load(os.path.join(OUT, "P_logit_a_main.npy"))
 extra = [(p.split("/")[-1], np.load(p)) for p in sys.argv[1:]]
@@ -15,6 +28,7 @@ sb = E[:, 1] > 0
 behind = np.round(E[:, 3] * 9).astype(int)
 band = np.where(sb, 0, np.where(behind == 0, 1, np.where(behind <= 2, 2, np.where(behind <= 5, 3, 4))))
 from agent.models.learned import _O_NUMERIC
+
 cal = np.minimum(np.round(X[:, _O_NUMERIC + 2] * 4), 2).astype(int)  # pre-flop callers (round 0 numeric block)
 tv = np.flatnonzero(tune)
 pos_in_tune = np.full(len(y), -1)

@@ -13,6 +13,7 @@ M: seq, ord, player id, round, coarse context, class, start time, order key, sea
 usage: python build_features.py DB OUT.npz
 """
 import os
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.environ.get("CEILING_WORK", "out/ceiling")
 OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)

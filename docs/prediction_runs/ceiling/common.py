@@ -1,10 +1,13 @@
 """Shared loading, splits and metrics for the research scripts (tuning slice only)."""
 import os
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.environ.get("CEILING_WORK", "out/ceiling")  # the features and every output
 OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # the repository
 import numpy as np
+
 sys.path[:0] = [p for p in (os.environ.get("SKLEARN_PATH", ""), ROOT) if p]
 from agent.models.learned import mean_loglik  # noqa: E402  the shadow scorer's log-likelihood (floored 0.001)
 

@@ -12,11 +12,24 @@
                                         stopping, scored on the tuning slice's later half
 FS: a (420 shipped inputs) or b (those + the earlier analysis' extras).
 """
-import os
-HERE = os.path.dirname(os.path.abspath(__file__))
 import json
+import os
+import sys
 import time
-exec(open(os.path.join(HERE, "common.py")).read())
+
+import numpy as np
+from common import (  # the study's shared data and helpers (common.py)
+    OUT,
+    features,
+    fitw,
+    line,
+    mean_loglik,
+    seq,
+    tune,
+    tune_a,
+    tune_b,
+    y,
+)
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
 
 mode, fs = sys.argv[1], sys.argv[2]

@@ -2,11 +2,24 @@
 matrices the GBM sees, so the comparison is like for like. Saves tuning-slice probabilities.
 With the argument `inner`: its figures on the GBM's inner validation instead (fitted on the
 fitting window's first nine tenths, scored on its last tenth), a reference for the grid."""
-import os
-HERE = os.path.dirname(os.path.abspath(__file__))
+import sys
 import time
-exec(open(os.path.join(HERE, "common.py")).read())
-from agent.models.learned import fit, _softmax  # noqa: E402
+
+import numpy as np
+from common import (  # the study's shared data and helpers (common.py)
+    OUT,
+    features,
+    fitw,
+    inner_tr,
+    inner_va,
+    line,
+    tune,
+    tune_a,
+    tune_b,
+    y,
+)
+
+from agent.models.learned import _softmax, fit  # noqa: E402
 
 if sys.argv[1:] == ["inner"]:
     for fs in ("a", "b_lin"):

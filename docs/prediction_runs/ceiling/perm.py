@@ -1,13 +1,24 @@
 """Permutation importance on the tuning slice, by groups of inputs (each group's columns
 permuted together across the slice's rows, seeded), for a saved GBM and for the logistic
 model refitted on the same inputs. usage: perm.py FS GBM_PICKLE"""
-import os
-HERE = os.path.dirname(os.path.abspath(__file__))
 import pickle
 import re
+import sys
 import time
-exec(open(os.path.join(HERE, "common.py")).read())
-from agent.models.learned import fit, _softmax  # noqa: E402
+
+import numpy as np
+from common import (  # the study's shared data and helpers (common.py)
+    acc,
+    ctx,
+    features,
+    fitw,
+    mean_loglik,
+    names,
+    tune,
+    y,
+)
+
+from agent.models.learned import _softmax, fit  # noqa: E402
 
 fs, pk = sys.argv[1], sys.argv[2]
 F = features(fs)[tune].astype(np.float64)

@@ -1,9 +1,19 @@
 """Tables of the report from the saved tuning-slice probabilities (one metric code for all).
 usage: tables.py GBM_A_TAG GBM_B_TAG   (tags as in out/P_gbm_final_<tag>.npy; '-' to skip)"""
 import os
-HERE = os.path.dirname(os.path.abspath(__file__))
-exec(open(os.path.join(HERE, "common.py")).read())
-import os  # noqa: E402
+import sys
+
+import numpy as np
+from common import (  # the study's shared data and helpers (common.py)
+    OUT,
+    acted,
+    ctx,
+    line,
+    rnd,
+    tune,
+    tune_b,
+    y,
+)
 
 O = OUT + "/"
 ga, gb = sys.argv[1], sys.argv[2]
@@ -37,7 +47,8 @@ for name, tag in (("GBM 420", ga), ("GBM 467", gb)):
         if os.path.exists(f):
             up.append((name + ", + earlier half", np.load(f)))
 yb, rb, cb = y[tune_b], rnd[tune_b], ctx[tune_b]
-print("| model (scored on the tuning slice's later half, %d decisions) | all | preflop | flop | turn | river | pf 1 bet |" % len(yb))
+print(f"| model (scored on the tuning slice's later half, {len(yb)} decisions) | all | preflop | flop | turn | river "
+      "| pf 1 bet |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for name, P in up:
     cells = [line(P, yb)] + [line(P[rb == r], yb[rb == r]) for r in range(4)] + [line(P[cb == 1], yb[cb == 1])]
