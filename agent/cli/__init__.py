@@ -1,7 +1,8 @@
 """The `poki` command: one sub-command per job.
 
-Each sub-command lives in its own module and is imported only when run, so `poki --help`
-stays instant and a job's heavy imports (numpy tables, sqlite, irc) are paid by that job.
+Each sub-command lives in its own module: `add_arguments(parser)` declares its options and
+`run(args)` does the job. Building the parser imports every one of them (each declares
+its own options), so `poki --help` pays for all ten modules' top-level imports.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("agent.cli.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
     "db": ("agent.cli.db", "the opponent database: stats, one player's model, recompute, check"),
     "tables": ("agent.cli.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
-    "match": ("agent.cli.match", "play house bots (and Poki) in duplicate tournaments: sb/hand with 95%% intervals"),
+    "match": ("agent.cli.match", "play Poki and house bots in duplicate tournaments: sb/hand with 95%% intervals"),
     "report": ("agent.cli.report", "the opponent report: HUD statistics with sample sizes, charts, CSV and JSON; --schedule runs it nightly"),
     "acpc": ("agent.cli.acpc", "play at an ACPC dealer (poki acpc play HOST PORT) or host one (poki acpc deal)"),
     "replay": ("agent.cli.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),

@@ -1,4 +1,4 @@
-"""Play a match between house bots (and later Poki) in the in-process dealer: a duplicate
+"""Play a match between Poki and house bots in the in-process dealer: a duplicate
 tournament by default (seeds 002 and 003: every deal replayed with the seats rotated so
 each player holds every hand once), results in small bets per hand with 95% intervals.
 

@@ -16,8 +16,8 @@ Three predictors give a (fold, call, raise) triple:
   coarse frequencies (``coarse``); the prior of the player's fine context is the
   population's fine frequencies tilted by how the player departs from the population in
   the coarse context; the player's fine counts shrink to that prior (``fine``). The
-  strengths are pseudo-counts learned from the data (``poki predict-tune`` fits them by
-  log-likelihood on a slice of hands scored before they are learned), not set by hand.
+  strengths are pseudo-counts learned from the data (``poki replay --predict --tune`` fits
+  them by log-likelihood on a slice of hands scored before they are learned), not set by hand.
 * **meta** — seed 004's meta-predictor, which "uses whichever [method] is most
   successful for each opponent": the twelve-context and back-off predictions mixed with
   weights proportional to exp(running log-likelihood) of each on this player's own
@@ -54,7 +54,7 @@ META_PREDICTORS = ("twelve", "backoff")  # the order of PlayerState.scores
 @dataclass(frozen=True, slots=True)
 class Strengths:
     """Pseudo-counts of the back-off hierarchy and the population's half-life (hands of
-    the whole network). Defaults: fitted by ``poki predict-tune`` on the April 1995 IRC
+    the whole network). Defaults: fitted by ``poki replay --predict --tune`` on the April 1995 IRC
     hands of 1995-04-15 to 04-19, scored from models learned before 04-15 (docs/prediction.md)."""
 
     population: float = 4.0

@@ -1,4 +1,4 @@
-"""Players: the interface every decider implements (house bots now, the Poki engine next),
+"""Players: the interface every decider implements (the house bots and the Poki engine),
 and a registry that names them so they can be chosen on the command line or in config.
 
 A player spec is ``[label=]kind[(key=value, ...)]``::
