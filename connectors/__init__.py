@@ -3,4 +3,4 @@ logs/ (the 1995 IRC Poker Database, ACPC dealer logs, PHH) and acpc/ (the ACPC d
 game definitions). Connectors know agent.game and nothing above it.
 """
 # First: agent.native's guard covers this package's compiled modules.
-import agent.native  # noqa: F401
+import agent.native  # noqa: F401 - imported for the compiled-module guard

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 # First: agent.native's guard covers this package's compiled modules.
-import agent.native  # noqa: F401
+import agent.native  # noqa: F401 - imported for the compiled-module guard
 
 if TYPE_CHECKING:
     from .database import Database, DatabaseError

@@ -397,7 +397,7 @@ class Database:
         for key in touched_models:
             pid, ctx = divmod(key, 16)
             models += (pid, ctx)
-            models += states_by_pid[pid].contexts[ctx].row()  # type: ignore[union-attr]
+            models += states_by_pid[pid].contexts[ctx].row()  # type: ignore[union-attr]  # a stored context has its counts
         out.hand_counts = [(states_by_pid[pid].hands, pid) for pid in touched_players]
         for key in touched_fine:
             pid, fine = divmod(key, _FINE_KEY)
@@ -412,7 +412,7 @@ class Database:
             pop_rows = out.population_models
             for ctx in touched_pop:
                 pop_rows += (network, 0, ctx)
-                pop_rows += population.contexts[ctx].row()  # type: ignore[union-attr]
+                pop_rows += population.contexts[ctx].row()  # type: ignore[union-attr]  # a stored context has its counts
             for fine in touched_pop_fine:
                 pop_rows += (network, 1, fine)
                 pop_rows += population.fine[fine].row()
@@ -571,7 +571,7 @@ class Database:
         for network in sorted(set(stored_pops) | set(fresh_pops)):
             a = {f"population {network}": stored_pops.get(network, PlayerState(0))}
             b = {f"population {network}": fresh_pops.get(network, PlayerState(0))}
-            problems += _compare_states(a, b, pop_decay, tolerance, scores=False)  # type: ignore[arg-type]
+            problems += _compare_states(a, b, pop_decay, tolerance, scores=False)  # type: ignore[arg-type]  # population states compare the same way
         return problems
 
     def recompute(self, half_life: float | None = None, refine: bool = False) -> int:

@@ -163,7 +163,7 @@ def _remote_match(fast: bool) -> tuple[list[str], dict]:
             box["result"] = host_match(game, names, hands, 3, seats={4: "random"},
                                        game_name=game_name, match_name="t", limits=limits,
                                        on_listen=on_listen, fast=fast)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
             box["error"] = exc
         finally:
             ready.set()

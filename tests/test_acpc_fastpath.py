@@ -39,7 +39,7 @@ def test_fast_path_agrees_with_the_full_parse(players: int, seed: int) -> None:
             full_parses += 1
             return real_parse(line, where)
 
-        fast.parse = counting_parse  # type: ignore[method-assign]
+        fast.parse = counting_parse  # type: ignore[method-assign]  # a test double
         tracker = Tracker("me")
         lines = 0
         for hand, out in zip(hands, folded):

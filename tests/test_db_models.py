@@ -111,7 +111,7 @@ def test_lazy_counts_equal_the_closed_form(half_life: float, events: list[tuple[
 def test_decay_rejects_nonsense() -> None:
     for bad in (0, -1, float("nan"), float("inf"), "10", True):
         with pytest.raises(ValueError):
-            Decay(bad)  # type: ignore[arg-type]
+            Decay(bad)  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
 
 
 def test_triple_blends_defaults_until_enough_observations() -> None:

@@ -143,8 +143,8 @@ def test_signature_and_errors() -> None:
 
     assert str(inspect.signature(ev.evaluate)) == "(mask, /)"
     with pytest.raises(TypeError):
-        ev.evaluate()  # type: ignore[call-arg]
+        ev.evaluate()  # type: ignore[call-arg]  # a wrong call on purpose: the error is the test
     with pytest.raises(TypeError):
-        ev.evaluate(1, 2)  # type: ignore[call-arg]
+        ev.evaluate(1, 2)  # type: ignore[call-arg]  # a wrong call on purpose: the error is the test
     with pytest.raises(TypeError):
-        ev.evaluate(mask=ev.cards_to_mask("As Ks Qs Js Ts"))  # type: ignore[call-arg]
+        ev.evaluate(mask=ev.cards_to_mask("As Ks Qs Js Ts"))  # type: ignore[call-arg]  # a wrong call on purpose: the error is the test

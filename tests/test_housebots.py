@@ -62,7 +62,7 @@ def test_bad_specs_say_what_is_wrong(text: str, words: str) -> None:
 
 def test_players_need_a_generator() -> None:
     with pytest.raises(TypeError, match="numpy Generator"):
-        create_player("call", 42)  # type: ignore[arg-type]
+        create_player("call", 42)  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
     player = create_player("hero=rr", np.random.default_rng(0))
     assert player.name == "hero" and player.trials == 1000
     assert create_player("rr", np.random.default_rng(0), name="seat3").name == "seat3"

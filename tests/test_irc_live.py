@@ -20,7 +20,7 @@ from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
 from db.database import Database
 
-from irc_live import (  # noqa: F401
+from irc_live import (  # noqa: F401 - fixtures and helpers used by name
     DOC_LINES,
     HOLE,
     Person,

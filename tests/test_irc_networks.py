@@ -28,7 +28,7 @@ from connectors.irc.identity import Login, Tls
 from connectors.irc.server import LoopbackServer
 from db.database import Database
 
-from irc_live import HANG, Person, acpc_lines, check_against_acpc_log, running, stored_hands, wait_for  # noqa: F401
+from irc_live import HANG, Person, acpc_lines, check_against_acpc_log, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
 from irc_servers import inspircd, need, ngircd, secret_file  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent

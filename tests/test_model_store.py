@@ -55,10 +55,10 @@ def test_a_store_that_lacks_a_part_is_refused_at_attach() -> None:
     assert "player hero" in message
     # Built with it, or given it later: the player refuses before any hand.
     with pytest.raises(StoreError):
-        PokiPlayer("hero", np.random.default_rng(0), store=_Partial())  # type: ignore[arg-type]
+        PokiPlayer("hero", np.random.default_rng(0), store=_Partial())  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
     player = PokiPlayer("hero", np.random.default_rng(0))
     with pytest.raises(StoreError, match="off_model"):
-        attach_models(player, _Partial(), "local")  # type: ignore[arg-type]
+        attach_models(player, _Partial(), "local")  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
     assert set(STORE_PARTS) >= {"get", "write_hand", "off_model", "add_off_model", "learned_model"}
 
 

@@ -49,7 +49,7 @@ def _replay_counting_deferrals(month: Path, path: Path, workers: int, monkeypatc
     calls = []
     deferred = Database.deferred_indexes
 
-    def counting(self: Database):  # type: ignore[no-untyped-def]
+    def counting(self: Database):  # type: ignore[no-untyped-def]  # a test double
         calls.append(1)
         return deferred(self)
 

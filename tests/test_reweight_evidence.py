@@ -86,7 +86,7 @@ def test_calls_compound_in_the_modeler() -> None:
     m = OpponentModeler("loki1", sigma=1e-9, floor=FLOOR, potential=False)
     m.tables = {"v": np.ones(N)}
     # Stand in for the board's strengths: the same ranking on both calls.
-    m.strengths = lambda board, players: STRENGTH  # type: ignore[method-assign]
+    m.strengths = lambda board, players: STRENGTH  # type: ignore[method-assign]  # a test double
     m.observe("v", CALL, (0.5, 0.3, 0.2), board_mask=0, players=2)
     t = m.tables["v"]
     assert t[STRENGTH < 0.49].max() == pytest.approx(FLOOR * t[STRENGTH > 0.51].min())

@@ -31,7 +31,7 @@ STRENGTH = (np.arange(N) + 0.5) / N  # distinct strengths, so "the top x%" is a 
 def _modeler(sigma: float = 1e-9) -> OpponentModeler:
     m = OpponentModeler("loki1", sigma=sigma, floor=FLOOR, potential=False, floor_on="learned")
     m.tables = {"v": np.ones(N)}
-    m.strengths = lambda board, players: STRENGTH  # type: ignore[method-assign]
+    m.strengths = lambda board, players: STRENGTH  # type: ignore[method-assign]  # a test double
     return m
 
 
@@ -146,7 +146,7 @@ def test_reweighting_with_eps_is_bayes_with_the_mixture() -> None:
     for action, freq, eps in ((CALL, (0.4, 0.4, 0.2), 0.05), (RAISE, (0.0, 0.6, 0.4), 0.2),
                               (RAISE, (0.0, 0.7, 0.3), 0.2)):
         strength = rng.permutation(STRENGTH)  # each round re-ranks the holdings
-        m.strengths = lambda board, players, s=strength: s  # type: ignore[method-assign]
+        m.strengths = lambda board, players, s=strength: s  # type: ignore[method-assign]  # a test double
         cut = weighted_quantile(strength, w, freq[0] if action == CALL else 1.0 - freq[2])
         f = np.where(strength > cut, 1.0, np.where(strength < cut, 0.0, 0.5))
         likelihood *= (1.0 - eps) * f + eps

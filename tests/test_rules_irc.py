@@ -366,7 +366,7 @@ def test_keywords_are_shorthands_for_the_variant() -> None:
     with pytest.raises(IllegalActionError, match="contradicts"):
         State(CFG, [100, 100], 0, variant=STANDARD, heads_up_reverse_blinds=False)
     with pytest.raises(IllegalActionError, match="RuleVariant"):
-        State(CFG, [100, 100], 0, variant="irc")  # type: ignore[arg-type]
+        State(CFG, [100, 100], 0, variant="irc")  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
 
 
 def test_irc_heads_up_order_and_free_folds() -> None:
@@ -418,7 +418,7 @@ def test_blinds_in_posting_order_and_bad_blinds() -> None:
     assert State(CFG, [100] * 3, 0).blind_seats == (1, 2)  # the default: the config's two
     for bad in ((), (5, 0), (5, "10"), (1, 2, 3, 4)):
         with pytest.raises(IllegalActionError, match="blind"):
-            State(CFG, [100] * 3, 0, blinds=bad)  # type: ignore[arg-type]
+            State(CFG, [100] * 3, 0, blinds=bad)  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
 
 
 def test_short_big_blind_keeps_the_bet_at_the_full_blind() -> None:

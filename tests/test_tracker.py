@@ -299,7 +299,7 @@ def test_bad_hand_starts_are_refused() -> None:
             t.apply(HandStarted(**fields))
         assert words in str(info.value), (change, str(info.value))
     with pytest.raises(TrackerError, match="not an event"):
-        t.apply("STATE:0:cc")  # type: ignore[arg-type]
+        t.apply("STATE:0:cc")  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
 
 
 def test_a_new_hand_abandons_an_unfinished_one() -> None:

@@ -59,7 +59,7 @@ def time_match(hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, f
     try:
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
-        first = dealer.stdout.readline()  # type: ignore[union-attr]
+        first = dealer.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE above
         try:
             port = int(first.split()[0])
         except (IndexError, ValueError):

@@ -102,7 +102,7 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
             if now is None or before is None:
                 cpu = None  # no /proc: no per-process figures
                 break
-            cpu[name] = (now - before) / played * 1e3  # type: ignore[index]
+            cpu[name] = (now - before) / played * 1e3  # type: ignore[index]  # a dict until a process has no /proc entry
         return {"hands_per_s": played / elapsed, "cpu_ms": cpu,
                 "latency": bots[0].latency() if bots else {"decisions": 0}}
     finally:

@@ -61,7 +61,7 @@ class ThreadProfiles:
         return self
 
     def dump(self, prefix: str | Path) -> list[Path]:
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)  # type: ignore[arg-type]  # None removes the profiler
         written = []
         with self._lock:
             profiles = list(self.profiles)
@@ -110,10 +110,10 @@ def _print_stats(label: str, files: list[Path], hands: int, top: int) -> None:
         print(f"\n## {label}: no profile written")
         return
     stats = pstats.Stats(*map(str, files))
-    total = stats.total_tt  # type: ignore[attr-defined]
+    total = stats.total_tt  # type: ignore[attr-defined]  # pstats.Stats keeps them undeclared
     print(f"\n## {label}: {total / hands * 1e3:.2f} ms CPU per hand under the profilers "
           f"({', '.join(f.name.split('.', 1)[1].rsplit('.', 1)[0] for f in files)})")
-    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]  # type: ignore[attr-defined]
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]  # type: ignore[attr-defined]  # pstats.Stats keeps them undeclared
     print(f"{'us/hand':>8} {'cum us':>8} {'calls/hand':>10}  function")
     for (path, line, name), (_cc, calls, tt, ct, _callers) in rows:
         where = f"{Path(path).name}:{line}" if line else path
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.01)
         first = host.call(lambda: host.bot.stats.hands)
         if args.strace:
-            pids = {"dealer": os.getpid(), "server": server.process.pid,  # type: ignore[union-attr]
+            pids = {"dealer": os.getpid(), "server": server.process.pid,  # type: ignore[union-attr]  # the server was started above
                     **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
             for name, pid in pids.items():
                 path = out / f"{name}.strace"

@@ -267,7 +267,7 @@ def _deal(args: argparse.Namespace) -> int:
         stats = None
         try:
             stats = host.call(lambda: host.bot.stats)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - stopping: what cannot be read is reported, the stop goes on
             pass
         if bar is not None and stats is not None:
             bar.n = stats.hands
@@ -302,7 +302,7 @@ def _play(args: argparse.Namespace) -> int:
     except SpecError as exc:
         print(f"poki irc play: --player: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - stopping: what cannot be read is reported, the stop goes on
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "

@@ -217,7 +217,7 @@ class AcpcDealer(FastHands):
 
     def _accept(self, seat: TableSeat) -> None:
         try:
-            conn, addr = seat.listener.accept()  # type: ignore[union-attr]
+            conn, addr = seat.listener.accept()  # type: ignore[union-attr]  # a listening seat has its socket
         except OSError:
             return
         if seat.sock is not None:
@@ -380,7 +380,7 @@ class AcpcDealer(FastHands):
             try:
                 if seat.viewer:
                     view = self._view
-                    action = seat.local.decide_on(  # type: ignore[attr-defined]
+                    action = seat.local.decide_on(  # type: ignore[attr-defined]  # a viewer seat's player has decide_on
                         self.tracker.snapshot(seat.name) if view is None else view)
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
@@ -449,7 +449,7 @@ class AcpcDealer(FastHands):
         bytes) is left to the general reading of :meth:`_action_of` (None)."""
         sock = seat.sock
         try:
-            data = sock.recv(65536)  # type: ignore[union-attr]
+            data = sock.recv(65536)  # type: ignore[union-attr]  # a connected seat has its socket
         except (BlockingIOError, InterruptedError):
             return None  # no answer within response_timeout
         except OSError as exc:
@@ -650,7 +650,7 @@ class AcpcDealer(FastHands):
                   cards: str) -> None:
         """The hand's ``STATE:`` line as acpc_log.format_state writes it, from the text
         the dealer already holds and the record's payoffs."""
-        results = {r.player: r.won - r.put_in for r in record.results}  # type: ignore[attr-defined]
+        results = {r.player: r.won - r.put_in for r in record.results}  # type: ignore[attr-defined]  # a finished hand's record
         values = []
         for seat in at:
             value = results[seat.name]
@@ -704,5 +704,5 @@ class AcpcDealer(FastHands):
             seat.sock = seat.listener = None
         try:
             self._selector.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - closing: nothing left to report to
             pass

@@ -95,7 +95,7 @@ class LeanSession(AcpcSession):
             return self._bad_line(line, exc)
         if state is None:  # actions (and perhaps a round's cards) added to the hand
             if not self._following:
-                return self._broken_turn(translator.last)  # type: ignore[arg-type]
+                return self._broken_turn(translator.last)  # type: ignore[arg-type]  # a turn comes after a state was read
             betting = translator.betting
             if betting[-1] == "/":
                 self._board = translator.board_cards()  # a round's cards came
@@ -107,7 +107,7 @@ class LeanSession(AcpcSession):
             self._hand_id = translator.hand_id(state.hand_number)
             self._position = state.position
             self._names = translator.players_for(state.position)
-            self._hole = state.holes[state.position]  # type: ignore[assignment]
+            self._hole = state.holes[state.position]  # type: ignore[assignment]  # our own cards are always shown to us
             if self.clock is not None:
                 self.clock.new_hand()
         if self._broken_hand == state.hand_number:
@@ -133,7 +133,7 @@ class LeanSession(AcpcSession):
         except TrackerError as exc:
             self._refused(exc)
             self._following = False
-            return self._broken_turn(self.translator.last)  # type: ignore[arg-type]
+            return self._broken_turn(self.translator.last)  # type: ignore[arg-type]  # a turn comes after a state was read
         action = self.seat.decide_on(ctx)
         self.answers += 1
         return self.translator.text + ":" + ACTION_CHAR[action]
@@ -175,11 +175,11 @@ class LeanSession(AcpcSession):
 
     def _refused(self, exc: TrackerError) -> None:
         """The rules refused this hand's events: it is abandoned, and answered with calls."""
-        self._broken_hand = self.translator.last.hand_number  # type: ignore[union-attr]
+        self._broken_hand = self.translator.last.hand_number  # type: ignore[union-attr]  # a turn comes after a state was read
         self._abandon_hand(str(exc))
 
     def _events_so_far(self) -> list[Event]:
-        return self._hand_events(self.translator.last)  # type: ignore[arg-type]
+        return self._hand_events(self.translator.last)  # type: ignore[arg-type]  # a turn comes after a state was read
 
     def _hand_events(self, state: MatchState) -> list[Event]:
         """The events of the hand up to ``state``, as the translator gave them line by

@@ -197,7 +197,7 @@ class Dealer:
             holes = dict(zip(names, deal.holes))
             self.log.add(record, holes, self.hands_played if hand_number is None else hand_number)
         self.hands_played += 1
-        return record  # type: ignore[return-value]
+        return record  # type: ignore[return-value]  # HandEnded always ends the hand with a record
 
 
 @dataclass

@@ -97,7 +97,7 @@ class SqliteBank:
             if self._timer is None and self.later is not None:
                 self._timer = self.later(max(1.0, self.batch_seconds), self._due)
 
-    def _call(self, fn, *args):  # noqa: ANN001, ANN202
+    def _call(self, fn, *args):  # noqa: ANN001, ANN202 - any callable and its result
         self.settle()
         try:
             return fn(*args)
@@ -134,7 +134,7 @@ class SqliteBank:
             if self.idle is not None:
                 self.idle(self._settle_logged)
         elif self._timer is None:
-            self._timer = self.later(self.batch_seconds, self._due)  # type: ignore[misc]
+            self._timer = self.later(self.batch_seconds, self._due)  # type: ignore[misc]  # the reactor's scheduled command
 
 
 def replay_journal(path: Path, bankrolls: Bankrolls) -> int:
@@ -307,7 +307,7 @@ class DealerHost:
     def wait(self, timeout: float | None = None) -> bool:
         return self.finished.wait(timeout)
 
-    def call(self, fn, timeout: float = 30.0):  # noqa: ANN001, ANN201
+    def call(self, fn, timeout: float = 30.0):  # noqa: ANN001, ANN201 - any callable and its result
         """Run ``fn()`` on the dealer's loop thread (which owns the database) and return
         its result; the finished hands are in the database when it runs."""
         client = self.client

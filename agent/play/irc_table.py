@@ -221,13 +221,13 @@ class DealerBot:
         hand = table.hand
         if hand is not None:
             if hand.timer is not None:
-                hand.timer.cancel()  # type: ignore[attr-defined]
+                hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
             table.hand = None
             table.void_to_say = hand.number
             self.stats.voided += 1
             log.warning("%s: server lost during hand %d: void, stacks as before it", table.channel, hand.number)
         if table.pause is not None:
-            table.pause.cancel()  # type: ignore[attr-defined]
+            table.pause.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
             table.pause = None
         for seat in table.seats:
             seat.present = False  # until they are seen again (join or WHO)
@@ -443,7 +443,7 @@ class DealerBot:
         self._say(table, d.HandStarts(number, names[button], cfg.small_blind, cfg.big_blind,
                                       cfg.small_bet, cfg.big_bet, cfg.max_bets,
                                       tuple(zip(names, started.stacks))))
-        for op in tracker.state.operations:  # type: ignore[union-attr]
+        for op in tracker.state.operations:  # type: ignore[union-attr]  # a hand in play has its rules state
             if isinstance(op, BlindPosted):
                 self._say(table, d.BlindPosted(number, names[op.seat], op.big, op.amount, op.all_in))
         for k, seat in enumerate(seats):
@@ -483,7 +483,7 @@ class DealerBot:
                 if hand.waiting == actor and hand.timer is not None:
                     return  # still waiting for the same player
                 if hand.timer is not None:
-                    hand.timer.cancel()  # type: ignore[attr-defined]
+                    hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
                     hand.timer = None
                 seat = hand.seats[actor]
                 if not seat.present or seat.leaving or seat.auto:
@@ -559,7 +559,7 @@ class DealerBot:
         action = d.action_of(word)
         seat.timeouts = 0
         if hand.timer is not None:
-            hand.timer.cancel()  # type: ignore[attr-defined]
+            hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
             hand.timer = None
         self._act(table, hand, actor, action)
         self._advance(table)
@@ -605,13 +605,13 @@ class DealerBot:
         if was_waiting:
             hand.waiting = None
             if hand.timer is not None:
-                hand.timer.cancel()  # type: ignore[attr-defined]
+                hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
                 hand.timer = None
         self._advance(table)
 
     def _void(self, table: _Table, hand: _Hand) -> None:
         if hand.timer is not None:
-            hand.timer.cancel()  # type: ignore[attr-defined]
+            hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
         table.hand = None
         self.stats.voided += 1
         self._say(table, d.HandVoid(hand.number))
@@ -643,16 +643,16 @@ class DealerBot:
                 description = None
                 if len(board) == 5:
                     description = hand_category(evaluate_cards([*shown.cards, *board]))
-                self._say(table, d.Shows(hand.number, shown.player, shown.cards, description))  # type: ignore[arg-type]
+                self._say(table, d.Shows(hand.number, shown.player, shown.cards, description))  # type: ignore[arg-type]  # shown cards are two
         for r in record.results:
             if r.won > 0:
                 self._say(table, d.Wins(hand.number, r.player, r.won))
         self._say(table, d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names)))
         self.stats.hands += 1
         if self.on_hand is not None:
-            holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]
+            holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]  # a hand in play has its rules state
             try:
-                self.on_hand(table.channel, record, holes)  # type: ignore[arg-type]
+                self.on_hand(table.channel, record, holes)  # type: ignore[arg-type]  # every seat's hole cards are known to the dealer
             except Exception as exc:  # noqa: BLE001 - logs failing must not stop the table
                 self.stats.errors += 1
                 log.error("%s: hand %d: logging failed: %s", table.channel, hand.number, exc)

@@ -296,7 +296,7 @@ class Seat:
 
     def _sink(self, record: HandRecord) -> None:
         try:
-            self.sink(record)  # type: ignore[misc]
+            self.sink(record)  # type: ignore[misc]  # checked not None where the seat was made
         except Exception as exc:  # noqa: BLE001 - a storage failure must not stop play
             self.stats.sink_errors += 1
             self.stats.last_error = f"{self.source}: storing hand {record.hand_id} failed: {exc}"
@@ -315,7 +315,7 @@ class Seat:
             self.tracker.snapshot(self.me)
         actor = st.actor
         return (st.phase == Phase.BETTING and actor is not None
-                and self.tracker.hand.players[actor] == self.me)  # type: ignore[union-attr]
+                and self.tracker.hand.players[actor] == self.me)  # type: ignore[union-attr]  # asked only with a hand in play
 
     def _context(self) -> GameContext:
         if not self.our_turn:
@@ -327,7 +327,7 @@ class Seat:
         if action in ctx.legal_actions:
             # Action(...) goes through the enum's Python-level __call__: skipped when the
             # player already answered an Action (the usual case, on every decision).
-            return action if type(action) is Action else Action(action)  # type: ignore[return-value]
+            return action if type(action) is Action else Action(action)  # type: ignore[return-value]  # a legal action is an Action value
         self.stats.illegal += 1
         self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} "
                                  f"answered {action!r}, not legal; fallback answered")
@@ -369,7 +369,7 @@ class Seat:
         self.stats.decisions += 1
         try:
             return self._checked(ctx, self.player.act(ctx))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the player's failure is counted and answered, play goes on
             self._player_failed(self.player.act, exc)
             return fallback_action(ctx)
 
@@ -397,7 +397,7 @@ class Seat:
         if self._inline:
             try:
                 return self._checked(ctx, self.player.act(ctx))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the player's failure is counted and answered, play goes on
                 self._player_failed(self.player.act, exc)
                 return fallback_action(ctx)
         t0 = time.perf_counter()
@@ -441,7 +441,7 @@ class Seat:
             self.stats.decision_seconds += time.perf_counter() - t0
             try:
                 callback(action)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the player's failure is counted and answered, play goes on
                 log.error("%s: decision callback raised %r", self.source, exc)
 
         timer: Any = None

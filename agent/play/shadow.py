@@ -214,7 +214,7 @@ class ShadowScorer:
         """Score ``learned`` too (before the first hand is observed)."""
         if self.hands or self.overall.decisions:
             raise ValueError("the learned predictor must be given before any hand is scored")
-        self.__init__(half_life=self.store.half_life, blend=self.blend, epsilon=self.epsilon,  # type: ignore[misc]
+        self.__init__(half_life=self.store.half_life, blend=self.blend, epsilon=self.epsilon,  # type: ignore[misc]  # a fresh start with the learned predictor
                       min_hands=self.min_hands, strengths=self.store.predictor.strengths, seed=self.seeder,
                       known=self.known, learned=learned)
 
@@ -244,7 +244,7 @@ class ShadowScorer:
         eps = self.epsilon
         self._pending_learned.append((network, nick, _scores(twelve, actual, eps)[1],
                                       _scores(backoff, actual, eps)[1], _scores(learned, actual, eps)[1]))
-        return out  # type: ignore[return-value]
+        return out  # type: ignore[return-value]  # three values
 
     def _learn_scores(self) -> None:
         """After the store learned the hand: each scored decision's log-likelihoods join

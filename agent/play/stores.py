@@ -161,7 +161,7 @@ class DatabaseWriter:
                 self._read = True
                 try:
                     result = fn()
-                except BaseException as exc:  # noqa: BLE001
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller waiting on it
                     future.set_exception(exc)
                 else:
                     future.set_result(result)

@@ -13,9 +13,9 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")  # no display: the report is written by a command or a background job
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402 - after matplotlib.use('Agg')
 
-from .stats import ACTION_KINDS, ROUNDS, PlayerStats  # noqa: E402
+from .stats import ACTION_KINDS, ROUNDS, PlayerStats  # noqa: E402 - after matplotlib.use('Agg')
 
 _KIND_LABEL = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
 _KIND_COLOUR = {"f": "#9e9e9e", "k": "#90caf9", "c": "#1e88e5", "b": "#fb8c00", "r": "#e53935"}

@@ -111,7 +111,7 @@ def parse_version(line: str) -> tuple[int, int, int]:
     match = _VERSION.fullmatch(line.strip())
     if match is None:
         raise ProtocolError(f"expected the greeting {VERSION_LINE!r}, got {line[:80]!r}")
-    return tuple(int(g) for g in match.groups())  # type: ignore[return-value]
+    return tuple(int(g) for g in match.groups())  # type: ignore[return-value]  # the pattern has as many groups
 
 
 def _cards(text: str, where: str) -> tuple[int, ...]:
@@ -239,8 +239,8 @@ class StateTranslator:
         """The last state read (built here when :meth:`advance` took it)."""
         if self._stale:
             old = self._last
-            self._last = _make_state(old.position, old.hand_number,  # type: ignore[union-attr]
-                                     tuple(self._bet_text.split("/")), old.holes,  # type: ignore[union-attr]
+            self._last = _make_state(old.position, old.hand_number,  # type: ignore[union-attr]  # a state was read before
+                                     tuple(self._bet_text.split("/")), old.holes,  # type: ignore[union-attr]  # a state was read before
                                      self._board, self._text)
             self._stale = False
         return self._last
@@ -345,7 +345,7 @@ class StateTranslator:
         self._players = self.players_for(state.position)
         self.hand_over = False
         self._remember(state)
-        self._seen = set(state.holes[state.position])  # type: ignore[arg-type]
+        self._seen = set(state.holes[state.position])  # type: ignore[arg-type]  # our own cards are always shown to us
         return state
 
     def players_for(self, position: int) -> tuple[str, ...]:

@@ -514,7 +514,7 @@ class IrcClient:
             except (BlockingIOError, OSError):
                 pass
         if sock is not None and sock in ready and conn.socket is sock:
-            conn.process_data()  # type: ignore[union-attr]
+            conn.process_data()  # type: ignore[union-attr]  # a connection is open here
         calls = self._calls
         while calls:
             self._guard(calls.popleft())
@@ -580,8 +580,8 @@ class IrcClient:
         self._services_wait = ""
         if self.connection is None:
             self.connection = self.reactor.server()
-            self.connection.owner = self  # type: ignore[attr-defined]
-        self.connection.reset_reader()  # type: ignore[attr-defined]
+            self.connection.owner = self  # type: ignore[attr-defined]  # our connection class adds them
+        self.connection.reset_reader()  # type: ignore[attr-defined]  # our connection class adds them
         login = self.login
         self._negotiation = negotiation = Negotiation(login, self.wanted_nick, self.capabilities)
         opening = negotiation.opening()
@@ -644,7 +644,7 @@ class IrcClient:
         conn = self.connection
         if not lines or conn is None or conn.socket is None:
             return
-        data = b"".join(conn._prep_message(line) for line in lines)  # type: ignore[attr-defined]
+        data = b"".join(conn._prep_message(line) for line in lines)  # type: ignore[attr-defined]  # the irc library's own framing
         with self._send_lock:
             try:
                 conn.socket.sendall(data)
@@ -790,7 +790,7 @@ class IrcClient:
                 and event.nick.lower() == self.login.services.lower():
             self._on_services_notice(event.text)
         if self.handler is not None:
-            self._guard(lambda: self.handler(event))  # type: ignore[misc]
+            self._guard(lambda: self.handler(event))  # type: ignore[misc]  # checked not None just above
 
     def _on_event(self, conn: irc.client.ServerConnection, ev: irc.client.Event) -> None:
         kind = ev.type

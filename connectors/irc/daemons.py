@@ -345,7 +345,7 @@ class _Daemon:
         if self._made_folder and self.folder.exists():
             shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self):  # noqa: ANN204
+    def __enter__(self):  # noqa: ANN204 - returns self
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

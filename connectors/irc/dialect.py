@@ -248,9 +248,9 @@ def _options(options: tuple[Option, ...]) -> str:
                 raise DialectError(f"{o.kind} takes no amount")
             words.append(o.kind)
         elif o.kind in ("call", "bet"):
-            words.append(f"{o.kind} {_amount(o.amount, o.kind)}")  # type: ignore[arg-type]
+            words.append(f"{o.kind} {_amount(o.amount, o.kind)}")  # type: ignore[arg-type]  # call, bet and raise carry an amount
         elif o.kind == "raise":
-            words.append(f"raise to {_amount(o.amount, 'raise')}")  # type: ignore[arg-type]
+            words.append(f"raise to {_amount(o.amount, 'raise')}")  # type: ignore[arg-type]  # call, bet and raise carry an amount
         else:
             raise DialectError(f"unknown option {o.kind!r}")
     if not words:
@@ -319,7 +319,7 @@ def _hand_body(msg: Line) -> str:
             if msg.amount is not None:
                 raise DialectError(f"{word} takes no amount")
         else:
-            text += " " + _amount(msg.amount, word)  # type: ignore[arg-type]
+            text += " " + _amount(msg.amount, word)  # type: ignore[arg-type]  # call, bet and raise carry an amount
         if msg.all_in:
             text += " (all-in)"
         if msg.timed_out:
@@ -497,7 +497,7 @@ def parse_line(line: str) -> Line:
         if s is None:
             raise _bad(text, "malformed hole cards")
         cards = _card_tuple([s.group(2), s.group(3)], text)
-        return HoleCards(hand, s.group(1), cards)  # type: ignore[arg-type]
+        return HoleCards(hand, s.group(1), cards)  # type: ignore[arg-type]  # two cards, checked by the pattern
     # The rest begin with a nick.
     nick_match = _NICK_RE.match(body)
     if nick_match is None:
@@ -521,7 +521,7 @@ def parse_line(line: str) -> Line:
         if s is None:
             raise _bad(text, "malformed show")
         cards = _card_tuple([s.group(2), s.group(3)], text)
-        return Shows(hand, nick, cards, s.group(4))  # type: ignore[arg-type]
+        return Shows(hand, nick, cards, s.group(4))  # type: ignore[arg-type]  # two cards, checked by the pattern
     if rest.startswith(_ACTED_WORDS):  # the commonest lines first
         return _acted(hand, nick, body, text)
     for regex, build in (

@@ -405,7 +405,7 @@ def preload(chunks: Sequence[Chunk]) -> None:
 
 
 def _month(path: str) -> irc_database.IrcMonth:
-    return _cached(IRC, path, lambda: irc_database.IrcMonth(path))  # type: ignore[return-value]
+    return _cached(IRC, path, lambda: irc_database.IrcMonth(path))  # type: ignore[return-value]  # the cache returns what the loader made
 
 
 def _irc_problem(s: irc_database.SkippedHand) -> LogProblem:
@@ -448,7 +448,7 @@ def _category(message: str) -> str:
 
 
 def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    lines: list[str] = _cached(ACPC, chunk.path, lambda: _read_text(chunk.path).split("\n"))  # type: ignore[assignment]
+    lines: list[str] = _cached(ACPC, chunk.path, lambda: _read_text(chunk.path).split("\n"))  # type: ignore[assignment]  # the cache returns what the loader made
     game = chunk.game
     table = None
     if isinstance(game, AcpcGame):
@@ -508,7 +508,7 @@ def _phh_hand(text: str, where: str, label: str, skip: Callable[[str], bool] | N
 
 
 def _phhs_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    tables, stray = _cached(PHHS, chunk.path, lambda: _phhs_tables(_read_text(chunk.path)))  # type: ignore[misc]
+    tables, stray = _cached(PHHS, chunk.path, lambda: _phhs_tables(_read_text(chunk.path)))  # type: ignore[misc]  # the cache returns what the loader made
     if chunk.start == 0:
         for lineno, what in stray:
             yield LogProblem(f"{chunk.path}:{lineno}", MALFORMED, f"{MALFORMED}: {chunk.path}:{lineno}: {what}")

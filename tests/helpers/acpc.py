@@ -154,7 +154,7 @@ class Match:
                     self.game, names, hands, seed, seats=seats, game_name=self.game_name,
                     match_name="t", on_listen=self._listening, limits=limits or DealerLimits(
                         response_timeout=30, budget_per_hand=30, connect_timeout=30), **kw)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
                 self.error = exc
             finally:
                 self.ready.set()
