@@ -370,7 +370,7 @@ class LearnedModel:
 
     def logits(self, X: np.ndarray) -> np.ndarray:
         """The (fold, call, raise) logits of every row of ``X`` (a matrix)."""
-        Z = X @ self.weights.T
+        Z: np.ndarray = X @ self.weights.T
         if self.network is not None:
             U, b, V = self.network
             Z += np.tanh(X @ U.T + b) @ V.T
@@ -496,7 +496,8 @@ class LearnedModel:
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return out
 
 
 def mean_loglik(P: np.ndarray, y: np.ndarray, epsilon: float = EPSILON) -> float:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -151,7 +152,7 @@ def mlp_init(shape: MLPShape, rng: np.random.Generator, linear: np.ndarray | Non
 def mlp_logits(w: np.ndarray, shape: MLPShape, X: np.ndarray) -> np.ndarray:
     """The (fold, call, raise) logits of every row of ``X``."""
     W, U, b, V = mlp_unpack(w, shape)
-    Z = X @ W.T
+    Z: np.ndarray = X @ W.T
     if shape.hidden:
         Z += np.tanh(X @ U.T + b) @ V.T
     return Z
@@ -214,14 +215,14 @@ def fit_network(X: np.ndarray, y: np.ndarray, hidden: int, l2: float, rng: np.ra
     Y = np.zeros((len(y), 3))
     Y[np.arange(len(y)), y] = 1.0
     w0 = mlp_init(shape, rng, linear)
-    info = {"iterations": 0, "best_iteration": -1, "stop_log_likelihood": float("nan")}
-    best = {"w": w0, "ll": -math.inf, "bad": 0}
-    if stop_X is not None:
+    info: dict[str, float] = {"iterations": 0, "best_iteration": -1, "stop_log_likelihood": float("nan")}
+    best: dict[str, Any] = {"w": w0, "ll": -math.inf, "bad": 0}
+    if stop_X is not None and stop_y is not None:
         best["ll"] = info["stop_log_likelihood"] = _mean_loglik(mlp_logits(w0, shape, stop_X), stop_y)
 
     def stop(it: int, w: np.ndarray) -> bool:
         info["iterations"] = it + 1
-        if stop_X is None or (it + 1) % check_every:
+        if stop_X is None or stop_y is None or (it + 1) % check_every:
             return False
         ll = _mean_loglik(mlp_logits(w, shape, stop_X), stop_y)
         if ll > best["ll"]:
@@ -234,11 +235,12 @@ def fit_network(X: np.ndarray, y: np.ndarray, hidden: int, l2: float, rng: np.ra
 
     w = lbfgs(lambda v: mlp_objective(v, shape, X, Y, l2, l2_hidden), w0, max_iter=max_iter, tol=1e-10,
               progress=progress, stop=stop)
-    if stop_X is None:
+    if stop_X is None or stop_y is None:
         info["best_iteration"] = info["iterations"]
         return w, info
     ll = _mean_loglik(mlp_logits(w, shape, stop_X), stop_y)
     if ll > best["ll"]:
         info["best_iteration"], info["stop_log_likelihood"] = info["iterations"], ll
         return w, info
-    return best["w"], info
+    best_w: np.ndarray = best["w"]
+    return best_w, info

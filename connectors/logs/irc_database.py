@@ -214,7 +214,7 @@ def read_irc_month(folder: Path | str, strict: bool = False) -> Iterator[IrcHand
     for item in month.read():
         if strict and type(item) is SkippedHand:
             raise ParseError(item.source, item.reason, item.hand_id)
-        yield item  # type: ignore[misc]  (no skip: never NotRead)
+        yield item  # type: ignore[misc]  # no skip: never NotRead
     for s in month.strays():
         if strict:
             raise ParseError(s.source, s.reason, s.hand_id)
