@@ -1,17 +1,76 @@
 #!/bin/bash
-# Strength experiments for docs/strength.md; each writes JSON and a table.
+# Re-run every match of docs/strength.md's table (and the rows of docs/lab/strength.md §10
+# they were measured with), one at a time (2 workers, nice 5); each writes NAME.json here
+# and paired.py reduces the per-hand results to NAME.deals.json. Hours on two cores.
+# Run from anywhere; POKI="python -m agent.cli" runs a checkout without installing.
 cd "$(dirname "$0")/../.."
 P=${POKI:-.venv/bin/poki}
 OUT=docs/strength_runs
-DEALS=${DEALS:-5000}  # house and B were run with 5000
-L1='poki(bettor=loki1,reweight=loki1)'
-run() { # name seed specs...
-  name=$1; seed=$2; shift 2
-  echo "== $name seed=$seed deals=$DEALS $(date +%T)" >> $OUT/log.txt
-  $P match "$@" --deals $DEALS --seed $seed --workers 2 --no-progress --name $name --json > $OUT/$name.json 2>> $OUT/log.txt
-  echo "   done $(date +%T)" >> $OUT/log.txt
-}
-H="tight-aggressive tight-aggressive tight-passive tight-passive loose-aggressive loose-aggressive loose-passive loose-passive"
-run house 101 poki poki $H
-run B 102 'poki(reweight=loki1)' 'poki(reweight=loki1)' $L1 $L1 $L1 $L1 $L1 $L1 $L1 $L1
-# R, B+R, weighted, potential and versions: run3.sh (fewer deals for the later ones).
+# (a) B: the triple strategy against the Loki-1 Bettor, Loki-1 re-weighting on both sides,
+# every player with the learned floor.
+B='poki(bettor=triples,reweight=loki1,floor_on=learned)'
+L1='poki(bettor=loki1,reweight=loki1,floor_on=learned)'
+nice -n 5 $P match "$B" "$B" $L1 $L1 $L1 $L1 $L1 $L1 $L1 $L1 --deals 3000 --seed 6201 --workers 2 \
+    --name B4 --json --no-progress > $OUT/B4.json
+# (b) The house-field A/B: two triple players with the learned floor, two with the floor
+# on the weight (the old default), mc x2 and the four style bots, one duplicate match.
+T='poki(bettor=triples,floor_on=learned)'
+TW='poki(bettor=triples,floor_on=weight)'
+nice -n 5 $P match "$T" "$T" "$TW" "$TW" mc mc tight-aggressive tight-passive loose-aggressive loose-passive \
+    --deals 3000 --seed 6202 --workers 2 --name fieldAB3 --json --no-progress > $OUT/fieldAB3.json
+# From here `poki` ships with floor_on = "learned". --json-hands keeps the per-hand results,
+# which paired.py reduces to NAME.deals.json (the paired difference of two specs by deal).
+PY=${PYTHON:-.venv/bin/python}
+# (c) S heads-up: the shipped engine (simulator) against the formula engine.
+nice -n 5 $P match poki 'poki(bettor=triples)' --deals 3000 --seed 6203 --workers 2 --name S4 --json --json-hands \
+    --no-progress > $OUT/S4.json
+$PY $OUT/paired.py S4 poki 'poki(bettor=triples)'
+# (d) The shipped engine at ten seats in the house field (as §6 and §9).
+FIELD="mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive loose-passive rr"
+nice -n 5 $P match poki 'poki(bettor=triples)' $FIELD --deals 2000 --seed 6204 --workers 2 --name field4 --json \
+    --json-hands --no-progress > $OUT/field4.json
+$PY $OUT/paired.py field4 poki mc
+$PY $OUT/paired.py field4 poki 'poki(bettor=triples)'
+# The house-field A/B again on a fresh seed, with per-deal results (paired difference).
+nice -n 5 $P match "$T" "$T" "$TW" "$TW" mc mc tight-aggressive tight-passive loose-aggressive loose-passive \
+    --deals 3000 --seed 6205 --workers 2 --name fieldAB4 --json --json-hands --no-progress > $OUT/fieldAB4.json
+$PY $OUT/paired.py fieldAB4 'poki(bettor=triples)' 'poki(bettor=triples, floor_on=weight)'
+# The same A/B with the shipped engine (simulator bettor): learned against the weight floor.
+nice -n 5 $P match poki poki 'poki(floor_on=weight)' 'poki(floor_on=weight)' mc mc tight-aggressive tight-passive \
+    loose-aggressive loose-passive --deals 2000 --seed 6206 --workers 2 --name fieldAB5 --json --json-hands \
+    --no-progress > $OUT/fieldAB5.json
+$PY $OUT/paired.py fieldAB5 poki 'poki(floor_on=weight)'
+# B+R with the learned floor everywhere.
+nice -n 5 $P match 'poki(bettor=triples)' 'poki(bettor=triples)' $L1 $L1 $L1 $L1 $L1 $L1 $L1 $L1 --deals 3000 \
+    --seed 6207 --workers 2 --name BR4 --json --json-hands --no-progress > $OUT/BR4.json
+$PY $OUT/paired.py BR4 'poki(bettor=triples)' 'poki(bettor=loki1, reweight=loki1)'
+# A regular with the learned floor (as §9): a warm-up match fills warm4.sqlite (the models
+# and the off-model counts); the measured match starts from a copy of it (--db: one
+# process, both carried through); the same match cold (no database) beside it.
+rm -f $OUT/warm4.sqlite* $OUT/regular4.sqlite*
+nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 300 --seed 6208 --name warm4 --db $OUT/warm4.sqlite \
+    --json --no-progress > $OUT/warm4.json
+cp $OUT/warm4.sqlite $OUT/regular4.sqlite
+nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 2000 --seed 6209 --name regular4 --db $OUT/regular4.sqlite \
+    --json --json-hands --no-progress > $OUT/regular4.json
+nice -n 5 $P match 'poki(bettor=triples)' poki $FIELD --deals 2000 --seed 6209 --workers 2 --name cold4 --json \
+    --json-hands --no-progress > $OUT/cold4.json
+$PY $OUT/paired.py regular4 poki mc
+$PY $OUT/paired.py cold4 poki mc
+# The same deals as a regular and cold (paired across the two matches).
+$PY $OUT/paired.py regular4 poki poki cold4
+$PY $OUT/paired.py regular4 'poki(bettor=triples)' 'poki(bettor=triples)' cold4
+$PY $OUT/paired.py regular4 mc mc cold4
+# Potential on the triple strategy, and S at ten seats, with the learned floor.
+NP='poki(bettor=triples,potential=off)'
+nice -n 5 $P match 'poki(bettor=triples)' 'poki(bettor=triples)' "$NP" "$NP" "$NP" "$NP" "$NP" "$NP" "$NP" "$NP" \
+    --deals 2500 --seed 6211 --workers 2 --name potential4 --json --json-hands --no-progress > $OUT/potential4.json
+$PY $OUT/paired.py potential4 'poki(bettor=triples)' 'poki(bettor=triples, potential=false)'
+T4='poki(bettor=triples)'
+nice -n 5 $P match poki poki "$T4" "$T4" "$T4" "$T4" "$T4" "$T4" "$T4" "$T4" --deals 1500 --seed 6210 --workers 2 \
+    --name S10d --json --json-hands --no-progress > $OUT/S10d.json
+$PY $OUT/paired.py S10d poki 'poki(bettor=triples)'
+# The same deals in-process and at our ACPC dealer over TCP (every seat's chips equal).
+$PY $OUT/acpc_table.py 2000 2027 17
+# The rows of the table:
+$PY $OUT/summarize.py field4 regular4 cold4 S4 S10d B4 fieldAB5

@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 here = Path(__file__).resolve().parent
-for name in sys.argv[1:] or ["house", "B", "R", "BR", "weighted", "potential", "versions"]:
+for name in sys.argv[1:] or ["field4", "regular4", "cold4", "S4", "S10d", "B4", "fieldAB5"]:
     path = here / f"{name}.json"
     if not path.exists() or path.stat().st_size == 0:
         print(f"| {name} | (not finished) |")

@@ -11,7 +11,7 @@ export SKLEARN_PATH=${SKLEARN_PATH:?install scikit-learn beside and set SKLEARN_
 export CEILING_WORK=${CEILING_WORK:-out/ceiling}
 export PYTHONPATH=$PWD OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 PY=".venv/bin/python"
-S=docs/prediction_runs/ceiling
+S=docs/lab/prediction_ceiling
 mkdir -p "$CEILING_WORK"
 [ -f "$CEILING_WORK/tune.sqlite" ] || .venv/bin/poki replay "$D" --db "$CEILING_WORK/tune.sqlite" --until 1995-04-20 --no-progress
 $PY $S/build_features.py "$CEILING_WORK/tune.sqlite" "$CEILING_WORK/feat.npz"
