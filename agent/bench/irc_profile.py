@@ -61,7 +61,7 @@ class ThreadProfiles:
         return self
 
     def dump(self, prefix: str | Path) -> list[Path]:
-        threading.setprofile(None)  # type: ignore[arg-type]  # None removes the profiler
+        threading.setprofile(None)
         written = []
         with self._lock:
             profiles = list(self.profiles)

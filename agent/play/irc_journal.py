@@ -97,7 +97,7 @@ def decode_entry(line: bytes | str) -> JournalEntry:
         next_hand = data["next"]
         if not isinstance(channel, str) or type(next_hand) is not int:
             raise JournalError("channel or next hand missing")
-        entry = JournalEntry(channel, record, dict(stacks), next_hand)  # type: ignore[arg-type]  # the record and stacks were checked above
+        entry = JournalEntry(channel, record, dict(stacks), next_hand)
         if entry.next_hand != entry.number + 1:
             raise JournalError(f"hand {entry.number} says the next hand is {entry.next_hand}")
         return entry

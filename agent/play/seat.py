@@ -327,7 +327,7 @@ class Seat:
         if action in ctx.legal_actions:
             # Action(...) goes through the enum's Python-level __call__: skipped when the
             # player already answered an Action (the usual case, on every decision).
-            return action if type(action) is Action else Action(action)  # type: ignore[return-value]  # a legal action is an Action value
+            return action if type(action) is Action else Action(action)
         self.stats.illegal += 1
         self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} "
                                  f"answered {action!r}, not legal; fallback answered")

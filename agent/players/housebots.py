@@ -55,7 +55,7 @@ _SEED_LIMIT = 2**62
 _win_probability = None
 
 
-def _kernel():  # type: ignore[no-untyped-def]  # the compiled function, found at first use
+def _kernel():
     """evaluator_pyx.win_probability, looked up when a strength bot first needs it."""
     global _win_probability
     if _win_probability is None:

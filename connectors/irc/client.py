@@ -580,8 +580,8 @@ class IrcClient:
         self._services_wait = ""
         if self.connection is None:
             self.connection = self.reactor.server()
-            self.connection.owner = self  # type: ignore[attr-defined]  # our connection class adds them
-        self.connection.reset_reader()  # type: ignore[attr-defined]  # our connection class adds them
+            self.connection.owner = self
+        self.connection.reset_reader()
         login = self.login
         self._negotiation = negotiation = Negotiation(login, self.wanted_nick, self.capabilities)
         opening = negotiation.opening()
@@ -644,7 +644,7 @@ class IrcClient:
         conn = self.connection
         if not lines or conn is None or conn.socket is None:
             return
-        data = b"".join(conn._prep_message(line) for line in lines)  # type: ignore[attr-defined]  # the irc library's own framing
+        data = b"".join(conn._prep_message(line) for line in lines)
         with self._send_lock:
             try:
                 conn.socket.sendall(data)

@@ -213,7 +213,7 @@ class PlayerFeed:
         if isinstance(msg, (d.TableSit, d.TableLeave, d.TableSitOut, d.TableInfo)):
             self.listener.on_table(name, msg)
             return
-        hand = msg.hand  # type: ignore[union-attr]  # every dealer line of a hand has its number
+        hand = msg.hand
         if isinstance(msg, d.HandVoid):
             if table.hand == hand:
                 table.hand = None
