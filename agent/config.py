@@ -6,10 +6,11 @@ named instead of deep inside a hand.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 DEFAULT_PATH = Path("config.toml")
 
@@ -115,7 +116,7 @@ class EngineConfig:
     call_margin: float = 0.0
     # How the triple strategy prices a call (agent.engine.triples): "showdown" (win chance
     # with Npot against the odds of the bets still to come, or a draw on implied odds) or
-    # "pot_odds" (EHS against the immediate pot odds, seed 003 §4.4).
+    # "pot_odds" (EHS against the immediate pot odds, [testbed-1998] §4.4).
     call_rule: str = "showdown"
     semi_bluff: float = 0.5
     check_raise: float = 0.2
@@ -131,7 +132,7 @@ class EngineConfig:
     floor_on: str = "learned"
     opponent_width: float = 0.1
     opponent_mix: float = 0.2
-    # The simulator (bettor = "simulator"; seed 000): trials per decision, the trials
+    # The simulator (bettor = "simulator"; [sampling-1999]): trials per decision, the trials
     # before the obvious-move cut-off is tried, the time budget of one decision, and how
     # close (in small bets) two EVs must be for the choice between them to be random.
     sim_trials: int = 500

@@ -1,4 +1,4 @@
-"""Bankrolls of IRC dealer tables (seed 004: "bankroll preserved between sessions"; "a
+"""Bankrolls of IRC dealer tables ([poki-2002]: "bankroll preserved between sessions"; "a
 hierarchy of games: players must win a specified amount in the introductory games to
 qualify for the higher tiers").
 

@@ -25,16 +25,20 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from agent.game.context import FINE_PER_COARSE, FINE_SCHEME, N_FINE_CONTEXTS
+from agent.game.prepared import PreparedHand, prepare_hand
+from agent.game.records import HandRecord, WriteReport
 from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.models.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
 from agent.models.store import OffModelCounts
-from agent.game.prepared import PreparedHand, prepare_hand
-from agent.game.records import HandRecord, WriteReport
 
 from . import schema
 from .inserts import _Counters, _groups, _insert, _Prepared
 from .models import (
-    _compare_states, _load_population, _load_state, read_models, recompute_models,
+    _compare_states,
+    _load_population,
+    _load_state,
+    read_models,
+    recompute_models,
     write_models,
 )
 

@@ -108,7 +108,7 @@ def decisions(conn: sqlite3.Connection, half_life: float, strengths: Strengths,
         laid_out = [(a[1], index[a[2]], *a[3:]) for a in hand_actions if a[2] in index]
         if seated:
             # A decision is featured from the models as they stood before its hand...
-            for seat, context, rnd, cls, x in hand_features(laid_out, len(seated), small_bet, big_bet, hand_states,
+            for _seat, context, rnd, cls, x in hand_features(laid_out, len(seated), small_bet, big_bet, hand_states,
                                                            population, predictor):
                 rows.append(x)
                 ys.append(cls)

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from itertools import groupby
 
 from agent.game.context import N_CONTEXTS
+from agent.game.records import ACTION_CLASS
 from agent.models.frequencies import ContextCounts, Decay, PlayerState
 from agent.models.prediction import Predictor
-from agent.game.records import ACTION_CLASS
 
 _DECISION_KINDS_SQL = "('f','k','c','b','r')"
 _MODEL_FIELDS = ("context", "fold_decayed", "call_decayed", "raise_decayed", "ref_hand", "fold_count", "call_count", "raise_count")

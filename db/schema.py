@@ -9,10 +9,10 @@ index, and loading a model is one range scan.
 from __future__ import annotations
 
 from sqlite_utils import Database as _SUDatabase
+from sqlite_utils.migrations import Migrations
 
 from agent.game.context import ContextWalker
 from evaluator_pyx.cards import parse_cards
-from sqlite_utils.migrations import Migrations
 
 MIGRATION_SET = "poki"
 migrations = Migrations(MIGRATION_SET)
@@ -137,7 +137,7 @@ def m001_initial(db: _SUDatabase) -> None:
 
 @migrations()
 def m002_irc_bankrolls(db: _SUDatabase) -> None:
-    # IRC dealer bots (seed 004: "bankroll preserved between sessions"): the chips a player
+    # IRC dealer bots ([poki-2002]: "bankroll preserved between sessions"): the chips a player
     # holds off the tables, keyed by (network, nick) and bound to the connection (user,
     # host) that last held them; the chips each player has on a table; each table's next
     # hand number. A hand and its table's chip counts are committed together.

@@ -34,7 +34,6 @@ from .cards import (
     parse_card,
     parse_cards,
 )
-
 from .random_hands import cards_from_masks, masks_from_cards, random_card_arrays, random_hand_masks
 
 INSTALL_COMMAND = "pip install -e ."
@@ -109,7 +108,7 @@ __all__ = [
     "random_hand_masks",
 ]
 
-# Hand assessment (seed 003 §4.2-4.4, seed 001): exact weighted hand strength and
+# Hand assessment ([testbed-1998] §4.2-4.4, [west-2005]): exact weighted hand strength and
 # potential, all-holding ranks and strengths on a board, Monte Carlo roll-outs. Compiled
 # in _assess when built, else the slow pure-Python version; ASSESS_BACKEND says which.
 try:

@@ -3,12 +3,12 @@
 one-card Ppot of every holding on a board, and Monte Carlo roll-outs, each a checked
 wrapper around a C kernel run without the GIL.
 
-The quantities are those of seed 003 (Billings, Papp, Schaeffer, Szafron 1998) §4.2-4.4:
+The quantities are those of [testbed-1998] (Billings, Papp, Schaeffer, Szafron 1998) §4.2-4.4:
 hand strength HS is the share of possible opponent holdings our hand beats now (ties
 count half); Ppot / Npot come from Table 2, the weighted counts of (opponent holding,
 run-out) pairs by whether we are ahead / tied / behind now and after the run-out; EHS =
 HS_n + (1 - HS_n) * Ppot. Every enumeration is weighted by a 1326-entry table in HOLDINGS
-order (seed 003 §4.3; seed 004's weight tables). The Monte Carlo kernels follow seed 001
+order ([testbed-1998] §4.3; Billings et al.'s [poki-2002] weight tables). The Monte Carlo kernels follow [west-2005]
 (Mick West): deal the unknown cards at random and count our share of the pot.
 
 The kernels live by role, each with its C-level API in a .pxd: _strength (hand
@@ -117,7 +117,7 @@ cdef inline const double* _ptr(object arr):
 
 def hand_strength(hole, board, weights=None) -> float:
     """Share of the opponent's possible holdings (weighted; None = uniform) that our hole
-    cards beat on this 3-5 card board, ties half (seed 003 §4.2). Holdings that touch our
+    cards beat on this 3-5 card board, ties half ([testbed-1998] §4.2). Holdings that touch our
     cards or the board are left out."""
     cdef uint64_t h, b
     h, b = _hole_board(hole, board, 3, 5)
@@ -145,7 +145,7 @@ def hand_strength_counts(hole, board, weights=None) -> tuple:
 
 def hand_strength_n(hole, board, weights=None, int opponents=1) -> float:
     """HS_n = HS ** opponents: the chance of beating `opponents` players who each hold a
-    hand drawn from the same table (seed 003 §4.2)."""
+    hand drawn from the same table ([testbed-1998] §4.2)."""
     if opponents < 1:
         raise ValueError(f"opponents must be >= 1, got {opponents}")
     return hand_strength(hole, board, weights) ** opponents
@@ -153,7 +153,7 @@ def hand_strength_n(hole, board, weights=None, int opponents=1) -> float:
 
 def hand_strength_multi(hole, board, weight_tables) -> float:
     """Product of our hand strength against each opponent's own weight table (None in the
-    list = uniform): HS_n with a table per opponent (seed 003 §4.3, seed 004)."""
+    list = uniform): HS_n with a table per opponent ([testbed-1998] §4.3, [poki-2002])."""
     tables = list(weight_tables)
     if not tables:
         raise ValueError("need at least one opponent's weight table")
@@ -164,7 +164,7 @@ def hand_strength_multi(hole, board, weight_tables) -> float:
 
 
 def potential_table(hole, board, weights=None, int cards_to_come=2) -> np.ndarray:
-    """Seed 003's Table 2: a 3 x 3 float64 array, rows where we stand now and columns
+    """Billings et al.'s [testbed-1998] Table 2: a 3 x 3 float64 array, rows where we stand now and columns
     where we stand after `cards_to_come` cards (AHEAD, TIED, BEHIND), each entry the
     weight of (opponent holding, run-out) pairs (uniform weights: plain counts)."""
     cdef uint64_t h, b
@@ -183,7 +183,7 @@ def potential_table(hole, board, weights=None, int cards_to_come=2) -> np.ndarra
 
 def hand_potential(hole, board, weights=None, int cards_to_come=2) -> tuple:
     """(Ppot, Npot) by exact enumeration of every opponent holding and every run-out of
-    `cards_to_come` cards (flop: 1 or 2, turn: 1), weighted, with seed 003's formulas."""
+    `cards_to_come` cards (flop: 1 or 2, turn: 1), weighted, with Billings et al.'s [testbed-1998] formulas."""
     t = potential_table(hole, board, weights, cards_to_come)
     cdef double[:, ::1] o = t
     cdef double pp, np_
@@ -192,7 +192,7 @@ def hand_potential(hole, board, weights=None, int cards_to_come=2) -> tuple:
 
 
 def ppot_npot(table) -> tuple:
-    """(Ppot, Npot) of a 3 x 3 Table 2 (seed 003 §4.2)."""
+    """(Ppot, Npot) of a 3 x 3 Table 2 ([testbed-1998] §4.2)."""
     cdef double[:, ::1] o = np.ascontiguousarray(table, dtype=np.float64).reshape(3, 3)
     cdef double pp, np_
     ppot_npot_c(&o[0, 0], &pp, &np_)
@@ -232,7 +232,7 @@ def holding_strengths(board, weights=None, out=None) -> np.ndarray:
 
 
 def holding_ppot(board, weights=None, out=None) -> np.ndarray:
-    """One-card Ppot (seed 003 §4.2) of each of the 1326 holdings on a flop or turn
+    """One-card Ppot ([testbed-1998] §4.2) of each of the 1326 holdings on a flop or turn
     against an opponent holding drawn from `weights` (None = uniform), exact, all in one
     pass; float64 in HOLDINGS order, 0.0 for holdings that share a card with the board
     (and where Ppot's denominator is 0: nothing is ahead of or tied with the holding)."""
@@ -254,7 +254,7 @@ cdef uint64_t _seed64(object seed) except? 0:
 
 
 def rollout(hole, board=0, int opponents=1, long trials=10000, seed=0, weights=None) -> tuple:
-    """Monte Carlo roll-out (seed 001): (mean, standard error) of our share of the pot
+    """Monte Carlo roll-out ([west-2005]): (mean, standard error) of our share of the pot
     against `opponents` hands with the board (0-5 cards) dealt out at random, ties split.
     weights: None (opponents dealt uniformly), one 1326 table for every opponent, or an
     (opponents, 1326) array, one table each (selective sampling). Same seed, same result."""
@@ -305,18 +305,18 @@ cdef tuple _mean_stderr(double s, double s2, long n):
 
 
 def win_probability(hole, board=0, int opponents=1, long trials=10000, seed=0) -> float:
-    """Mick West's Monte Carlo hand strength (seed 001): our average share of the pot
+    """Mick West's Monte Carlo hand strength ([west-2005]): our average share of the pot
     against `opponents` random hands with the board completed at random, ties split."""
     return rollout(hole, board, opponents, trials, seed)[0]
 
 
 def ehs(hole, board, weights=None, int opponents=1, int cards_to_come=1) -> float:
-    """Effective hand strength EHS = HS_n + (1 - HS_n) * Ppot (seed 003 §4.4).
+    """Effective hand strength EHS = HS_n + (1 - HS_n) * Ppot ([testbed-1998] §4.4).
 
     weights: one table (or None) for all `opponents`, HS_n = HS ** opponents; or a list of
     tables, one per opponent, HS_n = product of HS against each, Ppot against their
     average (each table normalised over the holdings still possible). cards_to_come
-    defaults to 1: seed 003 notes Poki uses one-card Ppot even on the flop. On the river
+    defaults to 1: [testbed-1998] notes Poki uses one-card Ppot even on the flop. On the river
     Ppot is 0 and EHS = HS_n."""
     cdef uint64_t h, b
     h, b = _hole_board(hole, board, 3, 5)
@@ -353,7 +353,7 @@ def _holding_masks() -> tuple:
 def income_rollout(hole, int opponents, long trials, seed=0, plays=None, bint blinds=False) -> tuple:
     """Pre-flop income roll-out of one holding: (mean, standard error) of our net in small
     bets when every player who plays has one small bet in and the board is dealt out
-    (seed 003 §4.1, seed 004). plays: None (all opponents play) or 169 flags by
+    ([testbed-1998] §4.1, [poki-2002]). plays: None (all opponents play) or 169 flags by
     starting-hand type; an opponent dealt a type whose flag is 0 folds. blinds=False: a
     folder puts nothing in. blinds=True (iterated roll-outs): our seat cycles round the
     table, seat 0 posting the small blind (half a small bet) and seat 1 the big blind

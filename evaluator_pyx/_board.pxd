@@ -12,7 +12,7 @@ from libc.string cimport memset
 from evaluator_pyx._core cimport KEY_INIT, EvalTables, ctz64, evaluate_key, mask_key, popcount64, rank_value
 
 cdef enum:
-    # Table 2 of seed 003: rows and columns in this order.
+    # Table 2 of [testbed-1998]: rows and columns in this order.
     AHEAD = 0
     TIED = 1
     BEHIND = 2

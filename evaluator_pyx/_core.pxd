@@ -4,8 +4,7 @@
 #     cdef const EvalTables* T = eval_tables()      # once, at module level
 #
 # Cards are ints 0..51 (4 * rank + suit) and hands 64-bit masks, card bit 16 * suit + rank
-# (cards.py; the suit-word layout of seed 001, shared/seeds/001_c47ec4d8986de367.txt,
-# Mick West). Values are 1..7462, higher
+# (cards.py; the suit-word layout of [west-2005]). Values are 1..7462, higher
 # better, equal to _reference.evaluate for 5, 6 and 7 cards.
 #
 # Three ways to evaluate:

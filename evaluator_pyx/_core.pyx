@@ -3,7 +3,7 @@
 
 Layout (see _core.pxd for the C-level API). From a mask (evaluate, evaluate_batch,
 evaluate_cards): the hand's per-rank card counts are computed from its four 13-bit suit
-words (seed 001, shared/seeds/001_c47ec4d8986de367.txt, Mick West) with no table, as
+words ([west-2005]) with no table, as
 three bit planes by a bit-sliced adder; a multiply hash of those planes and a perfect
 hash table give the value of the best non-flush five; a per-suit popcount tells a
 flush (only one suit can hold 5 of at most 7 cards, and a flush then beats anything else
@@ -59,9 +59,8 @@ cdef const EvalTables* eval_tables() noexcept nogil:
 
 # ---------------------------------------------------------------------------------------
 # Hand classes. A class code is the category in bits 20-23 and the tie-breaking ranks in
-# the nibbles below, most significant first (the hand value of seed 001,
-# 001_c47ec4d8986de367.txt), so codes order like
-# hands; the dense value of a class is 1 + its position among the 7462 distinct codes.
+# the nibbles below, most significant first (the hand value of [west-2005]), so codes
+# order like hands; the dense value of a class is 1 + its position among the 7462 distinct codes.
 
 cdef inline uint32_t _push(uint32_t code, int rank) noexcept nogil:
     return (code << 4) | <uint32_t>rank

@@ -2,7 +2,7 @@
  *
  * A hand's non-flush value depends only on how many cards it holds of each rank. Those
  * counts are computed from the mask with no table: a bit-sliced adder of the four 13-bit
- * suit words (the card layout of seed 001, shared/seeds/001_c47ec4d8986de367.txt) gives
+ * suit words (the card layout of [west-2005]) gives
  * them as three bit planes; a multiply hash of the planes has no collision among the
  * 73,775 rank multisets of 5-7 cards and splits into a row and a column of a
  * row-displacement table (two dependent reads: 16 KB of row offsets, in L1, then about

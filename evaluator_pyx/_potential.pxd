@@ -9,12 +9,12 @@ from libc.stdint cimport uint64_t
 
 from evaluator_pyx._core cimport EvalTables
 
-# Table 2 of seed 003: out9[3 * now + later] is the weight of (opponent holding, run-out)
+# Table 2 of [testbed-1998]: out9[3 * now + later] is the weight of (opponent holding, run-out)
 # pairs where we are `now` (AHEAD/TIED/BEHIND) with the present board and `later` after
 # cards_to_come more cards (1 or 2 on the flop, 1 on the turn), each run-out counted once.
 # Returns 0, or -1 for a bad board size / cards_to_come.
 cdef int potential_table_c(const EvalTables* t, uint64_t hole, uint64_t board,
                            const double* weights, int cards_to_come, double* out9) noexcept nogil
 
-# Ppot and Npot from a Table 2 (seed 003's formulas; 0 where a denominator is 0).
+# Ppot and Npot from a Table 2 (Billings et al.'s [testbed-1998] formulas; 0 where a denominator is 0).
 cdef void ppot_npot_c(const double* t9, double* ppot, double* npot) noexcept nogil

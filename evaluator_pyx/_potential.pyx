@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, annotation_typing=False
-"""Hand potential (seed 003 §4.2, Table 2): for every opponent holding and every run-out
+"""Hand potential ([testbed-1998] §4.2, Table 2): for every opponent holding and every run-out
 of one or two cards, whether we are ahead, tied or behind now and after, weighted by a
 1326-entry table; Ppot and Npot from the table. C-level API in _potential.pxd.
 
@@ -279,7 +279,7 @@ cdef int potential_table_c(const EvalTables* t, uint64_t hole, uint64_t board,
 
 
 cdef void ppot_npot_c(const double* t9, double* ppot, double* npot) noexcept nogil:
-    # Seed 003 §4.2: Ppot = (T[B,A] + T[B,T]/2 + T[T,A]/2) / (T[B,S] + T[T,S]/2),
+    # [testbed-1998] §4.2: Ppot = (T[B,A] + T[B,T]/2 + T[T,A]/2) / (T[B,S] + T[T,S]/2),
     #                Npot = (T[A,B] + T[A,T]/2 + T[T,B]/2) / (T[A,S] + T[T,S]/2).
     cdef double sa = t9[0] + t9[1] + t9[2]
     cdef double st = t9[3] + t9[4] + t9[5]

@@ -20,7 +20,7 @@ cdef void holding_strengths_c(const EvalTables* t, uint64_t board, const double*
                               double* out) noexcept nogil
 
 
-# One-card Ppot (seed 003) of every holding on a flop or turn (3-4 cards) against the
+# One-card Ppot ([testbed-1998]) of every holding on a flop or turn (3-4 cards) against the
 # weight table, exact, in one pass (a Fenwick-tree sweep per next card); 0.0 for holdings
 # touching the board or with nothing ahead of or tied with them. out has 1326 entries.
 # Returns 0, or -1 for a bad board size.

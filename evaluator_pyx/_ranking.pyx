@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, annotation_typing=False
 """Every holding on one board at once: values (the ranking the simulator and the
 re-weighting read strengths from), hand strengths against a weight table, and one-card
-Ppot (seed 003 §4.2) of all 1,326 holdings in one pass. C-level API in _ranking.pxd.
+Ppot ([testbed-1998] §4.2) of all 1,326 holdings in one pass. C-level API in _ranking.pxd.
 """
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
@@ -169,7 +169,7 @@ cdef inline double _fen_sum(const double* tree, int v) noexcept nogil:
 
 cdef int holding_ppot1_c(const EvalTables* t, uint64_t board, const double* weights,
                          double* out) noexcept nogil:
-    # Seed 003's one-card Ppot of every holding h at once. Its denominator needs only the
+    # Billings et al.'s [testbed-1998] one-card Ppot of every holding h at once. Its denominator needs only the
     # weight of opponent holdings o now ahead of h and tied with it (each faces the same
     # number of next cards). Its numerator sums, over each next card c and each o
     # missing h's cards and c,

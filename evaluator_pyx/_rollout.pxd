@@ -91,7 +91,7 @@ cdef inline int alias_draw(const AliasTable* a, Rng* r) noexcept nogil:
 cdef const uint8_t* holding_types() noexcept nogil
 
 
-# ---- (seed 001: deal the unknown cards at random, count our share) --------
+# ---- ([west-2005]: deal the unknown cards at random, count our share) --------
 
 # Our pot share (1 / number tied for best, 0 if beaten) averaged over `trials` deals of
 # `opponents` hands and the rest of the board. tables = NULL deals opponents uniformly;
@@ -102,7 +102,7 @@ cdef int rollout_c(const EvalTables* t, uint64_t hole, uint64_t board, int oppon
                    long trials, Rng* rng, const AliasTable** tables,
                    double* sum, double* sumsq) noexcept nogil
 
-# Pre-flop income roll-out (seed 003 §4.1, seed 004): every player who plays has one small
+# Pre-flop income roll-out ([testbed-1998] §4.1, [poki-2002]): every player who plays has one small
 # bet in and the board is dealt out; our net in small bets is summed (our hand always
 # plays). plays[type] = 0 makes an opponent dealt that starting-hand type fold (iterated
 # roll-outs); plays = NULL: everyone plays. blinds = 0: a folder puts nothing in. blinds

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, annotation_typing=False
-"""Monte Carlo kernels (seed 001, Mick West: deal the unknown cards at random and count
-our share of the pot) and the pre-flop income roll-out (seed 003 §4.1, seed 004), with
+"""Monte Carlo kernels ([west-2005], Mick West: deal the unknown cards at random and count
+our share of the pot) and the pre-flop income roll-out ([testbed-1998] §4.1, [poki-2002]), with
 Vose alias tables to draw opponent holdings from weight tables. C-level API in
 _rollout.pxd (the random number generator is inline there).
 """

@@ -1,5 +1,5 @@
-# C-level API of the selective-sampling simulator (evaluator_pyx._simulate; seed 000
-# "An Expected Value Based Betting Strategy", seed 002 §5).
+# C-level API of the selective-sampling simulator (evaluator_pyx._simulate; [sampling-1999]
+# "An Expected Value Based Betting Strategy", [loki2-1999] §5).
 #
 # A SimSpot is one post-flop decision of ours, in numbers: seats, chips, the round's
 # betting so far, our cards and the board, each opponent's context frequencies (or a fixed

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, annotation_typing=False
-"""The selective-sampling simulator (seed 000, "An Expected Value Based Betting Strategy",
-"Selective Sampling", "Probability triples"; seed 002 §5; seed 004): the expected value
+"""The selective-sampling simulator ([sampling-1999], "An Expected Value Based Betting Strategy",
+"Selective Sampling", "Probability triples"; [loki2-1999] §5; [poki-2002]): the expected value
 of checking/calling and of betting/raising at one decision, by playing the hand out.
 
 Each trial deals every live opponent's hole cards from that opponent's weight table
@@ -8,14 +8,14 @@ Each trial deals every live opponent's hole cards from that opponent's weight ta
 board, and plays the hand out twice from the same deal — once after our check/call, once
 after our bet/raise — to the end. Every later action of every player, ours included, is
 drawn from a probability triple computed for the sampled holding in the simulated
-context (seed 000's ProbTriple):
+context (Billings et al.'s [sampling-1999] ProbTriple):
 
 * a holding's strength on a board is its hand strength against one random holding
   (ties half, card removal exact) — the share of holdings it beats, so it reads as a
   percentile;
 * an opponent facing a context (round x bets to call 0/1/2+) with modeled frequencies
   (f, c, r) raises with the holdings above the (1 - r / (1 - mix))-percentile (only
-  (1 - mix) of the time: strong hands sometimes just call, seed 002's A-A [0, .2, .8]) and
+  (1 - mix) of the time: strong hands sometimes just call, Billings et al.'s [loki2-1999] A-A [0, .2, .8]) and
   folds those below the f-percentile, each threshold a ramp of half-width opp_width — the
   same rule the modeler re-weights with (agent.engine.modeler.opponent_triples), with the
   percentile read off the strength directly instead of the opponent's table, which keeps
@@ -36,7 +36,7 @@ whether the cap holds heads-up. The money a line wins is what we take from the p
 what we put in from now on; fold is 0.
 
 The run stops after `trials`, when the time budget is spent, or, after `min_trials`, at
-seed 000's obvious move: the best EV leads the next by more than the sum of their
+Billings et al.'s [sampling-1999] obvious move: the best EV leads the next by more than the sum of their
 standard errors. Everything is seeded (xoshiro256**), so a seed gives the same EVs.
 """
 from libc.math cimport sqrt
@@ -451,7 +451,7 @@ cdef inline double _stderr(double s, double s2, long n) noexcept nogil:
 
 
 cdef bint _obvious(const SimResult* o, int can_fold, int can_raise) noexcept nogil:
-    """Seed 000's obvious move: the best EV leads the second by more than the sum of the
+    """Billings et al.'s [sampling-1999] obvious move: the best EV leads the second by more than the sum of the
     two standard errors (fold: EV 0, no error)."""
     cdef double ev[3]
     cdef double se[3]

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, annotation_typing=False
-"""Weighted hand strength (seed 003 §4.2: the share of the opponent's possible holdings our
-hand beats now, ties half), exact, against a 1326-entry weight table (seed 003 §4.3).
+"""Weighted hand strength ([testbed-1998] §4.2: the share of the opponent's possible holdings our
+hand beats now, ties half), exact, against a 1326-entry weight table ([testbed-1998] §4.3).
 C-level API in _strength.pxd; the Python wrappers are in _assess.pyx.
 
 A holding that cannot make a flush is worth what its rank pair is worth with the board,

@@ -1,7 +1,7 @@
 """Hand assessment by plain brute force: the reference the compiled _assess is tested
 against, and the slow pure-Python backend of the same API.
 
-Everything here is the textbook definition written out loop by loop (seed 003 §4.2-4.4,
+Everything here is the textbook definition written out loop by loop ([testbed-1998] §4.2-4.4,
 Billings, Papp, Schaeffer, Szafron 1998): list the opponent's possible holdings, list the
 run-outs, evaluate every hand, count. Nothing is shared with _assess.pyx but the card
 encoding; hand values come from whichever `evaluate(mask)` is passed in (default: the
@@ -120,7 +120,7 @@ def potential_table(
     cards_to_come: int = 2,
     evaluate: Evaluate | None = None,
 ) -> list[list[float]]:
-    """Seed 003's Table 2 as nested lists [now][later], AHEAD / TIED / BEHIND."""
+    """Billings et al.'s [testbed-1998] Table 2 as nested lists [now][later], AHEAD / TIED / BEHIND."""
     evaluate = evaluate or _default_evaluate()
     table = [[0.0] * 3 for _ in range(3)]
     unknown = _unknown_cards(hole | board)
@@ -148,7 +148,7 @@ def potential_table(
 
 
 def ppot_npot(table: Sequence[Sequence[float]]) -> tuple[float, float]:
-    """Seed 003 §4.2's formulas for Ppot and Npot from Table 2 (0 when undefined)."""
+    """[testbed-1998] §4.2's formulas for Ppot and Npot from Table 2 (0 when undefined)."""
     t = table
     sum_ahead, sum_tied, sum_behind = (sum(row) for row in t)
     d = sum_behind + sum_tied / 2
@@ -215,7 +215,7 @@ def rollout(
     weights=None,
     evaluate: Evaluate | None = None,
 ) -> tuple[float, float]:
-    """Seed 001's simulation: (mean, standard error) of our pot share, ties split."""
+    """West's [west-2005] simulation: (mean, standard error) of our pot share, ties split."""
     evaluate = evaluate or _default_evaluate()
     rng = random.Random(seed)
     dead = hole | board

@@ -3,7 +3,7 @@
 A card is an integer 0..51: ``card = 4 * rank + suit`` with ranks 2..A as 0..12 and suits
 c, d, h, s as 0..3. A set of cards is a 64-bit mask laid out suit-major, 16 bits a suit:
 card (rank r, suit s) is bit ``16 * s + r``, so each suit's ranks form one 13-bit word
-(the layout of seed 001, Mick West, which makes flush and straight tests word operations).
+(the layout of [west-2005], Mick West, which makes flush and straight tests word operations).
 """
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def check_against_acpc_log(hands: dict[str, tuple], log: list[acpc_log.AcpcHand]
     same players, the same betting and the same chips won or lost by each."""
     by_number = {h.hand_number: h for h in log}
     assert len(by_number) == len(log)
-    for hand_id, (board, pot, seats, actions, results, shown) in hands.items():
+    for hand_id, (_board, _pot, _seats, actions, results, _shown) in hands.items():
         number = int(hand_id.rsplit(":", 1)[1])
         line = by_number[number]
         net = {p: won - put for p, put, won in results}

@@ -15,16 +15,16 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
+from agent.game.betting import OVER, BettingCache
 from agent.game.events import HandEnded
 from agent.game.records import PlayerResult
 from agent.game.tracker import Tracker
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits
+from agent.play.acpc_fast_deal import results_of, settle
 from agent.play.acpc_match import host_match
 from agent.play.seat import Seat
 from agent.players import create_player
-from agent.game.betting import OVER, BettingCache
-from agent.play.acpc_fast_deal import results_of, settle
 from connectors.acpc.game import standard_game
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits
 from connectors.logs import acpc_log
 from tests.test_acpc_server import Client, RawPlayer
 
@@ -100,8 +100,8 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
     pays (one settlement: agent.game.showdown.pay_pots)."""
     from agent.game.events import BoardDealt, HoleCards, PlayerActed
     from agent.game.rules import Action, Phase
-    from connectors.acpc.protocol import NO_STACK
     from agent.play.acpc_dealer import _make_started
+    from connectors.acpc.protocol import NO_STACK
     from evaluator_pyx.cards import parse_cards
 
     names = ("a", "b", "c")  # positions: a small blind, b big blind, c the button
@@ -113,7 +113,7 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
         (["3s 4s", "Ah Qc", "5s 6d"], True, False),
         (["3s 4s", "Ah Qc", "As Qd"], False, False),
     ]
-    for hole_text, sb_folds, odd in cases:
+    for hole_text, sb_folds, _odd in cases:
         holes = [tuple(parse_cards(h)) for h in hole_text]
         tracker = Tracker()
         events = [started] + [HoleCards(nm, h) for nm, h in zip(names, holes)]

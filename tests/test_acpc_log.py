@@ -9,8 +9,8 @@ import pytest
 from agent.config import TableConfig
 from agent.game.events import HandEnded, HandStarted, PlayerActed
 from agent.game.rules import Action
-from agent.play.tournament import TournamentSetup, run_tournament
 from agent.game.tracker import Tracker, TrackerError
+from agent.play.tournament import TournamentSetup, run_tournament
 from connectors.logs.acpc_log import (
     AcpcHand,
     AcpcLogError,

@@ -8,6 +8,7 @@ import pytest
 from agent.game.events import BoardDealt, CardsShown, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
 from agent.game.tracker import Tracker
+from connectors.acpc.game import parse_game, standard_game
 from connectors.acpc.protocol import (
     VERSION_LINE,
     ProtocolError,
@@ -19,7 +20,6 @@ from connectors.acpc.protocol import (
     parse_response,
     parse_version,
 )
-from connectors.acpc.game import parse_game, standard_game
 from evaluator_pyx.cards import parse_card
 
 HU = standard_game("holdem.limit.2p.reverse_blinds.game")

@@ -8,9 +8,9 @@ import numpy as np
 
 from agent.game.context import GameContext
 from agent.game.rules import Action
+from agent.play.acpc_dealer import AcpcDealer
 from agent.play.seat import Seat
 from connectors.acpc.game import standard_game
-from agent.play.acpc_dealer import AcpcDealer
 
 
 class Recorder:

@@ -1,4 +1,4 @@
-"""Hand assessment: seed 003's worked example, the exact routines against the plain
+"""Hand assessment: Billings et al.'s [testbed-1998] worked example, the exact routines against the plain
 brute force of assess_reference, the Monte Carlo kernels against exact figures, seeding,
 bad input, and which backend gets loaded."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ AQ = M("As Qc")
 FLOP_34J = M("3h 4c Jh")
 
 
-# --- seed 003 §4.2: A-Q on 3-4-J ---------------------------------------------------------
+# --- [testbed-1998] §4.2: A-Q on 3-4-J ---------------------------------------------------------
 
 
 def test_worked_example_hand_strength():
@@ -89,7 +89,7 @@ def _weights(rng: np.random.Generator, kind: str) -> np.ndarray | None:
         idx = rng.choice(1326, 25, replace=False)
         w[idx] = rng.random(25) * 10
         return w
-    # Poki-style: re-weighted table with a floor of 0.01 (seed 004).
+    # Poki-style: re-weighted table with a floor of 0.01 ([poki-2002]).
     return np.maximum(rng.random(1326) ** 3, 0.01)
 
 

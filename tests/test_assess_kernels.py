@@ -82,7 +82,7 @@ def test_two_card_flop_potential_matches_brute_force(n_suited: int) -> None:
 
 
 def test_paper_example_exact() -> None:
-    """Seed 003's worked example: AsQc on 3h4cJh, uniform weights."""
+    """Billings et al.'s [testbed-1998] worked example: AsQc on 3h4cJh, uniform weights."""
     hole, board = ev.cards_to_mask("As Qc"), ev.cards_to_mask("3h 4c Jh")
     assert round(ev.hand_strength(hole, board), 3) == 0.585
     assert [round(x, 3) for x in ev.hand_potential(hole, board, None, 2)] == [0.208, 0.274]

@@ -1,6 +1,6 @@
 """The triple strategy's calling rule (agent.engine.triples, call_rule "showdown"): a call
 priced as a commitment to the bets still to come, with the win chance that counts Npot,
-against the published EHS-against-immediate-pot-odds rule (seed 003 §4.4).
+against the published EHS-against-immediate-pot-odds rule ([testbed-1998] §4.4).
 
 Answers are worked out by hand (the odds of a spot) or by exact enumeration of the
 remaining cards (the win chance), never copied from a run."""
@@ -99,7 +99,7 @@ def _equity_by_enumeration(hole: tuple[int, int], board: list[int]) -> float:
     ("Jc Ts", "9d 8c 2h Ks"),   # an open-ended straight draw
 ])
 def test_win_chance_on_the_turn_is_the_exact_showdown_equity(hole, board):
-    # With one card to come, HS x (1 - Npot) + (1 - HS) x Ppot (seed 003's Table 2
+    # With one card to come, HS x (1 - Npot) + (1 - HS) x Ppot (Billings et al.'s [testbed-1998] Table 2
     # formulas, ties halved) is exactly the share of showdowns we win: enumerate it.
     h = tuple(ev.parse_cards(hole))
     b = list(ev.parse_cards(board))

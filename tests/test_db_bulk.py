@@ -8,9 +8,8 @@ import sqlite3
 
 import pytest
 
-from db import Database
-from db import schema
 from agent.game.prepared import prepare_hand
+from db import Database, schema
 from db.testing import synthetic_hands
 
 TABLES = ("players", "aliases", "hands", "seats", "actions", "showdowns", "results", "models")

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from agent.config import TableConfig
-from agent.play.dealer import Deal, Dealer, HandLog, play_match
-from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
-from agent.players import BasePlayer, create_player
-from agent.game.rules import Action
 from agent.bench.selfplay import run_selfplay_bench
+from agent.config import TableConfig
 from agent.game.context import GameContext
+from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.game.rules import Action
+from agent.play.dealer import Deal, Dealer, HandLog, play_match
+from agent.players import BasePlayer, create_player
 
 
 class Spy(BasePlayer):

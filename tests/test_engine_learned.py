@@ -15,12 +15,12 @@ import pytest
 import evaluator_pyx as ev
 from agent.cli import main
 from agent.config import ConfigError, EngineConfig, ModelConfig, TableConfig, load_config
-from agent.models import opponent_model
-from agent.models.store import MemoryModelStore
 from agent.engine.player import PokiPlayer
+from agent.game.prepared import prepare_hand
+from agent.models import opponent_model
 from agent.models.frequencies import PlayerState
 from agent.models.learned import hand_features
-from agent.game.prepared import prepare_hand
+from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
 from agent.players import SpecError, create_player
 from db import Database
@@ -100,7 +100,7 @@ def _expected(database: Database, record, model, hero: str) -> list[tuple[str, o
     population = database.get(players[1], NETWORK).population
     predictor = database.predictor
     out = []
-    for seat, context, rnd, cls, x in hand_features(prepared.actions, len(players), record.small_bet,
+    for seat, context, _rnd, cls, x in hand_features(prepared.actions, len(players), record.small_bet,
                                                     record.big_bet, states, population, predictor):
         if players[seat] == hero or cls == 0:
             continue

@@ -1,4 +1,4 @@
-"""The pure parts of the Poki engine against hand-worked numbers (seeds 002-004)."""
+"""The pure parts of the Poki engine against hand-worked numbers ([loki2-1999], [testbed-1998], [poki-2002])."""
 from __future__ import annotations
 
 import math
@@ -27,8 +27,8 @@ from agent.engine.preflop import choose_strategy, preflop_action, threshold
 from agent.engine.selector import legal_triple, select_action
 from agent.engine.triples import Situation, decision_triple
 from agent.game.rules import Action
-from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 from agent.models.frequencies import Decay, PlayerModel, PlayerState
+from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 
 CFG = EngineConfig()
 
@@ -36,7 +36,7 @@ CFG = EngineConfig()
 # --- re-weighting ---------------------------------------------------------------------------
 
 def test_seed002_reweighting_example():
-    # Seed 002 §4: A-A at weight 0.7, triple [0.0, 0.2, 0.8], the opponent calls -> 0.14.
+    # [loki2-1999] §4: A-A at weight 0.7, triple [0.0, 0.2, 0.8], the opponent calls -> 0.14.
     triple = np.array([[0.0], [0.2], [0.8]])
     assert apply_action(np.array([0.7]), triple[CALL])[0] == pytest.approx(0.14)
     assert apply_action(np.array([0.7]), triple[RAISE])[0] == pytest.approx(0.56)
@@ -133,7 +133,7 @@ def test_board_strengths_without_potential_is_hand_strength():
     board = ev.cards_to_mask(ev.parse_cards("3h 4c Jh"))
     hs = board_strengths(board, potential=False)
     aq = ev.holding_index(ev.cards_to_mask(ev.parse_cards("As Qc")))
-    assert hs[aq] == pytest.approx(0.585, abs=5e-4)  # seed 003 §4.2 (0.585 against 1081 holdings)
+    assert hs[aq] == pytest.approx(0.585, abs=5e-4)  # [testbed-1998] §4.2 (0.585 against 1081 holdings)
 
 
 def test_board_strengths_potential_rewards_draws():
@@ -194,7 +194,7 @@ def test_preflop_actions():
 # --- betting ---------------------------------------------------------------------------------------
 
 def test_loki1_seed003_example():
-    # Seed 003 §4.4: five opponents, first to act, EHS 0.15: check. Then $20 to us into
+    # [testbed-1998] §4.4: five opponents, first to act, EHS 0.15: check. Then $20 to us into
     # $175: pot odds 20/195 = 0.103 < Ppot 0.108: call.
     assert loki1_action(0.15, 0.108, 40, 0, 0, 0, True, CFG) == Action.CHECK_CALL
     assert loki1_action(0.15, 0.108, 175, 20, 2, 2, True, CFG) == Action.CHECK_CALL

@@ -5,14 +5,13 @@ import numpy as np
 import pytest
 
 import evaluator_pyx as ev
-from agent.config import ModelConfig, EngineConfig, TableConfig
-from agent.game.context import FINE_PER_COARSE
-from agent.play.dealer import Deal, Dealer, play_match
+from agent.config import EngineConfig, ModelConfig, TableConfig
 from agent.engine.player import PokiPlayer, order_key
 from agent.engine.preflop import PreflopStrategy
-from agent.players import create_player, parse_spec
-from agent.game.rules import Action
+from agent.game.context import FINE_PER_COARSE
+from agent.play.dealer import Deal, Dealer, play_match
 from agent.play.tournament import TournamentSetup, run_tournament
+from agent.players import create_player, parse_spec
 
 
 def test_spec_switches():

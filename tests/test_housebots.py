@@ -1,5 +1,5 @@
-"""House bots and player specs: the registry's errors, each bot's behaviour, seed 001's
-rate-of-return table and seed 002's styles measured in play."""
+"""House bots and player specs: the registry's errors, each bot's behaviour, West's [west-2005]
+rate-of-return table and Billings et al.'s [loki2-1999] styles measured in play."""
 from __future__ import annotations
 
 from collections import Counter
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
-from agent.play.dealer import play_match
 from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
-from agent.players.housebots import RateOfReturn, preflop_percentile, rate_of_return, rr_triple
-from agent.players import SpecError, create_player, known_kinds, parse_spec
 from agent.game.rules import Action
 from agent.game.tracker import Tracker
+from agent.play.dealer import play_match
+from agent.players import SpecError, create_player, known_kinds, parse_spec
+from agent.players.housebots import RateOfReturn, preflop_percentile, rate_of_return, rr_triple
 from evaluator_pyx.cards import parse_cards
 
 FOLD, CALL, RAISE = Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE
@@ -157,7 +157,7 @@ def test_preflop_ranking() -> None:
         tuple(parse_cards("KdAd")))
 
 
-# --- styles in play (seed 002) -------------------------------------------------------------
+# --- styles in play ([loki2-1999]) -------------------------------------------------------------
 
 
 def style_stats(spec: str, hands: int = 1500) -> dict[str, float]:

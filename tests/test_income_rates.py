@@ -1,4 +1,4 @@
-"""Pre-flop income rates: the shipped tables (seed 003 §4.1's ends of the ranking, the
+"""Pre-flop income rates: the shipped tables ([testbed-1998] §4.1's ends of the ranking, the
 iterated tables loaded by default, what the file records), lookups, and the build:
 seeded, independent of the number of workers, and the iteration's stopping rule."""
 from __future__ import annotations
@@ -7,12 +7,11 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import evaluator_pyx as ev
-from agent.engine import income_rates as ir
 from agent.cli import main as poki
+from agent.engine import income_rates as ir
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +43,7 @@ def test_shipped_file_records_how_it_was_made(shipped):
 
 
 def test_aces_first_and_seven_deuce_last_in_the_big_field():
-    # Seed 003 §4.1: "A pair of aces had the highest income rate; a 2 and 7 (of different
+    # [testbed-1998] §4.1: "A pair of aces had the highest income rate; a 2 and 7 (of different
     # suits) had the lowest".
     rollout = ir.load_income_rates("roll-out")
     ranking = rollout.ranking(7)
@@ -72,7 +71,7 @@ def test_iterated_tables_are_the_default_and_differ_from_rollouts(shipped):
     for label in ir.FIELDS:
         assert default.rates[label].tolist() == shipped["tables"]["iterated"][label]["ir"]
     rollout = ir.load_income_rates("roll-out")
-    # Seed 004: iterating removes the roll-out's bias toward multi-way hands and shows
+    # [poki-2002]: iterating removes the roll-out's bias toward multi-way hands and shows
     # domination: "increased value of large pairs and AK unsuited, diminished value of
     # KQ". In the big field AK offsuit climbs, KQ suited and the suited connectors fall.
     before, after = rollout.ranking(7), default.ranking(7)

@@ -149,7 +149,7 @@ def test_garbage_is_refused_with_a_clear_error(line: str, why: str) -> None:
 def test_every_truncation_of_a_hand_line_is_refused_or_shorter_meaning() -> None:
     # A line cut anywhere (a lost TCP tail) never parses as the same message and never
     # raises anything but DialectError.
-    for msg, line in EXAMPLES:
+    for _msg, line in EXAMPLES:
         for cut in range(len(line)):
             try:
                 parsed = d.parse_line(line[:cut])

@@ -70,7 +70,7 @@ def test_full_game_poki_and_house_bots(server, running, tmp_path) -> None:
     assert len(dealer_hands) == hands
     assert poki_hands == dealer_hands
     check_against_acpc_log(dealer_hands, acpc_lines(tmp_path))
-    for hand_id, (_, _, seats, _, results, _) in dealer_hands.items():
+    for hand_id, (_, _, _seats, _, results, _) in dealer_hands.items():
         assert sum(w - p for _, p, w in results) == 0, hand_id
     total, granted = host.chips()
     assert total == granted == 4 * CFG.irc.initial_bankroll
@@ -181,7 +181,7 @@ def test_impostors_are_ignored_and_counted(server, running, tmp_path) -> None:
     mallory.send("JOIN #holdem")
     wait_for(lambda: host.call(lambda: host.bot.stats.hands) >= 2, what="two hands")
     sent = 0
-    for k in range(5):
+    for _k in range(5):
         number = host.call(lambda: host.bot.stats.hands) + 1
         mallory.say("#holdem", f"Hand {number}: poki to act: fold or call 10; pot 15 (30s).")
         mallory.send(f"NOTICE poki :Hand {number}: your cards at #holdem: As Ah.")

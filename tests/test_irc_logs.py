@@ -33,6 +33,7 @@ N_HANDS = 20_078
 
 
 from shared_data import DATA  # the shared 1995 logs (located in one place)
+
 needs_data = pytest.mark.skipif(
     DATA is None,
     reason=f"the IRC hand logs ({DATASET}) are not there: set POKI_SHARED_DATA to the folder holding them",

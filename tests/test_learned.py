@@ -14,14 +14,20 @@ import numpy as np
 import pytest
 
 from agent.cli import main
-from agent.models.store import MemoryModelStore
 from agent.game.context import fine_contexts
+from agent.game.prepared import prepare_hand
 from agent.models.frequencies import PlayerState
 from agent.models.learned import (
-    FEATURE_SCHEME, N_FEATURES, LearnedModel, feature_names, fit, hand_features, mean_loglik,
+    FEATURE_SCHEME,
+    N_FEATURES,
+    LearnedModel,
+    feature_names,
+    fit,
+    hand_features,
+    mean_loglik,
 )
 from agent.models.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES
-from agent.game.prepared import prepare_hand
+from agent.models.store import MemoryModelStore
 from agent.play.shadow import ShadowScorer
 from db import Database
 from db.learned import decisions, load_learned, store_learned

@@ -12,7 +12,13 @@ import pytest
 from agent.config import EngineConfig
 from agent.engine.player import PokiPlayer
 from agent.models.store import (
-    STORE_PARTS, MemoryModelStore, ModelStore, OffModelCounts, StoreError, ThreadBoundStore, require_store,
+    STORE_PARTS,
+    MemoryModelStore,
+    ModelStore,
+    OffModelCounts,
+    StoreError,
+    ThreadBoundStore,
+    require_store,
 )
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import create_player

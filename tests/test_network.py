@@ -1,4 +1,4 @@
-"""Seed 004's network on top of the learned predictor (agent.models.network, the hidden layer
+"""Billings et al.'s [poki-2002] network on top of the learned predictor (agent.models.network, the hidden layer
 of agent.models.learned.LearnedModel, ``poki db fit-predictor --hidden``): the gradient
 equals finite differences; a fit recovers a nonlinear rule from seeded synthetic data
 that the logistic model cannot fit; early stopping keeps the best checked weights; the
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from agent.cli import main
-from agent.models.store import MemoryModelStore
 from agent.game.context import fine_contexts
 from agent.models.frequencies import PlayerState
 from agent.models.learned import N_FEATURES, DecisionFeatures, LearnedModel, fit, hand_features, stack_pairs
 from agent.models.network import MLPShape, fit_network, lbfgs, mlp_init, mlp_logits, mlp_objective, mlp_unpack
+from agent.models.store import MemoryModelStore
 from db import Database
 from db.learned import load_learned, store_learned
 from db.testing import synthetic_hands

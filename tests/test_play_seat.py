@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
-from agent.play.dealer import Deal, Dealer
 from agent.game.events import BoardDealt, CardsShown, HandEnded, HandStarted, HoleCards, PlayerActed
-from agent.play.seat import Seat, fallback_action
-from agent.players import BasePlayer, create_player
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker
+from agent.play.dealer import Deal, Dealer
+from agent.play.seat import Seat, fallback_action
+from agent.players import BasePlayer, create_player
 
 CONFIG = TableConfig(seats=3)
 

@@ -10,14 +10,19 @@ import sqlite3
 
 import pytest
 
-from agent.models.opponent_model import predict_model
-from agent.models.store import MemoryModelStore
 from agent.game.context import (
-    FINE_PER_COARSE, ContextWalker, board_texture, fine_context, fine_context_name, fine_contexts,
+    FINE_PER_COARSE,
+    ContextWalker,
+    board_texture,
+    fine_context,
+    fine_context_name,
+    fine_contexts,
 )
-from agent.models.frequencies import ContextCounts, Decay, PlayerState
-from agent.models.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
+from agent.models.frequencies import ContextCounts, Decay, PlayerState
+from agent.models.opponent_model import predict_model
+from agent.models.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
+from agent.models.store import MemoryModelStore
 from agent.play.shadow import ShadowScorer
 from db import Database
 from db.testing import synthetic_hands

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from agent.play.replay import ReplayOptions, replay
-from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.irc_database import IrcHand, SkippedHand, read_irc_database
+from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.sources import KnownHand, LogHand, LogProblem, plan, read_chunk
 from db import Database
 
@@ -26,6 +26,7 @@ DATASET = "irc-holdem-199504-dev"
 
 
 from shared_data import DATA  # the shared 1995 logs (located in one place)
+
 pytestmark = pytest.mark.skipif(DATA is None, reason=f"the IRC hand logs ({DATASET}) are not there: "
                                 "set POKI_SHARED_DATA to the folder holding them")
 

@@ -224,11 +224,11 @@ def _raw_pdb_counts(data: Path, hand_ids: set[int]) -> dict[str, list[int]]:
             if ts in hand_ids:
                 lines_by_hand[ts].append((f[0], pos, f[4]))
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # vpip, pfr, chances
-    for ts, lines in lines_by_hand.items():
+    for lines in lines_by_hand.values():
         walk = not any(ch in "cbr" for _, _, letters in lines for ch in letters)
         posters = sorted((pos, nick) for nick, pos, letters in lines if letters.startswith("B"))
         big_blind = posters[-1][1] if posters else None
-        for nick, pos, letters in lines:
+        for nick, _pos, letters in lines:
             if walk and nick == big_blind:
                 continue
             c = counts[nick]

@@ -1,5 +1,5 @@
-"""Re-weighting as evidence (seed 004: the old weight table is the prior, the new one the
-posterior; seed 002 §4: each weight times the probability of the observed action): the
+"""Re-weighting as evidence ([poki-2002]: the old weight table is the prior, the new one the
+posterior; [loki2-1999] §4: each weight times the probability of the observed action): the
 floor bounds what one action says about a holding, so the evidence of several actions
 compounds. Checked on hand-built tables against Bayes' rule computed directly, and against
 what an opponent who bets exactly its top x% can hold."""
@@ -8,7 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent.engine.modeler import CALL, RAISE, OpponentModeler, apply_action, loki1_multipliers, reweight, weighted_quantile
+from agent.engine.modeler import (
+    CALL,
+    RAISE,
+    OpponentModeler,
+    apply_action,
+    loki1_multipliers,
+    reweight,
+    weighted_quantile,
+)
 
 FLOOR = 0.01
 N = 1326

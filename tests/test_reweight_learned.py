@@ -15,11 +15,17 @@ import pytest
 
 from agent.config import EngineConfig, TableConfig
 from agent.engine.modeler import (
-    CALL, EPS_PRIOR_STRENGTH, OFF_MODEL_FACTOR, RAISE, OpponentModeler, learned_eps, off_model_counts, reweight,
+    CALL,
+    EPS_PRIOR_STRENGTH,
+    RAISE,
+    OpponentModeler,
+    learned_eps,
+    off_model_counts,
+    reweight,
     weighted_quantile,
 )
-from agent.models.store import MemoryModelStore
 from agent.engine.player import PokiPlayer
+from agent.models.store import MemoryModelStore
 from agent.play.tournament import TournamentSetup, run_tournament
 from db import Database
 

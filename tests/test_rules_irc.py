@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from agent.config import TableConfig
 from agent.game.rules import (
     IRC_1995,
-    Action,
     STANDARD,
+    Action,
     BetOrRaised,
     BlindPosted,
     CheckedOrCalled,
-    DeclaredAllIn,
     Deck,
+    DeclaredAllIn,
     HandEnded,
     IllegalActionError,
     Left,
@@ -78,6 +78,7 @@ DATASET = "irc-holdem-199504-dev"
 
 
 from shared_data import DATA  # the shared 1995 logs (located in one place)
+
 needs_data = pytest.mark.skipif(
     DATA is None,
     reason=f"the IRC hand logs ({DATASET}) are not there: "

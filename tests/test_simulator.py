@@ -1,4 +1,4 @@
-"""The selective-sampling simulator (seed 000) checked where the answer is known: with
+"""The selective-sampling simulator ([sampling-1999]) checked where the answer is known: with
 every strategy fixed to always-call, the EV of checking down (and of one bet called all
 the way) is what exact enumeration of the opponents' holdings and the remaining cards
 gives, side pots included; obvious moves stop early; a seed repeats; the player that uses
@@ -70,7 +70,7 @@ def _close(sim_mean: float, sim_se: float, exact: float) -> bool:
 
 
 def test_check_down_equals_enumeration_heads_up():
-    hole, board = "AsQc", "3h4cJh"  # seed 003's example hand
+    hole, board = "AsQc", "3h4cJh"  # Billings et al.'s [testbed-1998] example hand
     opp = {"Jd9d": 3.0, "5h6h": 1.0, "AhKd": 2.0}
     # Exact: weighted over the opponent's holdings, every turn and river.
     h, b = ev.parse_cards(hole), ev.parse_cards(board)
@@ -183,13 +183,13 @@ def test_choose_randomises_only_close_evs():
     rng = np.random.default_rng(0)
     assert {choose(evs, 0.0, rng) for _ in range(20)} == {Action.BET_RAISE}
     assert {choose(evs, 0.5, rng) for _ in range(50)} == {Action.CHECK_CALL, Action.BET_RAISE}
-    # An exact tie goes to the more aggressive action (seed 000).
+    # An exact tie goes to the more aggressive action ([sampling-1999]).
     assert choose({Action.FOLD: 0.0, Action.CHECK_CALL: 0.0}, 0.0, rng) is Action.CHECK_CALL
 
 
 @pytest.mark.parametrize("board", ["3h4cJh2s", "3h4cJh2sKd", "AhKhQhJhTh"])
 def test_strengths_are_hand_strength_against_a_random_holding(board):
-    # The trial loop's fast count equals the evaluator's exact enumeration (seed 003 HS).
+    # The trial loop's fast count equals the evaluator's exact enumeration ([testbed-1998] HS).
     rng = np.random.default_rng(len(board))
     b = ev.parse_cards(board)
     rest = [c for c in range(ev.N_CARDS) if c not in b]
@@ -258,8 +258,8 @@ def test_player_falls_back_when_no_deal_is_possible(monkeypatch):
 def test_table_thresholds_are_weighted_quantiles_of_the_table():
     from agent.engine.modeler import weighted_quantile
     from agent.engine.simulator import table_thresholds
-    from agent.game.tracker import Tracker
     from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
+    from agent.game.tracker import Tracker
 
     t = Tracker()
     t.apply(HandStarted("h", "test", ("p0", "p1", "p2"), (1000,) * 3, 2, 5, 10, 10, 20))

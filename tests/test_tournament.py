@@ -13,8 +13,8 @@ import pytest
 from agent.cli import main
 from agent.config import TableConfig
 from agent.play.tournament import TournamentSetup, deal_cards, run_tournament, seat_names
-from connectors.logs.phh import parse_hands
 from agent.players import parse_spec
+from connectors.logs.phh import parse_hands
 
 
 def setup_for(specs, seed=1, **kw) -> TournamentSetup:
@@ -126,7 +126,7 @@ def test_plain_play_moves_the_button_and_plays_each_deal_once(tmp_path) -> None:
 
 
 def test_rate_of_return_beats_always_call() -> None:
-    """Seed 001's RR bot against a calling station, heads-up duplicate: the README's
+    """West's [west-2005] RR bot against a calling station, heads-up duplicate: the README's
     command is `poki match rr call --deals 1000 --seed 2001`."""
     result = run_tournament(setup_for(("rr", "call"), seed=2001), 1000)
     rr = {s.name: s for s in result.summary()}["rr"]

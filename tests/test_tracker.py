@@ -8,6 +8,7 @@ import random
 import pytest
 
 from agent.config import TableConfig
+from agent.game.context import GameContext
 from agent.game.events import (
     BoardDealt,
     CardsMucked,
@@ -19,7 +20,6 @@ from agent.game.events import (
 )
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from agent.game.rules import Action, Phase, State
-from agent.game.context import GameContext
 from agent.game.tracker import Tracker, TrackerError
 from evaluator_pyx.cards import parse_cards
 

@@ -1,4 +1,4 @@
-"""Speed figures of DESIGN.md's performance table, measured on this machine.
+"""Speed figures of the targets of docs/architecture.md, measured on this machine.
 
 Every figure is a median over repeats, single thread, with the anchor packages (eval7,
 phevaluator) measured in the same run when they are installed, so ratios are
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-# DESIGN.md targets.
+# docs/architecture.md's targets.
 TARGET_BATCH_HANDS_PER_S = 150e6
 TARGET_CALL_NS = 200.0
 

@@ -1,5 +1,5 @@
 """`poki bench` section ``acpc``: hands per second of our ACPC client with an always-call
-player against our ACPC dealer on loopback, heads-up (DESIGN.md's table: target 2,000
+player against our ACPC dealer on loopback, heads-up (docs/architecture.md's table: target 2,000
 hands/s; the ACPC C dealer with a Python always-call client did about 1,200).
 
 The dealer runs as `poki acpc deal` in its own process, its second seat an in-process

@@ -1,4 +1,4 @@
-"""Speed of hand assessment (DESIGN.md's performance table), with eval7 beside it.
+"""Speed of hand assessment (the targets of docs/architecture.md), with eval7 beside it.
 
 Each figure is a median over repeats of a batch over random deals, single thread. "ours"
 is the kernel called back to back in C (what the engine's Cython code pays); "ours from
@@ -20,11 +20,11 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.bench import median_runs
 
-# DESIGN.md targets.
+# docs/architecture.md's targets.
 TARGET_FLOP_HS_US = 1.0
 TARGET_FLOP_POTENTIAL_MS = 2.0
 TARGET_RIVER_RANKS_US = 20.0
-# The anchors DESIGN.md quotes for eval7's C core driven from Cython.
+# The anchors docs/architecture.md quotes for eval7's C core driven from Cython.
 EVAL7_CORE_FLOP_HS_US = 12.0
 EVAL7_CORE_FLOP_POTENTIAL_MS = 13.7
 

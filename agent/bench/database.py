@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from agent.game.records import HandRecord
-
 from db.database import DEFAULT_BATCH, Database
 from db.testing import synthetic_hands
 

@@ -1,4 +1,4 @@
-"""Decision speed of the Poki engine (DESIGN.md performance table; issue 5): time per
+"""Decision speed of the Poki engine (the targets of docs/architecture.md): time per
 post-flop decision at a ten-seat table without simulation, everything the player does
 at its turn included (catching up on the betting, re-weighting each live opponent's table
 after each of its actions, EHS against every table, the triple and the draw).
@@ -141,7 +141,7 @@ def _learned_prediction_us(store: Any, hands: list, reps: int, hidden: int = 0) 
     the public features followed action by action, the player's statistics (its looseness
     and aggression kept for the hand), the logits from the sparse pairs (the weights of
     a fine context's one-hot columns summed once per fine context). The weights are
-    random: they do not change the cost. ``hidden``: with seed 004's network of that many
+    random: they do not change the cost. ``hidden``: with Billings et al.'s [poki-2002] network of that many
     tanh units on top (agent.models.network)."""
     import numpy as np
 

@@ -2,7 +2,7 @@
 
 * hands per second of the dealer bot with four house bots as IRC clients (each a
   `poki irc play` process, as they run for real), no flood
-  limit, no pause between hands (DESIGN.md target: 50 hands/s); every hand goes through
+  limit, no pause between hands (docs/architecture.md's targets: 50 hands/s); every hand goes through
   the server, the rules engine and the dealer's database;
 * the CPU time a hand costs, by process (the dealer, the IRC server, the four bots;
   user + system time from /proc on Linux): unlike hands per second it hardly depends

@@ -1,6 +1,6 @@
 """The evaluator's hot kernels beside OMPEval, on the same work in the same run.
 
-Rows (DESIGN.md's performance table): 7-card evaluation of a random list from the
+Rows (the targets of docs/architecture.md): 7-card evaluation of a random list from the
 cards (ours: from masks), the same hands kept in incremental form, weighted flop hand
 strength over the 1,081 live holdings, exact weighted flop Ppot/Npot with two cards to
 come, and one Python call. Every figure is a median of CPU time (time.process_time; the
@@ -160,7 +160,7 @@ def run_call_floors(values: list[int], repeats: int,
         return run
 
     def bare() -> None:
-        for m in values:
+        for _m in values:
             pass
 
     hot = [values[0]] * len(values)

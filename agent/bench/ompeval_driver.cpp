@@ -190,7 +190,7 @@ int main(int argc, char** argv)
         std::printf("hs %d %.12f\n", n, hand_strength(in.deals.data() + 5 * n));
 
     // Exact flop Table 2, two cards to come: every live opponent holding against every
-    // run-out of two cards, plain loops (seed 003 of Poki's docs, Table 2).
+    // run-out of two cards, plain loops ([testbed-1998] of Poki's docs, Table 2).
     auto potential = [&](const uint8_t* d, double* ppot, double* npot) {
         uint64_t dead = 0;
         for (int k = 0; k < 5; ++k)

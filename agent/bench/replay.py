@@ -10,6 +10,7 @@ from typing import Any
 
 from agent.play.replay import DATASET, ReplayOptions, replay, shared_irc_logs
 
+
 def _cpu_seconds(who: int) -> float:
     import resource
 

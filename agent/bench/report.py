@@ -1,7 +1,7 @@
 """How long the opponent report takes over the whole April 1995 IRC database (about
 20,000 hands, 520 players): the shared logs are replayed into a fresh database once, then
 the report is written from it in fresh interpreters pinned to one core, as
-`poki report` runs; medians over repeats. DESIGN.md asks for under 10 s."""
+`poki report` runs; medians over repeats. docs/architecture.md sets a target of under 10 s."""
 from __future__ import annotations
 
 import json

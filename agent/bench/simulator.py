@@ -1,4 +1,4 @@
-"""Speed of the selective-sampling simulator (seed 000; DESIGN.md performance table: one
+"""Speed of the selective-sampling simulator ([sampling-1999]; the targets of docs/architecture.md: one
 simulated decision, 500 trials, ten players on the flop, median <= 50 ms, p99 <= 150 ms;
 Poki took seconds).
 

@@ -21,7 +21,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("agent.cli.demo", "Poki on IRC on this machine: a loopback IRC server, the dealer bot, Poki and house bots; what the database learned; the report (--offline: match and log replay)"),
     "info": ("agent.cli.info", "show the version, the evaluator backend and the config in use"),
-    "bench": ("agent.cli.bench", "measure the speed figures of DESIGN.md (evaluator, ...)"),
+    "bench": ("agent.cli.bench", "measure the speed figures of docs/architecture.md's targets (evaluator, ...)"),
     "db": ("agent.cli.db", "the opponent database: stats, one player's model, recompute, check"),
     "tables": ("agent.cli.tables", "pre-flop income-rate tables: build them by (iterated) roll-outs, or show them"),
     "match": ("agent.cli.match", "play Poki and house bots in duplicate tournaments: sb/hand with 95%% intervals"),

@@ -97,7 +97,7 @@ def _load_game(text: str | None, players: int | None, command: str):
             with open(text, encoding="utf-8", errors="replace") as handle:
                 return parse_game(handle.read(), text), os.path.basename(text)
         except (GameError, OSError) as exc:
-            raise SystemExit(f"poki acpc {command}: {exc}")
+            raise SystemExit(f"poki acpc {command}: {exc}") from None
     game = standard_game(os.path.basename(text))
     if game is None:
         raise SystemExit(f"poki acpc {command}: no such game definition: {text} (give a file, or a "
@@ -179,9 +179,9 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _deal(args: argparse.Namespace) -> int:
+    from agent.play.acpc_dealer import DealerError, DealerLimits
     from agent.play.acpc_match import host_match
     from agent.players import SpecError, parse_spec
-    from agent.play.acpc_dealer import DealerError, DealerLimits
 
     _logging(args.verbose)
     pin_to_cpu(args.cpu, "deal")

@@ -1,4 +1,4 @@
-"""Measure Poki's speed figures (the table in DESIGN.md) on this machine, one core.
+"""Measure Poki's speed figures (the targets in docs/architecture.md) on this machine, one core.
 
 Every figure is a median over repeats, printed beside the anchor package's figure measured
 in the same run where that package is installed. These are measurements, not pass/fail

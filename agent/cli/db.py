@@ -76,8 +76,8 @@ def _stats(database: Database, args: argparse.Namespace) -> int:
 
 
 def _player(database: Database, args: argparse.Namespace) -> int:
-    from agent.models.opponent_model import predict_triple
     from agent.game.context import context_name
+    from agent.models.opponent_model import predict_triple
 
     network = args.network
     if network is None:
@@ -138,8 +138,8 @@ def _player(database: Database, args: argparse.Namespace) -> int:
 def _fine_rows(database: Database, model, top: int) -> tuple[list[dict], tuple[float, float]]:
     """The player's ``top`` fine contexts by decayed observations, each with the player's
     and the population's frequencies and the back-off prediction; and the meta weights."""
-    from agent.models.opponent_model import predict_model
     from agent.game.context import FINE_PER_COARSE, fine_context_name
+    from agent.models.opponent_model import predict_model
 
     state = model.state
     if state is None:

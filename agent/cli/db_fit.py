@@ -8,7 +8,7 @@ weights are fitted on the decisions of hands started in [--since, --until). With
 log-likelihood is kept (fitted on the training window alone: the validation window
 stays unseen).
 
-With --hidden N the model is seed 004's network (agent.models.network): the logistic
+With --hidden N the model is Billings et al.'s [poki-2002] network (agent.models.network): the logistic
 model's direct weights plus N tanh units, started from the fitted logistic model and a
 seeded draw (--seed), fitted on the earlier hands of the window and stopped early on the
 last --holdout share of them (the stopping part: never fitted on). Several --hidden values
@@ -75,7 +75,7 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--validate-until", type=_date, default=None, metavar="DATE",
                         help="with several --l2 or --hidden: the validation window's end")
     parser.add_argument("--hidden", type=_hidden_list, default=[DEFAULT_HIDDEN], metavar="N[,M...]",
-                        help=f"hidden tanh units of seed 004's network on top of the logistic model (default "
+                        help=f"hidden tanh units of Billings et al.'s [poki-2002] network on top of the logistic model (default "
                              f"{DEFAULT_HIDDEN}: the logistic model alone); several: choose on the validation window")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
                         help=f"seed of the hidden layer's starting weights (default {DEFAULT_SEED})")
@@ -151,7 +151,7 @@ def fit_predictor(database: Database, args: argparse.Namespace) -> int:
                 if hidden == 0:
                     model = LearnedModel(fit(X, y, l2, max_iter=args.max_iter, progress=tick), l2, **span)
                 else:
-                    # Seed 004's network: from the logistic model of the fitting part, stopped
+                    # Billings et al.'s [poki-2002] network: from the logistic model of the fitting part, stopped
                     # early on the held-back part.
                     linear = linears.get(l2)
                     if linear is None:

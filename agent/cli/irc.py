@@ -284,8 +284,8 @@ def _deal(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agent.players import SpecError
     from agent.play.irc_player import PlayerBot
+    from agent.players import SpecError
 
     common = _common(args)
     if common is None:

@@ -1,5 +1,5 @@
 """Play a match between Poki and house bots in the in-process dealer: a duplicate
-tournament by default (seeds 002 and 003: every deal replayed with the seats rotated so
+tournament by default ([loki2-1999], [testbed-1998]: every deal replayed with the seats rotated so
 each player holds every hand once), results in small bets per hand with 95% intervals.
 
 Players are specs, one per seat: rr, call, raise, random, tight-aggressive,
@@ -76,8 +76,8 @@ def _list_kinds() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent.players import SpecError
     from agent.play.tournament import TournamentSetup
+    from agent.players import SpecError
 
     if args.list:
         print(_list_kinds())
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             cluster.close()
 
 
-def _play(args: argparse.Namespace, setup: "TournamentSetup", cluster: Any) -> int:
+def _play(args: argparse.Namespace, setup: TournamentSetup, cluster: Any) -> int:
     from agent.play.tournament import run_tournament
 
     bar = None

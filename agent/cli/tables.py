@@ -1,4 +1,4 @@
-"""Pre-flop income-rate tables (seed 003 §4.1, seed 004): build them by roll-out and
+"""Pre-flop income-rate tables ([testbed-1998] §4.1, [poki-2002]): build them by roll-out and
 iterated roll-out simulation, or show the shipped ones."""
 from __future__ import annotations
 

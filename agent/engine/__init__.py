@@ -1,4 +1,4 @@
-"""The Poki decision engine (seeds 002, 003, 004): pre-flop strategy from income rates,
+"""The Poki decision engine ([loki2-1999], [testbed-1998], [poki-2002]): pre-flop strategy from income rates,
 the formula betting strategy as probability triples, the action selector, the Loki-1
 rule-based Bettor kept as the baseline, the opponent modeler with its weight tables (the
 predictions it reads come from agent.models), the simulator, and the player that puts

@@ -1,10 +1,10 @@
-"""Loki-1's rule-based Bettor (seed 002 §3, seed 003 §4.4), kept as the baseline the
+"""Loki-1's rule-based Bettor ([loki2-1999] §3, [testbed-1998] §4.4), kept as the baseline the
 probability-triple strategy is measured against: deterministic thresholds on EHS.
 
 * EHS ≥ raise_threshold: make it two bets (bet or raise while fewer than two are in),
   then call anything;
 * EHS ≥ bet_threshold: bet if nobody has, call one bet;
-* otherwise check, and call only when Ppot beats the pot odds (seed 003: "We call when
+* otherwise check, and call only when Ppot beats the pot odds ([testbed-1998]: "We call when
   Ppot > pot_odds");
 * fold the rest.
 """

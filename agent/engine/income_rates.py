@@ -1,5 +1,5 @@
 """Pre-flop income rates of the 169 starting-hand types, by roll-out and iterated roll-out
-simulation (seed 003 §4.1; seed 004, "pre-flop betting strategy"), and the shipped tables.
+simulation ([testbed-1998] §4.1; [poki-2002], "pre-flop betting strategy"), and the shipped tables.
 
 Income rate (IR), as used here: the average net amount a hand wins per hand played, in
 milli-bets (1/1000 of a small bet), when every player who plays has exactly one small bet
@@ -7,11 +7,11 @@ milli-bets (1/1000 of a small bet), when every player who plays has exactly one 
 betting; the best hand takes the pot, tied hands split it. One table per field size:
 "2" (heads-up, 1 opponent), "3-4" (simulated with 3 opponents) and "5+" (6 opponents).
 
-Roll-out (seed 004: "all players call the first bet, the remaining cards are dealt
+Roll-out ([poki-2002]: "all players call the first bet, the remaining cards are dealt
 without further betting"): every opponent plays whatever it holds. Then IR = 1000 *
 (players * E[our pot share] - 1).
 
-Iterated roll-out (seed 004): the roll-out repeated, each opponent now folding, before
+Iterated roll-out ([poki-2002]): the roll-out repeated, each opponent now folding, before
 putting anything in, a hand whose IR in the previous iteration was negative, which makes
 the opponents' hands realistic. For that, folding has to cost something, so blinds are
 posted: the seats are small blind (half a small bet, left in the pot if it folds), big
@@ -22,7 +22,7 @@ IR is the value of playing it). The steps:
   iteration 0: the plain roll-out's rates, IR_0;
   iteration i >= 1: opponents play type t iff IR_{i-1}[t] + sigma_i * z[i, t] > 0, with
     z[i, t] standard normal noise drawn from the seed and sigma_i = noise * cooling**(i-1)
-    milli-bets, set to 0 once below min_noise: the diminishing noise of seed 004 (like
+    milli-bets, set to 0 once below min_noise: the diminishing noise of [poki-2002] (like
     simulated annealing's cooling), which lets hands that went negative early come back
     as the field changes. Every iteration measures every type with the same trial count
     and the same random stream per type (common random numbers), so the same set of
@@ -37,7 +37,7 @@ IR is the value of playing it). The steps:
   final: that playing set measured once more with the full trial count and a fresh
     random stream: the shipped "iterated" table.
 
-Seed 003 reports that a pair of aces has the highest and 7-2 offsuit the lowest rate in
+[testbed-1998] reports that a pair of aces has the highest and 7-2 offsuit the lowest rate in
 a 10-player roll-out; the 5+ table here shows the same ends.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -347,7 +347,7 @@ class IncomeRates:
         return [HAND_TYPES[i] for i in np.argsort(-t, kind="stable")]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _holding_types() -> np.ndarray:
     return ev.holding_type_table()
 

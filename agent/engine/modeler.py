@@ -1,18 +1,18 @@
-"""The opponent modeler (seed 002 §3-4, seed 004 "opponent modeling", "weight tables",
+"""The opponent modeler ([loki2-1999] §3-4, [poki-2002] "opponent modeling", "weight tables",
 "re-weighting"): one 1326-entry weight table per opponent per hand, re-weighted after each
 of that opponent's actions.
 
-A table starts at weight 1 for every holding (seed 004: when a new hand begins every entry
+A table starts at weight 1 for every holding ([poki-2002]: when a new hand begins every entry
 is initialised to one; holdings that share a card with ours or the board are 0). What the
 income rates contribute is the pre-flop strength of a holding: its income-rate percentile
 for the field size, so the pre-flop re-weighting turns the table into the one the
-opponent carries to the flop (seed 002 §3: income rates "assign initial weight
+opponent carries to the flop ([loki2-1999] §3: income rates "assign initial weight
 probabilities"). After the flop a holding's strength is an EHS-like value computed for
 all 1326 holdings at once (:func:`board_strengths`).
 
 Both rules read the opponent's (fold, call, raise) frequencies in the context of the
 action (round × bets to call 0 / 1 / 2+): their own decayed counts blended with the
-defaults (agent.models.opponent_model.predict_triple, the specific opponent model of seed 004) or the
+defaults (agent.models.opponent_model.predict_triple, the specific opponent model of [poki-2002]) or the
 defaults alone (the generic model). The frequencies become strength thresholds by weighted
 quantiles of the opponent's current table: if they fold a share f here, the holdings below
 the f-quantile are the ones they fold; if they raise a share r, the ones above the
@@ -21,10 +21,10 @@ the f-quantile are the ones they fold; if they raise a share r, the ones above t
 * Loki-1 (Papp): μ is the threshold the action implies (the fold threshold for a call,
   the raise threshold for a raise), σ a spread; weight × 0.01 below μ − σ, × 1 above
   μ + σ, linear between. A call never lowers a strong holding.
-* Loki-2 (seed 002 §4): weight × the entry for the observed action of the triple this
+* Loki-2 ([loki2-1999] §4): weight × the entry for the observed action of the triple this
   opponent would produce holding each hand: ramps of half-width ``opponent_width`` round
   the fold and raise thresholds, the strongest holdings raising (1 − opponent_mix) of the
-  time and calling the rest (seed 002's A-A [0, 0.2, 0.8]), so a call lowers them.
+  time and calling the rest (Billings et al.'s [loki2-1999] A-A [0, 0.2, 0.8]), so a call lowers them.
 
 Nothing the opponent could hold is ever ruled out: with ``floor_on="action"`` no action
 multiplies a live holding's weight by less than ``reweight_floor``, so the evidence of
@@ -95,7 +95,7 @@ def board_strengths(board_mask: int, potential: bool = True) -> np.ndarray:
     with `potential` before the river, the expected rise of that hand strength over the
     next card, E[max(0, HS' − HS)] over the cards that can come. That term stands in for
     (1 − HS) × Ppot, which is too dear to compute exactly for 1326 holdings after every
-    action (DESIGN.md, "cost to plan for"); it rewards the same draws. 0 for holdings that
+    action (the cost of re-weighting every holding after every action); it rewards the same draws. 0 for holdings that
     share a card with the board. Cached per board (every player at the table shares it)."""
     key = (board_mask, potential)
     hit = _BOARD_CACHE.get(key)
@@ -221,18 +221,18 @@ _RESCALE_BELOW = 1e-200  # a table whose largest weight falls this low is scaled
 
 def apply_action(weights: np.ndarray, multipliers: np.ndarray, floor: float = 0.01,
                  floor_on: str = "action") -> np.ndarray:
-    """Seed 002's update: each weight times the probability the holding's triple gave the
+    """Billings et al.'s [loki2-1999] update: each weight times the probability the holding's triple gave the
     observed action (or Loki-1's factor), that factor never below `floor`.
 
     The floor bounds the evidence of one action, not the weight: no single action rules a
     holding out (Papp's 0.01), but the evidence of several actions adds up as Bayes' rule
-    has it (seed 004: the old table is the prior, the new one the posterior). A floor on
+    has it ([poki-2002]: the old table is the prior, the new one the posterior). A floor on
     the weight itself (``floor_on="weight"``, robust against players
     who bet medium hands, docs/strength.md §8) holds every holding that has failed to fit several actions at
     the same 0.01 as one that failed one, so after a bet on the flop, turn and river the
     hundreds of such holdings keep most of the table's mass while the few that fit every
     action have weights of products of in-band factors. Only relative weights matter
-    (seed 002), so a table that shrinks towards underflow is scaled back up."""
+    ([loki2-1999]), so a table that shrinks towards underflow is scaled back up."""
     w = np.asarray(weights, dtype=np.float64)
     if floor_on == "learned":
         # The mixture (1 − ε) f + ε, `floor` being this opponent's ε; `multipliers` is f.
@@ -302,7 +302,7 @@ class OpponentModeler:
 
     def new_hand(self, opponents: Iterable[str], hole_mask: int,
                  eps: dict[str, tuple[float, float]] | None = None) -> None:
-        """Fresh tables: weight 1 except holdings touching our cards (seed 004); `eps`:
+        """Fresh tables: weight 1 except holdings touching our cards ([poki-2002]); `eps`:
         each opponent's learned (call, raise) ε (floor_on = "learned"; missing: the floor)."""
         base = live_holdings(hole_mask).astype(np.float64)
         self.tables = {nick: base.copy() for nick in opponents}

@@ -1,4 +1,4 @@
-"""The Poki player (seeds 002-004): pre-flop by income-rate strategy, after the flop EHS
+"""The Poki player ([loki2-1999], [testbed-1998], [poki-2002]): pre-flop by income-rate strategy, after the flop EHS
 against each opponent's weight table turned into an action by the probability-triple
 strategy and the action selector (or by the Loki-1 Bettor), opponents' tables re-weighted
 after each of their actions, their per-context frequencies learned from finished hands.
@@ -24,26 +24,30 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.config import ENGINE_CHOICES, Config, EngineConfig, ModelConfig
 from agent.engine.bettor_loki1 import loki1_action
+from agent.engine.income_rates import field_of_players, load_income_rates
 from agent.engine.modeler import FOLD, OpponentModeler, learned_eps, live_holdings, off_model_counts
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
 from agent.engine.triples import Situation, decision_triple
-from agent.engine.income_rates import field_of_players, load_income_rates
-from agent.players import BasePlayer, Param, PlayerKind
-from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.context import ContextWalker, by_position, decision_context, order_key
-from agent.models.learned import DecisionFeatures, player_stats
+from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
 from agent.game.rules import Action
+from agent.models.learned import DecisionFeatures, player_stats
 from agent.models.opponent_model import (
-    DEFAULT_TRIPLES, PREDICTOR_CHOICES, learned_of, predict_learned, predict_model,
+    DEFAULT_TRIPLES,
+    PREDICTOR_CHOICES,
+    learned_of,
+    predict_learned,
+    predict_model,
 )
 from agent.models.store import MemoryModelStore, ModelStore, require_store
+from agent.players import BasePlayer, Param, PlayerKind
 
 if TYPE_CHECKING:
+    from agent.game.context import GameContext
     from agent.game.events import HandStarted
     from agent.game.records import HandRecord
-    from agent.game.context import GameContext
 
 __all__ = ["PokiPlayer", "order_key", "poki_kind"]
 
@@ -345,7 +349,7 @@ class PokiPlayer(BasePlayer):
                               unopened, ctx.max_bets)
 
     def assess(self, ctx: GameContext) -> tuple[float, float, float]:
-        """(EHS, HS_n, Ppot) of our hand now (seed 003 §4.2-4.4): HS_n the product of our
+        """(EHS, HS_n, Ppot) of our hand now ([testbed-1998] §4.2-4.4): HS_n the product of our
         hand strength against each live opponent's weight table (uniform tables with
         weights=uniform), Ppot with one card to come against their pooled tables (0 on the
         river or with potential off). The Npot of the same enumeration is kept in
@@ -491,7 +495,7 @@ class PokiPlayer(BasePlayer):
                          hs_n, self.npot, **outlook)
 
     def _simulate(self, ctx: GameContext, ehs: float, hs_n: float, ppot: float) -> Action:
-        """Seed 000's simulation: the EVs of check/call and bet/raise by playing the hand
+        """Billings et al.'s [sampling-1999] simulation: the EVs of check/call and bet/raise by playing the hand
         out against opponents dealt from their weight tables (agent.engine.simulator)."""
         opponents = [p for p in ctx.active if p != self.name]
         tables = {p: self._modeler.tables.get(p) for p in opponents} \
@@ -575,4 +579,4 @@ def poki_kind(config: Config) -> PlayerKind:
                                                     blend_observations=blend))
 
     return PlayerKind("poki", factory, params,
-                      "the Poki engine: income-rate pre-flop, EHS triples, weight tables (seeds 002-004)")
+                      "the Poki engine: income-rate pre-flop, EHS triples, weight tables ([loki2-1999], [testbed-1998], [poki-2002])")

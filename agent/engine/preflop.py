@@ -1,4 +1,4 @@
-"""Pre-flop strategy from the shipped income-rate tables (seed 003 §4.1, seed 004
+"""Pre-flop strategy from the shipped income-rate tables ([testbed-1998] §4.1, [poki-2002]
 "pre-flop betting strategy").
 
 Before the flop there is little to go on but the two cards, the number of players and the

@@ -1,4 +1,4 @@
-"""The action selector (seed 002 §4): draws fold, call or raise from a probability triple
+"""The action selector ([loki2-1999] §4): draws fold, call or raise from a probability triple
 with the injected generator, so identical situations need not get identical play."""
 from __future__ import annotations
 

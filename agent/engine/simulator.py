@@ -1,5 +1,5 @@
-"""The simulation-based betting strategy (seed 000, "An Expected Value Based Betting
-Strategy"; seed 002 §5; seed 004 "simulation-based betting strategy"): at a post-flop
+"""The simulation-based betting strategy ([sampling-1999], "An Expected Value Based Betting
+Strategy"; [loki2-1999] §5; [poki-2002] "simulation-based betting strategy"): at a post-flop
 decision, estimate the EV of checking/calling and of betting/raising by playing the hand
 out many times from the tracker's present state, and take the action with the best EV
 (fold is 0).
@@ -7,7 +7,7 @@ out many times from the tracker's present state, and take the action with the be
 This module turns a game context, the opponents' weight tables and their per-context
 frequencies into the numbers the Cython trial loop reads (evaluator_pyx._simulate), and
 chooses from the EVs it returns: the best one, at random between those closer than
-``sim_close`` small bets to it (seed 000: "randomize the selection of betting actions
+``sim_close`` small bets to it ([sampling-1999]: "randomize the selection of betting actions
 whose EVs are close"), the more aggressive on an exact tie.
 """
 from __future__ import annotations
@@ -125,7 +125,7 @@ def table_thresholds(ctx: GameContext, me: str, hole: Sequence[int],
 
 def choose(evs: Mapping[Action, float], close: float, rng: np.random.Generator) -> Action:
     """The action of best EV; at random among those within `close` chips of it, the most
-    aggressive when nothing is random (close = 0) and EVs tie (seed 000)."""
+    aggressive when nothing is random (close = 0) and EVs tie ([sampling-1999])."""
     best = max(evs.values())
     near = [a for a in _AGGRESSIVE if a in evs and best - evs[a] <= close]
     if close <= 0.0 or len(near) == 1:

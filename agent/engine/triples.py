@@ -1,30 +1,30 @@
-"""The triple generator: the formula-based betting strategy of Loki-2 / Poki (seed 002 §4,
-seed 004 "basic betting strategy"), turning effective hand strength and the game
+"""The triple generator: the formula-based betting strategy of Loki-2 / Poki ([loki2-1999] §4,
+[poki-2002] "basic betting strategy"), turning effective hand strength and the game
 situation into a probability triple (fold, call, raise) that sums to 1.
 
-EHS = HS_n + (1 − HS_n) × Ppot (seed 003 §4.4), HS_n the product of our hand strength
+EHS = HS_n + (1 − HS_n) × Ppot ([testbed-1998] §4.4), HS_n the product of our hand strength
 against each live opponent's weight table, so the number of opponents enters there.
 Rules, each a ramp of half-width ``mix_width`` rather than a step, so that hands near a
-threshold get a mixed strategy (seed 002: "analogous to a mixed strategy"):
+threshold get a mixed strategy ([loki2-1999]: "analogous to a mixed strategy"):
 
 * aggression: bet at EHS ≥ bet_threshold when no bet is in (lowered by
   late_position_bonus when nobody acts after us), raise at EHS ≥ raise_threshold facing one
   bet, and each further bet already in adds reraise_step;
 * calling (``call_rule``): with "pot_odds" (the published rule) a bet is worth calling
-  when EHS beats the immediate pot odds (to call / (pot + to call), seed 003 §4.4) by
+  when EHS beats the immediate pot odds (to call / (pot + to call), [testbed-1998] §4.4) by
   call_margin. With "showdown" (the default) the call is priced as the commitment it is:
   the better of two plans must beat its own odds by call_margin:
   - *call down*: the EV of calling now and every bet to come, with the chance of
-    winning at the showdown HS·(1 − Npot) + (1 − HS)·Ppot (seed 003 §4.2's potentials;
-    EHS leaves out Npot and so is optimistic, seed 003 §4.4): W·(pot + F) − (1 − W)·(to
+    winning at the showdown HS·(1 − Npot) + (1 − HS)·Ppot ([testbed-1998] §4.2's potentials;
+    EHS leaves out Npot and so is optimistic, [testbed-1998] §4.4): W·(pot + F) − (1 − W)·(to
     call + F), F the bets still to come (a raise behind us this round, a bet on each
     later round) matched by the bettor. The bettor's range is split by its modelled
     betting: the part that bets the next round (the stronger part, against which W is
     lower: reverse implied odds) costs us F, the part that gives up costs nothing more
-    (seed 002 §5 and seed 004 name implied odds as what the plain rule misses);
+    ([loki2-1999] §5 and [poki-2002] name implied odds as what the plain rule misses);
   - *draw*: before the river, Ppot against to call / (pot + to call + I), I the bet the
     opponents are expected to pay on the next round when the draw comes in (implied
-    odds); a missed draw is given up, so it pays only this call (seed 003: "We call when
+    odds); a missed draw is given up, so it pays only this call ([testbed-1998]: "We call when
     Ppot > pot_odds").
   On the river both reduce to HS against the immediate pot odds;
 * semi-bluffing: before the river, with nothing to call, a hand whose Ppot beats the pot
@@ -158,7 +158,7 @@ def decision_triple(s: Situation, cfg: EngineConfig) -> Triple:
             call_ok = ramp(s.ehs, need - w, need + w)
     else:
         call_ok = 1.0
-        # Semi-bluff: a draw that is paid for by the pot a bet wins (seed 003 §4.4, seed 004).
+        # Semi-bluff: a draw that is paid for by the pot a bet wins ([testbed-1998] §4.4, [poki-2002]).
         if s.round < 3 and s.ppot > 0.0 and r < 1.0:
             bet_odds = s.bet_size / (s.pot + s.bet_size) if s.pot + s.bet_size > 0 else 1.0
             if s.ppot > bet_odds:

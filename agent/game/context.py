@@ -1,11 +1,11 @@
 """The context of a decision, defined once: the tracker's read-only snapshot of the public
-game context (seed 004), and the opponent-model context every part reads — the tracker's
+game context ([poki-2002]), and the opponent-model context every part reads — the tracker's
 records, the player's re-weighting, the database's counts and the shadow scorer.
 
 An opponent-model context is round × bets to call (0, 1, 2+): twelve contexts, the
-"betting frequencies in different contexts" of seed 004 §3.
+"betting frequencies in different contexts" of [poki-2002] §3.
 
-A fine context refines each of the twelve with what seed 004 (§3, §4) says they miss: the
+A fine context refines each of the twelve with what [poki-2002] (§3, §4) says they miss: the
 number of active players, the relative betting position, and the texture of the board,
 plus whether the player was the aggressor of the previous round and whether it has
 already acted in this round (``fine_context``, ``ContextWalker``). The twelve contexts
@@ -32,7 +32,7 @@ __all__ = [
     "context_name", "context_template", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
 
-N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ (seed 004)
+N_CONTEXTS = 12  # 4 rounds × bets to call 0 / 1 / 2+ ([poki-2002])
 _ROUND_NAMES = ("preflop", "flop", "turn", "river")
 _BETS_NAMES = ("0 bets", "1 bet", "2+ bets")
 
@@ -278,7 +278,7 @@ class GameContext:
 
     @property
     def pot_odds(self) -> float:
-        """Chips to call over the pot after calling (seed 001); 0 when checking is free."""
+        """Chips to call over the pot after calling ([west-2005]); 0 when checking is free."""
         return self.to_call / (self.pot + self.to_call) if self.to_call else 0.0
 
     @property

@@ -52,7 +52,7 @@ class ActionRecord:
 
     @property
     def context(self) -> int:
-        """Opponent-model context 0..11: round × bets to call (0, 1, 2+) (seed 004)."""
+        """Opponent-model context 0..11: round × bets to call (0, 1, 2+) ([poki-2002])."""
         return decision_context(self.round, self.bets_to_call)
 
 

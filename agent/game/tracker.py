@@ -1,11 +1,11 @@
-"""The game-context tracker: the only owner of game state (DESIGN.md, agent/ Tracker).
+"""The game-context tracker: the only owner of game state (docs/architecture.md, "The data flow").
 
 Connectors feed it events (agent.game.events); it drives the one rules state machine
 (agent.game.rules.State), refuses any event the rules or the hand so far make impossible with a
 :class:`TrackerError` that says what and where, and offers two views:
 
 * :meth:`Tracker.snapshot` — a read-only :class:`GameContext` of the public game context
-  (seed 004): round, pot, bets to call, raises so far, active players, positions, the
+  ([poki-2002]): round, pot, bets to call, raises so far, active players, positions, the
   betting history, the viewer's own hole cards and the legal moves. Every decider reads
   only this; it is built at every decision, so it is cheap.
 * at :class:`~agent.game.events.HandEnded`, the complete :class:`~agent.game.records.HandRecord`

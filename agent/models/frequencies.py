@@ -2,7 +2,7 @@
 and age. These are the numbers the opponent database stores and the opponent model reads
 (agent.models.opponent_model turns them into predictions).
 
-A player's observations age by the player's own hands (seed 004 asks for a decay so that
+A player's observations age by the player's own hands ([poki-2002] asks for a decay so that
 recent play counts more): every hand the player is dealt into multiplies the weight of
 everything seen before by 0.5 ** (1 / half_life), so an observation made h hands ago
 weighs 0.5 ** (h / half_life). Counts are kept lazily, as (count as of hand `ref`, ref),

@@ -1,7 +1,7 @@
 """A learned next-action predictor: multinomial logistic regression over the public
 context of a decision and the player's own decayed statistics (stacking).
 
-Seed 004 (Davidson et al. 2000, §"Neural networks") predicts an opponent's next action
+[poki-2002] (Davidson et al. 2000, §"Neural networks") predicts an opponent's next action
 with a feed-forward network whose inputs are properties of the public game context (the
 last action, bets to call, pot odds, number of active players, position, round, board
 texture, ...) and reports it far ahead of the frequency tables. This module is our own
@@ -318,7 +318,7 @@ class LearnedModel:
     on: the feature scheme, the L2 penalty, the decisions and the time range of the
     hands (Unix times), so a stored model says what data it has seen. ``network``, when
     set, is a hidden layer (U: units × N_FEATURES, b: units, V: 3 × units) whose
-    ``V tanh(U x + b)`` is added to the logits (agent.models.network, seed 004's network)."""
+    ``V tanh(U x + b)`` is added to the logits (agent.models.network, Billings et al.'s [poki-2002] network)."""
 
     weights: np.ndarray
     l2: float

@@ -1,7 +1,7 @@
 """A small feed-forward network for next-action prediction, and the L-BFGS minimiser the
 learned predictor's fits share.
 
-Seed 004 (Davidson et al. 2000, "Neural networks") predicts an opponent's action with a
+[poki-2002] (Davidson et al. 2000, "Neural networks") predicts an opponent's action with a
 standard feed-forward network over properties of the public game context, with one
 output per action (fold, call, raise) normalised into a distribution. Ours keeps the
 logistic model of agent.models.learned as a direct (skip) connection and adds one hidden

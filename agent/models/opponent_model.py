@@ -1,13 +1,13 @@
-"""The opponent model's predictions (seeds 002, 004): what an opponent will do in a context,
+"""The opponent model's predictions ([loki2-1999], [poki-2002]): what an opponent will do in a context,
 from the decayed counts stored for it (agent.models.frequencies), read from a model store
 (agent.models.store: the SQLite database or the in-memory store).
 
 Specific model: each context's decayed (fold, call, raise) frequencies blended with that
 context's default triple, the data's share growing linearly until the context holds
-``blend_observations`` decayed observations (DESIGN.md's defaults: facing no bet
+``blend_observations`` decayed observations (the defaults of [poki-2002]: facing no bet
 0/.5/.5, one bet .5/.3/.2, two or more .7/.2/.1). The richer back-off and meta predictors
 (agent.models.prediction) read the fine contexts and the population kept with each model;
-the learned predictor (agent.models.learned, seed 004's neural-network idea as a logistic
+the learned predictor (agent.models.learned, Billings et al.'s [poki-2002] neural-network idea as a logistic
 regression) reads the decision's public features besides, and its weights come from a
 store that holds them (``learned_model``: the database after ``poki db fit-predictor``).
 """

@@ -4,11 +4,11 @@ every predictor), the in-memory store and the shadow scorer.
 
 Three predictors give a (fold, call, raise) triple:
 
-* **twelve** — the specific model of seed 002/004: the player's decayed frequencies in
+* **twelve** — the specific model of [loki2-1999], [poki-2002]: the player's decayed frequencies in
   one of the twelve coarse contexts, blended with the context's default triple until
-  the context holds ``blend`` observations (DESIGN.md's defaults).
+  the context holds ``blend`` observations (the defaults of [poki-2002]).
 * **backoff** — hierarchical smoothing over the fine contexts of agent.game.context
-  (seed 004: twelve contexts miss the number of opponents, position and the board; a
+  ([poki-2002]: twelve contexts miss the number of opponents, position and the board; a
   context defined too narrowly takes too long to learn). Each level is a Dirichlet
   posterior whose prior is the level above, so each source counts by how much it has
   seen: the population's fine counts shrink to the population's coarse frequencies
@@ -18,7 +18,7 @@ Three predictors give a (fold, call, raise) triple:
   the coarse context; the player's fine counts shrink to that prior (``fine``). The
   strengths are pseudo-counts learned from the data (``poki replay --predict --tune`` fits
   them by log-likelihood on a slice of hands scored before they are learned), not set by hand.
-* **meta** — seed 004's meta-predictor, which "uses whichever [method] is most
+* **meta** — Billings et al.'s [poki-2002] meta-predictor, which "uses whichever [method] is most
   successful for each opponent": the twelve-context and back-off predictions mixed with
   weights proportional to exp(running log-likelihood) of each on this player's own
   earlier decisions (Bayesian model averaging; the running sums decay with the player's
@@ -39,7 +39,7 @@ __all__ = [
 
 Triple = tuple[float, float, float]
 
-# Triples a context starts from before the player has shown anything (DESIGN.md):
+# Triples a context starts from before the player has shown anything ([poki-2002]):
 # facing no bet folding is pointless; facing bets a player folds more the more they face.
 DEFAULT_TRIPLES: tuple[Triple, ...] = (
     (0.0, 0.5, 0.5),

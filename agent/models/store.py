@@ -1,7 +1,7 @@
 """The model store: everything the engine reads and writes of its opponents, in one
 interface (:class:`ModelStore`), and the store that keeps it all in memory.
 
-What the Poki engine reads and writes (seeds 002, 004; docs/strength.md §8-10):
+What the Poki engine reads and writes ([loki2-1999], [poki-2002]; docs/strength.md §8-10):
 
 * ``get(nick, network)``: a player's model (decayed counts in the twelve and the fine
   contexts, with the population's counts of its network for the back-off);

@@ -66,8 +66,11 @@ from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStar
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
-from connectors.logs import acpc_log
+from agent.play.acpc_dealer_seats import DealerError, DealerLimits, LocalSeat, MatchOutcome, SeatReport, TableSeat
+from agent.play.acpc_fast_deal import FastHands
+from agent.play.dealer import SeededDeals
 from connectors.acpc.client import SocketPoller
+from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
     ACTION_CHAR,
     NO_STACK,
@@ -76,11 +79,7 @@ from connectors.acpc.protocol import (
     parse_response,
     parse_version,
 )
-from connectors.acpc.game import AcpcGame
-from agent.play.acpc_dealer_seats import (DealerError, DealerLimits, LocalSeat, MatchOutcome,
-                                          SeatReport, TableSeat)
-from agent.play.acpc_fast_deal import FastHands
-from agent.play.dealer import SeededDeals
+from connectors.logs import acpc_log
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]

@@ -30,13 +30,15 @@ import numpy as np
 
 from agent.config import AcpcConfig
 from agent.game.events import HandEnded
+from agent.game.rules import Action, Phase
+from agent.game.tracker import Tracker, TrackerError
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import Player, create_player
-from agent.game.rules import Phase
-from agent.game.tracker import Tracker, TrackerError
 from connectors.acpc.client import AcpcConnection
+from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
     MatchState,
     ProtocolError,
@@ -44,9 +46,6 @@ from connectors.acpc.protocol import (
     format_response,
     is_comment,
 )
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
-from connectors.acpc.game import AcpcGame
-from agent.game.rules import Action
 
 __all__ = [
     "AcpcSession",

@@ -27,14 +27,13 @@ import numpy as np
 
 from agent.config import TableConfig
 from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
-from agent.players import HOOKS, Player
 from agent.game.records import HandRecord
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker
 from agent.models.store import ModelStore
 from agent.play.stores import attach_models
-from connectors.logs import acpc_log
-from connectors.logs import phh
+from agent.players import HOOKS, Player
+from connectors.logs import acpc_log, phh
 
 __all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "SeededDeals", "play_match"]
 

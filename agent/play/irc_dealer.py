@@ -1,5 +1,5 @@
 """Hosting IRC tables: the dealer bot (agent.play.irc_table) with its bank in SQLite
-(db.bankroll: bankrolls across sessions, seed 004's tiers by minimum bankroll) and every
+(db.bankroll: bankrolls across sessions, Billings et al.'s [poki-2002] tiers by minimum bankroll) and every
 hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs. A
 finished hand is safe in the journal (agent.play.irc_journal) before the dealer announces
 it; the database takes the journal's hands in groups off the hand's path.
@@ -13,8 +13,8 @@ import logging
 import os
 import threading
 import time
-from concurrent.futures import Future
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +25,11 @@ from agent.game.records import HandRecord
 from agent.play.dealer import SeededDeals
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from agent.play.irc_network import NetworkOptions
-from connectors.logs import acpc_log
-from connectors.logs import phh
+from agent.play.irc_seats import BankError
+from agent.play.irc_table import DealerBot
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
-from agent.play.irc_table import DealerBot
-from agent.play.irc_seats import BankError
+from connectors.logs import acpc_log, phh
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 

@@ -93,7 +93,7 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
                          s.sb_per_hand if s else 0.0, s.interval95 if s else 0.0, bankrolls[nick], lat))
         width = max(len(r[0]) for r in rows)
         say(f"{'player':<{width}}  {'hands':>5}  {'chips':>7}  {'sb/hand':>16}  {'bankroll':>8}  decision ms (median/p99)")
-        for nick, spec, n, net, sb, ci, bank, lat in sorted(rows, key=lambda r: -r[4]):
+        for nick, _spec, n, net, sb, ci, bank, lat in sorted(rows, key=lambda r: -r[4]):
             timing = f"{lat['median_ms']:.1f} / {lat['p99_ms']:.1f}" if lat.get("decisions") else "-"
             say(f"{nick:<{width}}  {n:>5}  {net:>+7}  {sb:>+7.2f} +/- {ci:<5.2f}  {bank:>8}  {timing}")
         say(f"chips in bankrolls and on the table: {total} = {granted} granted (none made or lost)")

@@ -7,7 +7,7 @@ deadline inside the dealer's time limit, so the IRC loop keeps answering PINGs).
 finished hand of every table goes to ONE database writer thread
 (agent.play.stores.DatabaseWriter), and the player reads and writes its opponent models
 through the same thread (attached as every runner attaches them), so the engine learns
-the opponents from what the database holds (seed 004: models kept between sessions) and
+the opponents from what the database holds ([poki-2002]: models kept between sessions) and
 reads there everything it reads in a match: models, predictor, off-model counts, learned
 weights. The writer stores the hands in groups (``[irc] store_batch_seconds``), one
 transaction each, and any read first stores what is waiting.
@@ -30,12 +30,12 @@ import numpy as np
 
 from agent.config import Config
 from agent.game.events import Event, HandStarted
-from agent.players import Player, PlayerSpec, create_player, parse_spec
+from agent.game.rules import Action
 from agent.play.irc_network import NetworkOptions
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
-from agent.game.rules import Action
+from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.irc import dialect as d
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
@@ -237,7 +237,7 @@ class PlayerBot:
 
     def summary(self) -> str:
         parts = []
-        for channel, status in self.status.items():
+        for channel, _status in self.status.items():
             seat = self.seats.get(channel)
             if seat is None:
                 parts.append(f"{channel}: no hand yet")

@@ -1,7 +1,7 @@
 """The dealer bot's table logic: seats people and bots in IRC channels and deals limit
 hold'em to them in the dialect of connectors.irc.dialect (docs/irc-dialect.md).
 
-Seed 004 names what the 1995 IRC dealers gave their players and what this one keeps:
+[poki-2002] names what the 1995 IRC dealers gave their players and what this one keeps:
 games "conducted by dedicated software", a bankroll "preserved between sessions" and "a
 hierarchy of games" that players qualify for by bankroll (a minimum bankroll per
 channel). Every hand is played through the one rules engine (agent.game.rules, via the
@@ -40,9 +40,9 @@ from agent.game.records import HandRecord
 from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, Phase
 from agent.game.tracker import Tracker, TrackerError
 from agent.play.dealer import SeededDeals
+from agent.play.irc_seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
-from agent.play.irc_seats import Bank, BankError, TableSeat
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]

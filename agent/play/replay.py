@@ -45,9 +45,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.game.events import PlayerActed, PlayerAllIn, PlayerLeft
+from agent.game.prepared import prepare_hand
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker, TrackerError
+from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
 from connectors.logs.sources import (
     AcpcSettings,
     Chunk,
@@ -59,8 +61,6 @@ from connectors.logs.sources import (
     preload,
     read_chunk,
 )
-from agent.game.prepared import prepare_hand
-from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
 
 __all__ = [
     "ReplayOptions",

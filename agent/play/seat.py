@@ -1,5 +1,5 @@
 """The seat runtime: one live table = one :class:`~agent.game.tracker.Tracker` + one player +
-one connector's stream of events (DESIGN.md, "Seat runtime"). IRC and ACPC tables both
+one connector's stream of events (docs/architecture.md, "The seat runtime"). IRC and ACPC tables both
 use it, so deadlines, learning and storage behave the same at every table.
 
 A connector calls, on its own I/O thread:
@@ -59,12 +59,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from agent.game.context import GameContext
 from agent.game.events import Event, HandStarted, HoleCards
-from agent.players import HOOKS, Player
 from agent.game.records import HandRecord
 from agent.game.rules import Action, Phase
-from agent.game.context import GameContext
 from agent.game.tracker import Tracker, TrackerError
+from agent.players import HOOKS, Player
 
 __all__ = ["Seat", "SeatError", "SeatStats", "fallback_action", "table_generator"]
 

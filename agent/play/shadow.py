@@ -4,12 +4,12 @@ Before each real decision of each player (fold, check, call, bet, raise; blinds 
 forced and not scored), five predictors give a (fold, call, raise) triple, where check
 counts as call and bet as raise:
 
-* **meta**: seed 004's meta-predictor (agent.models.prediction): twelve and back-off mixed
+* **meta**: Billings et al.'s [poki-2002] meta-predictor (agent.models.prediction): twelve and back-off mixed
   by how well each has foreseen this player so far (with a learned predictor, the three
   of them: weights proportional to exp(each one's decayed running log-likelihood on
   this player's earlier decisions));
 * **learned** (when the database holds one, ``poki db fit-predictor``): the multinomial
-  logistic regression of agent.models.learned (or seed 004's network on top of it) over
+  logistic regression of agent.models.learned (or Billings et al.'s [poki-2002] network on top of it) over
   the decision's public features and the player's statistics as they stood before the
   hand; its weights are fixed while scoring, and the hands it was fitted on are
   reported, so a scored hand it has seen shows;
@@ -46,13 +46,13 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agent.models.store import MemoryModelStore
 from agent.game.context import context_name
+from agent.game.prepared import prepare_hand
+from agent.game.records import ROUND_NAMES, HandRecord, RecordError
 from agent.models.frequencies import DEFAULT_HALF_LIFE, PlayerState
 from agent.models.learned import LearnedModel, hand_features
 from agent.models.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Strengths
-from agent.game.prepared import prepare_hand
-from agent.game.records import ROUND_NAMES, HandRecord, RecordError
+from agent.models.store import MemoryModelStore
 
 __all__ = ["EPSILON", "MIN_HANDS", "PREDICTORS", "ShadowScorer", "format_report", "format_tuning", "tune_strengths"]
 

@@ -1,4 +1,4 @@
-"""Duplicate tournaments (seed 002 §6, seed 003 §5).
+"""Duplicate tournaments ([loki2-1999] §6, [testbed-1998] §5).
 
 In a duplicate tournament each deal — every seat's hole cards and the board — is played
 once per seat rotation: in rotation r the player listed at k sits in seat (k + r) mod n,
@@ -38,8 +38,7 @@ from agent.play.dealer import Deal, Dealer, HandLog
 from agent.play.kinds import ensure_kinds
 from agent.play.stores import attach_models
 from agent.players import Player, PlayerSpec, create_player, parse_spec
-from connectors.logs import acpc_log
-from connectors.logs import phh
+from connectors.logs import acpc_log, phh
 
 __all__ = [
     "BatchResult",
@@ -173,7 +172,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
     rotations = setup.rotations
     first = index * setup.chunk
     if store is not None:
-        # Every seat that models opponents reads them from the database (seed 004: a
+        # Every seat that models opponents reads them from the database ([poki-2002]: a
         # regular's history carries over); the hands are written here, once each.
         for player in players:
             attach_models(player, store, setup.network)
@@ -289,7 +288,7 @@ class TournamentResult:
         return rows
 
     def by_spec(self) -> list[PlayerSummary]:
-        """One row per distinct spec, averaging its copies deal by deal (seed 002's
+        """One row per distinct spec, averaging its copies deal by deal (Billings et al.'s [loki2-1999]
         2-enhanced / 8-control fields)."""
         per_deal = self.per_deal_sb()
         groups: dict[str, list[int]] = {}

@@ -1,13 +1,13 @@
-"""House bots: simple opponents for testing and demos (DESIGN.md, agent/ House bots).
+"""House bots: simple opponents for testing and demos ([west-2005]).
 
-Mick West (seed 001) advises testing a poker AI against simple bots at high speed; the
-Loki papers (seed 002, §6) vary the field by style, tight (T) to loose (L) by how many
+Mick West ([west-2005]) advises testing a poker AI against simple bots at high speed; the
+Loki papers ([loki2-1999], §6) vary the field by style, tight (T) to loose (L) by how many
 hands a player takes to the flop and aggressive (A) to conservative (C) by how often it
 bets and raises after the flop. Here:
 
 * ``call`` / ``raise`` — always check-or-call / always bet-or-raise (call when capped);
 * ``random`` — a legal move drawn with given weights (uniform by default);
-* ``rr`` — seed 001's rate-of-return bot: RR = hand strength / pot odds, mapped to a
+* ``rr`` — West's [west-2005] rate-of-return bot: RR = hand strength / pot odds, mapped to a
   fold/call/raise triple by its table;
 * ``mc`` — a plain Monte Carlo thresholds bot, the kind a newcomer writes first and no
   opponent model: pre-flop it plays the top ``range`` of starting hands (the top fifth by
@@ -15,7 +15,7 @@ bets and raises after the flop. Here:
   strength of ``bet``, raises at ``raise``, and calls when the strength beats the pot
   odds;
 * ``tight-aggressive``, ``tight-passive``, ``loose-aggressive``, ``loose-passive`` (and
-  ``style`` with every setting open) — seed 002's T/L × A/C styles on hand strength:
+  ``style`` with every setting open) — Billings et al.'s [loki2-1999] T/L × A/C styles on hand strength:
   ``vpip`` is the share of dealt hands played pre-flop, ``aggression`` how often a hand
   worth playing is bet or raised rather than checked or called.
 
@@ -30,9 +30,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from agent.players import BasePlayer, Param, PlayerKind
-from agent.game.rules import Action
 from agent.game.context import GameContext
+from agent.game.rules import Action
+from agent.players import BasePlayer, Param, PlayerKind
 from evaluator_pyx.cards import N_CARDS, card_bit
 
 __all__ = [
@@ -71,7 +71,7 @@ def _kernel():
 
 
 def hand_strength(ctx: GameContext, trials: int, rng: np.random.Generator) -> float:
-    """Seed 001's hand strength of the viewer's cards against the live opponents."""
+    """West's [west-2005] hand strength of the viewer's cards against the live opponents."""
     hole = ctx.hole_cards
     if hole is None:
         raise ValueError(f"{ctx.viewer}: hand strength needs our hole cards")
@@ -136,7 +136,7 @@ class RandomPlayer(BasePlayer):
         return legal[-1]
 
 
-# Seed 001's table: (RR below, fold, call, raise); the last row is RR >= 1.3.
+# West's [west-2005] table: (RR below, fold, call, raise); the last row is RR >= 1.3.
 RR_TABLE = (
     (0.8, 0.95, 0.00, 0.05),
     (1.0, 0.80, 0.05, 0.15),
@@ -146,7 +146,7 @@ RR_TABLE = (
 
 
 def rr_triple(rate_of_return: float) -> tuple[float, float, float]:
-    """Seed 001's (fold, call, raise) probabilities for a rate of return."""
+    """West's [west-2005] (fold, call, raise) probabilities for a rate of return."""
     for below, fold, call, raise_ in RR_TABLE:
         if rate_of_return < below:
             return fold, call, raise_
@@ -154,14 +154,14 @@ def rr_triple(rate_of_return: float) -> tuple[float, float, float]:
 
 
 def rate_of_return(strength: float, ctx: GameContext) -> float:
-    """Hand strength over pot odds (seed 001). With nothing to call, the odds are those
+    """Hand strength over pot odds ([west-2005]). With nothing to call, the odds are those
     of the bet we could make: bet / (pot + bet)."""
     cost = ctx.to_call or ctx.bet_size
     return strength * (ctx.pot + cost) / cost
 
 
 class RateOfReturn(BasePlayer):
-    """Mick West's rate-of-return bot (seed 001): RR = HS / pot odds; RR < 0.8 folds 95%
+    """Mick West's rate-of-return bot ([west-2005]): RR = HS / pot odds; RR < 0.8 folds 95%
     (raises 5% as a bluff), < 1.0 folds 80%, calls 5%, raises 15%, < 1.3 calls 60%,
     raises 40%, else calls 30%, raises 70%; a fold with nothing to call is a check."""
 
@@ -215,9 +215,9 @@ def preflop_percentile(hole: tuple[int, ...]) -> float:
 
 
 class StylePlayer(BasePlayer):
-    """Seed 002's playing styles. Pre-flop: plays the best ``vpip`` share of hands, raises
+    """Billings et al.'s [loki2-1999] playing styles. Pre-flop: plays the best ``vpip`` share of hands, raises
     with probability ``aggression`` × (place within its playing range), and lets the
-    bottom of its range go when facing two bets or more. After the flop: seed 001's rate
+    bottom of its range go when facing two bets or more. After the flop: West's [west-2005] rate
     of return, with a bar to continue that is lower the looser the player, and a bet or
     raise with probability ``aggression`` when the hand clears it by a margin."""
 
@@ -261,7 +261,7 @@ class StylePlayer(BasePlayer):
 
 class MonteCarloThresholds(BasePlayer):
     """See ``mc`` in the module docstring: fixed thresholds on Monte Carlo hand strength
-    against the live opponents' random hands (seed 001), pot odds for calls."""
+    against the live opponents' random hands ([west-2005]), pot odds for calls."""
 
     def __init__(self, name: str, rng: np.random.Generator, range: float = 0.2,
                  bet: float = 0.6, raise_: float = 0.8, trials: int = 500) -> None:
@@ -310,7 +310,7 @@ _add(PlayerKind(
      "raise": Param(float, 1.0, "weight of betting or raising", low=0.0)},
     "a legal move at random (weights over the legal moves)"))
 _add(PlayerKind("rr", RateOfReturn, {"trials": _TRIALS},
-                    "Mick West's rate-of-return bot (seed 001)"))
+                    "Mick West's rate-of-return bot ([west-2005])"))
 
 _add(PlayerKind(
     "mc",
@@ -341,10 +341,10 @@ def _style_kind(name: str, vpip: float, aggression: float, help_text: str) -> Pl
     }, help_text)
 
 
-_add(_style_kind("style", 0.4, 0.5, "a T/L x A/C style bot with every setting open (seed 002)"))
+_add(_style_kind("style", 0.4, 0.5, "a T/L x A/C style bot with every setting open ([loki2-1999])"))
 for _name, (_vpip, _aggr) in _STYLES.items():
-    _add(_style_kind(_name, _vpip, _aggr, f"{_name.replace('-', '/')} style (seed 002)"))
-    # Seed 002 calls the passive styles conservative (C).
+    _add(_style_kind(_name, _vpip, _aggr, f"{_name.replace('-', '/')} style ([loki2-1999])"))
+    # [loki2-1999] calls the passive styles conservative (C).
     if _name.endswith("passive"):
         _alias = _name.replace("passive", "conservative")
-        _add(_style_kind(_alias, _vpip, _aggr, f"same as {_name} (seed 002's C)"))
+        _add(_style_kind(_alias, _vpip, _aggr, f"same as {_name} (Billings et al.'s [loki2-1999] C)"))

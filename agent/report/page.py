@@ -22,6 +22,8 @@ from typing import Any
 
 import jinja2
 
+from db.reads import open_readonly
+
 from .stats import (
     PROPORTIONS,
     Factor,
@@ -31,7 +33,6 @@ from .stats import (
     StyleThresholds,
     compute,
 )
-from db.reads import open_readonly
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -35,7 +35,7 @@ Where we differ from FPDB, and why:
 
 - FPDB's ``agg_fact`` numerator counts streets with any aggression (SQL.py sums the
   streetNAggr flags as aggr_N) over the number of calls (streetNCalls, a count); the aggression factor players know from PokerTracker and
-  Hold'em Manager, and the one named in DESIGN.md, is (bets + raises) / calls with both
+  Hold'em Manager, and the one the report uses, is (bets + raises) / calls with both
   counted, which FPDB's per-street Bets/Raises/Calls counters also hold. We use the counts.
 - Post-flop statistics (everything from "aggression factor" down) leave out, per player,
   the hands in which the player could no longer bet after the flop: the player was all-in
@@ -48,7 +48,7 @@ Where we differ from FPDB, and why:
 Every figure carries its sample size; :class:`Figure` gives its Wilson score interval
 (95%) so the page can show a figure from few opportunities as the interval it is.
 Results against us (our net small bets per hand in the hands an opponent shared with a
-player we are) and the per-context model (seed 004's 12 contexts, decayed and lifetime,
+player we are) and the per-context model (Billings et al.'s [poki-2002] 12 contexts, decayed and lifetime,
 from the ``models`` table) complete a player's statistics.
 """
 from __future__ import annotations
@@ -63,8 +63,8 @@ from typing import Any
 import numpy as np
 
 from agent.game.context import N_CONTEXTS, context_name
-from agent.models.frequencies import ContextCounts, Decay
 from agent.game.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE, ROUND_NAMES
+from agent.models.frequencies import ContextCounts, Decay
 from db.reads import ReadError, report_rows
 
 ROUNDS = ROUND_NAMES

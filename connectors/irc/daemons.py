@@ -126,7 +126,7 @@ class RawClient:
         self.expect(lambda p, c, a: c == "001", "the welcome (001)")
 
     def send(self, line: str) -> None:
-        self.sock.sendall(f"{line}\r\n".encode("utf-8"))
+        self.sock.sendall(f"{line}\r\n".encode())
 
     def expect(self, match: Callable[[str, str, list[str]], bool], what: str,
                timeout: float | None = None) -> tuple[str, str, list[str]]:
@@ -150,7 +150,7 @@ class RawClient:
             self.sock.settimeout(left)
             try:
                 data = self.sock.recv(65536)
-            except (socket.timeout, ssl.SSLError, OSError) as exc:
+            except (TimeoutError, ssl.SSLError, OSError) as exc:
                 raise DaemonError(f"no {what}: {exc}") from None
             if not data:
                 raise DaemonError(f"the server closed the connection waiting for {what}")

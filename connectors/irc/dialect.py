@@ -1,7 +1,7 @@
 """Poki's IRC dealer dialect: every line a dealer bot says and every command a player
 types, as typed messages, with one exact grammar each way. Pure functions, no I/O.
 
-Seed 004 describes Poki playing on IRC against "dedicated software" that dealt the games;
+[poki-2002] describes Poki playing on IRC against "dedicated software" that dealt the games;
 that dealer's wire format was never published, so this module defines one, written to
 read naturally in an ordinary IRC client and to be parsed exactly by programs. The
 grammar is documented for people in docs/irc-dialect.md; this module is its reference.
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Union
 
 from agent.game.rules import Action
 from evaluator_pyx.cards import CARD_INDEX, CARD_NAMES
@@ -175,8 +174,8 @@ class TableInfo:
     text: str  # any other table line, for people
 
 
-Line = Union[HandStarts, BlindPosted, ToAct, Acted, LeftHand, BoardCards, Shows, Mucks, Wins,
-             HandEnds, HandVoid, HoleCards, TableSit, TableLeave, TableSitOut, TableInfo]
+Line = (HandStarts | BlindPosted | ToAct | Acted | LeftHand | BoardCards | Shows | Mucks | Wins
+        | HandEnds | HandVoid | HoleCards | TableSit | TableLeave | TableSitOut | TableInfo)
 
 
 @dataclass(frozen=True, slots=True)

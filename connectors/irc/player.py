@@ -1,7 +1,7 @@
 """The player bot's IRC side: turns what the configured dealer says into typed events
 (agent.game.events) for each table, tells its owner when it is our turn, and types our moves.
 
-Trust (DESIGN.md, "Rules for input"): only lines from the configured dealer move a game
+Trust (docs/architecture.md, "Trust and input"): only lines from the configured dealer move a game
 (its nick and, where configured, its host and the account the server vouches it is
 logged in to: IRCv3 account-tag). Dealer-like lines or NOTICEs from anyone else
 (fake hole cards, a fake "your turn") are ignored, counted and logged; so are dealer

@@ -51,7 +51,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-
 __all__ = [
     "ACTION_KINDS",
     "ALL_IN",

@@ -426,7 +426,7 @@ def _replay(seats: list, n: int, nick: list[str], bankroll: list[int], put_in: l
     # Rounds the hand never reached hold only notes of players leaving.
     for p in range(n):
         for r in range(rnd + 1, 4):
-            for kind, flag in toks[p][r]:
+            for kind, _flag in toks[p][r]:
                 if kind is not QUIT and kind is not KICKED:
                     raise HandRejected(f"{LEFTOVER}: {_where(seats[p])}: {seats[p][1][r]!r} in the "
                                   f"{ROUND_NAMES[r]}, which the hand never reached")

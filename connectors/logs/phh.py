@@ -28,9 +28,10 @@ PokerKit ignores) is at most that, so every hand we write replays in PokerKit.
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+import tomllib
 
 from agent.game.events import (
     BoardDealt,

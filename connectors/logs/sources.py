@@ -40,10 +40,8 @@ from pathlib import Path
 
 from agent.config import ConfigError, TableConfig
 from agent.game.events import Event, HandStarted
-from connectors.logs import acpc_log
-from connectors.logs import irc_database
-from connectors.logs import phh
 from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
+from connectors.logs import acpc_log, irc_database, phh
 from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
 
 __all__ = [
