@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.01)
         first = host.call(lambda: host.bot.stats.hands)
         if args.strace:
-            pids = {"dealer": os.getpid(), "server": server.process.pid,  # type: ignore[union-attr]  # the server was started above
+            pids = {"dealer": os.getpid(), "server": server.process.pid,
                     **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
             for name, pid in pids.items():
                 path = out / f"{name}.strace"

@@ -216,7 +216,7 @@ class AcpcDealer(FastHands):
 
     def _accept(self, seat: TableSeat) -> None:
         try:
-            conn, addr = seat.listener.accept()  # type: ignore[union-attr]  # a listening seat has its socket
+            conn, addr = seat.listener.accept()
         except OSError:
             return
         if seat.sock is not None:
@@ -448,7 +448,7 @@ class AcpcDealer(FastHands):
         bytes) is left to the general reading of :meth:`_action_of` (None)."""
         sock = seat.sock
         try:
-            data = sock.recv(65536)  # type: ignore[union-attr]  # a connected seat has its socket
+            data = sock.recv(65536)
         except (BlockingIOError, InterruptedError):
             return None  # no answer within response_timeout
         except OSError as exc:

@@ -304,7 +304,7 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         session.catch_up()
         mid = session.mid_hand
         if mid:
-            hand = session.translator.last.hand_number  # type: ignore[union-attr]  # a state was read before
+            hand = session.translator.last.hand_number
             log.warning("%s closed the match in the middle of hand %d; that hand is not stored",
                         where, hand)
         seat.flush(60)

@@ -514,7 +514,7 @@ class IrcClient:
             except (BlockingIOError, OSError):
                 pass
         if sock is not None and sock in ready and conn.socket is sock:
-            conn.process_data()  # type: ignore[union-attr]  # a connection is open here
+            conn.process_data()
         calls = self._calls
         while calls:
             self._guard(calls.popleft())

@@ -143,7 +143,7 @@ def hand_from_record(record: HandRecord, holes: Mapping[str, Sequence[int] | Non
     return AcpcHand(
         hand_number=hand_number,
         betting=tuple("".join(b) for b in betting),
-        holes=tuple(None if holes.get(s.player) is None else tuple(holes[s.player])  # type: ignore[arg-type]  # two cards each
+        holes=tuple(None if holes.get(s.player) is None else tuple(holes[s.player])
                     for s in order),
         board=tuple(streets),
         values=tuple(results[s.player] for s in order),
