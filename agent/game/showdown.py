@@ -24,7 +24,7 @@ from evaluator_pyx.cards import card_str
 if TYPE_CHECKING:
     from agent.game.rules import State
 
-__all__ = ["begin_showdown", "last_claimant", "pots", "settle", "show_cards", "showdown_seat",
+__all__ = ["begin_showdown", "last_claimant", "pots", "settle", "show_cards", "showdown_seat", "side_pots",
            "verify_award", "verify_muck", "verify_show"]
 
 
@@ -140,8 +140,20 @@ def verify_award(st: State, amounts: Sequence[int]) -> tuple[int, ...]:
 
 
 def pots(st: State) -> list[tuple[int, tuple[int, ...]]]:
-    put, folded, order = st._put, st._folded, st._post_order
-    levels = sorted({put[s] for s in order if not folded[s]})
+    folded = st._folded
+    return side_pots(st._put, [s for s in st._post_order if not folded[s]], st._dead)
+
+
+def side_pots(put: Sequence[int], live: Sequence[int],
+              dead: Sequence[int] | None = None) -> list[tuple[int, tuple[int, ...]]]:
+    """The pots of a hand, main pot first, as (chips, the seats that may win it): one pot
+    per distinct total put in by a live player, each contested by the live players who put
+    in at least that much. ``put`` is every seat's chips in, ``live`` the seats still in
+    the hand in the order pots list them (clockwise from the button's left), ``dead`` the
+    chips of ``put`` each seat posted dead, which all go to the main pot."""
+    if dead is not None:
+        put = [p - d for p, d in zip(put, dead)]
+    levels = sorted({put[s] for s in live})
     pots = []
     prev = 0
     for level in levels:
@@ -149,13 +161,16 @@ def pots(st: State) -> list[tuple[int, tuple[int, ...]]]:
         for p in put:
             if p > prev:
                 amount += (level if p > level else p) - prev
-        pots.append((amount, tuple(s for s in order if not folded[s] and put[s] >= level)))
+        pots.append((amount, tuple(s for s in live if put[s] >= level)))
         prev = level
     # Chips above every live player's total: only reachable with free folds.
     extra = sum(p - prev for p in put if p > prev)
     if extra:
         amount, eligible = pots[-1]
         pots[-1] = (amount + extra, eligible)
+    if dead is not None and pots:
+        amount, eligible = pots[0]
+        pots[0] = (amount + sum(dead), eligible)
     return pots
 
 

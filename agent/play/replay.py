@@ -136,13 +136,15 @@ def encode_record(r: HandRecord) -> tuple:
         tuple([seat_of[x.player] for x in results]),
         tuple([x.put_in for x in results]),
         tuple([x.won for x in results]),
+        r.rake,
+        r.hero,
     )
 
 
 def decode_record(e: tuple) -> HandRecord:
     """The HandRecord of encode_record's tuple (equal to the original)."""
     (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
-     board, actions, shown, result_seats, put_in, won) = e
+     board, actions, shown, result_seats, put_in, won, rake, hero) = e
     return _hand(
         hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
         tuple(map(_seat, players, stacks, positions)),
@@ -151,6 +153,8 @@ def decode_record(e: tuple) -> HandRecord:
                for rnd, i, kind, amount, btc, raises, pos, active, all_in in actions]),
         tuple([_shown(players[i], cards) for i, cards in shown]),
         tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
+        rake,
+        hero,
     )
 
 
