@@ -122,7 +122,7 @@ class HandEnded:
     won: tuple[tuple[str, int], ...] | None = None
     net: tuple[tuple[str, float], ...] | None = None
     # Chips the house took from the pot (an online room's rake); ``won`` and ``net`` are
-    # then after the rake, and ``won`` must be given.
+    # then after the rake, and one of them must be given.
     rake: int = 0
 
 

@@ -71,7 +71,7 @@ class HandBase:
         "_holes", "_dealt", "_board", "_used", "_values", "_pending_show", "_show_order",
         "_deck", "_auto_show", "_free_folds", "_ops",
         "_variant", "_cap_heads_up", "_short_counts", "_needs_caller", "_blind_seats",
-        "_blind_bet", "_parked", "_spread_odd", "_merge_pots", "_dead",
+        "_blind_bet", "_parked", "_spread_odd", "_merge_pots", "_dead", "_half_full", "_completed",
     )
 
     def __init__(
@@ -126,6 +126,10 @@ class HandBase:
         self._needs_caller = variant.raise_needs_caller
         self._spread_odd = variant.odd_chips_spread
         self._merge_pots = variant.merge_same_winners
+        self._half_full = variant.half_bet_all_in_full and variant.short_all_in_counts
+        # The bet a short all-in of half a bet or more stands for (half_bet_all_in_full):
+        # the next raise goes a full bet above it. 0 when none does.
+        self._completed = 0
         self._n = n
         self._button = button
         self._sb = button if n == 2 and variant.heads_up_reverse_blinds else (button + 1) % n
@@ -247,7 +251,7 @@ class HandBase:
                      "_acted", "_aggressor", "_dealt", "_used", "_pending_show", "_show_order",
                      "_auto_show", "_free_folds", "_variant", "_cap_heads_up", "_short_counts",
                      "_needs_caller", "_blind_seats", "_blind_bet", "_spread_odd",
-                     "_merge_pots"):
+                     "_merge_pots", "_half_full", "_completed"):
             setattr(other, name, getattr(self, name))
         other._parked = None if self._parked is None else self._parked[:]
         other._dead = None if self._dead is None else self._dead[:]
@@ -412,8 +416,8 @@ class HandBase:
         if self._phase != BETTING or self._raise_problem(self._queue[0]) is not None:
             return None
         actor = self._queue[0]
-        return min(self._stacks[actor] + self._bets[actor],
-                   self._level + max(self._full, self._size))
+        base = self._level if self._completed <= self._level else self._completed
+        return min(self._stacks[actor] + self._bets[actor], base + max(self._full, self._size))
 
     @property
     def last_aggressor(self) -> int | None:

@@ -729,7 +729,13 @@ class Tracker:
             if type(rake) is not int or rake < 0:
                 raise self._fail(ev, f"rake must be a whole number of chips, got {rake!r}")
             if won_given is None:
-                raise self._fail(ev, "a raked hand needs the chips each player won")
+                if net_given is None:
+                    raise self._fail(ev, "a raked hand needs the chips each player won or his net")
+                # Every chip is in by now: what each took is his net plus what he put in.
+                won_given = [v + p for v, p in zip(net_given, st.put_in)]
+                if any(float(w) != int(w) for w in won_given):
+                    raise self._fail(ev, f"chips won must be whole: {won_given}")
+                won_given = [int(w) for w in won_given]
         phase = st.phase
         if phase == _SHOWDOWN:
             # Players whose cards are known and who neither showed nor mucked show now,
