@@ -54,6 +54,7 @@ from connectors.logs.sources import (
     KnownHand,
     LogHand,
     LogProblem,
+    OTHER_GAME,
     clear_cache,
     plan,
     preload,
@@ -568,7 +569,8 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
         else:
             problem = LogProblem(e[1], e[2], e[3], e[4])
         summary.add_problem(problem)
-        if options.strict:
+        # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
+        if options.strict and problem.category != OTHER_GAME:
             stop = problem
             break
     if prepared:
