@@ -8,9 +8,9 @@ files are recognised by their content (:func:`identify`), whatever their name, i
 encoding the rooms used (:func:`decode`: UTF-16 with or without its BOM, UTF-8 with or
 without it, else Windows-1252).
 
-Chips are the currency's smallest unit, exactly: cents for dollars, euros and pounds
-("$1,234.56" is 123456 chips; an amount finer than a cent is an error, never rounded);
-play-money and tournament chips are counted as they are written (whole chips).
+Chips are hundredths of the amounts written, exactly: cents for dollars, euros and
+pounds ("$1,234.56" is 123456 chips; an amount finer than a cent is an error, never
+rounded), and hundredths of a chip for play money, so one unit serves every room.
 
 What the readers leave to the rules (agent.game.rules, variant ONLINE): every amount a
 move puts in. The room's blinds, bets and posted amounts go into the hand; the rules
