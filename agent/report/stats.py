@@ -731,14 +731,14 @@ def compute(
     return ReportData(
         path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
         last_hand_at=max(started) if started else None, networks=networks, players=out,
-        opponents_total=len(opponents), heroes=sorted(names[p] for p in heroes & set(uniq.tolist())),
+        opponents_total=len(opponents), heroes=sorted({names[p] for p in heroes & set(uniq.tolist())}),
         hero_pattern=hero, half_life=half_life,
         filters={"network": network, "since": since, "players": players},
         charted=[ps.pid for ps in charted],
         bad_actions=bad_actions,
         us=OurResults(hands=our["hands"], net_chips=our["net"], net_sb=our["net_sb"], rake_chips=our["rake"],
                       flows_chips=our["flows"]),
-        recorded_heroes=sorted(names.get(p, f"#{p}") for p in recorded),
+        recorded_heroes=sorted({names.get(p, f"#{p}") for p in recorded}),
     )
 
 

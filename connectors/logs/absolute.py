@@ -33,20 +33,8 @@ import re
 from datetime import datetime
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from connectors.logs.rooms import (
-    ALL_IN,
-    Move,
-    OtherGame,
-    Post,
-    RoomError,
-    RoomHand,
-    Wagers,
-    cards,
-    chips,
-    name_of,
-    room_time,
-    split_at,
-)
+from connectors.logs import rooms
+from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
 
 __all__ = ["NETWORK", "identify", "parse_hand", "split_hands"]
 
@@ -76,7 +64,7 @@ def identify(head: str) -> bool:
 
 
 def split_hands(text: str) -> list[tuple[int, str]]:
-    return split_at(text, _START)
+    return rooms.split_at(text, _START)
 
 
 def parse_hand(text: str, where: str) -> RoomHand:
@@ -92,10 +80,10 @@ def parse_hand(text: str, where: str) -> RoomHand:
     when = datetime.strptime(f"{m.group('date')} {m.group('time')}", "%Y-%m-%d %H:%M:%S")
     hand = RoomHand(NETWORK, m.group("id"), where, small_blind=max(1, small_bet // 2), big_blind=small_bet,
                     small_bet=small_bet, big_bet=big_bet, seats=[], currency="USD" if "$" in small else "",
-                    started_at=room_time(when, m.group("zone"), where))
+                    started_at=rooms.room_time(when, m.group("zone"), where))
     seats: dict[str, tuple[int, int]] = {}
     out: set[str] = set()
-    wagers = Wagers()
+    wagers = rooms.Wagers()
     won: dict[str, int] = {}
     rake = None
     street = 0
@@ -123,21 +111,17 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         st = _SEAT.match(line)
         if st is not None:
-            seats[name_of(st.group("name"), at)] = (int(st.group("seat")), chips(st.group("stack"), at))
+            seats[rooms.name_of(st.group("name"), at)] = (int(st.group("seat")), chips(st.group("stack"), at))
             continue
         s = _STREET.match(line)
         if s is not None:
             street = _STREETS[s.group("street")]
             wagers.next_street(street)
-            new = cards(s.group("cards"), at)
-            if len(new) != (3 if street == 1 else 1):
-                raise RoomError(f"{at}: the {s.group('street').lower()} of {len(new)} cards")
-            hand.board.append(new)
+            hand.deal(street, s.group("cards"), at)
             continue
         d = _DEALT.match(line)
         if d is not None:
-            hand.hero = d.group("name")
-            hand.holes[hand.hero] = cards(d.group("cards"), at, 2)
+            hand.dealt_to(d.group("name"), d.group("cards"), at)
             continue
         mv = _MOVE.match(line)
         if mv is not None and mv.group("name") in seats:
@@ -188,7 +172,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         sh = _SHOWS.match(line)
         if sh is not None and sh.group("name") in seats:
-            hand.shown[sh.group("name")] = cards(sh.group("cards"), at, 2)
+            hand.shown[sh.group("name")] = rooms.cards(sh.group("cards"), at, 2)
             continue
         mu = _MUCKS.match(line)
         if mu is not None and mu.group("name") in seats:
@@ -197,15 +181,6 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if _INFO.search(line):
             continue
         raise RoomError(f"{at}: cannot read {line[:80]!r}")
-    if rake is None:
-        raise RoomError(f"{where}: the hand has no summary (Total Pot(...) | Rake (...))")
     posted = {p.player for p in hand.posts}
     acted = {mv.player for moves in hand.streets for mv in moves}
-    hand.seats = [(seat, name, stack) for name, (seat, stack) in seats.items()
-                  if name not in out or name in posted or name in acted]
-    sb = next((p for p in hand.posts if p.kind == "sb"), None)
-    if sb is not None:
-        hand.small_blind = sb.live
-    hand.won = won
-    hand.rake = rake
-    return hand
+    return hand.finish(seats, out - posted - acted, won, rake)

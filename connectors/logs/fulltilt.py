@@ -29,19 +29,8 @@ import re
 from datetime import datetime
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from connectors.logs.rooms import (
-    Move,
-    OtherGame,
-    Post,
-    RoomError,
-    RoomHand,
-    Wagers,
-    cards,
-    chips,
-    name_of,
-    room_time,
-    split_at,
-)
+from connectors.logs import rooms
+from connectors.logs.rooms import OtherGame, Post, RoomError, RoomHand, chips
 
 __all__ = ["NETWORK", "identify", "parse_hand", "split_hands"]
 
@@ -79,7 +68,7 @@ def identify(head: str) -> bool:
 
 
 def split_hands(text: str) -> list[tuple[int, str]]:
-    return split_at(text, _START)
+    return rooms.split_at(text, _START)
 
 
 def parse_hand(text: str, where: str) -> RoomHand:
@@ -102,14 +91,14 @@ def parse_hand(text: str, where: str) -> RoomHand:
     if w is not None:
         day, clock, zone = (w.group("d1"), w.group("t1"), w.group("z1")) if w.group("d1") else (
             w.group("d2"), w.group("t2"), w.group("z2"))
-        started_at = room_time(datetime.strptime(f"{day} {clock}", "%Y/%m/%d %H:%M:%S"), zone, where)
+        started_at = rooms.room_time(datetime.strptime(f"{day} {clock}", "%Y/%m/%d %H:%M:%S"), zone, where)
     hand = RoomHand(NETWORK, m.group("id"), where, small_blind=max(1, small_bet // 2), big_blind=small_bet,
                     small_bet=small_bet, big_bet=big_bet, seats=[], started_at=started_at,
                     currency="USD" if "$" in stakes else "")
     seats: dict[str, tuple[int, int]] = {}
     out: set[str] = set()
     won: dict[str, int] = {}
-    wagers = Wagers()
+    wagers = rooms.Wagers()
     returns_written = False
     rake = None
     street = 0
@@ -137,15 +126,12 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if s is not None:
             street = _STREETS[s.group("street")]
             wagers.next_street(street)
-            new = cards(s.group("cards"), at)
-            if len(new) != (3 if street == 1 else 1):
-                raise RoomError(f"{at}: the {s.group('street').lower()} of {len(new)} cards")
-            hand.board.append(new)
+            hand.deal(street, s.group("cards"), at)
             continue
         if phase == "seats":
             st = _SEAT.match(line)
             if st is not None:
-                name = name_of(st.group("name"), at)
+                name = rooms.name_of(st.group("name"), at)
                 seats[name] = (int(st.group("seat")), chips(st.group("stack"), at))
                 if st.group("out"):
                     out.add(name)
@@ -184,21 +170,13 @@ def parse_hand(text: str, where: str) -> RoomHand:
             raise RoomError(f"{at}: cannot read {line[:80]!r}")
         d = _DEALT.match(line)
         if d is not None:
-            hand.hero = d.group("name")
-            hand.holes[hand.hero] = cards(d.group("cards"), at, 2)
+            hand.dealt_to(d.group("name"), d.group("cards"), at)
             continue
         a = _ACTION.match(line)
         if a is not None and a.group("name") in seats:
-            name, kind = a.group("name"), _VERBS[a.group("verb")]
-            to = None
-            if kind == RAISE:
-                to = chips(a.group("a") or "", at)
-                wagers.raise_to(name, to)
-            elif kind in (BET, CALL):
-                wagers.add(name, chips(a.group("a") or "", at))
-                if kind == BET:
-                    to = wagers.bets[name]
-            hand.streets[street].append(Move(name, kind, to))
+            kind = _VERBS[a.group("verb")]
+            amount = chips(a.group("a"), at) if a.group("a") else None
+            hand.move(street, wagers, a.group("name"), kind, amount, amount if kind == RAISE else None)
             continue
         u = _UNCALLED.match(line)
         if u is not None:
@@ -211,7 +189,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         sh = _SHOWS.match(line)
         if sh is not None and sh.group("name") in seats:
-            hand.shown[sh.group("name")] = cards(sh.group("cards"), at, 2)
+            hand.shown[sh.group("name")] = rooms.cards(sh.group("cards"), at, 2)
             continue
         mu = _MUCKS.match(line)
         if mu is not None and mu.group("name") in seats:
@@ -220,14 +198,4 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if _INFO.search(line) or re.match(r"^\S.*?: ", line):  # chat: "name: text"
             continue
         raise RoomError(f"{at}: cannot read {line[:80]!r}")
-    if rake is None:
-        raise RoomError(f"{where}: the hand has no summary (Total pot ... | Rake ...)")
-    hand.seats = [(seat, name, stack) for name, (seat, stack) in seats.items() if name not in out]
-    sb = next((p for p in hand.posts if p.kind == "sb"), None)
-    if sb is not None:
-        hand.small_blind = sb.live
-    if not returns_written:
-        wagers.add_returned(won)
-    hand.won = won
-    hand.rake = rake
-    return hand
+    return hand.finish(seats, out, won, rake, None if returns_written else wagers)

@@ -39,18 +39,8 @@ from datetime import datetime
 from xml.parsers import expat
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from connectors.logs.rooms import (
-    ALL_IN,
-    Move,
-    OtherGame,
-    Post,
-    RoomError,
-    RoomHand,
-    Wagers,
-    cards,
-    chips,
-    room_time,
-)
+from connectors.logs import rooms
+from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
 
 __all__ = ["NETWORK", "Element", "identify", "parse_hand", "parse_xml", "split_hands"]
 
@@ -231,7 +221,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
         raise RoomError(f"{where}: a game without players")
     rounds = sorted(game.all("round"), key=lambda r: int(r.attrs.get("no", "99")) if r.attrs.get("no", "").isdigit() else 99)
     dealt: set[str] = set()
-    wagers = Wagers()
+    wagers = rooms.Wagers()
     for rnd in rounds:
         no = int(rnd.attrs.get("no", "-1")) if rnd.attrs.get("no", "").lstrip("-").isdigit() else -1
         if not 0 <= no <= 4:
@@ -245,13 +235,13 @@ def parse_hand(text: str, where: str) -> RoomHand:
                     raise RoomError(f"{where}: pocket cards of {who!r}, who has no seat")
                 dealt.add(who)
                 if c.text.strip().upper() not in ("X X", ""):
-                    known = cards(c.text, where, 2)
+                    known = rooms.cards(c.text, where, 2)
                     if who == hero:
                         hand.holes[who] = known
                     else:
                         hand.shown[who] = known
             elif kind in ("Flop", "Turn", "River"):
-                new = cards(c.text, where, 3 if kind == "Flop" else 1)
+                new = rooms.cards(c.text, where, 3 if kind == "Flop" else 1)
                 if no != {"Flop": 2, "Turn": 3, "River": 4}[kind]:
                     raise RoomError(f"{where}: the {kind.lower()} in round {no}")
                 hand.board.append(new)
@@ -263,26 +253,24 @@ def parse_hand(text: str, where: str) -> RoomHand:
             actions.append((int(order), a))
         for _, a in sorted(actions, key=lambda x: x[0]):
             _action(hand, a, no, street, players, dealt, wagers, where)
-    hand.seats = [(seat, name, stack) for name, (seat, stack, _, _) in players.items() if name in dealt]
     hand.hero = hero if hero in dealt else None
-    hand.won = {name: win for name, (_, _, win, _) in players.items() if name in dealt}
-    hand.net = {name: win - bet for name, (_, _, win, bet) in players.items() if name in dealt}
     outside = [name for name, (_, _, win, bet) in players.items() if name not in dealt and (win or bet)]
     if outside:
         raise RoomError(f"{where}: {', '.join(outside)} put in or took chips without being dealt in")
-    hand.rake = sum(bet for name, (_, _, _, bet) in players.items() if name in dealt) - sum(hand.won.values())
-    if hand.rake < 0:
-        raise RoomError(f"{where}: the players took {-hand.rake} more chips than they put in")
-    sb = next((p for p in hand.posts if p.kind == "sb"), None)
-    if sb is not None:
-        hand.small_blind = sb.live
+    in_hand = {name: v for name, v in players.items() if name in dealt}
+    hand.net = {name: win - bet for name, (_, _, win, bet) in in_hand.items()}
+    rake = sum(bet for _, _, _, bet in in_hand.values()) - sum(win for _, _, win, _ in in_hand.values())
+    if rake < 0:
+        raise RoomError(f"{where}: the players took {-rake} more chips than they put in")
+    hand.finish({name: (seat, stack) for name, (seat, stack, _, _) in in_hand.items()},
+                won={name: win for name, (_, _, win, _) in in_hand.items()}, rake=rake)
     if problem is not None and game.closed:
         raise RoomError(problem)
     return hand
 
 
 def _action(hand: RoomHand, a: Element, no: int, street: int, players: dict, dealt: set[str],
-            wagers: Wagers, where: str) -> None:
+            wagers: rooms.Wagers, where: str) -> None:
     name = a.attrs.get("player", "")
     kind = a.attrs.get("type", "")
     if name not in players:
@@ -335,7 +323,7 @@ def _start(text: str, where: str) -> float:
     for fmt in ("%Y-%m-%d %H:%M:%S", "%d-%b-%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%d.%m.%Y %H:%M:%S",
                 "%Y/%m/%d %H:%M:%S", "%d/%m/%Y %H:%M", "%Y-%m-%d %H:%M"):
         try:
-            return room_time(datetime.strptime(text, fmt), None, where)
+            return rooms.room_time(datetime.strptime(text, fmt), None, where)
         except ValueError:
             continue
     raise RoomError(f"{where}: cannot read the start date {text[:40]!r}")

@@ -33,18 +33,8 @@ import re
 from datetime import datetime
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from connectors.logs.rooms import (
-    Move,
-    OtherGame,
-    Post,
-    RoomError,
-    RoomHand,
-    cards,
-    chips,
-    name_of,
-    room_time,
-    split_at,
-)
+from connectors.logs import rooms
+from connectors.logs.rooms import Move, OtherGame, Post, RoomError, RoomHand, chips
 
 __all__ = ["NETWORK", "identify", "parse_hand", "split_hands"]
 
@@ -82,7 +72,7 @@ def identify(head: str) -> bool:
 
 
 def split_hands(text: str) -> list[tuple[int, str]]:
-    return split_at(text, _START)
+    return rooms.split_at(text, _START)
 
 
 def parse_hand(text: str, where: str) -> RoomHand:
@@ -112,7 +102,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if month is None:
             raise RoomError(f"{where}: cannot read the month {w.group('mon')!r}")
         day = datetime.strptime(f"{w.group('year')}-{month}-{w.group('day')} {w.group('time')}", "%Y-%m-%d %H:%M:%S")
-        started_at = room_time(day, w.group("zone"), where)
+        started_at = rooms.room_time(day, w.group("zone"), where)
     hand = RoomHand(NETWORK, number, where, small_blind=max(1, small_bet // 2), big_blind=small_bet,
                     small_bet=small_bet, big_bet=big_bet, seats=[], started_at=started_at,
                     currency="USD" if "$" in table.group("stakes") else "")
@@ -145,12 +135,12 @@ def parse_hand(text: str, where: str) -> RoomHand:
                     sign = -1 if res.group("net").startswith("-") else 1
                     net[name] = sign * chips(res.group("net").lstrip("+-"), at)
                 if res.group("cards") and name != hand.hero:
-                    hand.shown[name] = cards(res.group("cards"), at, 2)
+                    hand.shown[name] = rooms.cards(res.group("cards"), at, 2)
             continue
         if phase == "seats":
             st = _SEAT.match(line)
             if st is not None:
-                seats[name_of(st.group("name"), at)] = (int(st.group("seat")), chips(st.group("stack"), at))
+                seats[rooms.name_of(st.group("name"), at)] = (int(st.group("seat")), chips(st.group("stack"), at))
                 continue
             p = _POST.match(line)
             if p is not None and p.group("name") in seats:
@@ -176,21 +166,17 @@ def parse_hand(text: str, where: str) -> RoomHand:
             raise RoomError(f"{at}: cannot read {line[:80]!r}")
         d = _DEALT.match(line)
         if d is not None:
-            hand.hero = d.group("name")
-            hand.holes[hand.hero] = cards(d.group("cards"), at, 2)
+            hand.dealt_to(d.group("name"), d.group("cards"), at)
             continue
         s = _STREET.match(line)
         if s is not None:
-            new = cards(s.group("cards"), at)
             number_of = _STREETS[s.group("street")]
             if number_of <= len(hand.board):
-                if hand.board[number_of - 1] != new:
+                if hand.board[number_of - 1] != rooms.cards(s.group("cards"), at):
                     raise RoomError(f"{at}: the {s.group('street')} dealt again, differently")
                 continue  # the room repeats a street's line now and then
-            if number_of != len(hand.board) + 1 or len(new) != (3 if number_of == 1 else 1):
-                raise RoomError(f"{at}: cannot deal {line[:60]!r} now")
+            hand.deal(number_of, s.group("cards"), at)
             street = number_of
-            hand.board.append(new)
             continue
         a = _ACTION.match(line)
         if a is not None and a.group("name") in seats:
@@ -200,7 +186,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         sh = _SHOWS.match(line)
         if sh is not None and sh.group("name") in seats:
-            hand.shown[sh.group("name")] = cards(sh.group("cards"), at, 2)
+            hand.shown[sh.group("name")] = rooms.cards(sh.group("cards"), at, 2)
             continue
         mu = _MUCKS.match(line)
         if mu is not None and mu.group("name") in seats:
@@ -209,12 +195,5 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if _INFO.search(line):
             continue
         raise RoomError(f"{at}: cannot read {line[:80]!r}")
-    if rake is None:
-        raise RoomError(f"{where}: the hand has no summary (Rake taken: ...)")
-    hand.seats = [(seat, name, stack) for name, (seat, stack) in seats.items()]
-    sb = next((p for p in hand.posts if p.kind == "sb"), None)
-    if sb is not None:
-        hand.small_blind = sb.live
     hand.net = net
-    hand.rake = rake
-    return hand
+    return hand.finish(seats, rake=rake)

@@ -33,19 +33,8 @@ import re
 from datetime import datetime
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from connectors.logs.rooms import (
-    Move,
-    OtherGame,
-    Post,
-    RoomError,
-    RoomHand,
-    Wagers,
-    cards,
-    chips,
-    name_of,
-    room_time,
-    split_at,
-)
+from connectors.logs import rooms
+from connectors.logs.rooms import Move, OtherGame, Post, RoomError, RoomHand, chips
 
 __all__ = ["NETWORK", "identify", "parse_hand", "split_hands"]
 
@@ -83,8 +72,8 @@ def identify(head: str) -> bool:
 
 def split_hands(text: str) -> list[tuple[int, str]]:
     if any(_START.match(line) for line in text.split("\n", 50)[:50]):
-        return split_at(text, _START)
-    return split_at(text, _HISTORY)
+        return rooms.split_at(text, _START)
+    return rooms.split_at(text, _HISTORY)
 
 
 def parse_hand(text: str, where: str) -> RoomHand:
@@ -117,9 +106,9 @@ def parse_hand(text: str, where: str) -> RoomHand:
     day = datetime.strptime(f"{g.group('year')}-{month}-{g.group('day')} {g.group('time')}", "%Y-%m-%d %H:%M:%S")
     hand = RoomHand(NETWORK, number, where, small_blind=max(1, small_bet // 2), big_blind=small_bet,
                     small_bet=small_bet, big_bet=big_bet, seats=[], currency=g.group("cur") or "",
-                    started_at=room_time(day, g.group("zone"), where))
+                    started_at=rooms.room_time(day, g.group("zone"), where))
     seats: dict[str, tuple[int, int]] = {}
-    wagers = Wagers()
+    wagers = rooms.Wagers()
     wins: dict[str, int] = {}
     street = 0
     for k, line in enumerate(lines[first + 1:], start=first + 2):
@@ -133,7 +122,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         st = _SEAT.match(line)
         if st is not None:
-            seats[name_of(st.group("name"), at)] = (int(st.group("seat")), chips(st.group("stack"), at))
+            seats[rooms.name_of(st.group("name"), at)] = (int(st.group("seat")), chips(st.group("stack"), at))
             continue
         p = _POST.match(line)
         if p is not None and p.group("name") in seats:
@@ -156,17 +145,13 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         d = _DEALT.match(line)
         if d is not None:
-            hand.hero = d.group("name")
-            hand.holes[hand.hero] = cards(d.group("cards"), at, 2)
+            hand.dealt_to(d.group("name"), d.group("cards"), at)
             continue
         s = _STREET.match(line)
         if s is not None:
             street = _STREETS[s.group("street")]
             wagers.next_street(street)
-            new = cards(s.group("cards"), at)
-            if len(new) != (3 if street == 1 else 1):
-                raise RoomError(f"{at}: the {s.group('street').lower()} of {len(new)} cards")
-            hand.board.append(new)
+            hand.deal(street, s.group("cards"), at)
             continue
         a = _ACTION.match(line)
         if a is not None and a.group("name") in seats:
@@ -182,7 +167,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         sh = _SHOWS.match(line)
         if sh is not None and sh.group("name") in seats:
-            hand.shown[sh.group("name")] = cards(sh.group("cards"), at, 2)
+            hand.shown[sh.group("name")] = rooms.cards(sh.group("cards"), at, 2)
             continue
         mu = _MUCKS.match(line)
         if mu is not None and mu.group("name") in seats:
@@ -197,15 +182,9 @@ def parse_hand(text: str, where: str) -> RoomHand:
         raise RoomError(f"{at}: cannot read {line[:80]!r}")
     if not wins:
         raise RoomError(f"{where}: the hand has no winner (a hand cut short)")
-    hand.seats = [(seat, name, stack) for name, (seat, stack) in seats.items()]
-    sb = next((p for p in hand.posts if p.kind == "sb"), None)
-    if sb is not None:
-        hand.small_blind = sb.live
     won = dict(wins)
     wagers.add_returned(won)
     rake = sum(wagers.totals.values()) - sum(won.values())
     if rake < 0:
         raise RoomError(f"{where}: the winners took {-rake} more chips than the pot held")
-    hand.won = won
-    hand.rake = rake
-    return hand
+    return hand.finish(seats, won=won, rake=rake)

@@ -28,20 +28,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from connectors.logs.rooms import (
-    Move,
-    Wagers,
-    OtherGame,
-    Post,
-    RoomError,
-    RoomHand,
-    cards,
-    chips,
-    name_of,
-    room_time,
-    split_at,
-)
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from connectors.logs import rooms
+from connectors.logs.rooms import OtherGame, Post, RoomError, RoomHand, chips
 
 __all__ = ["NETWORK", "identify", "parse_hand", "split_hands"]
 
@@ -82,7 +71,7 @@ def identify(head: str) -> bool:
 
 def split_hands(text: str) -> list[tuple[int, str]]:
     """Each hand of a file: (its first line, 1-based; its text)."""
-    return split_at(text, _START)
+    return rooms.split_at(text, _START)
 
 
 def parse_hand(text: str, where: str) -> RoomHand:
@@ -102,13 +91,13 @@ def parse_hand(text: str, where: str) -> RoomHand:
     currency = stakes.split()[1] if len(stakes.split()) > 1 else ("USD" if "$" in stakes else "")
     hand = RoomHand(NETWORK, m.group("id"), where, small_blind=max(1, small_bet // 2), big_blind=small_bet,
                     small_bet=small_bet, big_bet=big_bet, seats=[], currency=currency,
-                    started_at=room_time(when, m.group("zone"), where))
+                    started_at=rooms.room_time(when, m.group("zone"), where))
     seats: dict[str, tuple[int, int]] = {}
     out: set[str] = set()
     street = 0
     phase = "seats"  # seats, play, summary
     won: dict[str, int] = {}
-    wagers = Wagers()
+    wagers = rooms.Wagers()
     returns_written = False
     rake = None
     for k, line in enumerate(lines[1:], start=2):
@@ -130,11 +119,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if s is not None:
             street = _STREETS[s.group("street")]
             wagers.next_street(street)
-            new = cards(s.group("cards"), at)
-            want = 3 if street == 1 else 1
-            if len(new) != want:
-                raise RoomError(f"{at}: the {s.group('street').lower()} of {len(new)} cards")
-            hand.board.append(new)
+            hand.deal(street, s.group("cards"), at)
             continue
         if phase == "seats":
             t = _TABLE.match(line)
@@ -143,7 +128,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
                 continue
             st = _SEAT.match(line)
             if st is not None:
-                name = name_of(st.group("name"), at)
+                name = rooms.name_of(st.group("name"), at)
                 seats[name] = (int(st.group("seat")), chips(st.group("stack"), at))
                 if st.group("out"):
                     out.add(name)
@@ -175,22 +160,14 @@ def parse_hand(text: str, where: str) -> RoomHand:
         # play
         d = _DEALT.match(line)
         if d is not None:
-            hand.hero = d.group("name")
-            hand.holes[hand.hero] = cards(d.group("cards"), at, 2)
+            hand.dealt_to(d.group("name"), d.group("cards"), at)
             continue
         a = _ACTION.match(line)
         if a is not None and a.group("name") in seats:
-            name, kind = a.group("name"), _VERBS[a.group("verb")]
-            to = None
-            if kind == RAISE:
-                to = chips(a.group("to") or "", at)
-                wagers.raise_to(name, to)
-            elif kind in (BET, CALL):
-                amount = chips(a.group("a") or "", at)
-                wagers.add(name, amount)
-                if kind == BET:
-                    to = wagers.bets[name]
-            hand.streets[street].append(Move(name, kind, to))
+            kind = _VERBS[a.group("verb")]
+            hand.move(street, wagers, a.group("name"), kind,
+                      chips(a.group("a"), at) if kind in (BET, CALL) and a.group("a") else None,
+                      chips(a.group("to"), at) if kind == RAISE and a.group("to") else None)
             continue
         u = _UNCALLED.match(line)
         if u is not None:
@@ -203,7 +180,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             continue
         sh = _SHOWS.match(line)
         if sh is not None:
-            hand.shown[sh.group("name")] = cards(sh.group("cards"), at, 2)
+            hand.shown[sh.group("name")] = rooms.cards(sh.group("cards"), at, 2)
             continue
         mu = _MUCKS.match(line)
         if mu is not None:
@@ -212,15 +189,4 @@ def parse_hand(text: str, where: str) -> RoomHand:
         if _INFO.search(line) or _SITS_OUT.match(line):
             continue
         raise RoomError(f"{at}: cannot read {line[:80]!r}")
-    if rake is None:
-        raise RoomError(f"{where}: the hand has no summary (Total pot ... | Rake ...)")
-    hand.seats = [(seat, name, stack) for name, (seat, stack) in seats.items() if name not in out]
-    sb = next((p for p in hand.posts if p.kind == "sb"), None)
-    if sb is not None:
-        hand.small_blind = sb.live
-    if not returns_written:
-        wagers.add_returned(won)
-    hand.won = won
-    hand.rake = rake
-    return hand
-
+    return hand.finish(seats, out, won, rake, None if returns_written else wagers)

@@ -126,6 +126,53 @@ class RoomHand:
     rake: int = 0
 
 
+    def deal(self, street: int, text: str, at: str) -> None:
+        """The cards a street brings (the flop's three, the turn's or river's one)."""
+        new = cards(text, at)
+        if len(new) != (3 if street == 1 else 1) or street != len(self.board) + 1:
+            raise RoomError(f"{at}: cannot deal {len(new)} cards as the {('flop', 'turn', 'river')[street - 1]} now")
+        self.board.append(new)
+
+    def dealt_to(self, name: str, text: str, at: str) -> None:
+        """The hero's hole cards: the player the history was written for."""
+        self.hero = name
+        self.holes[name] = cards(text, at, 2)
+
+    def move(self, street: int, wagers: Wagers, name: str, kind: str, amount: int | None = None,
+             to: int | None = None) -> None:
+        """A move written by name (fold, check, call, bet, raise) with the chips a call or
+        bet adds and the bet a raise makes, counted in ``wagers``."""
+        if kind == RAISE:
+            if to is None:
+                raise RoomError(f"{self.where}: a raise of {name} without the bet it makes")
+            wagers.raise_to(name, to)
+        elif kind in (BET, CALL):
+            if amount is None:
+                raise RoomError(f"{self.where}: a {'bet' if kind == BET else 'call'} of {name} without its chips")
+            wagers.add(name, amount)
+            if kind == BET:
+                to = wagers.bets[name]
+        self.streets[street].append(Move(name, kind, to))
+
+    def finish(self, seats: dict[str, tuple[int, int]], out: set[str] = frozenset(),  # type: ignore[assignment]
+               won: dict[str, int] | None = None, rake: int | None = None, wagers: Wagers | None = None) -> RoomHand:
+        """Close the hand: the players dealt in (``seats`` less ``out``), the small blind
+        as posted, what each took (``won``; with ``wagers``, the uncalled bet the room did
+        not write given back) and the rake (RoomError without one)."""
+        if rake is None:
+            raise RoomError(f"{self.where}: the hand has no summary with its rake")
+        self.seats = [(seat, name, stack) for name, (seat, stack) in seats.items() if name not in out]
+        sb = next((p for p in self.posts if p.kind == "sb"), None)
+        if sb is not None:
+            self.small_blind = sb.live
+        if won is not None:
+            if wagers is not None:
+                wagers.add_returned(won)
+            self.won = won
+        self.rake = rake
+        return self
+
+
 def hand_id(network: str, number: str) -> str:
     """The stable id of a room's hand: the room and its own hand number."""
     return f"{network}:{number}"
