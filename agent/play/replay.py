@@ -313,7 +313,7 @@ def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple) -
 @dataclass(frozen=True)
 class ReplayOptions:
     db_path: str | Path
-    network: str | None = None  # None: one per format (irc1995, acpc, phh)
+    network: str | None = None  # None: one per format (irc1995, acpc, phh) or room (stars, ftp, ...)
     strict: bool = False
     predict: bool = False
     workers: int = 1

@@ -29,7 +29,25 @@ continuation bet     bet the flop as first action, having made     had the last 
                      via calcCBets/betStreet)                      flop (street1CBChance)
 fold to c-bet        folded to a flop continuation bet             acted facing one, before any
                      (foldToStreet1CBDone)                         raise (foldToStreet1CBChance)
+4-bet pre-flop       the opener re-raised a 3-bet                  the opener faced a 3-bet
+                     (calc34BetStreet0: street0_4BDone)            (street0_4BChance)
+steal                raised first in from the cut-off, button or   first in there, nobody in
+                     small blind (calcSteals: stealDone)           (stealChance)
+fold to steal        the small or big blind folded to a steal      faced a steal nobody called or
+                     (foldedSbToSteal, foldedBbToSteal)            raised (fold..ToStealChance)
+check-raise, by      raised at the next action after checking     checked, then faced a bet
+street               (calcCheckCallRaise: streetNCheckRaiseDone)   (streetNCheckCallRaiseChance)
+c-bet turn, river    bet first, having made the last bet or raise  as for the flop, a street on
+                     on the street before (calcCBets: street2/3)   (street2CBChance, street3...)
+showdown after a     saw the showdown (sawShowdown)                called a bet on the flop
+flop call                                                          (street1Calls)
+by position          VPIP, PFR in the blinds, early (5+ seats      hands dealt in the group
+                     before the button), middle (2-4), late (the   (setPositions; Database.py
+                     cut-off, the button)                          hc_position's groups)
 ==================  ============================================  =============================
+
+agent.report.situations holds the newer ones; docs/rooms.md compares all of them with
+FPDB's own answers on the same hands.
 
 Where we differ from FPDB, and why:
 
@@ -47,9 +65,10 @@ Where we differ from FPDB, and why:
 
 Every figure carries its sample size; :class:`Figure` gives its Wilson score interval
 (95%) so the page can show a figure from few opportunities as the interval it is.
-Results against us (our net small bets per hand in the hands an opponent shared with a
-player we are) and the per-context model (seed 004's 12 contexts, decayed and lifetime,
-from the ``models`` table) complete a player's statistics.
+Results against us (won from / lost to: the chips that moved between us and the player,
+pot by pot, agent.report.flows, in small bets per hand shared and in chips), the
+sessions, and the per-context model (seed 004's 12 contexts, decayed and lifetime, from
+the ``models`` table) complete a player's statistics.
 """
 from __future__ import annotations
 
