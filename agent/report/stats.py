@@ -865,7 +865,8 @@ def _sessions(players: list[PlayerStats], row_player: np.ndarray, row_time: np.n
         # A new session where the time since the last known hand exceeds the gap.
         last = np.maximum.accumulate(known)
         previous = np.concatenate(([-np.inf], last[:-1]))
-        starts = np.flatnonzero(np.isfinite(known) & np.isfinite(previous) & (known - previous > gap))
+        both = np.isfinite(known) & np.isfinite(previous)
+        starts = np.flatnonzero(both & (np.where(both, known - np.where(both, previous, 0.0), 0.0) > gap))
         bounds = [0, *starts.tolist(), len(rows)]
         out = []
         for a, b in zip(bounds, bounds[1:]):
