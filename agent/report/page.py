@@ -327,7 +327,9 @@ def write_report(
     try:
         (tmp / "index.html").write_text(html, encoding="utf-8")
         write_csv(data, tmp / "players.csv")
-        (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), indent=1), encoding="utf-8")
+        # Compact: the C encoder (an indent makes json use its Python one, a second or more here).
+        (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), separators=(",", ":")),
+                                          encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is meant to be read
         replace_folder(tmp, out)
     except OSError as exc:
