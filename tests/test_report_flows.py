@@ -13,7 +13,8 @@ import pytest
 
 from agent.cli import main
 from agent.report.flows import hand_flows
-from agent.report.stats import compute, open_readonly
+from agent.report.stats import compute
+from db.reads import open_readonly
 
 CASES = Path(__file__).resolve().parent / "room_cases"
 

@@ -61,7 +61,7 @@ def hand_flows(order: Sequence[int], put_in: Mapping[int, int], won: Mapping[int
     shares = [[0.0] * n for _ in pots]
     rakes = [0.0] * n
     for k in range(len(pots) - 1, -1, -1):
-        amount, eligible = pots[k]
+        amount, eligible = pots[k].amount, pots[k].eligible
         due = [s for s in eligible if owed[s] > 1e-9]
         need = sum(owed[s] for s in due)
         if not need:
