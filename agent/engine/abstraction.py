@@ -30,11 +30,13 @@ buckets; the E[HS²] percentile buckets with perfect recall are those of the CFR
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -45,6 +47,8 @@ __all__ = [
     "CardAbstraction",
     "ChanceModel",
     "DEAD",
+    "canonical_flops",
+    "flop_table",
     "measure",
     "percentile_buckets",
 ]
@@ -97,12 +101,87 @@ def _board_mask(cards: Sequence[int]) -> int:
     return m
 
 
+_SUIT_PERMS = tuple(itertools.permutations(range(4)))
+
+
+def _permute_card(card: int, perm: tuple[int, ...]) -> int:
+    return (card & ~3) | perm[card & 3]
+
+
+@lru_cache(maxsize=1)
+def _holding_maps() -> np.ndarray:
+    """(24, 1326): the holding that holding h becomes under each permutation of suits."""
+    out = np.empty((len(_SUIT_PERMS), ev.N_HOLDINGS), dtype=np.int16)
+    for p, perm in enumerate(_SUIT_PERMS):
+        for h, (a, b) in enumerate(ev.HOLDING_CARDS):
+            out[p, h] = ev.holding_index_of_cards(_permute_card(a, perm), _permute_card(b, perm))
+    out.flags.writeable = False
+    return out
+
+
+def _canonical(flop: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """The least (sorted) image of a flop under the 24 permutations of suits, and the
+    index of a permutation that gives it."""
+    best: tuple[int, ...] | None = None
+    which = 0
+    for p, perm in enumerate(_SUIT_PERMS):
+        image = tuple(sorted(_permute_card(c, perm) for c in flop))
+        if best is None or image < best:
+            best, which = image, p
+    assert best is not None
+    return best, which
+
+
+@lru_cache(maxsize=1)
+def canonical_flops() -> tuple[tuple[int, ...], ...]:
+    """The 1,755 flops that differ other than by a change of suits, each as its least
+    image, in increasing order."""
+    return tuple(sorted({_canonical(f)[0] for f in itertools.combinations(range(52), 3)}))
+
+
+@lru_cache(maxsize=1)
+def _canonical_index() -> dict[tuple[int, ...], int]:
+    return {f: i for i, f in enumerate(canonical_flops())}
+
+
+def _flop_rows(flops: Sequence[tuple[int, ...]], n: int) -> np.ndarray:
+    """The flop buckets (percentile of exact E[HS²]) of every holding on each flop."""
+    out = np.empty((len(flops), ev.N_HOLDINGS), dtype=np.uint8)
+    for i, flop in enumerate(flops):
+        values = ev.holding_ehs2(_board_mask(flop))
+        out[i] = percentile_buckets(values, values >= 0.0, n)
+    return out
+
+
+def flop_table(n: int, workers: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """(1755, 1326) uint8: the flop bucket of every holding on every canonical flop
+    (``canonical_flops``); about 20 s of one core."""
+    flops = canonical_flops()
+    parts = [flops[i:i + 65] for i in range(0, len(flops), 65)]
+    rows = []
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for part, block in zip(parts, pool.map(_flop_rows, parts, [n] * len(parts))):
+                rows.append(block)
+                if progress:
+                    progress(len(part))
+    else:
+        for part in parts:
+            rows.append(_flop_rows(part, n))
+            if progress:
+                progress(len(part))
+    return np.concatenate(rows)
+
+
 @dataclass(frozen=True)
 class CardAbstraction:
     """Buckets per round and the pre-flop bucket of every holding (module docstring)."""
 
     buckets: tuple[int, int, int, int]
     preflop: np.ndarray = field(repr=False)  # uint8 bucket of each of the 1326 holdings
+    # (1755, 1326) flop buckets of every canonical flop (flop_table), or None: computed
+    # on demand (about 30 ms a flop).
+    flops: np.ndarray | None = field(default=None, repr=False)
     _cache: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -111,6 +190,11 @@ class CardAbstraction:
         pre = np.asarray(self.preflop)
         if pre.shape != (ev.N_HOLDINGS,) or pre.max() >= self.buckets[0]:
             raise ValueError("the pre-flop table needs one bucket below buckets[0] for each of 1326 holdings")
+        if self.flops is not None:
+            f = np.asarray(self.flops)
+            live = f[f != DEAD]
+            if f.shape != (len(canonical_flops()), ev.N_HOLDINGS) or (live.size and live.max() >= self.buckets[1]):
+                raise ValueError("the flop table needs 1755 x 1326 buckets below buckets[1]")
 
     def sequences_in_round(self, round_: int) -> int:
         """Bucket sequences a player can hold in ``round_`` (0 pre-flop .. 3 river)."""
@@ -118,7 +202,8 @@ class CardAbstraction:
 
     def board_buckets(self, board: Sequence[int]) -> np.ndarray:
         """Bucket of every holding on a flop, turn or river board (DEAD for holdings that
-        touch it); kept for the last few boards (a flop costs about 30 ms)."""
+        touch it): a flop from the flop table when there is one, a turn (about 1 ms) or
+        river computed and kept for the last few boards."""
         mask = _board_mask(board)
         hit = self._cache.get(mask)
         if hit is not None:
@@ -127,6 +212,9 @@ class CardAbstraction:
         n = len(board)
         if n not in (3, 4, 5):
             raise ValueError(f"a board has 3-5 cards, got {n}")
+        if n == 3 and self.flops is not None:
+            canon, perm = _canonical(board)
+            return self.flops[_canonical_index()[canon]][_holding_maps()[perm]]
         values = ev.holding_ehs2(mask)
         out = percentile_buckets(values, values >= 0.0, self.buckets[BOARD_AT_ROUND.index(n)])
         out.flags.writeable = False
@@ -200,8 +288,11 @@ class ChanceModel:
     def digest(self) -> str:
         h = hashlib.sha256()
         h.update(json.dumps(list(self.abstraction.buckets)).encode())
-        for arr in (self.abstraction.preflop.astype(np.uint8), self.sequence_probs.astype(np.float64),
-                    self.share.astype(np.float64)):
+        arrays = [self.abstraction.preflop.astype(np.uint8), self.sequence_probs.astype(np.float64),
+                  self.share.astype(np.float64)]
+        if self.abstraction.flops is not None:
+            arrays.append(np.asarray(self.abstraction.flops, dtype=np.uint8))
+        for arr in arrays:
             h.update(np.ascontiguousarray(arr).tobytes())
         return h.hexdigest()
 
@@ -236,10 +327,11 @@ def _empty_tally(buckets: tuple[int, ...]) -> _Tally:
 _NO_PREFLOP = np.zeros(ev.N_HOLDINGS, dtype=np.uint8)
 
 
-def _tally_flops(buckets: tuple[int, ...], seed: int, flops: range, turns: int, rivers: int) -> _Tally:
+def _tally_flops(buckets: tuple[int, ...], seed: int, flops: range, turns: int, rivers: int,
+                 table: np.ndarray | None) -> _Tally:
     """Sample flop f of ``flops`` from the seed and f alone, ``turns`` turns on it and
     ``rivers`` rivers on each turn; count every live holding's bucket sequence."""
-    abstraction = CardAbstraction(tuple(buckets), _NO_PREFLOP)  # type: ignore[arg-type]
+    abstraction = CardAbstraction(tuple(buckets), _NO_PREFLOP, table)  # type: ignore[arg-type]
     tally = _empty_tally(buckets)
     b3 = buckets[3]
     for f in flops:
@@ -297,35 +389,39 @@ def _flop_dependence(abstraction: CardAbstraction, seed: int, flops: int) -> flo
 
 
 def measure(buckets: Sequence[int], flops: int, *, seed: int, turns: int = 4, rivers: int = 4,
-            workers: int = 1, progress: Callable[[int], None] | None = None) -> ChanceModel:
+            workers: int = 1, progress: Callable[[int], None] | None = None,
+            with_flop_table: bool = True) -> ChanceModel:
     """The abstraction and its chance model from ``flops`` sampled flops (``turns`` turns
     on each, ``rivers`` rivers on each turn): a pure function of the arguments but
     ``workers`` and ``progress`` (the flops are split in batches of 25, whatever the
-    number of worker processes)."""
+    number of worker processes). With ``with_flop_table`` the flop buckets of all 1,755
+    canonical flops are computed first (``flop_table``; ``progress`` counts them too) and
+    kept in the abstraction, so play never computes a flop's."""
     buckets = tuple(int(b) for b in buckets)
     if len(buckets) != 4 or any(not 1 <= b <= _MAX_BUCKETS for b in buckets):
         raise ValueError(f"buckets per round must be 4 numbers of 1-{_MAX_BUCKETS}, got {buckets}")
     if flops < 1 or turns < 1 or rivers < 1 or turns + rivers > 49:
         raise ValueError("flops, turns and rivers must be at least 1 (turns + rivers at most 49)")
+    table = flop_table(buckets[1], workers, progress) if with_flop_table else None
     batches = [range(i, min(i + 25, flops)) for i in range(0, flops, 25)]
     tally = _empty_tally(buckets)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_tally_flops, buckets, seed, b, turns, rivers) for b in batches]
+            futures = [pool.submit(_tally_flops, buckets, seed, b, turns, rivers, table) for b in batches]
             for fut, b in zip(futures, batches):
                 tally.add(fut.result())
                 if progress:
                     progress(len(b))
     else:
         for b in batches:
-            tally.add(_tally_flops(buckets, seed, b, turns, rivers))
+            tally.add(_tally_flops(buckets, seed, b, turns, rivers, table))
             if progress:
                 progress(len(b))
     # Pre-flop: E[HS²] of each holding over the sampled boards, averaged over its class.
     ehs2 = tally.hs2_sums / np.maximum(tally.hs2_counts, 1) / float(1980 ** 2)
     pre_values = _class_average(ehs2)
     preflop = percentile_buckets(pre_values, np.ones(ev.N_HOLDINGS, dtype=bool), buckets[0])
-    abstraction = CardAbstraction(buckets, preflop)  # type: ignore[arg-type]
+    abstraction = CardAbstraction(buckets, preflop, table)  # type: ignore[arg-type]
     seq = np.zeros(buckets, dtype=np.float64)
     np.add.at(seq, preflop, tally.holding_sequences.astype(np.float64))
     seq /= seq.sum()

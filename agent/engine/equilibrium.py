@@ -337,8 +337,11 @@ class Trainer:
 
 def _chance_arrays(chance: ChanceModel) -> dict[str, np.ndarray]:
     a = chance.abstraction
-    return {"buckets": np.array(a.buckets, dtype=np.int32), "preflop": a.preflop.astype(np.uint8),
-            "sequence_probs": chance.sequence_probs.astype(np.float64), "share": chance.share.astype(np.float64)}
+    out = {"buckets": np.array(a.buckets, dtype=np.int32), "preflop": a.preflop.astype(np.uint8),
+           "sequence_probs": chance.sequence_probs.astype(np.float64), "share": chance.share.astype(np.float64)}
+    if a.flops is not None:
+        out["flops"] = np.asarray(a.flops, dtype=np.uint8)
+    return out
 
 
 def chance_from_checkpoint(path: str | Path) -> ChanceModel:
@@ -349,7 +352,8 @@ def chance_from_checkpoint(path: str | Path) -> ChanceModel:
 
 def _chance_from(data: Any, meta: dict, where: str) -> ChanceModel:
     buckets = tuple(int(b) for b in data["buckets"])
-    abstraction = CardAbstraction(buckets, np.array(data["preflop"], dtype=np.uint8))  # type: ignore[arg-type]
+    flops = np.array(data["flops"], dtype=np.uint8) if "flops" in data else None
+    abstraction = CardAbstraction(buckets, np.array(data["preflop"], dtype=np.uint8), flops)  # type: ignore[arg-type]
     seq = np.array(data["sequence_probs"], dtype=np.float64)
     share = np.array(data["share"], dtype=np.float64)
     if seq.shape != buckets or share.shape != (buckets[3], buckets[3]):
@@ -364,6 +368,18 @@ def _atomic_savez(path: str | Path, *, compressed: bool, **arrays: np.ndarray) -
     with open(tmp, "wb") as fh:
         (np.savez_compressed if compressed else np.savez)(fh, **arrays)
     os.replace(tmp, path)
+
+
+def _pack(arr: np.ndarray) -> np.ndarray:
+    """uint8 array -> its LZMA-compressed bytes, as a uint8 array."""
+    return np.frombuffer(lzma.compress(np.ascontiguousarray(arr, dtype=np.uint8).tobytes(), preset=9), dtype=np.uint8)
+
+
+def _unpack(packed: np.ndarray) -> np.ndarray:
+    try:
+        return np.frombuffer(lzma.decompress(packed.tobytes()), dtype=np.uint8)
+    except lzma.LZMAError as exc:
+        raise ValueError(f"a compressed array is damaged ({exc})") from None
 
 
 def _checksum(meta: dict, arrays: dict[str, np.ndarray]) -> str:
@@ -401,9 +417,13 @@ class StrategyFile:
                 "decision_nodes": int(len(game.tree.decision_nodes())), **(extra or {})}
         checksum = _checksum(meta, arrays)
         meta_out = dict(meta, checksum=checksum)
-        packed = np.frombuffer(lzma.compress(q[game.stored_mask()].tobytes(), preset=9), dtype=np.uint8)
-        _atomic_savez(path, compressed=False, meta=np.array(json.dumps(meta_out)), policy_lzma=packed,
-                      **_chance_arrays(game.chance))
+        stored = _chance_arrays(game.chance)
+        stored["policy"] = q[game.stored_mask()]
+        if "flops" in stored:
+            stored["flops"] = stored["flops"].reshape(-1)
+        packed = {f"{k}_lzma": _pack(v) for k, v in stored.items() if k in ("policy", "flops")}
+        plain = {k: v for k, v in stored.items() if k not in ("policy", "flops")}
+        _atomic_savez(path, compressed=False, meta=np.array(json.dumps(meta_out)), **plain, **packed)
         return checksum
 
     @staticmethod
@@ -414,6 +434,8 @@ class StrategyFile:
                 meta = json.loads(str(data["meta"]))
                 arrays = {k: np.array(data[k]) for k in ("buckets", "preflop", "sequence_probs", "share")}
                 packed = np.array(data["policy_lzma"])
+                if "flops_lzma" in data:
+                    arrays["flops"] = _unpack(np.array(data["flops_lzma"])).reshape(-1, 1326)
         except FileNotFoundError:
             raise EquilibriumError(f"{where}: no such strategy file (make one with `poki train-cfr`)") from None
         except (OSError, KeyError, ValueError) as exc:
@@ -423,8 +445,8 @@ class StrategyFile:
         try:
             chance = _chance_from(arrays, meta, where)
             game = AbstractGame(chance)
-            stored = np.frombuffer(lzma.decompress(packed.tobytes()), dtype=np.uint8)
-        except (ValueError, lzma.LZMAError) as exc:
+            stored = _unpack(packed)
+        except ValueError as exc:
             raise EquilibriumError(f"{where}: damaged ({exc})") from None
         mask = game.stored_mask()
         if meta.get("size") != game.size or stored.shape[0] != int(mask.sum()):

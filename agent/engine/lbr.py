@@ -22,21 +22,29 @@ it with a confidence interval (agent.play.lbr).
 The opponent is anything that can say, at each of its decisions in this hand, the action
 probabilities of every holding: ``opponent() -> StrategyView`` (agent.engine.heads_up),
 asked afresh at every decision of a hand (a learning opponent may change between hands).
+
+Registered as ``lbr(target=cfr)`` and ``lbr(target=poki)``, to be seated against that
+target (``poki match 'lbr(target=cfr)' cfr``): against ``cfr`` it reads the same strategy
+file; against Poki heads-up it keeps a replica of Poki's responder (agent.engine.response)
+fed the same finished hands, whose strategy is a function of those hands alone, so it
+knows the strategy Poki plays at every moment without looking inside the other seat.
+Against any other opponent its figure means nothing.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import evaluator_pyx as ev
 from agent.engine.heads_up import StrategyView, betting_string, check_structure
 from agent.game.rules import Action
-from agent.players import BasePlayer
+from agent.players import BasePlayer, Param, PlayerKind, register
 
 if TYPE_CHECKING:
     from agent.game.context import GameContext
+    from agent.game.records import HandRecord
 
 __all__ = ["LocalBestResponse", "lbr_values", "range_of", "share_against"]
 
@@ -135,3 +143,67 @@ class LocalBestResponse(BasePlayer):
         best = max(values, key=lambda k: (values[k], k == "c"))
         action = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}[best]
         return action if action in ctx.legal_actions else Action.CHECK_CALL
+
+
+class _PokiReplica:
+    """Poki's heads-up responder rebuilt from the hands it saw (agent.engine.response)."""
+
+    def __init__(self, p_max: float) -> None:
+        from agent.engine.equilibrium import load_strategy
+        from agent.engine.response import HeadsUpResponder, ResponseSettings
+
+        self.responder = HeadsUpResponder(load_strategy(), ResponseSettings(p_max=p_max))
+
+    def end_hand(self, record: HandRecord, me: str) -> None:
+        names = [s.player for s in record.seats]
+        if len(names) == 2 and me in names:
+            self.responder.observe(record, names[1 - names.index(me)])
+
+    def view(self, me: str) -> StrategyView:
+        return self.responder.view(me)
+
+
+class TargetedLocalBestResponse(LocalBestResponse):
+    """LBR against a named target (module docstring)."""
+
+    def __init__(self, name: str, rng: np.random.Generator, target: str, strategy: str, p: float,
+                 preflop_trials: int) -> None:
+        self._replica: Any = None
+        if target == "cfr":
+            from agent.engine.equilibrium import load_strategy
+
+            loaded = load_strategy(strategy or None)
+            view = StrategyView(loaded.game, loaded.policy)
+            opponent: Callable[[], StrategyView] = lambda: view
+        else:
+            if strategy:
+                raise ValueError("lbr(target=poki) reads Poki's own strategy file; drop strategy=")
+            self._replica = _PokiReplica(p)
+            opponent = lambda: self._replica.view(self.name)
+        super().__init__(name, rng, opponent, preflop_trials)
+        self.target = target
+
+    def end_hand(self, record: HandRecord) -> None:
+        if self._replica is not None:
+            self._replica.end_hand(record, self.name)
+
+
+def _lbr_kind() -> PlayerKind:
+    import os
+
+    from agent.config import load_config
+
+    p_default = load_config(os.environ.get("POKI_CONFIG") or None).engine.heads_up_p
+    return PlayerKind(
+        "lbr",
+        lambda name, rng, target, strategy, p, preflop_trials: TargetedLocalBestResponse(
+            name, rng, target, strategy, p, preflop_trials),
+        {"target": Param(str, "cfr", "the strategy it responds to (seat it against that player)",
+                         choices=("cfr", "poki")),
+         "strategy": Param(str, "", "target=cfr: its strategy file (default: the shipped one)"),
+         "p": Param(float, p_default, "target=poki: Poki's heads_up_p", low=0.0, high=1.0),
+         "preflop_trials": Param(int, 2000, "roll-outs of a pre-flop share of the pot", low=100, high=10**6)},
+        "local best response (Lisý & Bowling 2017) to cfr or to Poki heads-up: a lower bound on its exploitability")
+
+
+register(_lbr_kind())

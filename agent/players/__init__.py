@@ -145,7 +145,7 @@ class PlayerSpec:
 _REGISTRY: dict[str, PlayerKind] = {}
 # Modules that register players when imported; loaded on the first registry lookup so that
 # importing this module stays cheap and free of cycles.
-PLAYER_MODULES: list[str] = ["agent.players.housebots", "agent.engine.player", "agent.engine.cfr_player"]
+PLAYER_MODULES: list[str] = ["agent.players.housebots", "agent.engine.player", "agent.engine.cfr_player", "agent.engine.lbr"]
 _loaded = False
 
 
