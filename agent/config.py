@@ -149,6 +149,7 @@ class EngineConfig:
     # ten-seat engine as with more opponents.
     heads_up: str = "equilibrium"
     heads_up_p: float = 0.25
+    heads_up_strategy: str = ""  # the strategy file (poki train-cfr); "" the shipped one
 
     def __post_init__(self) -> None:
         for name in ("sim_trials", "sim_min_trials"):
@@ -166,6 +167,8 @@ class EngineConfig:
                                   f"got {getattr(self, name)!r}")
         if not isinstance(self.potential, bool):
             raise ConfigError(f"engine.potential must be true or false, got {self.potential!r}")
+        if not isinstance(self.heads_up_strategy, str):
+            raise ConfigError(f"engine.heads_up_strategy must be a file name, got {self.heads_up_strategy!r}")
         for name in _ENGINE_UNIT:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:

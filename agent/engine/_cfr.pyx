@@ -101,6 +101,7 @@ ctypedef struct Walk:
     double* task_reach          # [n_tasks][2 * n_seq[split - 1]]
     double* task_value          # [n_tasks][n_seq[split - 1]]
     int64_t task_stride
+    float* br_out               # MODE_BR: the best response's actions (1 at the best), or NULL
 
 
 cdef inline double* _alloc(Arena* a, int64_t n) noexcept nogil:
@@ -245,10 +246,15 @@ cdef int _walk(const Game* g, const Walk* w, int node, const double* opp, double
         if w.mode == MODE_BR:
             for s in range(ns):
                 best = vals[s]
+                j = 0
                 for a in range(1, n_act):
                     if vals[a * ns + s] > best:
                         best = vals[a * ns + s]
+                        j = a
                 val[s] = best
+                if w.br_out != NULL and phase != PHASE_COLLECT:
+                    for a in range(n_act):
+                        w.br_out[base + s * n_act + a] = 1.0 if a == j else 0.0
         else:
             if w.mode == MODE_CFR:
                 _strategy_rm(w.regrets, base, n_act, ns, strat)
@@ -495,6 +501,7 @@ cdef class Solver:
         w.model_player = -1
         w.model = NULL
         w.p_model = 0.0
+        w.br_out = NULL
         if model is not None:
             m = np.ascontiguousarray(model, dtype=np.float32)
             if m.shape[0] != self.size or model_player not in (0, 1) or not 0.0 <= p <= 1.0:
@@ -522,8 +529,17 @@ cdef class Solver:
         """(v0, v1): each player's expected value when both play ``policy``."""
         return self._values(policy, MODE_EVAL, threads)
 
-    def _values(self, policy, int mode, int threads) -> tuple:
+    def best_response(self, policy, int player, int threads=1):
+        """A best response of ``player`` to ``policy``'s other player: (its value, a
+        strategy array that puts probability 1 on a best action at each of that
+        player's information sets and copies ``policy`` elsewhere)."""
+        out = np.array(policy, dtype=np.float32, copy=True)
+        value = self._values(policy, MODE_BR, threads, out, player)
+        return value[0], out
+
+    def _values(self, policy, int mode, int threads, br_out=None, int only=-1) -> tuple:
         cdef Walk w
+        cdef float[::1] br_view
         cdef float[::1] pol = np.ascontiguousarray(policy, dtype=np.float32)
         cdef int n0 = self.g.n_buckets[0]
         cdef double* value = <double*>malloc(n0 * sizeof(double))
@@ -543,9 +559,15 @@ cdef class Solver:
         w.model = NULL
         w.p_model = 0.0
         w.avg_weight = 0.0
+        w.br_out = NULL
+        if br_out is not None:
+            br_view = br_out
+            w.br_out = &br_view[0]
         out = []
         try:
             for player in range(2):
+                if only >= 0 and player != only:
+                    continue
                 w.walker = player
                 self._run(&w, value, threads)
                 total = 0.0

@@ -148,11 +148,11 @@ class LocalBestResponse(BasePlayer):
 class _PokiReplica:
     """Poki's heads-up responder rebuilt from the hands it saw (agent.engine.response)."""
 
-    def __init__(self, p_max: float) -> None:
+    def __init__(self, p_max: float, strategy: str) -> None:
         from agent.engine.equilibrium import load_strategy
         from agent.engine.response import HeadsUpResponder, ResponseSettings
 
-        self.responder = HeadsUpResponder(load_strategy(), ResponseSettings(p_max=p_max))
+        self.responder = HeadsUpResponder(load_strategy(strategy or None), ResponseSettings(p_max=p_max))
 
     def end_hand(self, record: HandRecord, me: str) -> None:
         names = [s.player for s in record.seats]
@@ -176,9 +176,7 @@ class TargetedLocalBestResponse(LocalBestResponse):
             view = StrategyView(loaded.game, loaded.policy)
             opponent: Callable[[], StrategyView] = lambda: view
         else:
-            if strategy:
-                raise ValueError("lbr(target=poki) reads Poki's own strategy file; drop strategy=")
-            self._replica = _PokiReplica(p)
+            self._replica = _PokiReplica(p, strategy)
             opponent = lambda: self._replica.view(self.name)
         super().__init__(name, rng, opponent, preflop_trials)
         self.target = target
@@ -200,7 +198,8 @@ def _lbr_kind() -> PlayerKind:
             name, rng, target, strategy, p, preflop_trials),
         {"target": Param(str, "cfr", "the strategy it responds to (seat it against that player)",
                          choices=("cfr", "poki")),
-         "strategy": Param(str, "", "target=cfr: its strategy file (default: the shipped one)"),
+         "strategy": Param(str, "", "the target's strategy file (cfr's strategy, Poki's heads_up_strategy; "
+                                    "default: the shipped one)"),
          "p": Param(float, p_default, "target=poki: Poki's heads_up_p", low=0.0, high=1.0),
          "preflop_trials": Param(int, 2000, "roll-outs of a pre-flop share of the pot", low=100, high=10**6)},
         "local best response (Lisý & Bowling 2017) to cfr or to Poki heads-up: a lower bound on its exploitability")

@@ -315,7 +315,8 @@ class PokiPlayer(BasePlayer):
             from agent.engine.equilibrium import load_strategy
             from agent.engine.response import HeadsUpResponder, ResponseSettings
 
-            self._responder = HeadsUpResponder(load_strategy(), ResponseSettings(p_max=self.settings.heads_up_p))
+            self._responder = HeadsUpResponder(load_strategy(self.settings.heads_up_strategy or None),
+                                               ResponseSettings(p_max=self.settings.heads_up_p))
         return self._responder
 
     def policy(self, opponent: str) -> Any:
@@ -569,6 +570,8 @@ def _kind() -> PlayerKind:
                                   low=0.0, high=1e6)
     params["sim_close"] = Param(float, eng.sim_close, "simulator: EVs this close (small bets) are chosen at random",
                                 low=0.0, high=100.0)
+    params["heads_up_strategy"] = Param(str, eng.heads_up_strategy,
+                                        "heads-up: the equilibrium's strategy file ('' the shipped one)")
     for f in dataclasses.fields(EngineConfig):
         if f.name not in params:
             params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),
