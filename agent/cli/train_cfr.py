@@ -7,10 +7,11 @@ then CFR+ runs in batches of --batch iterations on --threads cores, and after ea
 the exact best response of each player to the other's average strategy gives the
 exploitability of the strategy in the abstract game (mbb/hand), printed as a row.
 
---checkpoint FILE keeps the regrets and sums (and the chance model) after every batch;
---resume FILE continues from one, with the same abstraction, adding --iterations more.
-The strategy file (--out) is written at the end and after every batch, so an interrupted
-run leaves the last finished batch; --log-json FILE writes the exploitability rows.
+--checkpoint FILE keeps the regrets and sums (and the chance model); --resume FILE
+continues from one, with the same abstraction, adding --iterations more. The strategy file
+(--out) and the checkpoint are written at the end and after a batch every --save-every
+seconds, so an interrupted run loses at most that much; --log-json FILE writes the
+exploitability rows.
 
 Examples:
     poki train-cfr --buckets 5,5,5,5 --flops 3000 --iterations 2000 --batch 100 --out cfr.npz
@@ -45,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", metavar="FILE", help="keep the solver's state here after every batch")
     parser.add_argument("--resume", metavar="FILE", help="continue from this checkpoint")
     parser.add_argument("--log-json", metavar="FILE", help="write the exploitability rows as JSON")
+    parser.add_argument("--save-every", type=float, default=300.0, metavar="SECONDS",
+                        help="write the strategy file and checkpoint after a batch at most this often "
+                             "(default 300; they are always written at the end)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar while measuring")
 
 
@@ -110,13 +114,17 @@ def run(args: argparse.Namespace) -> int:
           f"{args.threads} thread(s)")
     print(f"{'iterations':>10}  {'seconds':>9}  {'exploitability mbb/hand':>24}  {'BR p0':>9}  {'BR p1':>9}")
 
+    saved = [time.monotonic()]
+
     def on_batch(row: dict) -> None:
         print(f"{row['iterations']:>10}  {row['seconds']:>9.1f}  {row['exploitability_mbb']:>24.2f}  "
               f"{row['br0_mbb']:>9.2f}  {row['br1_mbb']:>9.2f}", flush=True)
-        if args.checkpoint:
-            trainer.save_checkpoint(args.checkpoint)
-        StrategyFile.write(args.out, game, trainer.average(), trainer.log.rows,
-                           {"iterations": trainer.iterations, "delay": trainer.delay})
+        if time.monotonic() - saved[0] >= args.save_every:
+            if args.checkpoint:
+                trainer.save_checkpoint(args.checkpoint)
+            StrategyFile.write(args.out, game, trainer.average(), trainer.log.rows,
+                               {"iterations": trainer.iterations, "delay": trainer.delay})
+            saved[0] = time.monotonic()
 
     trainer.run(args.iterations, args.batch, on_batch)
     checksum = StrategyFile.write(args.out, game, trainer.average(), trainer.log.rows,

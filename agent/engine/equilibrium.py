@@ -317,7 +317,8 @@ class Trainer:
 
     def save_checkpoint(self, path: str | Path) -> None:
         meta = {"format": FORMAT + "-checkpoint", "iterations": self.iterations, "seconds": self.seconds,
-                "delay": self.delay, "log": self.log.rows, "chance": self.game.chance.digest()}
+                "delay": self.delay, "log": self.log.rows, "chance": self.game.chance.digest(),
+                "samples": self.game.chance.samples, "dependence": self.game.chance.dependence}
         _atomic_savez(path, compressed=False, meta=np.array(json.dumps(meta)),
                       regrets=self.solver.regrets, sums=self.solver.sums, **_chance_arrays(self.game.chance))
 

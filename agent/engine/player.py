@@ -148,7 +148,8 @@ class PokiPlayer(BasePlayer):
 
     def end_hand(self, record: HandRecord) -> None:
         if self._responder is not None and len(record.seats) == 2:
-            self._responder.observe(record, self.name)
+            # At a live table (a seat told us a deadline) the response is solved aside.
+            self._responder.observe(record, self.name, background=self._deadline_s is not None)
         if self.settings.floor_on == "learned" and record.hand_id == self._hand:
             self._count_off_model(record)
         if self.settings.opponent_model == "specific" and self._store_writes:

@@ -30,7 +30,11 @@ response to it can win back only what the 1 - p part allows. Here:
   mode), once with the opponent as the button and once as the big blind, each warm-started
   at the equilibrium (regrets in proportion to the equilibrium's probabilities), after
   ``min_hands`` hands and then each time the hands seen have doubled (at most
-  ``max_interval`` hands apart). Between solves the last response is played.
+  ``max_interval`` hands apart). Between solves the last response is played. At a live
+  table (``observe(..., background=True)``: IRC, ACPC, where decisions have deadlines)
+  the solve runs on a thread of its own and the new response is played from the hand
+  after it is done, so no decision waits for it; in matches it runs in place, so a seeded
+  match replays exactly.
 
 How exploitable the response may become is set by p: in the abstract game the response
 to a badly wrong model (that of a local best response, agent.engine.lbr) was about 60
@@ -41,6 +45,7 @@ Everything is deterministic given the hands seen, so a seeded match replays exac
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -185,6 +190,7 @@ class HeadsUpResponder:
         self._views: dict[str, StrategyView] = {}
         self._obs: dict[str, _Observations] = {}
         self._solver = None
+        self._solving: threading.Thread | None = None
         self.solves = 0
         self.last_p: dict[str, float] = {}
         self.last_eps: dict[str, float] = {}
@@ -214,9 +220,10 @@ class HeadsUpResponder:
 
     # --- learning --------------------------------------------------------------------------
 
-    def observe(self, record: HandRecord, me: str) -> bool:
+    def observe(self, record: HandRecord, me: str, background: bool = False) -> bool:
         """Count a finished heads-up hand's actions of the opponent; solve the response
-        again when it is due. True when a new response was solved."""
+        again when it is due (on a thread of its own with ``background``, when no solve
+        is running yet). True when a solve was done or started."""
         names = [s.player for s in record.seats]
         if len(names) != 2 or me not in names:
             return False
@@ -251,14 +258,26 @@ class HeadsUpResponder:
             obs.showdowns.append((seat, "/".join(rounds), tuple(shown), tuple(record.board)))
             del obs.showdowns[:-self.settings.showdowns_kept]
         if obs.hands >= obs.next_solve:
+            if background:
+                if self._solving is not None and self._solving.is_alive():
+                    return False  # the next hand tries again
+                obs.next_solve = obs.hands + min(obs.hands, self.settings.max_interval)
+                # The thread reads a copy: this one goes on counting the next hands.
+                seen = _Observations({n: c.copy() for n, c in obs.counts.items()}, obs.hands,
+                                     list(obs.showdowns), obs.next_solve)
+                self._solving = threading.Thread(target=self.solve, args=(opponent, seen), name="poki-response",
+                                                 daemon=True)
+                self._solving.start()
+                return True
             obs.next_solve = obs.hands + min(obs.hands, self.settings.max_interval)
             self.solve(opponent)
             return True
         return False
 
-    def model(self, opponent: str) -> np.ndarray:
-        """The opponent's model as an abstract strategy (module docstring)."""
-        obs = self._obs[opponent]
+    def model(self, opponent: str, seen: _Observations | None = None) -> np.ndarray:
+        """The opponent's model as an abstract strategy (module docstring), from what was
+        seen of it (default: everything so far)."""
+        obs = seen or self._obs[opponent]
         s = self.settings
         counts = np.zeros((len(self.context_names), 3))
         expected = np.zeros((len(self.context_names), 3))
@@ -271,7 +290,7 @@ class HeadsUpResponder:
         base = np.where(seen > 0, expected / np.where(seen > 0, seen, 1.0), self.prior)
         freq = (s.prior_strength * base + counts) / (s.prior_strength + seen)
         tilted = self._tilt(freq, obs.counts)
-        eps = self._fit_eps(opponent, tilted, freq)
+        eps = self._fit_eps(obs, tilted, freq)
         self.last_eps[opponent] = eps
         if eps <= 0.0:
             return tilted
@@ -342,10 +361,9 @@ class HeadsUpResponder:
                 row += ns
         return out
 
-    def _fit_eps(self, opponent: str, tilted: np.ndarray, freq: np.ndarray) -> float:
+    def _fit_eps(self, obs: _Observations, tilted: np.ndarray, freq: np.ndarray) -> float:
         """The card-blind share ε that makes the opponent's shown-down actions likeliest
         under (1 - ε) tilted + ε card-blind, with a Beta(1, 9) prior (mean 0.1)."""
-        obs = self._obs[opponent]
         if not obs.showdowns:
             return 0.0
         game = self.game
@@ -380,15 +398,16 @@ class HeadsUpResponder:
         loglik += 8.0 * np.log(np.maximum(1.0 - grid, 1e-300))  # Beta(1, 9) prior
         return float(grid[int(np.argmax(loglik))])
 
-    def solve(self, opponent: str) -> None:
+    def solve(self, opponent: str, seen: _Observations | None = None) -> None:
         """The p-restricted response to the opponent's model, in both seats."""
-        obs = self._obs[opponent]
-        p = self.p_of(opponent)
+        obs = seen or self._obs[opponent]
+        s = self.settings
+        p = s.p_max * obs.hands / (obs.hands + s.confidence_hands)
         self.last_p[opponent] = p
         if p <= 0.0:
             self._views.pop(opponent, None)
             return
-        model = self.model(opponent)
+        model = self.model(opponent, obs)
         game = self.game
         if self._solver is None:
             self._solver = game.solver()
