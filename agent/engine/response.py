@@ -135,6 +135,7 @@ def equilibrium_frequencies(game: AbstractGame, policy: np.ndarray, reach: _Reac
     ctx, names = contexts_of(game)
     num = np.zeros((len(names), 3))
     den = np.zeros(len(names))
+    plain = np.zeros((len(names), 3))  # unweighted, for contexts the self-play never reaches
     t = game.tree
     for n, mine in reach.actor.items():
         k = int(t.n_child[n])
@@ -144,7 +145,9 @@ def equilibrium_frequencies(game: AbstractGame, policy: np.ndarray, reach: _Reac
         letters = [int(t.action[c]) for c in t.children[int(t.first[n]):int(t.first[n]) + k]]
         num[ctx[n], letters] += w @ probs
         den[ctx[n]] += w.sum()
-    return num / np.where(den > 0, den, 1.0)[:, None]
+        plain[ctx[n], letters] += probs.sum(axis=0)
+    plain /= np.maximum(plain.sum(axis=1, keepdims=True), 1e-300)
+    return np.where(den[:, None] > 0, num / np.where(den > 0, den, 1.0)[:, None], plain)
 
 
 def _node_frequencies(game: AbstractGame, policy: np.ndarray, reach: _Reach) -> dict[int, np.ndarray]:
