@@ -274,3 +274,33 @@ def test_strategy_file_round_trip_and_checksum(small, tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(EquilibriumError, match="not a strategy file"):
         StrategyFile.read(tmp_path / "junk.npz")
+
+
+def test_train_cfr_command_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
+    import json
+
+    from agent.cli import main
+
+    out = tmp_path / "s.npz"
+    ckpt = tmp_path / "run.ckpt"
+    log = tmp_path / "log.json"
+    args = ["train-cfr", "--buckets", "2,1,1,2", "--flops", "3", "--turns", "1", "--rivers", "2", "--seed", "5",
+            "--iterations", "20", "--batch", "10", "--workers", "1", "--threads", "2", "--no-flop-table",
+            "--out", str(out), "--checkpoint", str(ckpt), "--log-json", str(log), "--no-progress"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "exploitability mbb/hand" in printed and f"wrote {out}: 20 iterations" in printed
+    rows = json.loads(log.read_text())["rows"]
+    assert [r["iterations"] for r in rows] == [10, 20]
+    first = StrategyFile.read(out)
+    assert first.game.abstraction.buckets == (2, 1, 1, 2) and first.meta["iterations"] == 20
+    assert main(["train-cfr", "--resume", str(ckpt), "--iterations", "10", "--batch", "10", "--threads", "1",
+                 "--out", str(out), "--checkpoint", str(ckpt), "--no-progress"]) == 0
+    again = StrategyFile.read(out)
+    assert again.meta["iterations"] == 30 and [r["iterations"] for r in again.log] == [10, 20, 30]
+    assert again.game.chance.digest() == first.game.chance.digest()
+    capsys.readouterr()
+    assert main(["train-cfr", "--buckets", "2,2", "--out", str(out)]) == 2
+    assert "four numbers" in capsys.readouterr().err
+    assert main(["train-cfr", "--resume", str(tmp_path / "none.ckpt"), "--out", str(out)]) == 2
+    assert "cannot resume" in capsys.readouterr().err

@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-every", type=float, default=300.0, metavar="SECONDS",
                         help="write the strategy file and checkpoint after a batch at most this often "
                              "(default 300; they are always written at the end)")
+    parser.add_argument("--flop-table", action=argparse.BooleanOptionalAction, default=True,
+                        help="keep the flop buckets of all 1,755 canonical flops in the file, so a flop is a "
+                             "look-up in play (default: on; about 20 s of one core more)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar while measuring")
 
 
@@ -71,9 +74,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"poki train-cfr: {exc}", file=sys.stderr)
         return 2
-    if args.iterations < 0 or args.batch < 1 or args.threads < 1 or args.workers < 1 or args.flops < 1:
-        print("poki train-cfr: --iterations must be >= 0; --batch, --threads, --workers, --flops >= 1",
-              file=sys.stderr)
+    if args.iterations < 0 or args.batch < 1 or args.threads < 1 or args.workers < 1 or args.flops < 1 \
+            or args.turns < 1 or args.rivers < 1 or args.turns + args.rivers > 49:
+        print("poki train-cfr: --iterations must be >= 0; --batch, --threads, --workers, --flops, --turns, "
+              "--rivers >= 1 (--turns + --rivers at most 49)", file=sys.stderr)
         return 2
     seed = args.settings.random.seed if args.seed is None else args.seed
     t0 = time.perf_counter()
@@ -90,11 +94,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=args.flops, unit="flop", desc="chance model", file=sys.stderr, disable=None)
+            total = args.flops + (1755 if args.flop_table else 0)
+            bar = tqdm(total=total, unit="flop", desc="chance model", file=sys.stderr, disable=None)
             progress = bar.update
         try:
             chance = measure(buckets, args.flops, seed=seed, turns=args.turns, rivers=args.rivers,
-                             workers=args.workers, progress=progress)
+                             workers=args.workers, progress=progress, with_flop_table=args.flop_table)
         finally:
             if bar is not None:
                 bar.close()

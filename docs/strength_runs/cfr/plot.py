@@ -24,7 +24,7 @@ for path in sorted(here.glob("train_*.json")):
         print(f"{r['iterations']:>10}  {r['seconds']:>8.1f}  {r['exploitability_mbb']:>9.2f}")
 ax.set_xlabel("training time (s)")
 ax.set_ylabel("exploitability in the abstract game (mbb/hand)")
-ax.set_title("CFR+ on the heads-up abstract game: exact best response after each batch")
+ax.set_title("CFR+ on the abstract game: exact best response per batch", fontsize=10)
 ax.grid(True, which="both", alpha=0.3)
 ax.legend()
 fig.tight_layout()
