@@ -5,7 +5,6 @@ convergence, both cores giving the same result as one, resuming, restricted Nash
 responses, and the strategy file's checksum."""
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pytest
@@ -210,14 +209,9 @@ def test_restricted_response_moves_from_equilibrium_to_best_response(small):
     # A model that always calls, for player 1. p = 0: the response is an equilibrium
     # strategy; p = 1: a best response to the model. In between its value against the
     # model and its exploitability both grow with p (Johanson et al. 2007, Figure 1).
-    t = small.tree
     model = np.zeros(small.size, dtype=np.float32)
-    for n in t.decision_nodes():
-        k = int(t.n_child[n])
-        lo = int(small.offset[n])
-        kids = t.children[int(t.first[n]):int(t.first[n]) + k]
-        call = [int(t.action[c]) for c in kids].index(1)
-        model[lo + call:lo + small.sequences[t.round[n]] * k:k] = 1.0
+    for b in small.blocks:
+        b.rows(model)[:, b.letters.index(1)] = 1.0
     solver = small.solver()
     best_value, _ = solver.best_response(model, 0, 1)
     results = []
@@ -225,22 +219,13 @@ def test_restricted_response_moves_from_equilibrium_to_best_response(small):
         s = small.solver()
         s.iterate(150, 1, 0, 2, model, p, 1)
         response = small.normalise(s.sums)
-        mixed = np.where(_seat_of(small) == 0, response, model)
+        mixed = np.where(small.seat_of_entry() == 0, response, model)
         vs_model = solver.profile_values(mixed, 1)[0]
         exploit = solver.best_response_values(response, 1)[1]
         results.append((vs_model, exploit))
     assert results[2][0] == pytest.approx(best_value, abs=0.01)
     assert results[0][0] < results[1][0] < results[2][0]
     assert results[0][1] < results[1][1] < results[2][1]
-
-
-def _seat_of(game):
-    out = np.zeros(game.size, dtype=np.int8)
-    t = game.tree
-    for n in t.decision_nodes():
-        lo = int(game.offset[n])
-        out[lo:lo + game.sequences[t.round[n]] * int(t.n_child[n])] = int(t.actor[n])
-    return out
 
 
 def test_strategy_file_round_trip_and_checksum(small, tmp_path):

@@ -57,7 +57,6 @@ def test_the_model_of_an_equilibrium_player_stays_near_the_equilibrium(small_str
     # it moves little (noise, and what the real deals do that the abstract game's chance
     # does not), against an always-calling player it calls at the nodes it was seen at.
     s = load_strategy(small_strategy)
-    t = s.game.tree
     settings = ResponseSettings(min_hands=10**9)  # learn only
     eq_player = create_player(f"cfr(strategy='{small_strategy}')", np.random.default_rng(2), "eq")
     caller = create_player("call", np.random.default_rng(3), "caller")
@@ -73,11 +72,9 @@ def test_the_model_of_an_equilibrium_player_stays_near_the_equilibrium(small_str
         if opponent is caller:
             shares = []
             for n, counts in responder._obs["caller"].counts.items():
-                k = int(t.n_child[n])
-                lo = int(s.game.offset[n])
-                kids = [int(t.action[c]) for c in t.children[int(t.first[n]):int(t.first[n]) + k]]
-                if 0 in kids and counts.sum() >= 10:  # facing a bet, seen often
-                    shares.append(model[lo + kids.index(1):lo + s.game.sequences[t.round[n]] * k:k].mean())
+                block = s.game.block_of[n]
+                if 0 in block.letters and counts.sum() >= 10:  # facing a bet, seen often
+                    shares.append(block.rows(model)[:, block.letters.index(1)].mean())
             assert shares and min(shares) > 0.75
     assert distance["eq"] < distance["caller"] / 2
 
@@ -93,7 +90,7 @@ def test_the_response_earns_more_than_the_equilibrium_against_what_it_models(sma
     assert responder.solves == 1 and responder.last_p["caller"] > 0.0
     model = responder.model("caller")
     response = responder.view("caller").policy
-    seats = responder._seat_of_entry()
+    seats = responder.game.seat_of_entry()
     solver = game.solver()
 
     def against_model(policy):

@@ -31,10 +31,9 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
-import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,10 +166,33 @@ def betting_tree() -> BettingTree:
                        np.array(action, dtype=np.int32), tuple(history), node_of)
 
 
+@dataclass(frozen=True)
+class Block:
+    """Where one decision node's strategy lives in a flat strategy array: entries lo ..
+    lo + sequences x actions, row s (a bucket sequence) holding the node's actions, in
+    the order of ``letters`` (0 fold, 1 call, 2 raise)."""
+
+    node: int
+    lo: int
+    sequences: int
+    actions: int
+    letters: tuple[int, ...]
+    seat: int  # who acts: 0 the button, 1 the big blind
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.sequences * self.actions
+
+    def rows(self, array: np.ndarray) -> np.ndarray:
+        """The node's entries of ``array`` as (sequences, actions) (a view)."""
+        return array[self.lo:self.hi].reshape(self.sequences, self.actions)
+
+
 class AbstractGame:
     """The abstract game: the betting tree, the card abstraction and its chance model,
     and where each decision node's strategy lives in a flat array (``offset``: node n's
-    entry for sequence s and its a-th action is offset[n] + s * n_child[n] + a)."""
+    entry for sequence s and its a-th action is offset[n] + s * n_child[n] + a;
+    ``blocks`` lists them)."""
 
     def __init__(self, chance: ChanceModel, tree: BettingTree | None = None) -> None:
         self.chance = chance
@@ -185,6 +207,22 @@ class AbstractGame:
             total += int(sizes[int(t.round[n])]) * int(t.n_child[n])
         self.size = int(total)
         self.sequences = tuple(sizes)
+        self.blocks: tuple[Block, ...] = tuple(
+            Block(int(n), int(self.offset[n]), int(sizes[int(t.round[n])]), int(t.n_child[n]),
+                  tuple(int(t.action[c]) for c in t.children[int(t.first[n]):int(t.first[n]) + int(t.n_child[n])]),
+                  int(t.actor[n]))
+            for n in t.decision_nodes())
+        self.block_of = {b.node: b for b in self.blocks}
+        self._seats: np.ndarray | None = None
+
+    def seat_of_entry(self) -> np.ndarray:
+        """The seat (0 button, 1 big blind) whose strategy each entry is part of."""
+        if self._seats is None:
+            seats = np.zeros(self.size, dtype=np.int8)
+            for b in self.blocks:
+                seats[b.lo:b.hi] = b.seat
+            self._seats = seats
+        return self._seats
 
     def solver(self) -> Any:
         from agent.engine._cfr import Solver
@@ -199,56 +237,40 @@ class AbstractGame:
         """The strategy the sums (or quantised weights) stand for: each information set's
         entries over their total, uniform where the total is 0; float32."""
         out = np.empty(self.size, dtype=np.float32)
-        t = self.tree
-        for n in t.decision_nodes():
-            k = int(t.n_child[n])
-            lo = int(self.offset[n])
-            ns = self.sequences[t.round[n]]
-            block = np.asarray(sums[lo:lo + ns * k], dtype=np.float64).reshape(ns, k)
+        for b in self.blocks:
+            block = np.asarray(b.rows(sums), dtype=np.float64)
             tot = block.sum(axis=1, keepdims=True)
-            probs = np.where(tot > 0, block / np.where(tot > 0, tot, 1.0), 1.0 / k)
-            out[lo:lo + ns * k] = probs.reshape(-1)
+            b.rows(out)[:] = np.where(tot > 0, block / np.where(tot > 0, tot, 1.0), 1.0 / b.actions)
         return out
 
     def stored_mask(self) -> np.ndarray:
         """True for every entry but the last of each information set (the entries a
         strategy file keeps: the last is what the others leave of 255)."""
         keep = np.ones(self.size, dtype=bool)
-        t = self.tree
-        for n in t.decision_nodes():
-            k = int(t.n_child[n])
-            lo = int(self.offset[n])
-            keep[lo + k - 1:lo + self.sequences[t.round[n]] * k:k] = False
+        for b in self.blocks:
+            b.rows(keep)[:, -1] = False
         return keep
 
     def quantise(self, policy: np.ndarray) -> np.ndarray:
         """Each information set's probabilities as bytes adding up to exactly 255
         (cumulative rounding: every byte within 1 of 255 x its probability)."""
         out = np.empty(self.size, dtype=np.uint8)
-        t = self.tree
-        for n in t.decision_nodes():
-            k = int(t.n_child[n])
-            lo = int(self.offset[n])
-            ns = self.sequences[t.round[n]]
-            block = np.clip(np.asarray(policy[lo:lo + ns * k], dtype=np.float64).reshape(ns, k), 0.0, None)
+        for b in self.blocks:
+            block = np.clip(np.asarray(b.rows(policy), dtype=np.float64), 0.0, None)
             tot = block.sum(axis=1, keepdims=True)
-            block = np.where(tot > 0, block / np.where(tot > 0, tot, 1.0), 1.0 / k)
+            block = np.where(tot > 0, block / np.where(tot > 0, tot, 1.0), 1.0 / b.actions)
             cum = np.rint(np.cumsum(block, axis=1) * 255.0)
             cum[:, -1] = 255.0
-            q = np.diff(np.concatenate([np.zeros((ns, 1)), cum], axis=1), axis=1)
-            out[lo:lo + ns * k] = np.clip(q, 0, 255).astype(np.uint8).reshape(-1)
+            q = np.diff(np.concatenate([np.zeros((b.sequences, 1)), cum], axis=1), axis=1)
+            b.rows(out)[:] = np.clip(q, 0, 255).astype(np.uint8)
         return out
 
     def unquantise(self, stored: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The bytes of every entry from the stored ones (``stored_mask``)."""
         out = np.zeros(self.size, dtype=np.int64)
         out[mask] = stored
-        t = self.tree
-        for n in t.decision_nodes():
-            k = int(t.n_child[n])
-            lo = int(self.offset[n])
-            ns = self.sequences[t.round[n]]
-            block = out[lo:lo + ns * k].reshape(ns, k)
+        for b in self.blocks:
+            block = b.rows(out)
             block[:, -1] = 255 - block[:, :-1].sum(axis=1)
         if (out < 0).any():
             raise ValueError("an information set's stored bytes add up to more than 255")

@@ -89,9 +89,8 @@ class StrategyView:
         self.policy = policy
 
     def letters(self, node: int) -> str:
-        t = self.game.tree
-        lo = int(t.first[node])
-        return "".join(ACTION_LETTERS[t.action[c]] for c in t.children[lo:lo + int(t.n_child[node])])
+        """The node's actions as letters (f c r), in the strategy's order."""
+        return "".join(ACTION_LETTERS[a] for a in self.game.block_of[node].letters)
 
     def probabilities(self, node: int, hole: Sequence[int], board: Sequence[int]) -> np.ndarray:
         """Action probabilities at ``node`` for our hole cards (in ``letters(node)`` order)."""

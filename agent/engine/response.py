@@ -136,13 +136,11 @@ def equilibrium_frequencies(game: AbstractGame, policy: np.ndarray, reach: _Reac
     num = np.zeros((len(names), 3))
     den = np.zeros(len(names))
     plain = np.zeros((len(names), 3))  # unweighted, for contexts the self-play never reaches
-    t = game.tree
     for n, mine in reach.actor.items():
-        k = int(t.n_child[n])
-        lo = int(game.offset[n])
-        probs = policy[lo:lo + mine.shape[0] * k].reshape(-1, k).astype(np.float64)
+        block = game.block_of[n]
+        probs = block.rows(policy).astype(np.float64)
         w = mine.astype(np.float64) * reach.other[n]
-        letters = [int(t.action[c]) for c in t.children[int(t.first[n]):int(t.first[n]) + k]]
+        letters = list(block.letters)
         num[ctx[n], letters] += w @ probs
         den[ctx[n]] += w.sum()
         plain[ctx[n], letters] += probs.sum(axis=0)
@@ -153,16 +151,14 @@ def equilibrium_frequencies(game: AbstractGame, policy: np.ndarray, reach: _Reac
 def _node_frequencies(game: AbstractGame, policy: np.ndarray, reach: _Reach) -> dict[int, np.ndarray]:
     """Each decision node's action frequencies (fold, call, raise) of the player to act,
     its bucket sequences weighted by its own reach (chance included)."""
-    t = game.tree
     out = {}
     for n, mine in reach.actor.items():
-        k = int(t.n_child[n])
-        lo = int(game.offset[n])
-        probs = policy[lo:lo + mine.shape[0] * k].reshape(-1, k).astype(np.float64)
+        block = game.block_of[n]
+        probs = block.rows(policy).astype(np.float64)
         w = mine.astype(np.float64)
         total = w.sum()
         row = np.zeros(3)
-        letters = [int(t.action[c]) for c in t.children[int(t.first[n]):int(t.first[n]) + k]]
+        letters = list(block.letters)
         row[letters] = (w @ probs) / total if total > 0 else probs.mean(axis=0)
         out[n] = row
     return out
@@ -201,11 +197,9 @@ class HeadsUpResponder:
 
     def _legal_letters(self) -> np.ndarray:
         """(contexts, 3) True where the context's player may take fold / call / raise."""
-        t = self.game.tree
         out = np.zeros((len(self.context_names), 3), dtype=bool)
-        for n in t.decision_nodes():
-            for c in t.children[int(t.first[n]):int(t.first[n]) + int(t.n_child[n])]:
-                out[self.context[n], int(t.action[c])] = True
+        for b in self.game.blocks:
+            out[self.context[b.node], list(b.letters)] = True
         return out
 
     # --- what is played ------------------------------------------------------------------
@@ -298,15 +292,10 @@ class HeadsUpResponder:
         if eps <= 0.0:
             return tilted
         out = tilted.copy()
-        t = self.game.tree
-        for n in t.decision_nodes():
-            k = int(t.n_child[n])
-            lo = int(self.game.offset[n])
-            ns = self.game.sequences[t.round[n]]
-            letters = [int(t.action[c]) for c in t.children[int(t.first[n]):int(t.first[n]) + k]]
-            blind = freq[self.context[n], letters]
+        for b in self.game.blocks:
+            blind = freq[self.context[b.node], list(b.letters)]
             blind = blind / blind.sum()
-            block = out[lo:lo + ns * k].reshape(ns, k)
+            block = b.rows(out)
             block *= 1.0 - eps
             block += eps * blind[None, :].astype(np.float32)
         return out
@@ -316,7 +305,6 @@ class HeadsUpResponder:
         over the nodes seen (each weighted by its count; by the self-play's chance of
         reaching it where the context was not seen)."""
         game = self.game
-        t = game.tree
         out = self.equilibrium.copy()
         floor = 1e-3
         by_context: dict[int, list[int]] = {}
@@ -330,9 +318,7 @@ class HeadsUpResponder:
             weights = []
             seen = any(n in counts for n in nodes)
             for n in nodes:
-                lo = int(game.offset[n])
-                ns = self.game.sequences[t.round[n]]
-                blocks.append(np.asarray(self.equilibrium[lo:lo + ns * k], dtype=np.float64).reshape(ns, k))
+                blocks.append(np.asarray(game.block_of[n].rows(self.equilibrium), dtype=np.float64))
                 own = self._reach.actor[n].astype(np.float64)
                 if seen:
                     total = own.sum()
@@ -358,10 +344,9 @@ class HeadsUpResponder:
             tilted /= tilted.sum(axis=1, keepdims=True)
             row = 0
             for n in nodes:
-                lo = int(game.offset[n])
-                ns = self.game.sequences[t.round[n]]
-                out[lo:lo + ns * k] = tilted[row:row + ns].reshape(-1)
-                row += ns
+                block = game.block_of[n]
+                block.rows(out)[:] = tilted[row:row + block.sequences]
+                row += block.sequences
         return out
 
     def _fit_eps(self, obs: _Observations, tilted: np.ndarray, freq: np.ndarray) -> float:
@@ -384,11 +369,10 @@ class HeadsUpResponder:
                         continue
                     if rnd not in seqs:
                         seqs[rnd] = game.abstraction.sequence_of(hole, board, rnd)
-                    k = int(t.n_child[node])
-                    kid_letters = [int(t.action[c]) for c in t.children[int(t.first[node]):int(t.first[node]) + k]]
+                    block = game.block_of[node]
+                    kid_letters = list(block.letters)
                     a = kid_letters.index(ACTION_LETTERS.index(letter))
-                    lo = int(game.offset[node]) + seqs[rnd] * k
-                    model_p.append(float(tilted[lo + a]))
+                    model_p.append(float(block.rows(tilted)[seqs[rnd], a]))
                     blind = freq[self.context[node], kid_letters]
                     blind_p.append(float(blind[a] / blind.sum()))
                 prefix.append(letters)
@@ -417,7 +401,7 @@ class HeadsUpResponder:
         solver = self._solver
         warm = self._warm_regrets()
         response = np.empty(game.size, dtype=np.float32)
-        seat_of_entry = self._seat_of_entry()
+        seat_of_entry = game.seat_of_entry()
         for model_seat in (0, 1):
             solver.set_state(warm, np.zeros(game.size))
             solver.iterate(self.settings.iterations, 1, 0, 1, model, p, model_seat)
@@ -427,31 +411,14 @@ class HeadsUpResponder:
         self.solves += 1
         self._views[opponent] = StrategyView(game, response)
 
-    def _seat_of_entry(self) -> np.ndarray:
-        cached = getattr(self, "_seats", None)
-        if cached is not None:
-            return cached
-        game = self.game
-        t = game.tree
-        seats = np.zeros(game.size, dtype=np.int8)
-        for n in t.decision_nodes():
-            lo = int(game.offset[n])
-            seats[lo:lo + game.sequences[t.round[n]] * int(t.n_child[n])] = int(t.actor[n])
-        self._seats = seats
-        return seats
-
     def _warm_regrets(self) -> np.ndarray:
         cached = getattr(self, "_warm", None)
         if cached is not None:
             return cached
-        game = self.game
-        t = game.tree
-        warm = np.zeros(game.size, dtype=np.float32)
+        warm = np.zeros(self.game.size, dtype=np.float32)
         scale = self.settings.warm_start
-        for n in t.decision_nodes():
-            lo = int(game.offset[n])
-            hi = lo + game.sequences[t.round[n]] * int(t.n_child[n])
-            warm[lo:hi] = self.equilibrium[lo:hi] * np.float32(scale * self._reach.other[n])
+        for b in self.game.blocks:
+            warm[b.lo:b.hi] = self.equilibrium[b.lo:b.hi] * np.float32(scale * self._reach.other[b.node])
         self._warm = warm
         return warm
 

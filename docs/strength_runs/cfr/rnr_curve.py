@@ -34,7 +34,7 @@ for spec in ("call", "loose-passive", "tight-aggressive", "lbr(target=cfr)"):
         seated = [me, opponent] if h % 2 else [opponent, me]
         responder.observe(dealer.play_hand(seated, Deal.draw(rng, 2), button=1, hand_id=f"c:{h}"), "me")
     model = responder.model("them")
-    seats = responder._seat_of_entry()
+    seats = responder.game.seat_of_entry()
 
     def against_model(policy):
         a = solver.profile_values(np.where(seats == 0, policy, model), 1)[0]
