@@ -193,3 +193,19 @@ def test_lbr_knows_poki_through_its_replica(small_strategy):
     _play([poki, lbr], 90)
     assert poki.responder().solves >= 1
     assert np.array_equal(poki.policy("lbr").policy, lbr._replica.view("lbr").policy)
+
+
+def test_at_a_live_table_the_response_is_solved_aside(small_strategy):
+    # With background=True (a seat with deadlines) the solve runs on its own thread: the
+    # equilibrium is played until it is done, then the response; the counting goes on.
+    s = load_strategy(small_strategy)
+    responder = HeadsUpResponder(s, ResponseSettings(min_hands=30))
+    me = create_player(f"cfr(strategy='{small_strategy}')", np.random.default_rng(4), "me")
+    caller = create_player("call", np.random.default_rng(3), "caller")
+    records = _play([me, caller], 40, seed=8)
+    started = [responder.observe(r, "me", background=True) for r in records]
+    assert started.index(True) == 29  # the 30th hand starts it
+    responder._solving.join(timeout=600)
+    assert not responder._solving.is_alive()
+    assert responder.solves == 1 and responder.view("caller").policy is not responder.equilibrium
+    assert responder._obs["caller"].hands == 40
