@@ -20,10 +20,13 @@ response to it can win back only what the 1 - p part allows. Here:
   pooled one: the strategy closest to the equilibrium in relative entropy with the
   opponent's frequencies. It keeps the equilibrium's way of choosing holdings (strong
   hands raise, weak ones fold); against a player of the equilibrium it stays at the
-  equilibrium, whatever we play. A share ε of each action is then taken card-blind at
-  the context's frequencies, ε fitted by likelihood to the opponent's actions in the
-  hands it showed down (an opponent that raises whatever it holds is not read as
-  holding strength).
+  equilibrium, whatever we play. Only contexts whose counts differ from an equilibrium
+  player's are tilted (Pearson's chi-square against the expected counts at the nodes
+  seen, p < ``significance``); elsewhere the model is the equilibrium, and with no such
+  context no response is solved at all. A share ε of each action in the tilted contexts
+  is then taken card-blind at the context's frequencies, ε fitted by likelihood to the
+  opponent's actions in the hands it showed down (an opponent that raises whatever it
+  holds is not read as holding strength).
 * **p** grows with the evidence: ``p_max`` x hands / (hands + ``confidence_hands``).
   With no hands p is 0 and the response is the equilibrium.
 * **The response** is solved by CFR+ in the abstract game (agent.engine._cfr's model
@@ -45,8 +48,10 @@ Everything is deterministic given the hands seen, so a seeded match replays exac
 """
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,6 +80,7 @@ class ResponseSettings:
     iterations: int = 40  # CFR+ iterations of each restricted-response solve
     warm_start: float = 4.0  # initial regret, in small bets x the opponent's reach, of a sure action
     showdowns_kept: int = 400
+    significance: float = 0.001  # a context's counts must differ from an equilibrium player's at this level
 
 
 def contexts_of(game: AbstractGame) -> tuple[np.ndarray, list[str]]:
@@ -193,6 +199,7 @@ class HeadsUpResponder:
         self.solves = 0
         self.last_p: dict[str, float] = {}
         self.last_eps: dict[str, float] = {}
+        self.last_significant: dict[str, list[str]] = {}
         self._legal = self._legal_letters()
 
     def _legal_letters(self) -> np.ndarray:
@@ -273,7 +280,8 @@ class HeadsUpResponder:
 
     def model(self, opponent: str, seen: _Observations | None = None) -> np.ndarray:
         """The opponent's model as an abstract strategy (module docstring), from what was
-        seen of it (default: everything so far)."""
+        seen of it (default: everything so far). ``last_significant[opponent]``: the
+        contexts in which it differs from an equilibrium player."""
         obs = seen or self._obs[opponent]
         s = self.settings
         counts = np.zeros((len(self.context_names), 3))
@@ -282,28 +290,48 @@ class HeadsUpResponder:
             c = self.context[node]
             counts[c] += row
             expected[c] += row.sum() * self.node_freq[node]
-        seen = counts.sum(axis=1, keepdims=True)
+        n_seen = counts.sum(axis=1, keepdims=True)
         # An equilibrium player's frequencies on the nodes seen (the self-play's where none).
-        base = np.where(seen > 0, expected / np.where(seen > 0, seen, 1.0), self.prior)
-        freq = (s.prior_strength * base + counts) / (s.prior_strength + seen)
-        tilted = self._tilt(freq, obs.counts)
-        eps = self._fit_eps(obs, tilted, freq)
+        base = np.where(n_seen > 0, expected / np.where(n_seen > 0, n_seen, 1.0), self.prior)
+        freq = (s.prior_strength * base + counts) / (s.prior_strength + n_seen)
+        significant = self._significant(counts, expected)
+        self.last_significant[opponent] = [self.context_names[c] for c in np.nonzero(significant)[0]]
+        tilted = self._tilt(freq, obs.counts, significant)
+        eps = self._fit_eps(obs, tilted, freq) if significant.any() else 0.0
         self.last_eps[opponent] = eps
         if eps <= 0.0:
             return tilted
         out = tilted.copy()
         for b in self.game.blocks:
-            blind = freq[self.context[b.node], list(b.letters)]
+            c = self.context[b.node]
+            if not significant[c]:
+                continue
+            blind = freq[c, list(b.letters)]
             blind = blind / blind.sum()
             block = b.rows(out)
             block *= 1.0 - eps
             block += eps * blind[None, :].astype(np.float32)
         return out
 
-    def _tilt(self, freq: np.ndarray, counts: dict) -> np.ndarray:
-        """The equilibrium tilted per context to the frequencies ``freq`` (contexts, 3)
-        over the nodes seen (each weighted by its count; by the self-play's chance of
-        reaching it where the context was not seen)."""
+    def _significant(self, counts: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        """Per context: do the opponent's actions there differ from what an equilibrium
+        player would have done at the same nodes? Pearson's chi-square against the
+        expected counts, at level ``significance`` (df = the context's actions - 1)."""
+        alpha = self.settings.significance
+        out = np.zeros(len(self.context_names), dtype=bool)
+        critical = {1: NormalDist().inv_cdf(1.0 - alpha / 2.0) ** 2, 2: -2.0 * math.log(alpha)}
+        for c in range(len(self.context_names)):
+            legal = np.nonzero(self._legal[c])[0]
+            if counts[c].sum() < 5 or legal.size < 2:
+                continue
+            e = np.maximum(expected[c, legal], 1e-9)
+            stat = float((((counts[c, legal] - e) ** 2) / e).sum())
+            out[c] = stat > critical[legal.size - 1]
+        return out
+
+    def _tilt(self, freq: np.ndarray, counts: dict, significant: np.ndarray) -> np.ndarray:
+        """The equilibrium tilted, in each ``significant`` context, to the frequencies
+        ``freq`` (contexts, 3) over the nodes seen (each weighted by its count)."""
         game = self.game
         out = self.equilibrium.copy()
         floor = 1e-3
@@ -311,20 +339,18 @@ class HeadsUpResponder:
         for n in self._reach.actor:
             by_context.setdefault(int(self.context[n]), []).append(n)
         for c, nodes in by_context.items():
+            if not significant[c]:
+                continue
             legal = np.nonzero(self._legal[c])[0]
             k = legal.size
             target = freq[c, legal] / freq[c, legal].sum()
             blocks = []
             weights = []
-            seen = any(n in counts for n in nodes)
             for n in nodes:
                 blocks.append(np.asarray(game.block_of[n].rows(self.equilibrium), dtype=np.float64))
                 own = self._reach.actor[n].astype(np.float64)
-                if seen:
-                    total = own.sum()
-                    weights.append(own / total * counts[n].sum() if n in counts and total > 0 else own * 0.0)
-                else:
-                    weights.append(own * self._reach.other[n])
+                total = own.sum()
+                weights.append(own / total * counts[n].sum() if n in counts and total > 0 else own * 0.0)
             base = np.concatenate(blocks)
             base = (base + floor) / (1.0 + k * floor)
             w = np.concatenate(weights)
@@ -395,6 +421,9 @@ class HeadsUpResponder:
             self._views.pop(opponent, None)
             return
         model = self.model(opponent, obs)
+        if not self.last_significant[opponent]:
+            self._views.pop(opponent, None)  # no evidence against the equilibrium: play it
+            return
         game = self.game
         if self._solver is None:
             self._solver = game.solver()

@@ -3,6 +3,7 @@
 # nice 5. cfr and Poki meet each house bot on the same seed (the same cards, deal by deal),
 # so paired.py gives Poki − cfr against each bot on the same deals. Poki's players are
 # rebuilt every --chunk deals (2,500: 5,000 hands of one opponent model per batch).
+# A match whose JSON is already here is not played again (delete it to replay).
 # Run from anywhere; POKI / PYTHON name the commands (default: the venv's).
 cd "$(dirname "$0")/../../.."
 P=${POKI:-.venv/bin/poki}
@@ -11,9 +12,14 @@ OUT=docs/strength_runs/cfr
 DEALS=${DEALS:-5000}
 run() {  # NAME SEED DEALS SPEC SPEC
   local name=$1 seed=$2 deals=$3; shift 3
+  [ -s $OUT/$name.json ] && return
   nice -n 5 $P match "$@" --deals $deals --seed $seed --workers 2 --chunk 2500 --name $name --json --json-hands \
-      --no-progress > $OUT/$name.json
+      --no-progress > $OUT/$name.json.part && mv $OUT/$name.json.part $OUT/$name.json
 }
+run hu_poki_cfr 7120 ${DEALS_POKI_CFR:-20000} poki cfr
+$PY docs/strength_runs/paired.py cfr/hu_poki_cfr poki cfr
+run lbr_cfr 7130 ${DEALS_LBR:-10000} 'lbr(target=cfr)' cfr
+run lbr_poki 7131 $DEALS 'lbr(target=poki)' poki
 seed=7101
 for bot in call raise random rr mc tight-aggressive tight-passive loose-aggressive loose-passive; do
   run hu_cfr_$bot $seed $DEALS cfr $bot
@@ -21,8 +27,4 @@ for bot in call raise random rr mc tight-aggressive tight-passive loose-aggressi
   $PY docs/strength_runs/paired.py cfr/hu_poki_$bot poki cfr cfr/hu_cfr_$bot
   seed=$((seed + 1))
 done
-run hu_poki_cfr 7120 ${DEALS_POKI_CFR:-20000} poki cfr
-$PY docs/strength_runs/paired.py cfr/hu_poki_cfr poki cfr
-run lbr_cfr 7130 ${DEALS_LBR:-10000} 'lbr(target=cfr)' cfr
-run lbr_poki 7131 $DEALS 'lbr(target=poki)' poki
 $PY $OUT/summarize_hu.py
