@@ -209,3 +209,18 @@ def test_at_a_live_table_the_response_is_solved_aside(small_strategy):
     assert not responder._solving.is_alive()
     assert responder.solves == 1 and responder.view("caller").policy is not responder.equilibrium
     assert responder._obs["caller"].hands == 40
+
+
+def test_against_an_equilibrium_player_nothing_is_solved(small_strategy):
+    # Its counts never differ significantly from an equilibrium player's (that is what it
+    # is): no context is tilted, no response solved, the equilibrium played throughout;
+    # against an always-calling player the first solve is due at min_hands and happens.
+    s = load_strategy(small_strategy)
+    me = create_player(f"cfr(strategy='{small_strategy}')", np.random.default_rng(4), "me")
+    for spec, solved in ((f"cfr(strategy='{small_strategy}')", 0), ("call", 1)):
+        responder = HeadsUpResponder(s, ResponseSettings(min_hands=400))
+        opponent = create_player(spec, np.random.default_rng(6), "them")
+        for record in _play([me, opponent], 400, seed=9):
+            responder.observe(record, "me")
+        assert responder.solves == solved
+        assert bool(responder.last_significant["them"]) == bool(solved)

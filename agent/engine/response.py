@@ -21,9 +21,11 @@ response to it can win back only what the 1 - p part allows. Here:
   opponent's frequencies. It keeps the equilibrium's way of choosing holdings (strong
   hands raise, weak ones fold); against a player of the equilibrium it stays at the
   equilibrium, whatever we play. Only contexts whose counts differ from an equilibrium
-  player's are tilted (Pearson's chi-square against the expected counts at the nodes
-  seen, p < ``significance``); elsewhere the model is the equilibrium, and with no such
-  context no response is solved at all. A share ε of each action in the tilted contexts
+  player's are tilted (the likelihood-ratio test of the counts against the expected
+  counts at the nodes seen, each context at ``significance`` / the contexts tested, so that an equilibrium
+  player has any context flagged at a solve with probability at most ``significance``);
+  elsewhere the model is the equilibrium, and with no such context no response is solved
+  at all. A share ε of each action in the tilted contexts
   is then taken card-blind at the context's frequencies, ε fitted by likelihood to the
   opponent's actions in the hands it showed down (an opponent that raises whatever it
   holds is not read as holding strength).
@@ -80,7 +82,7 @@ class ResponseSettings:
     iterations: int = 40  # CFR+ iterations of each restricted-response solve
     warm_start: float = 4.0  # initial regret, in small bets x the opponent's reach, of a sure action
     showdowns_kept: int = 400
-    significance: float = 0.001  # a context's counts must differ from an equilibrium player's at this level
+    significance: float = 0.001  # the chance that a solve flags any context of an equilibrium player
 
 
 def contexts_of(game: AbstractGame) -> tuple[np.ndarray, list[str]]:
@@ -200,6 +202,7 @@ class HeadsUpResponder:
         self.last_p: dict[str, float] = {}
         self.last_eps: dict[str, float] = {}
         self.last_significant: dict[str, list[str]] = {}
+        self._floor_cache: dict[int, np.ndarray] = {}
         self._legal = self._legal_letters()
 
     def _legal_letters(self) -> np.ndarray:
@@ -286,15 +289,17 @@ class HeadsUpResponder:
         s = self.settings
         counts = np.zeros((len(self.context_names), 3))
         expected = np.zeros((len(self.context_names), 3))
+        tested = np.zeros((len(self.context_names), 3))  # expected, rare actions floored (the test's)
         for node, row in obs.counts.items():
             c = self.context[node]
             counts[c] += row
             expected[c] += row.sum() * self.node_freq[node]
+            tested[c] += row.sum() * self._floored(node)
         n_seen = counts.sum(axis=1, keepdims=True)
         # An equilibrium player's frequencies on the nodes seen (the self-play's where none).
         base = np.where(n_seen > 0, expected / np.where(n_seen > 0, n_seen, 1.0), self.prior)
         freq = (s.prior_strength * base + counts) / (s.prior_strength + n_seen)
-        significant = self._significant(counts, expected)
+        significant = self._significant(counts, tested)
         self.last_significant[opponent] = [self.context_names[c] for c in np.nonzero(significant)[0]]
         tilted = self._tilt(freq, obs.counts, significant)
         eps = self._fit_eps(obs, tilted, freq) if significant.any() else 0.0
@@ -313,19 +318,38 @@ class HeadsUpResponder:
             block += eps * blind[None, :].astype(np.float32)
         return out
 
+    def _floored(self, node: int) -> np.ndarray:
+        """The node's equilibrium frequencies with each legal action at 0.5% at least: the
+        test's expected counts, so that an action the abstract game's self-play never
+        takes at a node, seen once, is not read as a different player (the real deals
+        reach a node with other bucket sequences than the abstract game's chance)."""
+        cached = self._floor_cache.get(node)
+        if cached is None:
+            legal = list(self.game.block_of[node].letters)
+            row = np.zeros(3)
+            row[legal] = np.maximum(self.node_freq[node][legal], 0.005)
+            cached = self._floor_cache[node] = row / row.sum()
+        return cached
+
     def _significant(self, counts: np.ndarray, expected: np.ndarray) -> np.ndarray:
         """Per context: do the opponent's actions there differ from what an equilibrium
-        player would have done at the same nodes? Pearson's chi-square against the
-        expected counts, at level ``significance`` (df = the context's actions - 1)."""
-        alpha = self.settings.significance
+        player would have done at the same nodes? The likelihood-ratio (G) test of the
+        counts against the expected counts, chi-square with df = the context's actions - 1,
+        each context tested at ``significance`` / the contexts tested (Bonferroni: against
+        an equilibrium player the chance that any context is flagged at one solve is at
+        most ``significance``)."""
+        tested = [c for c in range(len(self.context_names))
+                  if counts[c].sum() >= 5 and int(self._legal[c].sum()) >= 2]
         out = np.zeros(len(self.context_names), dtype=bool)
+        if not tested:
+            return out
+        alpha = self.settings.significance / len(tested)
         critical = {1: NormalDist().inv_cdf(1.0 - alpha / 2.0) ** 2, 2: -2.0 * math.log(alpha)}
-        for c in range(len(self.context_names)):
+        for c in tested:
             legal = np.nonzero(self._legal[c])[0]
-            if counts[c].sum() < 5 or legal.size < 2:
-                continue
-            e = np.maximum(expected[c, legal], 1e-9)
-            stat = float((((counts[c, legal] - e) ** 2) / e).sum())
+            o = counts[c, legal]
+            e = np.maximum(expected[c, legal], 1e-12)
+            stat = 2.0 * float(np.sum(np.where(o > 0, o * np.log(np.where(o > 0, o, 1.0) / e), 0.0)))
             out[c] = stat > critical[legal.size - 1]
         return out
 
