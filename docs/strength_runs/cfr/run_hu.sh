@@ -16,7 +16,7 @@ run() {  # NAME SEED DEALS SPEC SPEC
   nice -n 5 $P match "$@" --deals $deals --seed $seed --workers 2 --chunk 2500 --name $name --json --json-hands \
       --no-progress > $OUT/$name.json.part && mv $OUT/$name.json.part $OUT/$name.json
 }
-run hu_poki_cfr 7120 ${DEALS_POKI_CFR:-20000} poki cfr
+run hu_poki_cfr 7120 ${DEALS_POKI_CFR:-40000} poki cfr
 $PY docs/strength_runs/paired.py cfr/hu_poki_cfr poki cfr
 run lbr_cfr 7130 ${DEALS_LBR:-10000} 'lbr(target=cfr)' cfr
 run lbr_poki 7131 $DEALS 'lbr(target=poki)' poki

@@ -11,16 +11,16 @@ BOTS = ("call", "raise", "random", "rr", "mc", "tight-aggressive", "tight-passiv
         "loose-passive")
 
 
-def row(name: str, spec: str) -> tuple[float, float, dict]:
+def row(name: str, player: str) -> tuple[float, float, dict]:
+    """The match NAME's row of the player seated as ``player``."""
     d = json.loads((here / f"{name}.json").read_text())
-    p = next(p for p in d["players"] if p["spec"] == spec)
+    p = next(p for p in d["players"] if p["name"] == player)
     return p["sb_per_hand"], p["ci95"], d
 
 
-def per_deal(name: str, spec: str, d: dict) -> np.ndarray:
+def per_deal(name: str, player: str, d: dict) -> np.ndarray:
     kept = json.loads((here / f"{name}.deals.json").read_text())
-    specs = {p["name"]: p["spec"] for p in d["players"]}
-    col = [i for i, n in enumerate(kept["players"]) if specs[n] == spec][0]
+    col = kept["players"].index(player)
     chips = np.asarray(kept["deal_chips"], dtype=np.float64)[:, col]
     return chips / (d["rotations"] * d["table"]["small_bet"])
 
@@ -36,10 +36,11 @@ for bot in BOTS:
     half = 1.96 * x.std(ddof=1) / np.sqrt(x.size)
     print(f"{bot:<18} {c:>+9.3f} ± {cci:.3f} {p:>+9.3f} ± {pci:.3f} {x.mean():>+11.3f} ± {half:.3f}  "
           f"{dp['deals']:>5}  {dp['seed']}")
-for name, spec in (("hu_poki_cfr", "poki"), ("lbr_cfr", "lbr(target=cfr)"), ("lbr_poki", "lbr(target=poki)")):
+for name, player in (("hu_poki_cfr", "poki"), ("lbr_cfr", "lbr"), ("lbr_poki", "lbr")):
     try:
-        v, ci, d = row(name, spec)
+        v, ci, d = row(name, player)
     except FileNotFoundError:
         continue
+    spec = next(p["spec"] for p in d["players"] if p["name"] == player)
     print(f"{name}: {spec} {v:+.3f} ± {ci:.3f} sb/hand ({v - ci:+.3f} … {v + ci:+.3f}), {d['deals']} deals "
-          f"x {d['rotations']}, seed {d['seed']}")
+          f"x {d['rotations']}, seed {d['seed']}, {d['seconds']:.0f} s")
