@@ -14,7 +14,7 @@ fig, ax = plt.subplots(figsize=(6.4, 4.2))
 for path in sorted(here.glob("train_*.json")):
     log = json.loads(path.read_text())
     rows = log["rows"]
-    label = "x".join(map(str, log["buckets"])) + f" buckets ({log['threads']} threads)"
+    label = "x".join(map(str, log["buckets"])) + f" buckets, {log['threads']} threads, load {log['load_average'][0]:.1f}"
     ax.loglog([r["seconds"] for r in rows], [max(r["exploitability_mbb"], 1e-3) for r in rows], marker=".",
               label=label)
     print(f"{label}, load average {log['load_average'][0]:.1f} at the end")

@@ -28,3 +28,11 @@ for bot in call raise random rr mc tight-aggressive tight-passive loose-aggressi
   seed=$((seed + 1))
 done
 $PY $OUT/summarize_hu.py
+# The finer strategy (train.sh --fine writes /tmp/cfr-8888.npz): against the shipped one,
+# and its own local best response.
+if [ -s /tmp/cfr-8888.npz ]; then
+  run cfr8_cfr5 7140 ${DEALS_FINE:-10000} "fine=cfr(strategy='/tmp/cfr-8888.npz')" cfr
+  $PY docs/strength_runs/paired.py cfr/cfr8_cfr5 "cfr(strategy=/tmp/cfr-8888.npz)" cfr
+  run lbr_cfr8 7141 ${DEALS_LBR:-10000} "lbr(strategy='/tmp/cfr-8888.npz')" "cfr(strategy='/tmp/cfr-8888.npz')"
+  $PY docs/strength_runs/paired.py cfr/lbr_cfr8 "lbr(strategy=/tmp/cfr-8888.npz)" "cfr(strategy=/tmp/cfr-8888.npz)"
+fi
