@@ -19,7 +19,9 @@ run() {  # NAME SEED DEALS SPEC SPEC
 run hu_poki_cfr 7120 ${DEALS_POKI_CFR:-40000} poki cfr
 $PY docs/strength_runs/paired.py cfr/hu_poki_cfr poki cfr
 run lbr_cfr 7130 ${DEALS_LBR:-10000} 'lbr(target=cfr)' cfr
+$PY docs/strength_runs/paired.py cfr/lbr_cfr lbr cfr
 run lbr_poki 7131 $DEALS 'lbr(target=poki)' poki
+$PY docs/strength_runs/paired.py cfr/lbr_poki 'lbr(target=poki)' poki
 seed=7101
 for bot in call raise random rr mc tight-aggressive tight-passive loose-aggressive loose-passive; do
   run hu_cfr_$bot $seed $DEALS cfr $bot
