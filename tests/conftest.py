@@ -34,3 +34,12 @@ def small_strategy(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("strategy") / "small.npz"
     StrategyFile.write(path, game, trainer.average(), trainer.log.rows)
     return str(path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The player kinds, with the built-in settings, as the command line registers them
+    with its own (agent.play.kinds): tests build players from specs directly."""
+    from agent.play.kinds import install_kinds
+    from agent.config import Config
+
+    install_kinds(Config())

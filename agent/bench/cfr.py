@@ -1,4 +1,4 @@
-"""`poki bench` section ``cfr``: the heads-up equilibrium's speeds (docs/strength.md §11).
+"""`poki bench` section ``cfr``: the heads-up equilibrium's speeds (docs/strength.md §12).
 
 * CFR+ training on the shipped strategy's abstract game: iterations per second with one
   thread and with every core (an iteration walks the tree once per player), and the

@@ -1,5 +1,5 @@
 """Solve heads-up limit hold'em in an abstract game by CFR+ and write the strategy file the
-`cfr` player reads (docs/strength.md §11 says exactly what the abstract game is).
+`cfr` player reads (docs/strength.md §12 says exactly what the abstract game is).
 
 First the card abstraction's chance model is measured on sampled deals (--buckets per
 round, --flops sampled flops with --turns turns each and --rivers rivers on each turn);

@@ -19,12 +19,12 @@ import numpy as np
 from agent.engine.equilibrium import DEFAULT_STRATEGY, load_strategy
 from agent.engine.heads_up import StrategyView, check_structure, spot_of
 from agent.game.rules import Action
-from agent.players import BasePlayer, Param, PlayerKind, register
+from agent.players import BasePlayer, Param, PlayerKind
 
 if TYPE_CHECKING:
     from agent.game.context import GameContext
 
-__all__ = ["EquilibriumPlayer"]
+__all__ = ["CFR_KIND", "EquilibriumPlayer"]
 
 
 class EquilibriumPlayer(BasePlayer):
@@ -53,9 +53,10 @@ class EquilibriumPlayer(BasePlayer):
         return self.view
 
 
-register(PlayerKind(
+# The kind agent.play.kinds registers (the registry is filled from above, never by import).
+CFR_KIND = PlayerKind(
     "cfr",
     lambda name, rng, strategy: EquilibriumPlayer(name, rng, strategy),
     {"strategy": Param(str, "", f"strategy file from `poki train-cfr` (default: the shipped "
                                 f"{DEFAULT_STRATEGY.name})")},
-    "heads-up equilibrium of an abstract game, solved by CFR+ (PsOpti's successor; heads-up only)"))
+    "heads-up equilibrium of an abstract game, solved by CFR+ (PsOpti's successor; heads-up only)")

@@ -23,7 +23,7 @@ The opponent is anything that can say, at each of its decisions in this hand, th
 probabilities of every holding: ``opponent() -> StrategyView`` (agent.engine.heads_up),
 asked afresh at every decision of a hand (a learning opponent may change between hands).
 
-Registered as ``lbr(target=cfr)`` and ``lbr(target=poki)``, to be seated against that
+Registered (by agent.play.kinds, :func:`lbr_kind`) as ``lbr(target=cfr)`` and ``lbr(target=poki)``, to be seated against that
 target (``poki match 'lbr(target=cfr)' cfr``): against ``cfr`` it reads the same strategy
 file; against Poki heads-up it keeps a replica of Poki's responder (agent.engine.response)
 fed the same finished hands, whose strategy is a function of those hands alone, so it
@@ -40,13 +40,14 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.engine.heads_up import StrategyView, betting_string, check_structure
 from agent.game.rules import Action
-from agent.players import BasePlayer, Param, PlayerKind, register
+from agent.players import BasePlayer, Param, PlayerKind
 
 if TYPE_CHECKING:
+    from agent.config import Config
     from agent.game.context import GameContext
     from agent.game.records import HandRecord
 
-__all__ = ["LocalBestResponse", "lbr_values", "range_of", "share_against"]
+__all__ = ["LocalBestResponse", "lbr_kind", "lbr_values", "range_of", "share_against"]
 
 _LETTER_OF_KIND = {"f": "f", "k": "c", "c": "c", "b": "r", "r": "r"}
 _BOARD_AT_ROUND = (0, 3, 4, 5)
@@ -186,12 +187,9 @@ class TargetedLocalBestResponse(LocalBestResponse):
             self._replica.end_hand(record, self.name)
 
 
-def _lbr_kind() -> PlayerKind:
-    import os
-
-    from agent.config import load_config
-
-    p_default = load_config(os.environ.get("POKI_CONFIG") or None).engine.heads_up_p
+def lbr_kind(config: Config) -> PlayerKind:
+    """The ``lbr`` player kind, the default of ``p`` from ``config``'s [engine] heads_up_p
+    (agent.play.kinds registers it with the settings the program was given, as Poki's)."""
     return PlayerKind(
         "lbr",
         lambda name, rng, target, strategy, p, preflop_trials: TargetedLocalBestResponse(
@@ -200,9 +198,6 @@ def _lbr_kind() -> PlayerKind:
                          choices=("cfr", "poki")),
          "strategy": Param(str, "", "the target's strategy file (cfr's strategy, Poki's heads_up_strategy; "
                                     "default: the shipped one)"),
-         "p": Param(float, p_default, "target=poki: Poki's heads_up_p", low=0.0, high=1.0),
+         "p": Param(float, config.engine.heads_up_p, "target=poki: Poki's heads_up_p", low=0.0, high=1.0),
          "preflop_trials": Param(int, 2000, "roll-outs of a pre-flop share of the pot", low=100, high=10**6)},
         "local best response (Lisý & Bowling 2017) to cfr or to Poki heads-up: a lower bound on its exploitability")
-
-
-register(_lbr_kind())

@@ -43,7 +43,7 @@ response to it can win back only what the 1 - p part allows. Here:
 
 How exploitable the response may become is set by p: in the abstract game the response
 to a badly wrong model (that of a local best response, agent.engine.lbr) was about 60
-mbb/hand exploitable at p = 0.25 and 700 at p = 0.45 (docs/strength.md §11), so
+mbb/hand exploitable at p = 0.25 and 700 at p = 0.45 (docs/strength.md §12), so
 ``p_max`` is kept low.
 
 Everything is deterministic given the hands seen, so a seeded match replays exactly.

@@ -4,7 +4,7 @@
 * :class:`AcpcSession` is one player's side of the protocol: MATCHSTATE lines in, events
   to the seat, our answer out when it is our turn; :func:`play_at_dealer` runs it over a
   TCP connection (connectors.acpc.client) to any ACPC dealer.
-* :func:`host_match` runs our dealer (connectors.acpc.server) with remote players and
+* :func:`host_match` runs our dealer (agent.play.acpc_dealer) with remote players and
   in-process seats; an in-process seat is a seat runtime the dealer feeds events and
   asks for decisions directly (no text in between).
 * Every decision has a deadline (:class:`DecisionClock`, from config ``[acpc]``): the
@@ -12,9 +12,9 @@
   per response and 7 s per hand on average over the match), so a slow engine must
   answer in time; the seat answers its fallback (check, else call) when the engine is
   late.
-* Finished hands go to the opponent database through the seat's sink, written on the
-  seat's worker thread (the one thread that touches the SQLite connection); a Poki
-  player reads its opponents' models from the same database.
+* Finished hands go to the opponent database through the seat's sink, to the database
+  writer thread (agent.play.stores, as at IRC tables); a Poki player reads and writes its
+  opponents' models through the same thread, attached as every runner attaches them.
 """
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ import numpy as np
 
 from agent.config import AcpcConfig
 from agent.game.events import HandEnded
+from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
+from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import Player, create_player
 from agent.game.rules import Phase
 from agent.game.tracker import Tracker, TrackerError
@@ -42,7 +44,7 @@ from connectors.acpc.protocol import (
     format_response,
     is_comment,
 )
-from connectors.acpc.server import AcpcDealer, DealerLimits, MatchOutcome
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
 from connectors.acpc.game import AcpcGame
 from agent.game.rules import Action
 
@@ -190,41 +192,23 @@ class AcpcSession:
         return self.translator.last is not None and not self.translator.hand_over
 
 
-class _DatabaseModels:
-    """A Poki player's model store backed by the database: models are read from it; the
-    hands are written by the seat's sink, once, so the player's own write is a no-op."""
-
-    def __init__(self, db: Any) -> None:
-        self.db = db
-
-    def get(self, nick: str, network: str) -> Any:
-        return self.db.get(nick, network)
-
-    def write_hand(self, record: Any, network: str) -> Any:
-        from agent.game.records import WriteReport
-
-        return WriteReport()
-
-
-def _attach_database(seat: Seat, db_path: str | None, network: str,
-                     settings: Any = None) -> Callable[[], None]:
-    """Open the database on the seat's worker thread, send finished hands there, let a
-    Poki player read its models from it. Returns the closer."""
+def _open_models(seat: Seat, db_path: str | None, network: str, settings: Any = None) -> Callable[[], None]:
+    """The opponent database at ``db_path`` on its own writer thread (as at IRC tables):
+    finished hands go there through the seat's sink, and the player reads and writes its
+    models through the same thread (agent.play.stores). Returns the closer."""
     if db_path is None:
         return lambda: None
-    from db.database import Database
-
-    kwargs = {}
+    kwargs: dict[str, Any] = {"half_life": None}
     if settings is not None:
-        kwargs = {"synchronous": settings.database.synchronous,
-                  "half_life": settings.model.half_life_hands}
-    db = seat.run(lambda: Database(db_path, **kwargs))
-    seat.sink = lambda record: db.write_hand(record, network)
-    player = seat.player
-    if hasattr(player, "store") and hasattr(player, "network"):
-        store = _DatabaseModels(db)
-        seat.run(lambda: (setattr(player, "store", store), setattr(player, "network", network)))
-    return lambda: seat.run(db.close)
+        kwargs = {"synchronous": settings.database.synchronous, "half_life": settings.model.half_life_hands}
+    writer = DatabaseWriter(db_path, **kwargs)
+    try:
+        attach_models(seat.player, writer.models(), network)
+    except BaseException:
+        writer.close()
+        raise
+    seat.sink = lambda record: writer.write(record, network)
+    return writer.close
 
 
 @dataclass
@@ -262,18 +246,23 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                    config: AcpcConfig | None = None, db_path: str | None = None,
                    settings: Any = None, names: Sequence[str] = (), match: str | None = None,
                    progress: Callable[[int], None] | None = None,
-                   connect_timeout: float = 30.0) -> ClientResult:
+                   connect_timeout: float = 30.0,
+                   on_ready: Callable[[str], None] | None = None) -> ClientResult:
     """Connect to an ACPC dealer, greet, play every hand it deals with ``player`` until it
-    closes the match; finished hands go to the database at ``db_path`` (None: nowhere)."""
+    closes the match; finished hands go to the database at ``db_path`` (None: nowhere).
+    ``on_ready`` is told what the player runs with (bettor, predictor, floor, store) once
+    its models are attached, before connecting."""
     config = config or AcpcConfig()
     where = f"dealer {host}:{port}"
     match = match or f"acpc:{host}:{port}:{int(time.time())}"
     seat = Seat(player, source=where)
     try:
-        close_db = _attach_database(seat, db_path, NETWORK, settings)
+        close_db = _open_models(seat, db_path, NETWORK, settings)
     except BaseException:
         seat.close()
         raise
+    if on_ready is not None:
+        on_ready(describe_player(player))
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     if seat.follows_events:
         session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
@@ -337,8 +326,9 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
     others are remote and connect to the ports passed to ``on_listen`` (called once the
     sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
-    rules state for every hand (connectors.acpc.fast_deal says when it need not)."""
+    rules state for every hand (agent.play.acpc_fast_deal says when it need not)."""
     config = config or AcpcConfig()
+    ensure_kinds()
     local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)
     player_seeds = root.spawn(len(names))

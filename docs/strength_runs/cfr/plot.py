@@ -1,4 +1,4 @@
-"""docs/strength.md §11: the abstract game's exploitability against training time, from the
+"""docs/strength.md §12: the abstract game's exploitability against training time, from the
 logs `poki train-cfr --log-json` wrote here (train_*.json): a table (printed) and a plot
 (exploitability.png, log-log)."""
 import json

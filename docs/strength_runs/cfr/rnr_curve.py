@@ -1,4 +1,4 @@
-"""docs/strength.md §11: what p buys and costs. For a few opponents, 1,000 heads-up hands
+"""docs/strength.md §12: what p buys and costs. For a few opponents, 1,000 heads-up hands
 against the equilibrium (cfr) are seen by Poki's responder (agent.engine.response), which
 builds its model of the opponent; then the p-restricted response to that model is solved
 as Poki solves it (two warm-started CFR+ runs of 40 iterations, one per seat) for several
@@ -11,11 +11,14 @@ import time
 
 import numpy as np
 
-from agent.config import TableConfig
+from agent.config import Config, TableConfig
 from agent.engine.equilibrium import load_strategy, mbb
 from agent.engine.response import HeadsUpResponder, ResponseSettings
 from agent.play.dealer import Deal, Dealer
+from agent.play.kinds import install_kinds
 from agent.players import create_player
+
+install_kinds(Config())
 
 hands = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 7

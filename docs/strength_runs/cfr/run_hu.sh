@@ -1,5 +1,5 @@
 #!/bin/bash
-# docs/strength.md §11: the heads-up rows. Duplicate matches, fresh seeds, two workers,
+# docs/strength.md §12: the heads-up rows. Duplicate matches, fresh seeds, two workers,
 # nice 5. cfr and Poki meet each house bot on the same seed (the same cards, deal by deal),
 # so paired.py gives Poki − cfr against each bot on the same deals. Poki's players are
 # rebuilt every --chunk deals (2,500: 5,000 hands of one opponent model per batch).

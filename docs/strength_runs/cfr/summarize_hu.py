@@ -1,4 +1,4 @@
-"""docs/strength.md §11: the heads-up rows from the JSON files run_hu.sh wrote here: each
+"""docs/strength.md §12: the heads-up rows from the JSON files run_hu.sh wrote here: each
 match's sb/hand with its 95% interval, and Poki − cfr against each house bot paired by
 deal (the two matches of a bot share the seed: the same cards from the same seats)."""
 import json

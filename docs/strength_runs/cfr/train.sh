@@ -1,5 +1,5 @@
 #!/bin/bash
-# docs/strength.md §11: the shipped strategy (agent/engine/data/cfr-default.npz) and the
+# docs/strength.md §12: the shipped strategy (agent/engine/data/cfr-default.npz) and the
 # finer one. Run from anywhere; POKI / PYTHON name the commands (default: the venv's).
 cd "$(dirname "$0")/../../.."
 P=${POKI:-.venv/bin/poki}

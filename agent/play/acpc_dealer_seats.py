@@ -1,4 +1,4 @@
-"""The ACPC dealer's match types (connectors.acpc.server): its limits, what it reports
+"""The ACPC dealer's match types (agent.play.acpc_dealer): its limits, what it reports
 per seat and per match, and a seat as the dealer holds it (a remote connection or an
 in-process seat)."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ __all__ = ["DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatRepo
 
 
 class LocalSeat(Protocol):
-    """An in-process seat (see connectors.acpc.server's module docstring)."""
+    """An in-process seat (see agent.play.acpc_dealer's module docstring)."""
 
     def feed(self, event: Event) -> object: ...
 
