@@ -10,7 +10,7 @@ from agent.game.variant import Street
 
 __all__ = ["AwardedExternally", "BetOrRaised", "BlindPosted", "BoardDealt", "CheckedOrCalled",
            "DeclaredAllIn", "Folded", "HandEnded", "HoleDealt", "Left", "Mucked", "Operation",
-           "Pot", "PotAwarded", "ShowdownBegan", "Shown"]
+           "Pot", "PotAwarded", "Posted", "ShowdownBegan", "Shown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +18,18 @@ class BlindPosted:
     seat: int
     amount: int
     big: bool
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A post beyond the hand's blinds (a player joining or coming back posts to be dealt
+    in at once): ``live`` counts towards the seat's bet this round, ``dead`` goes to the
+    pot and counts for nothing."""
+
+    seat: int
+    live: int
+    dead: int
     all_in: bool
 
 
@@ -106,6 +118,7 @@ class HandEnded:
 
 Operation = (
     BlindPosted
+    | Posted
     | HoleDealt
     | BoardDealt
     | Folded
