@@ -14,7 +14,6 @@ Each step is the same code as its own sub-command (`poki match`, `poki replay`,
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -30,7 +29,8 @@ DEFAULT_FIELD = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="out/demo", metavar="DIR",
-                        help="folder for the logs and the database (default out/demo; emptied first)")
+                        help="folder for the logs and the database (default out/demo): a new or empty "
+                             "folder, or one an earlier demo wrote, whose files are replaced")
     parser.add_argument("--deals", type=int, default=100,
                         help="deals in the match, each played once per seat rotation (default 100)")
     parser.add_argument("--seed", type=int, default=None, help="match seed (default: [random] seed)")
@@ -46,6 +46,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hands the IRC demo plays (default 600)")
 
 
+# What each demo writes into --out: the demo clears these (and nothing else) on its next run.
+_DATABASE = ("poki.sqlite", "poki.sqlite-wal", "poki.sqlite-shm")
+OFFLINE_ENTRIES = ("match.acpc.log", "phh", "report", *_DATABASE)
+IRC_ENTRIES = ("logs", "report", *_DATABASE, "dealer.sqlite", "dealer.sqlite-wal", "dealer.sqlite-shm",
+               "dealer.sqlite.pending-hands")
+DEMO_KIND = "demo"
+
+
+def _demo_folder(out: str, entries: tuple[str, ...]) -> Path | None:
+    """--out made ready for a demo (agent.output_folder: a new or empty folder, or one an
+    earlier demo wrote, cleared of what that demo made); None, said on stderr, if not."""
+    from agent.output_folder import OutputFolderError, clear_folder
+
+    try:
+        return clear_folder(out, DEMO_KIND, entries)
+    except (OutputFolderError, OSError) as exc:
+        print(f"poki demo: --out {exc}", file=sys.stderr)
+        return None
+
+
 def _step(title: str) -> None:
     print(f"\n== {title}", flush=True)
 
@@ -56,10 +76,9 @@ def run(args: argparse.Namespace) -> int:
     from agent.cli import main as poki
     from agent.play.replay import shared_irc_logs
 
-    out = Path(args.out)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = _demo_folder(args.out, OFFLINE_ENTRIES)
+    if out is None:
+        return 2
     db_path = out / "poki.sqlite"
     phh_dir = out / "phh"
     seed = args.seed if args.seed is not None else args.settings.random.seed
@@ -128,10 +147,6 @@ def _irc_demo(args: argparse.Namespace) -> int:
     if args.hands < 1:
         print("poki demo: --hands must be at least 1", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
     seed = args.seed if args.seed is not None else args.settings.random.seed
     specs = args.players if args.players != list(DEFAULT_FIELD) else list(DEMO_FIELD)
     from agent.players import SpecError, parse_spec
@@ -144,6 +159,9 @@ def _irc_demo(args: argparse.Namespace) -> int:
         return 2
     if not 2 <= len(specs) <= args.settings.table.seats:
         print(f"poki demo: 2-{args.settings.table.seats} players, got {len(specs)}", file=sys.stderr)
+        return 2
+    out = _demo_folder(args.out, IRC_ENTRIES)
+    if out is None:
         return 2
     config = ["--config", args.config] if args.config else []
     figures = run_irc_demo(args.settings, out, hands=args.hands, specs=specs, seed=seed,
