@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from agent.cli import arguments
+
 DEFAULT_FIELD = (
     "poki",
     "rr",
@@ -31,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="out/demo", metavar="DIR",
                         help="folder for the logs and the database (default out/demo): a new or empty "
                              "folder, or one an earlier demo wrote, whose files are replaced")
-    parser.add_argument("--deals", type=int, default=100,
+    parser.add_argument("--deals", type=arguments.positive_count, default=100,
                         help="deals in the match, each played once per seat rotation (default 100)")
-    parser.add_argument("--seed", type=int, default=None, help="match seed (default: [random] seed)")
+    parser.add_argument("--seed", type=arguments.seed, default=None, help="match seed (default: [random] seed)")
     parser.add_argument("--players", nargs="+", default=list(DEFAULT_FIELD), metavar="SPEC",
                         help="player specs for the match (default: Poki, the rate-of-return bot "
                         "and the four tight/loose x aggressive/passive styles)")
@@ -42,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--offline", action="store_true",
                         help="no IRC: the duplicate match and log replay pipeline instead")
-    parser.add_argument("--hands", type=int, default=600,
+    parser.add_argument("--hands", type=arguments.positive_count, default=600,
                         help="hands the IRC demo plays (default 600)")
 
 

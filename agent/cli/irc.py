@@ -23,6 +23,8 @@ import signal
 import sys
 import time
 
+from agent.cli import arguments
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -31,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_argument("--server", metavar="HOST:PORT", help="IRC server (default: [irc] server)")
     common.add_argument("--channel", action="append", metavar="CHANNEL",
                         help="a table's channel; repeat for several tables (default: [irc] channels)")
-    common.add_argument("--seed", type=int, default=None, help="seed (default: [random] seed)")
+    common.add_argument("--seed", type=arguments.seed, default=None, help="seed (default: [random] seed)")
     common.add_argument("--no-flood-limit", action="store_true",
                         help="send without flood control (only on a server of your own)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
@@ -46,10 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "database and to ACPC/PHH logs.")
     deal.add_argument("--nick", default="dealer", help="the dealer's nick (default dealer)")
     deal.add_argument("--db", metavar="FILE", help="database (default: [database] path)")
-    deal.add_argument("--hands", type=int, default=None, help="stop after this many hands (default: until stopped)")
+    deal.add_argument("--hands", type=arguments.positive_count, default=None, help="stop after this many hands (default: until stopped)")
     deal.add_argument("--logs", metavar="DIR", default="irc-logs",
                       help="folder for the hand logs, <table>.acpc.log and <table>.phhs (default irc-logs)")
-    deal.add_argument("--action-seconds", type=float, default=None,
+    deal.add_argument("--action-seconds", type=arguments.seconds, default=None,
                       help="time limit per action (default: [irc] action_seconds)")
     deal.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -69,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     server = sub.add_parser("server", help="run an IRC server (miniircd) on 127.0.0.1 until stopped",
                             description="A real IRC server on loopback for your own tables.")
-    server.add_argument("--port", type=int, default=6667, help="port (default 6667)")
+    server.add_argument("--port", type=arguments.listen_port, default=6667, help="port (default 6667)")
 
 
 def run(args: argparse.Namespace) -> int:

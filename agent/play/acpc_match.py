@@ -30,11 +30,12 @@ import numpy as np
 
 from agent.config import AcpcConfig
 from agent.game.events import HandEnded
+from agent.game.records import with_content_id
 from agent.play.seat import Seat, SeatStats
 from agent.players import Player, create_player
 from agent.game.rules import Phase
 from agent.game.tracker import Tracker, TrackerError
-from connectors.acpc.client import AcpcConnection
+from connectors.acpc.client import AcpcConnection, DealerSilent
 from connectors.acpc.protocol import (
     MatchState,
     ProtocolError,
@@ -103,11 +104,13 @@ class AcpcSession:
 
     def __init__(self, game: AcpcGame, seat: Seat, *, names: Sequence[str] = (),
                  match: str = "acpc", source: str = "acpc",
-                 clock: DecisionClock | None = None) -> None:
+                 clock: DecisionClock | None = None,
+                 hand_clock: Callable[[], float] | None = None) -> None:
         self.game = game
         self.seat = seat
         self.source = source
-        self.translator = StateTranslator(game, seat.me, names=names, match=match, source=source)
+        self.translator = StateTranslator(game, seat.me, names=names, match=match, source=source,
+                                          clock=hand_clock)
         self.clock = clock
         self.lines = 0
         self.errors = 0
@@ -219,7 +222,10 @@ def _attach_database(seat: Seat, db_path: str | None, network: str,
         kwargs = {"synchronous": settings.database.synchronous,
                   "half_life": settings.model.half_life_hands}
     db = seat.run(lambda: Database(db_path, **kwargs))
-    seat.sink = lambda record: db.write_hand(record, network)
+    # Stored under an id that names the hand's content (when it was dealt, who sat, what
+    # happened): a reused match name or a hand number the dealer repeats never makes a
+    # new hand look stored already.
+    seat.sink = lambda record: db.write_hand(with_content_id(record), network)
     player = seat.player
     if hasattr(player, "store") and hasattr(player, "network"):
         store = _DatabaseModels(db)
@@ -235,6 +241,21 @@ class ClientResult:
     ended_mid_hand: bool
     dealer: str
     messages: list[str] = field(default_factory=list)
+    storing: bool = False  # finished hands went to a database
+    lost: bool = False  # the connection broke or the dealer went silent
+
+    @property
+    def stored(self) -> int:
+        """Finished hands stored (0 when not storing)."""
+        return self.stats.hands - self.stats.not_stored if self.storing else 0
+
+    @property
+    def complete(self) -> bool:
+        """The dealer closed the match between hands, every hand was followed to its
+        end and, when storing, every one of them was stored."""
+        s = self.stats
+        return (not self.lost and not self.ended_mid_hand and not s.hands_abandoned
+                and not (self.storing and s.not_stored))
 
     def summary(self, name: str) -> str:
         s = self.stats
@@ -248,8 +269,8 @@ class ClientResult:
             problems.append(f"{s.hands_abandoned} hands abandoned")
         if self.protocol_errors:
             problems.append(f"{self.protocol_errors} bad lines from the dealer")
-        if s.sink_errors:
-            problems.append(f"{s.sink_errors} hands not stored")
+        if s.not_stored:
+            problems.append(f"{s.not_stored} hands not stored (the last: {s.last_storage_error})")
         if self.ended_mid_hand:
             problems.append("the dealer closed the match in the middle of a hand")
         problems.extend(self.messages)
@@ -264,7 +285,9 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                    progress: Callable[[int], None] | None = None,
                    connect_timeout: float = 30.0) -> ClientResult:
     """Connect to an ACPC dealer, greet, play every hand it deals with ``player`` until it
-    closes the match; finished hands go to the database at ``db_path`` (None: nowhere)."""
+    closes the match; finished hands go to the database at ``db_path`` (None: nowhere).
+    A dealer silent for ``config.dealer_timeout`` seconds ends the match for us (the
+    result says so: ``lost``)."""
     config = config or AcpcConfig()
     where = f"dealer {host}:{port}"
     match = match or f"acpc:{host}:{port}:{int(time.time())}"
@@ -276,7 +299,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         raise
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     if seat.follows_events:
-        session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+        session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock,
+                              hand_clock=time.time)
     else:
         # No hooks, no sink: the lean path answers from the betting string
         # (agent.play.acpc_lean); its answers and summary are the full path's.
@@ -284,7 +308,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
 
         session = LeanSession(game, seat, names=names, match=match, source=where, clock=clock)
     try:
-        conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes)
+        conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes,
+                              silence=config.dealer_timeout)
     except ConnectionError:
         close_db()
         seat.close()
@@ -308,8 +333,15 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         conn.greet()
         with _frozen_heap():
             conn.serve(session.on_line, after_send)
+    except DealerSilent as exc:
+        last = session.translator.last
+        waited = ("the first state of the match" if last is None else
+                  f"the next state of hand {last.hand_number}" if session.mid_hand else
+                  f"the state after hand {last.hand_number}")
+        lost = f"{exc} while we waited for {waited}; the match is given up"
+        log.error("%s", lost)
     except (ConnectionError, OSError) as exc:
-        lost = f"{where}: connection lost: {exc}"
+        lost = str(exc) if str(exc).startswith(where) else f"{where}: connection lost: {exc}"
         log.error("%s", lost)
     finally:
         conn.close()
@@ -323,7 +355,7 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         close_db()
         seat.close()
     return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where,
-                        [lost] if lost else [])
+                        [lost] if lost else [], storing=db_path is not None, lost=bool(lost))
 
 
 def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
@@ -346,7 +378,8 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
         player = create_player(spec, np.random.default_rng(player_seeds[index]), names[index])
         local[index] = Seat(player, me=names[index], source=f"seat {index + 1} ({names[index]})")
     limits = limits or DealerLimits(config.response_timeout, config.budget_per_hand,
-                                    config.connect_timeout or None, config.max_line_bytes)
+                                    config.connect_timeout or None, config.max_line_bytes,
+                                    config.greet_timeout)
     dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
                         host=host or config.host, ports=ports, local=local, limits=limits,
                         log_file=log_file, fast=fast)
