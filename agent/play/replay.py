@@ -164,9 +164,9 @@ def _skipper(db_path: str) -> Callable[[str], bool]:
     """has_hand of a read connection to the database, one per process."""
     db = _known_dbs.get(db_path)
     if db is None:
-        from db.database import Database
+        from db.database import StoredHands
 
-        db = _known_dbs[db_path] = Database(db_path, create=False)
+        db = _known_dbs[db_path] = StoredHands(db_path)
     return db.has_hand
 
 
