@@ -57,18 +57,27 @@ def quick_check(conn: sqlite3.Connection, limit: int = 5) -> list[str]:
 
 
 def inspect(path: str | Path, known_migrations: set[str], migration_set: str, *,
-            create: bool, verify: bool, error: type[Exception]) -> FileState:
+            create: bool, verify: bool, error: type[Exception], write: bool = True) -> FileState:
     """Look at ``path`` read-only and raise ``error`` (the caller's DatabaseError) for a
-    file that must not be opened (module docstring); ``verify`` runs the quick check."""
+    file that must not be opened (module docstring); ``verify`` runs the quick check;
+    ``write``: the caller will write, so the file and its folder must be writable."""
     path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
     if not path.exists():
         if path.is_symlink():
             raise error(f"{path}: a link to nothing")
         if not create:
             raise error(f"no database at {path}")
+        if write and folder.is_dir() and not os.access(folder, os.W_OK):
+            raise error(f"{path}: cannot be written: the folder {folder} is read-only")
         return FileState("missing")
     if path.is_dir():
         raise error(f"{path}: a folder, not a database file")
+    if write and not os.access(path, os.W_OK):
+        raise error(f"{path}: cannot be written: the file is read-only (nothing was played or read)")
+    if write and not os.access(folder, os.W_OK):
+        # SQLite keeps its journal beside the file.
+        raise error(f"{path}: cannot be written: its folder {folder} is read-only (nothing was played or read)")
     try:
         with open(path, "rb") as handle:
             head = handle.read(100)

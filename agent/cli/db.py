@@ -73,7 +73,8 @@ def _damage(path: str) -> list[str]:
     from db import opening, schema
     from db.database import DatabaseError
 
-    opening.inspect(path, schema.known(), schema.MIGRATION_SET, create=False, verify=False, error=DatabaseError)
+    opening.inspect(path, schema.known(), schema.MIGRATION_SET, create=False, verify=False, error=DatabaseError,
+                    write=False)
     try:
         conn = opening.open_read_only(path)
         try:

@@ -165,6 +165,10 @@ def _deal(args: argparse.Namespace) -> int:
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
               f"{stats.refused} commands refused")
+    if host.unstored:
+        print(f"poki irc deal: {host.unstored} finished hand(s) could not be stored in {db}; they are kept in "
+              f"its journal and stored at the next start", file=sys.stderr)
+        return 1
     return 0 if host.error is None else 1
 
 
@@ -206,6 +210,10 @@ def _play(args: argparse.Namespace) -> int:
         _stop_report_job(job)
         bot.stop()
     print(summary)
+    if bot.writer.not_stored:
+        print(f"poki irc play: {bot.writer.not_stored} finished hand(s) were NOT stored in {db}; the last: "
+              f"{bot.writer.last_error}", file=sys.stderr)
+        return 1
     return 0
 
 

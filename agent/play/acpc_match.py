@@ -246,8 +246,9 @@ class ClientResult:
 
     @property
     def stored(self) -> int:
-        """Finished hands stored (0 when not storing)."""
-        return self.stats.hands - self.stats.not_stored if self.storing else 0
+        """Finished hands stored by this match (0 when not storing)."""
+        s = self.stats
+        return s.hands - s.not_stored - s.already_stored if self.storing else 0
 
     @property
     def complete(self) -> bool:
@@ -271,6 +272,9 @@ class ClientResult:
             problems.append(f"{self.protocol_errors} bad lines from the dealer")
         if s.not_stored:
             problems.append(f"{s.not_stored} hands not stored (the last: {s.last_storage_error})")
+        if s.already_stored:
+            problems.append(f"{s.already_stored} hands already in the database (the same hand: same start, "
+                            "cards and actions), not stored twice")
         if self.ended_mid_hand:
             problems.append("the dealer closed the match in the middle of a hand")
         problems.extend(self.messages)

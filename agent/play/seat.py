@@ -43,9 +43,10 @@ table plays is the hand the dealer would have made of it.
 When a hand ends the seat hands its :class:`~agent.game.records.HandRecord` to the injected
 ``sink`` (e.g. a database writer; on the worker thread, after the player's ``end_hand``)
 and adds our result to :class:`SeatStats` (net chips, small bets per hand, a 95%
-interval). A hand the sink did not store is counted in ``not_stored`` with the reason:
-the sink raised, or its :class:`~agent.game.records.WriteReport` says the hand was a
-duplicate or was refused, so a table can never report hands as stored that are not.
+interval). A hand the sink did not store is counted in ``not_stored`` with the reason
+(the sink raised, or its :class:`~agent.game.records.WriteReport` says it was refused),
+and one it found stored already in ``already_stored``, so a table never reports hands as
+stored that are not.
 """
 from __future__ import annotations
 
@@ -103,7 +104,8 @@ class SeatStats:
     illegal: int = 0  # decisions the player answered with an illegal move: the fallback
     player_errors: int = 0  # exceptions raised by the player (hooks or act)
     sink_errors: int = 0  # exceptions raised by the sink
-    not_stored: int = 0  # hands given to the sink and not stored (errors, duplicates, refusals)
+    not_stored: int = 0  # hands given to the sink and not stored (errors, refusals)
+    already_stored: int = 0  # hands the sink found stored already (the same hand)
     net_chips: int = 0  # our chips won minus put in over the finished hands
     decision_seconds: float = 0.0  # time spent waiting for decisions
     last_error: str = ""
@@ -297,7 +299,9 @@ class Seat:
             return
         if isinstance(report, WriteReport):
             if report.duplicates:
-                self._not_stored(record, "a hand with the same content is already stored")
+                # The same hand (the store's id names its content) is in the store already.
+                self.stats.already_stored += 1
+                log.warning("%s: hand %s was already stored", self.source, record.hand_id)
             for _, reason in report.rejected:
                 self._not_stored(record, f"the database refused it: {reason}")
 
