@@ -50,6 +50,11 @@ class DatabaseError(Exception):
     """A database file that cannot be used as it is; the message names the file."""
 
 
+class DatabaseWriteError(DatabaseError):
+    """A write that failed (a full disk, a file or folder made read-only meanwhile): the
+    transaction left nothing in the file, and what was committed before it is kept."""
+
+
 class StoredHands:
     """Which hands a database holds, through a read-only connection of its own (a reading
     process beside the writer: it never writes, nor waits for the write lock)."""
@@ -236,7 +241,7 @@ class Database:
         except sqlite3.OperationalError as exc:
             # A full disk, a file or folder that became read-only, a lock held too long:
             # nothing of the transaction is in the file.
-            raise DatabaseError(f"{self.path}: cannot write: {exc} (nothing of this write was kept)") from None
+            raise DatabaseWriteError(f"{self.path}: cannot write: {exc} (nothing of this write was kept)") from None
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:

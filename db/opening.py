@@ -128,7 +128,10 @@ def _decide(conn: sqlite3.Connection, path: Path, known: set[str], migration_set
         raise error(f"{path}: made by a newer version of Poki (it has had migration {', '.join(newer)}, "
                     "which this version does not know); left as it is: use that version, or another file")
     if verify:
-        problems = quick_check(conn)
+        try:
+            problems = quick_check(conn)
+        except sqlite3.DatabaseError as exc:  # damaged past what the check can list
+            problems = [str(exc)]
         if problems:
             raise error(f"{path}: the file is damaged ({'; '.join(problems[:3])}); nothing was written to it: "
                         "`poki db check` examines it")

@@ -184,7 +184,7 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
     from agent.play.replay import replay
     from connectors.acpc.game import GameError
-    from db.database import DatabaseError
+    from db.database import DatabaseError, DatabaseWriteError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError)
     pool_context: Any = nullcontext(None)
@@ -225,7 +225,7 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
                              on_problem=on_problem)
     except expected as exc:
         print(f"poki replay: {exc}", file=sys.stderr)
-        if isinstance(exc, DatabaseError):
+        if isinstance(exc, DatabaseWriteError):
             print("poki replay: every hand stored before this is kept; the same command resumes where it stopped",
                   file=sys.stderr)
         return 2 if isinstance(exc, (FileNotFoundError, GameError)) else 1
