@@ -21,7 +21,6 @@ from agent.play.acpc_match import host_match, play_at_dealer
 from agent.players import create_player
 from connectors.acpc.client import LineFramer
 from connectors.acpc.game import standard_game
-from connectors.acpc.protocol import parse_action
 from connectors.acpc.server import DealerLimits
 
 HU = standard_game("holdem.limit.2p.reverse_blinds.game")
@@ -46,7 +45,7 @@ class Dealer:
             try:
                 self.outcome, _ = host_match(HU, ["remote", "house"], hands, seed, seats={1: house}, game_name=GAME,
                                              on_listen=listening, log_file=log_file,
-                                             limits=limits or DealerLimits(30, 30, 60, greet_timeout=30))
+                                             limits=limits or DealerLimits(30, 30, 60))
             except BaseException as exc:  # noqa: BLE001
                 self.error = exc
             finally:
@@ -150,6 +149,8 @@ def test_finding5_a_dealer_that_never_accepts_is_given_up() -> None:
 
 
 def test_actions_are_read_by_their_first_letter_as_the_acpc_dealer_reads_them() -> None:
+    from connectors.acpc.protocol import parse_action
+
     # project_acpc_server game.c: charToAction maps f/F fold, c/C and k/K call, r/R and
     # b/B raise; in a limit game readAction reads that one letter and no size.
     for text, action in [("f", Action.FOLD), ("F", Action.FOLD), ("c", Action.CHECK_CALL), ("k", Action.CHECK_CALL),

@@ -9,8 +9,9 @@ import os
 import pytest
 
 from agent.cli import main
-from agent.output_folder import MARKER, OutputFolderError, check_replaceable, clear_folder
 from db.database import Database
+
+MARKER = ".poki-output"  # agent.output_folder.MARKER
 
 
 @pytest.fixture
@@ -86,6 +87,8 @@ def test_a_report_replaces_its_own_report_and_refuses_once_a_stranger_moves_in(e
 
 
 def test_an_empty_or_missing_folder_is_taken_and_a_file_is_refused(empty_db, tmp_path) -> None:
+    from agent.output_folder import OutputFolderError, check_replaceable, clear_folder
+
     (tmp_path / "empty").mkdir()
     assert _report(empty_db, tmp_path / "empty") == 0
     assert _report(empty_db, tmp_path / "new" / "deeper") == 0
@@ -110,6 +113,8 @@ def test_finding1_demo_out_keeps_a_folder_it_did_not_make(tmp_path, capsys) -> N
 
 
 def test_a_demo_folder_is_cleared_of_what_the_demo_makes_only(tmp_path) -> None:
+    from agent.output_folder import OutputFolderError, clear_folder
+
     out = clear_folder(tmp_path / "demo", "demo", ["poki.sqlite", "report"])
     (out / "poki.sqlite").write_text("an earlier run's")
     (out / "report").mkdir()

@@ -63,8 +63,11 @@ def _play(port: int, db, *extra: str) -> int:
 
 
 def _hands(db) -> int:
-    with sqlite3.connect(db) as conn:
+    conn = sqlite3.connect(db)
+    try:
         return conn.execute("SELECT count(*) FROM hands").fetchone()[0]
+    finally:
+        conn.close()
 
 
 def test_finding2_a_second_match_under_the_same_name_stores_its_hands(tmp_path, capsys) -> None:
@@ -93,8 +96,9 @@ def test_finding2_a_hand_number_the_dealer_repeats_is_stored(tmp_path) -> None:
     assert _play(dealer.port, db, "--match", "t") == 0
     dealer.close()
     assert dealer.problems == []
-    with sqlite3.connect(db) as conn:
-        ids = [r[0].rsplit(":", 1)[0] for r in conn.execute("SELECT hand_id FROM hands ORDER BY seq")]
+    conn = sqlite3.connect(db)
+    ids = [r[0].rsplit(":", 1)[0] for r in conn.execute("SELECT hand_id FROM hands ORDER BY seq")]
+    conn.close()
     assert ids == ["t:2", "t:3", "t:2"]
 
 
@@ -205,6 +209,9 @@ def test_finding6_replay_onto_a_full_disk_fails_clearly_and_resumes(method, acpc
 
 
 def _rows(db) -> dict:
-    with sqlite3.connect(db) as conn:
+    conn = sqlite3.connect(db)
+    try:
         return {t: conn.execute(f"SELECT * FROM [{t}] ORDER BY 1, 2").fetchall()
                 for t in ("players", "aliases", "hands", "seats", "actions", "results", "models")}
+    finally:
+        conn.close()

@@ -35,7 +35,7 @@ from agent.play.seat import Seat
 from agent.players import create_player
 from connectors.acpc.client import LineFramer
 from connectors.acpc.game import standard_game
-from connectors.acpc.protocol import ProtocolError, parse_action, parse_matchstate, parse_response
+from connectors.acpc.protocol import ProtocolError, parse_matchstate, parse_response
 from connectors.irc import dialect as d
 
 FUZZ = settings(derandomize=True, database=None, deadline=None,
@@ -59,6 +59,8 @@ def _apply(sample: str, ops: list[tuple]) -> str:
         elif op[0] == "repeat":  # a piece repeated: long lines, deep nesting, runs of separators
             piece = text[at:at + op[2]] or "["
             text = text[:at] + piece * op[3] + text[at:]
+        elif op[0] == "nest":  # brackets opened deeper than any parser's stack
+            text = text[:at] + op[2] * op[3] + text[at:]
         elif op[0] == "swap" and n:
             other = op[2] % n
             a, b = sorted((at % n, other))
@@ -74,6 +76,8 @@ def mutated(samples: list[str], alphabet: str = "") -> st.SearchStrategy[str]:
         st.tuples(st.just("insert"), st.integers(0, 400), chars),
         st.tuples(st.just("repeat"), st.integers(0, 400), st.integers(1, 6), st.integers(2, 3000)),
         st.tuples(st.just("swap"), st.integers(0, 400), st.integers(0, 400)),
+        st.tuples(st.just("nest"), st.integers(0, 400), st.sampled_from(["[", "{", "[[", "a = [", "{a = "]),
+                  st.integers(100, 5000)),
     )
     near = st.builds(_apply, st.sampled_from(samples), st.lists(op, max_size=4))
     return st.one_of(near, near, near, st.text(alphabet + HOSTILE, max_size=200))
@@ -105,7 +109,7 @@ def _session(game, spec: str):
     seat = Seat(create_player(spec, np.random.default_rng(0), "me"), source="fuzz")
     clock = DecisionClock(5.0, 5.0)
     if seat.follows_events:
-        return seat, AcpcSession(game, seat, match="f", source="fuzz", clock=clock, hand_clock=lambda: 0.0)
+        return seat, AcpcSession(game, seat, match="f", source="fuzz", clock=clock)
     return seat, LeanSession(game, seat, match="f", source="fuzz", clock=clock)
 
 
@@ -156,6 +160,8 @@ def test_fuzz_responses_as_our_dealer_reads_them(lines: list[str], state: str) -
     pending = list(lines)
     action = dealer._answer_in(seat, pending, state, legal)
     assert action is None or action in legal
+    from connectors.acpc.protocol import parse_action
+
     for line in lines:
         try:
             answered, text = parse_response(line)
@@ -331,12 +337,15 @@ _max_bets = 4
 """
 
 
+PHH_CHARS = "[]{}'\"=,dhpcbrsmf0123456789"
+
+
 @FILES
-@given(st.lists(mutated(PHH_HAND.splitlines(), "[]{}'\"=,dhpcbrsmf0123456789"), max_size=30), st.booleans())
-def test_fuzz_phh_files_through_the_replay(lines: list[str], one_hand: bool) -> None:
+@given(st.one_of(mutated([PHH_HAND, PHH_HAND + "\n" + PHH_HAND.replace("[1]", "[2]")], PHH_CHARS),
+                 st.lists(mutated(PHH_HAND.splitlines(), PHH_CHARS), max_size=30).map("\n".join)), st.booleans())
+def test_fuzz_phh_files_through_the_replay(text: str, one_hand: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / ("h.phh" if one_hand else "h.phhs")
-        text = "\n".join(lines)
         path.write_bytes(text.encode("utf-8", "surrogatepass"))
         entries = _replay_items([path])
     assert all(e[0] in (1, 3) for e in entries)
