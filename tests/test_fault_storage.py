@@ -215,3 +215,17 @@ def _rows(db) -> dict:
                 for t in ("players", "aliases", "hands", "seats", "actions", "results", "models")}
     finally:
         conn.close()
+
+
+def test_a_match_under_a_used_name_stores_its_hands_and_says_what_it_held_already(tmp_path, capsys) -> None:
+    db = tmp_path / "m.sqlite"
+
+    def match(seed: int) -> int:
+        return main(["match", "call", "raise", "--deals", "5", "--seed", str(seed), "--name", "same", "--db", str(db),
+                     "--no-progress"])
+
+    assert match(1) == 0 and _hands(db) == 10
+    assert match(2) == 0 and _hands(db) == 20  # other cards under the same name: new hands
+    capsys.readouterr()
+    assert match(1) == 0 and _hands(db) == 20  # the very same deals played the same way
+    assert "held already" in capsys.readouterr().out

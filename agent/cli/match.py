@@ -149,4 +149,8 @@ def _play(args: argparse.Namespace, setup: "TournamentSetup", cluster: Any) -> i
         print(json.dumps(result.to_json(hands=args.json_hands), indent=2))
     else:
         print(result.format_table())
+    if result.rejected_hands:
+        print(f"poki match: {result.rejected_hands} hand(s) were NOT stored in {args.db}: the database refused them",
+              file=sys.stderr)
+        return 1
     return 0
