@@ -127,3 +127,12 @@ def page_limit(monkeypatch, extra_pages: int) -> Iterator[None]:
         yield
     finally:
         monkeypatch.setattr(sqlite3, "connect", real)
+
+
+def stored_hands(db: Path) -> int:
+    """Hands in a database file (its connection closed at once: a mount can be released)."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT count(*) FROM hands").fetchone()[0]
+    finally:
+        conn.close()

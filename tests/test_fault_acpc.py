@@ -13,53 +13,18 @@ import threading
 import numpy as np
 import pytest
 
+from acpc_helpers import DealerThread as Dealer
 from acpc_helpers import ScriptedDealer, states
 from agent.cli import main
 from agent.config import AcpcConfig
 from agent.game.rules import Action
-from agent.play.acpc_match import host_match, play_at_dealer
+from agent.play.acpc_match import play_at_dealer
 from agent.players import create_player
 from connectors.acpc.client import LineFramer
 from connectors.acpc.game import standard_game
 from connectors.acpc.server import DealerLimits
 
 HU = standard_game("holdem.limit.2p.reverse_blinds.game")
-GAME = "holdem.limit.2p.reverse_blinds.game"
-
-
-class Dealer:
-    """host_match in a thread: seat 0 remote (``port``), seat 1 an in-process house bot."""
-
-    def __init__(self, hands: int, seed: int, house: str = "house=call", limits: DealerLimits | None = None,
-                 log_file=None) -> None:
-        self.ready = threading.Event()
-        self.port = 0
-        self.outcome = None
-        self.error: BaseException | None = None
-
-        def listening(ports):
-            self.port = ports[0]
-            self.ready.set()
-
-        def run():
-            try:
-                self.outcome, _ = host_match(HU, ["remote", "house"], hands, seed, seats={1: house}, game_name=GAME,
-                                             on_listen=listening, log_file=log_file,
-                                             limits=limits or DealerLimits(30, 30, 60))
-            except BaseException as exc:  # noqa: BLE001
-                self.error = exc
-            finally:
-                self.ready.set()
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        assert self.ready.wait(60) and self.port
-
-    def join(self):
-        self.thread.join(120)
-        assert not self.thread.is_alive()
-        assert self.error is None, self.error
-        return self.outcome
 
 
 def _client(port: int, **config) -> object:

@@ -6,7 +6,6 @@ A killed replay resuming to the same database is tests/test_replay.py's."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -16,6 +15,7 @@ import pytest
 
 from agent.cli import main
 from agent.play.replay import ReplayOptions, replay
+from faults import stored_hands as _stored
 
 REPO = Path(__file__).resolve().parents[1]
 HANDS = 12
@@ -31,12 +31,6 @@ def acpc_log(tmp_path_factory) -> Path:
     return log
 
 
-def _stored(db: Path) -> int:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT count(*) FROM hands").fetchone()[0]
-    finally:
-        conn.close()
 
 
 def test_finding3_a_folder_linking_to_itself_twice_is_read_once(acpc_log, tmp_path) -> None:

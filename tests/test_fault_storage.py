@@ -7,54 +7,17 @@ from __future__ import annotations
 
 import socket
 import sqlite3
-import threading
 
 import pytest
 
+from acpc_helpers import DealerThread as Dealer
 from agent.cli import main
-from agent.play.acpc_match import host_match
-from connectors.acpc.game import standard_game
-from connectors.acpc.server import DealerLimits
 from db.database import Database
-from faults import MOUNT, READ_ONLY, fill, page_limit, read_only_copy, small_disk
+from faults import MOUNT, READ_ONLY, fill, page_limit, read_only_copy, small_disk, stored_hands
 
-HU = standard_game("holdem.limit.2p.reverse_blinds.game")
 # How a full disk is made (the test ids say): a real small tmpfs where this machine lets
 # us mount one (root, as on CI), and always SQLite's own error path (a page limit).
 FULL_DISK = ["tmpfs", "sqlite-page-limit"] if MOUNT else ["sqlite-page-limit"]
-GAME = "holdem.limit.2p.reverse_blinds.game"
-
-
-class Dealer:
-    """Our ACPC dealer in a thread: seat 'house' plays in-process, the other seat waits
-    for the client on ``port``."""
-
-    def __init__(self, hands: int, seed: int) -> None:
-        self.ready = threading.Event()
-        self.port = 0
-        self.error: BaseException | None = None
-
-        def listening(ports):
-            self.port = ports[0]
-            self.ready.set()
-
-        def run():
-            try:
-                host_match(HU, ["client", "house"], hands, seed, seats={1: "house=raise"}, game_name=GAME,
-                           on_listen=listening, limits=DealerLimits(30, 30, 30))
-            except BaseException as exc:  # noqa: BLE001
-                self.error = exc
-            finally:
-                self.ready.set()
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        assert self.ready.wait(60) and self.port
-
-    def join(self) -> None:
-        self.thread.join(120)
-        assert not self.thread.is_alive()
-        assert self.error is None, self.error
 
 
 def _play(port: int, db, *extra: str) -> int:
@@ -62,24 +25,19 @@ def _play(port: int, db, *extra: str) -> int:
                  *extra])
 
 
-def _hands(db) -> int:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT count(*) FROM hands").fetchone()[0]
-    finally:
-        conn.close()
+_hands = stored_hands
 
 
 def test_finding2_a_second_match_under_the_same_name_stores_its_hands(tmp_path, capsys) -> None:
     db = tmp_path / "p.sqlite"
     for seed, total in ((1, 10), (2, 20)):
-        dealer = Dealer(10, seed)
+        dealer = Dealer(10, seed, house="house=raise")
         assert _play(dealer.port, db, "--match", "same") == 0
         dealer.join()
         assert _hands(db) == total
         assert "10 hands stored" in capsys.readouterr().out
     # The same seed deals the same cards: still a new match, played at another time.
-    dealer = Dealer(10, 1)
+    dealer = Dealer(10, 1, house="house=raise")
     assert _play(dealer.port, db, "--match", "same") == 0
     dealer.join()
     assert _hands(db) == 30
@@ -129,7 +87,7 @@ def test_finding2_a_full_disk_mid_match_fails_with_a_count(method, tmp_path, cap
             db = disk / "p.sqlite"
             Database(db).close()
             fill(disk, 400)
-            dealer = Dealer(60, 4)
+            dealer = Dealer(60, 4, house="house=raise")
             assert _play(dealer.port, db) == 1
             dealer.join()
             stored = _hands(db)
@@ -137,7 +95,7 @@ def test_finding2_a_full_disk_mid_match_fails_with_a_count(method, tmp_path, cap
         db = tmp_path / "p.sqlite"
         Database(db).close()
         with page_limit(monkeypatch, 8):
-            dealer = Dealer(60, 4)
+            dealer = Dealer(60, 4, house="house=raise")
             assert _play(dealer.port, db) == 1
             dealer.join()
         stored = _hands(db)
