@@ -41,19 +41,10 @@ def find_month_folders(folder: Path | str) -> list[Path]:
     raise FileNotFoundError(f"no IRC poker month folder (with hdb, hroster, pdb/) in {folder}")
 
 
-def _lines(path: Path | str, stray: list[SkippedHand], runs: RunCollector) -> Iterator[tuple[int, str]]:
-    """(line number, text) of each line of a file of the month, streamed; a line over the
-    length cap is reported in ``stray`` instead. latin-1 maps every byte to one character,
-    so odd bytes in a nick never stop a read; splitting on '\n' alone keeps line numbers
-    right whatever other bytes a line holds."""
-    spath = str(path)
-    for line in bounded.lines(path):
-        raw = line.raw
-        if raw is None:
-            _note(stray, runs.add(spath, line.number, f"a line of {line.size:,} bytes, over the "
-                                                      f"{bounded.MAX_LINE_BYTES:,} a line may have", ""))
-            continue
-        yield line.number, raw.decode("latin-1")
+def _too_long(path: str, line: bounded.Line, stray: list[SkippedHand], runs: RunCollector) -> None:
+    """A line of the month over the length cap: reported (in a run), never held."""
+    _note(stray, runs.add(path, line.number, f"a line of {line.size:,} bytes, over the "
+                                             f"{bounded.MAX_LINE_BYTES:,} a line may have", ""))
 
 
 def _note(stray: list[SkippedHand], run: bounded.Run | None) -> None:
@@ -84,7 +75,14 @@ def _index_pdb(pdb_dir: Path, stray: list[SkippedHand]) -> dict[int, list[PdbLin
     for name in names:
         spath = os.path.join(pdb_dir, name)
         try:
-            for lineno, text in _lines(spath, stray, runs):
+            # Streamed; latin-1 maps every byte to one character, so odd bytes in a nick
+            # never stop a read; splitting on '\n' alone keeps line numbers right.
+            for line in bounded.lines(spath):
+                lineno, _, raw, _ = line
+                if raw is None:
+                    _too_long(spath, line, stray, runs)
+                    continue
+                text = raw.decode("latin-1")
                 head = text.split(None, 2)
                 if not head:
                     continue
@@ -93,7 +91,8 @@ def _index_pdb(pdb_dir: Path, stray: list[SkippedHand]) -> dict[int, list[PdbLin
                 except (IndexError, ValueError):
                     _note(stray, runs.add(spath, lineno, "no hand timestamp in column 2", text))
                     continue
-                _note(stray, runs.flush())
+                if runs.run is not None:
+                    _note(stray, runs.flush())
                 entry = _new_tuple(PdbLine, (text, spath, lineno))
                 bucket = get(t)
                 if bucket is None:
@@ -111,7 +110,12 @@ def _index_roster(path: Path, stray: list[SkippedHand]) -> dict[int, tuple[str, 
     spath = str(path)
     runs = RunCollector()
     try:
-        for lineno, text in _lines(path, stray, runs):
+        for line in bounded.lines(path):
+            lineno, _, raw, _ = line
+            if raw is None:
+                _too_long(spath, line, stray, runs)
+                continue
+            text = raw.decode("latin-1")
             head = text.split(None, 1)
             if not head:
                 continue
@@ -120,7 +124,8 @@ def _index_roster(path: Path, stray: list[SkippedHand]) -> dict[int, tuple[str, 
             except ValueError:
                 _note(stray, runs.add(spath, lineno, "no hand timestamp in column 1", text))
                 continue
-            _note(stray, runs.flush())
+            if runs.run is not None:
+                _note(stray, runs.flush())
             if t in index:
                 stray.append(_stray(spath, lineno, f"a second hroster line for hand {t}", text))
                 continue
@@ -225,9 +230,8 @@ class IrcMonth:
                 if run is not None:
                     yield _run_problem(run)
                 continue
-            run = runs.flush()
-            if run is not None:
-                yield _run_problem(run)
+            if runs.run is not None:
+                yield _run_problem(runs.flush())  # type: ignore[arg-type]
             source = f"{spath}:{lineno}"
             if first[timestamp] != lineno:
                 yield SkippedHand(timestamp, source,

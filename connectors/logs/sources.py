@@ -568,9 +568,8 @@ def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[It
             if problem is not None:
                 yield problem
             continue
-        problem = _run_item(runs.flush())
-        if problem is not None:
-            yield problem
+        if runs.run is not None:
+            yield _run_item(runs.flush())  # type: ignore[misc]
         where = f"{path}:{lineno}"
         try:
             hand = acpc_log.parse_state(text, where)
