@@ -69,7 +69,7 @@ class RandomConfig:
 class ModelConfig:
     half_life_hands: float = 500.0
     blend_observations: float = 20.0
-    predictor: str = "meta"  # twelve | backoff | meta (agent.game.prediction) | learned (agent.game.learned)
+    predictor: str = "meta"  # twelve | backoff | meta (agent.models.prediction) | learned (agent.models.learned)
 
     def __post_init__(self) -> None:
         if self.predictor not in ("twelve", "backoff", "meta", "learned"):

@@ -1,9 +1,9 @@
 """Opponent histories in SQLite; the only package that imports sqlite-utils.
 
 :class:`~db.database.Database` stores whole hands, one transaction per batch, and keeps
-the decayed per-context counts (agent.game.frequencies) that the opponent model reads; it
-implements the engine's ``ModelStore`` protocol (agent.engine.opponent_model). It depends
-on agent.game only. The SQLite part is imported when first used.
+the decayed per-context counts (agent.models.frequencies) that the opponent model reads; it
+implements the whole model store the engine reads through (agent.models.store.ModelStore).
+It depends on agent.game and agent.models only. The SQLite part is imported when first used.
 """
 from __future__ import annotations
 

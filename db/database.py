@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from agent.game.context import FINE_PER_COARSE, FINE_SCHEME, N_FINE_CONTEXTS
-from agent.game.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
-from agent.game.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
+from agent.models.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.store import OffModelCounts
 from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import HandRecord, WriteReport
 
@@ -43,7 +44,7 @@ _FINE_KEY = N_FINE_CONTEXTS  # player * _FINE_KEY + fine context: one int per to
 _IN_CHUNK = 500  # host parameters per IN (...) list, well under SQLite's limit
 
 if TYPE_CHECKING:
-    from agent.game.learned import LearnedModel
+    from agent.models.learned import LearnedModel
 
 
 class DatabaseError(Exception):
@@ -73,7 +74,8 @@ class StoredHands:
 
 
 class Database:
-    """The Poki database. Implements the ModelStore protocol (get, write_hand)."""
+    """The Poki database. Implements the model store the engine reads and writes
+    (agent.models.store.ModelStore: models, predictor, off-model counts, learned weights)."""
 
     def __init__(
         self,
@@ -520,9 +522,13 @@ class Database:
 
         return load_learned(self.db.conn, name)
 
-    def off_model(self, nick: str, network: str) -> tuple[float, float, float, float]:
-        """(calls, of them off-model, bets/raises, of them off-model) seen at `nick`'s
-        showdowns (db.off_model; the engine's floor_on = "learned")."""
+    def describe(self) -> str:
+        """What the engine reads its models from (the banner of a bot that starts)."""
+        return f"SQLite {self.path}"
+
+    def off_model(self, nick: str, network: str) -> OffModelCounts:
+        """The off-model counts seen at `nick`'s showdowns (db.off_model; the engine's
+        floor_on = "learned")."""
         from db.off_model import read_off_model
 
         return read_off_model(self.db.conn, network, nick)

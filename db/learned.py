@@ -1,5 +1,5 @@
 """The learned predictor's data and storage: every stored decision turned into its
-feature vector as the models stood before its hand (agent.game.learned), and the fitted
+feature vector as the models stood before its hand (agent.models.learned), and the fitted
 weights kept in the ``learned_predictors`` table (migration m004) with the range of
 hands they were fitted on.
 
@@ -17,9 +17,9 @@ from itertools import groupby
 
 import numpy as np
 
-from agent.game.frequencies import Decay, PlayerState
-from agent.game.learned import N_FEATURES, LearnedModel, hand_features
-from agent.game.prediction import Predictor, Strengths
+from agent.models.frequencies import Decay, PlayerState
+from agent.models.learned import N_FEATURES, LearnedModel, hand_features
+from agent.models.prediction import Predictor, Strengths
 
 __all__ = ["Decisions", "decisions", "load_learned", "store_learned"]
 

@@ -1,6 +1,6 @@
 """The opponent models as the database stores them: reading them (a player, a network's
 population, everything), rebuilding them from the stored hands, writing a rebuilt set,
-and comparing two sets. The arithmetic is agent.game.prediction.Predictor.advance, the
+and comparing two sets. The arithmetic is agent.models.prediction.Predictor.advance, the
 same the writer (db.database) and the in-memory store use, so a recomputation equals the
 models kept up to date hand by hand.
 """
@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from itertools import groupby
 
 from agent.game.context import N_CONTEXTS
-from agent.game.frequencies import ContextCounts, Decay, PlayerState
-from agent.game.prediction import Predictor
+from agent.models.frequencies import ContextCounts, Decay, PlayerState
+from agent.models.prediction import Predictor
 from agent.game.records import ACTION_CLASS
 
 _DECISION_KINDS_SQL = "('f','k','c','b','r')"

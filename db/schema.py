@@ -161,7 +161,7 @@ def m002_irc_bankrolls(db: _SUDatabase) -> None:
 
 @migrations()
 def m003_fine_contexts(db: _SUDatabase) -> None:
-    """Richer opponent models (agent.game.prediction): each action's fine context, each
+    """Richer opponent models (agent.models.prediction): each action's fine context, each
     player's decayed counts in the fine contexts and running score of each predictor, and
     each network's population counts in the coarse (level 0) and fine (level 1) contexts.
     Actions stored before get their fine context here; the models are then rebuilt by
@@ -195,7 +195,7 @@ def m003_fine_contexts(db: _SUDatabase) -> None:
 
 @migrations()
 def m004_learned_predictors(db: _SUDatabase) -> None:
-    """The learned predictor (agent.game.learned): fitted weights by name, with the
+    """The learned predictor (agent.models.learned): fitted weights by name, with the
     feature scheme they read, the L2 penalty, and the decisions, hands and start times of
     the hands they were fitted on (db.learned)."""
     db["learned_predictors"].create(

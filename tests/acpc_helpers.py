@@ -82,7 +82,7 @@ class DealerThread:
     def __init__(self, hands: int, seed: int, house: str = "house=call", limits=None, log_file=None) -> None:
         from agent.play.acpc_match import host_match
         from connectors.acpc.game import standard_game
-        from connectors.acpc.server import DealerLimits
+        from agent.play.acpc_dealer_seats import DealerLimits
 
         game = "holdem.limit.2p.reverse_blinds.game"
         self.ready = threading.Event()

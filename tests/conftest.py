@@ -19,3 +19,12 @@ def reference_package(name: str) -> ModuleType:
     if os.environ.get("POKI_REQUIRE_REFERENCES") == "1":
         return importlib.import_module(name)
     return pytest.importorskip(name)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The player kinds, with the built-in settings, as the command line registers them
+    with its own (agent.play.kinds): tests build players from specs directly."""
+    from agent.play.kinds import install_kinds
+    from agent.config import Config
+
+    install_kinds(Config())

@@ -1,4 +1,4 @@
-"""The dealer's fast path (connectors.acpc.fast_deal) against its rules-state path.
+"""The dealer's fast path (agent.play.acpc_fast_deal) against its rules-state path.
 
 Over seeded 2/3/6/10-player matches the two dealers write the same log byte for byte,
 and every logged hand replays through the rules engine (the tracker) to the logged
@@ -21,9 +21,10 @@ from agent.game.tracker import Tracker
 from agent.play.acpc_match import host_match
 from agent.play.seat import Seat
 from agent.players import create_player
-from connectors.acpc.fast_deal import OVER, settle
+from agent.game.betting import OVER, BettingCache
+from agent.play.acpc_fast_deal import results_of, settle
 from connectors.acpc.game import standard_game
-from connectors.acpc.server import AcpcDealer, DealerLimits
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits
 from connectors.logs import acpc_log
 from tests.test_acpc_server import Client, RawPlayer
 
@@ -94,13 +95,13 @@ def test_fast_dealer_logs_equal_the_rules_dealers(n: int, hands: int, seed: int)
 
 def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
     """Hand-built 3-player showdowns (blinds 1/2): the small blind folds and two tie for
-    a pot of 5 (an odd chip: the rules engine settles it), one of them wins it alone, and
-    three check down with two tying for 6 (split by the evaluator); each as the tracker
-    pays."""
+    a pot of 5 (an odd chip), one of them wins it alone, and three check down with two
+    tying for 6; each paid from the betting-state cache's pots exactly as the tracker
+    pays (one settlement: agent.game.showdown.pay_pots)."""
     from agent.game.events import BoardDealt, HoleCards, PlayerActed
     from agent.game.rules import Action, Phase
     from connectors.acpc.protocol import NO_STACK
-    from connectors.acpc.server import _make_started
+    from agent.play.acpc_dealer import _make_started
     from evaluator_pyx.cards import parse_cards
 
     names = ("a", "b", "c")  # positions: a small blind, b big blind, c the button
@@ -131,16 +132,16 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
                 event = PlayerActed(who, Action.FOLD if fold else Action.CHECK_CALL)
             tracker.apply(event)
             events.append(event)
-        st = tracker.state
-        facts = (OVER, tuple(st.put_in), tuple(st.active), bool(st.all_in))
-        assert (sum(facts[1]) % 2 == 1) == sb_folds
+        end = BettingCache().point("any", lambda: events)
+        assert end.kind == OVER
+        assert (sum(end.put_in) % 2 == 1) == sb_folds
         record = tracker.apply(HandEnded())
         want = [next(r.won - r.put_in for r in record.results if r.player == nm) for nm in names]
-        nets, results = settle(facts, holes, board, names, lambda: events)
+        nets = settle(end, holes, board)
         assert nets == want
-        assert (results is not None) == odd
-        if results is not None:
-            assert all(isinstance(r, PlayerResult) for r in results)
+        results = results_of(end, nets, names)
+        assert set(results) == set(record.results)
+        assert all(isinstance(r, PlayerResult) for r in results)
 
 
 def _remote_match(fast: bool) -> tuple[list[str], dict]:

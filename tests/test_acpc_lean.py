@@ -103,8 +103,9 @@ def test_lean_answers_summary_and_records_equal_the_full_path(players, seed, me)
 
 
 def test_the_lean_path_settles_odd_chips_and_folds_like_the_tracker():
-    """A 3-player hand the small blind folds and the other two split: an odd pot the
-    lean path gives to the tracker; and a hand won by folds, settled from the cache."""
+    """A 3-player hand the small blind folds and the other two split: an odd pot, paid by
+    the rules' settlement (agent.game.showdown.pay_pots) of the pots the betting-state
+    cache kept; and a hand won by folds, settled from the cache."""
     game = standard_game("holdem.limit.3p.game")
     # Position 1 is the big blind; we (position 2, the button) call, the small blind
     # folds, the big blind checks, then both check down with the same straight on board.
@@ -145,7 +146,9 @@ def test_the_lean_path_settles_odd_chips_and_folds_like_the_tracker():
         seat.close()
         results[kind] = (answers, seat.stats.net_chips, seat.stats.hands)
         if kind is LeanSession:
-            assert session.replayed == 1  # the odd chip: the tracker's rule
+            # The odd chip too is paid by the rules' own settlement of the cached pots:
+            # no hand needs the seat's tracker any more.
+            assert session.replayed == 0
     assert results[LeanSession] == results[AcpcSession]
     answers, net, hands = results[LeanSession]
     # Hand 0: 10 in each from the two of us, 5 from the folded small blind: 25 split by

@@ -1,11 +1,12 @@
 """The short ways through the ACPC connection, checked against the long ones.
 
-* StateTranslator.advance (a line that adds actions, or closes a round and gives the
-  next round's cards) and begin (a hand's usual first line) against read(): over every
-  view of seeded 2-, 3- and 6-player matches (folds, raises, caps, showdowns), a
-  translator that tries them first ends every line in the same state as one that only
-  reads; and over thousands of seeded corruptions of those lines, the short ways never
-  accept a line that read() refuses or reads differently.
+* The short ways inside StateTranslator.read for a seat that needs no events
+  (``events=False``: a line that adds actions, or closes a round and gives the next
+  round's cards; a hand's usual first line) against the full read: over every view of
+  seeded 2-, 3- and 6-player matches (folds, raises, caps, showdowns), a translator that
+  reads without events ends every line in the same state as one that reads them; and
+  over thousands of seeded corruptions of those lines, the short ways never accept a
+  line that the full read refuses or reads differently.
 * LineFramer's one-call split of a read of whole ``\\r\\n`` lines against the same bytes
   fed one at a time (which never takes it), with bare ``\\n`` ends, empty lines, stray
   ``\\r`` and bytes that are not ASCII.
@@ -26,8 +27,9 @@ import pytest
 from connectors.acpc.client import LineFramer
 from evaluator_pyx.cards import CARD_NAMES
 from connectors.acpc.game import standard_game
+from connectors.acpc import protocol
 from connectors.acpc.protocol import ProtocolError, StateTranslator
-from connectors.acpc.server import DealerLimits
+from agent.play.acpc_dealer import DealerLimits
 from test_acpc_lean import _lines
 from test_acpc_server import Match, check_log
 
@@ -44,28 +46,33 @@ def _read_only(translator: StateTranslator, line: str):
         return None
 
 
+def _short(translator: StateTranslator, line: str):
+    """What read(events=False) made of ``line``: "advance" (no state, no events), "begin"
+    (a hand's first line, no events) or "full" (read in full); raises as read does."""
+    state, events = translator.read(line, "t", events=False)
+    if events is not protocol._NO_EVENTS:
+        return "full"
+    return "advance" if state is None else "begin"
+
+
 @pytest.mark.parametrize("players, seed, me", [(2, 31, 0), (3, 32, 1), (6, 33, 4)])
-def test_advance_and_begin_end_in_the_states_read_gives(players, seed, me):
+def test_reading_without_events_ends_in_the_states_read_gives(players, seed, me):
     game = _game(players)
     lines = _lines(players, 80, seed, me)
     short = StateTranslator(game, "me", match="m")
     full = StateTranslator(game, "me", match="m")
-    taken = {"advance": 0, "begin": 0}
+    taken = {"advance": 0, "begin": 0, "full": 0}
     for line in lines:
         state_events = full.read(line, "t")
         assert state_events is not None
         state, events = state_events
-        betting = short.advance(line)
-        if betting is not None:
-            taken["advance"] += 1
+        way = _short(short, line)
+        taken[way] += 1
+        if way == "advance":
             # Only actions and a round's cards: never a hand's end or cards shown.
             assert all(type(e).__name__ in ("PlayerActed", "BoardDealt") for e in events)
-            assert betting == "/".join(state.betting)
-        elif short.begin(line) is not None:
-            taken["begin"] += 1
+        elif way == "begin":
             assert type(events[0]).__name__ == "HandStarted"
-        else:
-            short.read(line, "t")
         assert short.last == full.last
         assert short.hand_over == full.hand_over
         assert short.text == state.text and short.betting == "/".join(state.betting)
@@ -105,10 +112,12 @@ def test_the_short_ways_accept_nothing_read_refuses(players, seed):
                     _read_only(t, before)
             if short.last is None or short.last.text != (full.last.text if full.last else None):
                 continue
-            betting = short.advance(bad)
-            state = short.begin(bad) if betting is None else None
-            if betting is None and state is None:
-                refused += 1
+            try:
+                way = _short(short, bad)
+            except ProtocolError:
+                way = "refused"
+            if way in ("full", "refused"):
+                refused += 1  # the short ways passed it on
                 continue
             accepted += 1
             expected = _read_only(full, bad)
@@ -118,27 +127,36 @@ def test_the_short_ways_accept_nothing_read_refuses(players, seed):
     assert accepted > 0 and refused > 0
 
 
-def test_begin_refuses_a_line_of_the_hand_already_read():
+def test_the_short_ways_take_only_what_they_may():
     game = _game(2)
     t = StateTranslator(game, "me", match="m")
-    assert t.begin("MATCHSTATE:0:4::AsKd|") is not None
-    assert t.begin("MATCHSTATE:0:5::AsKd|") is None  # hand 4 is not over
-    assert t.advance("MATCHSTATE:0:4:r:AsKd|") == "r"
-    assert t.advance("MATCHSTATE:0:4:rf:AsKd|") is None  # a fold ends the hand: read() decides
-    t.read("MATCHSTATE:0:4:rf:AsKd|")
-    assert t.hand_over
-    assert t.begin("MATCHSTATE:0:4::AsKd|") is None  # the same hand again
-    assert t.advance("MATCHSTATE:0:4:rfc:AsKd|") is None
-    # A round's cards: a card already seen, a wrong count, a bad card name.
+    assert _short(t, "MATCHSTATE:0:4::AsKd|") == "begin"
+    assert _short(t, "MATCHSTATE:0:5::AsKd|") == "full"  # hand 4 is not over: the full read decides
     t = StateTranslator(game, "me", match="m")
-    t.begin("MATCHSTATE:1:7::|AsKd")
-    assert t.advance("MATCHSTATE:1:7:c:|AsKd") == "c"
+    _short(t, "MATCHSTATE:0:4::AsKd|")
+    assert _short(t, "MATCHSTATE:0:4:r:AsKd|") == "advance" and t.betting == "r"
+    assert _short(t, "MATCHSTATE:0:4:rf:AsKd|") == "full"  # a fold ends the hand: read in full
+    assert t.hand_over
+    with pytest.raises(ProtocolError):
+        _short(t, "MATCHSTATE:0:4::AsKd|")  # the same hand again: not a first line, refused
+    # A round's cards: a card already seen, a wrong count, a bad card name.
     for bad in ("MATCHSTATE:1:7:cc/:|AsKd/As2c3c", "MATCHSTATE:1:7:cc/:|AsKd/2c2c3c",
                 "MATCHSTATE:1:7:cc/:|AsKd/2c3c", "MATCHSTATE:1:7:cc/:|AsKd/2c3c1h",
                 "MATCHSTATE:1:7:cc/:|AsKd2c3c4c", "MATCHSTATE:1:7:cc//:|AsKd/2c3c4c/5c"):
-        assert t.advance(bad) is None, bad
-        assert t.text == "MATCHSTATE:1:7:c:|AsKd" and t.board_cards() == ()
-    assert t.advance("MATCHSTATE:1:7:cc/:|AsKd/2c3c4c") == "cc/"
+        t = StateTranslator(game, "me", match="m")
+        _short(t, "MATCHSTATE:1:7::|AsKd")
+        assert _short(t, "MATCHSTATE:1:7:c:|AsKd") == "advance"
+        try:
+            way = _short(t, bad)
+        except ProtocolError:
+            way = "refused"
+        # Never the short way; two rounds closed at once is the protocol's to read (the
+        # rules then refuse the empty round).
+        assert way == ("full" if "//" in bad else "refused"), bad
+    t = StateTranslator(game, "me", match="m")
+    _short(t, "MATCHSTATE:1:7::|AsKd")
+    _short(t, "MATCHSTATE:1:7:c:|AsKd")
+    assert _short(t, "MATCHSTATE:1:7:cc/:|AsKd/2c3c4c") == "advance" and t.betting == "cc/"
     assert t.board_cards() == tuple(CARD_NAMES.index(c) for c in ("2c", "3c", "4c"))
     assert t.last.board == ((), t.board_cards())
 

@@ -1,4 +1,4 @@
-"""Our ACPC dealer (connectors.acpc.server, run by agent.play.acpc_match.host_match) with
+"""Our ACPC dealer (agent.play.acpc_dealer, run by agent.play.acpc_match.host_match) with
 players on real loopback sockets (our client, and raw sockets that misbehave) and
 in-process seats. Every log is checked hand by hand against the rules engine, replayed
 with `poki replay`, and compared across runs of the same seed."""
@@ -18,7 +18,7 @@ from agent.players import create_player
 from agent.game.tracker import Tracker
 from connectors.logs import acpc_log
 from connectors.acpc.client import LineFramer
-from connectors.acpc.server import AcpcDealer, DealerError, DealerLimits
+from agent.play.acpc_dealer import AcpcDealer, DealerError, DealerLimits
 from connectors.acpc.game import standard_game
 
 
@@ -278,10 +278,14 @@ def test_poki_plays_through_the_client_and_learns_from_the_database(tmp_path):
     outcome, _ = match.join()
     assert result.hands == 25 and result.stats.late == 0
     assert result.stats.net_chips == outcome.totals["poki"]
-    # The player read its opponent's model from the database the hands went to.
-    assert type(player.store).__name__ == "_DatabaseModels"
+    # The player read its opponent's model from the database the hands went to, through
+    # the writer thread, and kept its off-model counts there (the learned floor, the
+    # default): what a match with the same file does.
+    assert type(player.store).__name__ == "ThreadBoundStore"
     with Database(db_path) as db:
         assert db.hand_count() == 25
+        counts = db.off_model("maniac", "acpc")
+        assert counts.raises > 0 and counts.raises_off <= counts.raises
         model = db.get("maniac", "acpc")
         assert model.hands == 25
         folds, calls, raises = (sum(t[i] for t in model.lifetime) for i in range(3))

@@ -10,7 +10,7 @@ from agent.game.context import GameContext
 from agent.game.rules import Action
 from agent.play.seat import Seat
 from connectors.acpc.game import standard_game
-from connectors.acpc.server import AcpcDealer
+from agent.play.acpc_dealer import AcpcDealer
 
 
 class Recorder:

@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -209,20 +210,32 @@ def kill_a_busy_worker(cluster) -> tuple[str, list]:
     raise AssertionError("no worker was ever busy")
 
 
+def _install_kinds(path: str | None) -> None:
+    """On a worker: its player registry with the defaults of ``path`` (None: built in)."""
+    from agent.config import Config, load_config
+    from agent.play.kinds import install_kinds
+
+    install_kinds(load_config(path) if path else Config())
+
+
 def test_workers_are_checked_against_this_process(cluster, tmp_path) -> None:
-    from agent.play.cluster import ClusterError, worker_fingerprint
+    from agent.play.cluster import worker_fingerprint
 
     prints = cluster.check_workers()
     assert len(prints) == 2 and all(p == worker_fingerprint() for p in prints.values())
+    # Settings travel with the tasks (a parsed spec carries every setting of its player):
+    # a worker whose registry has other defaults gives the same match.
     other = tmp_path / "other.toml"
-    other.write_text("[engine]\nbet_threshold = 0.61\n")
-    cluster.run_everywhere(lambda: os.environ.__setitem__("POKI_CONFIG", str(other)))
+    other.write_text("[engine]\nbet_threshold = 0.61\n[model]\nhalf_life_hands = 50\n")
+    setup = TournamentSetup.from_text(("poki(bettor=triples)", "rr", "call"), TableConfig(seats=3), 3, chunk=2)
+    local = run_tournament(setup, 4, workers=1)
+    cluster.run_everywhere(partial(_install_kinds, str(other)))
     try:
-        with pytest.raises(ClusterError, match="config: here"):
-            cluster.check_workers()
+        cluster.check_workers()
+        remote = run_tournament(setup, 4, cluster=cluster)
     finally:
-        cluster.run_everywhere(lambda: os.environ.pop("POKI_CONFIG", None))
-    cluster.check_workers()
+        cluster.run_everywhere(partial(_install_kinds, None))
+    assert np.array_equal(local.hand_chips, remote.hand_chips)
 
 
 def match_logs(tmp_path: Path, tag: str, setup: TournamentSetup, deals: int, **kw):

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord
-from agent.engine.opponent_model import DEFAULT_TRIPLES, MemoryModelStore, ModelStore, predict_triple
-from agent.game.frequencies import ContextCounts, Decay, PlayerModel
+from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
+from agent.models.store import MemoryModelStore, ModelStore
+from agent.models.frequencies import ContextCounts, Decay, PlayerModel
 from db import Database
 from db.testing import synthetic_hands
 

@@ -1,7 +1,7 @@
-"""The Poki engine reads the learned predictor (agent.game.learned) when the database it
+"""The Poki engine reads the learned predictor (agent.models.learned) when the database it
 plays from holds fitted weights: the triple the re-weighting is given for an opponent's
 action equals the learned model's prediction computed directly from the hand's features
-(agent.game.learned.hand_features, the dense path training uses); the meta-predictor
+(agent.models.learned.hand_features, the dense path training uses); the meta-predictor
 mixes it in; with no weights stored the back-off is read and a warning is logged once;
 an unknown predictor is refused wherever it can be named."""
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pytest
 import evaluator_pyx as ev
 from agent.cli import main
 from agent.config import ConfigError, EngineConfig, ModelConfig, TableConfig, load_config
-from agent.engine import opponent_model
-from agent.engine.opponent_model import MemoryModelStore
+from agent.models import opponent_model
+from agent.models.store import MemoryModelStore
 from agent.engine.player import PokiPlayer
-from agent.game.frequencies import PlayerState
-from agent.game.learned import hand_features
+from agent.models.frequencies import PlayerState
+from agent.models.learned import hand_features
 from agent.game.prepared import prepare_hand
 from agent.play.dealer import Deal, Dealer
 from agent.players import SpecError, create_player
@@ -186,7 +186,7 @@ def test_a_store_without_weights_warns_and_reads_the_backoff(caplog) -> None:
         player = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(bettor="triples"), store=store,
                             model=ModelConfig(predictor="learned"))
         _play(player, ["a", "b", "c"])
-    assert any("MemoryModelStore" in r.getMessage() and "back-off" in r.getMessage() for r in caplog.records)
+    assert any("memory" in r.getMessage() and "back-off" in r.getMessage() for r in caplog.records)
 
 
 def test_weights_of_another_scheme_are_not_read(fitted_path, tmp_path, regulars, caplog) -> None:

@@ -27,8 +27,8 @@ from agent.engine.preflop import choose_strategy, preflop_action, threshold
 from agent.engine.selector import legal_triple, select_action
 from agent.engine.triples import Situation, decision_triple
 from agent.game.rules import Action
-from agent.engine.opponent_model import DEFAULT_TRIPLES, predict_triple
-from agent.game.frequencies import Decay, PlayerModel, PlayerState
+from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
+from agent.models.frequencies import Decay, PlayerModel, PlayerState
 
 CFG = EngineConfig()
 

@@ -22,7 +22,7 @@ from agent.play.acpc_match import play_at_dealer
 from agent.players import create_player
 from connectors.acpc.client import LineFramer
 from connectors.acpc.game import standard_game
-from connectors.acpc.server import DealerLimits
+from agent.play.acpc_dealer_seats import DealerLimits
 
 HU = standard_game("holdem.limit.2p.reverse_blinds.game")
 

@@ -151,8 +151,8 @@ RESPONSES = [s + a for s in STATES_HU[:6] for a in (":c", ":r", ":f", ":r100", "
 @given(st.lists(mutated(RESPONSES, STATE_CHARS + ":"), max_size=6), st.sampled_from(STATES_HU[:6]))
 def test_fuzz_responses_as_our_dealer_reads_them(lines: list[str], state: str) -> None:
     from agent.game.rules import Action
-    from connectors.acpc.dealer_seats import DealerLimits, TableSeat
-    from connectors.acpc.server import AcpcDealer
+    from agent.play.acpc_dealer_seats import DealerLimits, TableSeat
+    from agent.play.acpc_dealer import AcpcDealer
 
     dealer = AcpcDealer(HU, ["a", "b"], 1, 0)
     seat = TableSeat(0, "a", None, DealerLimits())

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from agent.game.rules import Action
 from agent.game.tracker import Tracker
 from connectors.irc import dialect as d
 from connectors.irc.player import events_of
@@ -256,3 +257,43 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
                  "`!sit`", "`!stand`", "`!leave`", "`!stats`", "`!help`"):
         assert word in text, word
     assert re.search(r"at most 16 characters", text) and d.MAX_NICK == 16
+
+
+def test_every_dialect_string_lives_in_the_dialect_module() -> None:
+    """The bots choose what to say; the words are the dialect module's: no command, hand
+    or table line, and no notice to people is typed in the bots' own modules."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = ("!sit", "!leave", "!stand", "!stats", "!help", "Hand ", "Table: ", "dealing", "you are",
+                "you cannot", "nothing to call", "bankroll", "is back", "time-outs in a row")
+    for name in ("agent/play/irc_table.py", "agent/play/irc_player.py", "connectors/irc/player.py"):
+        tree = ast.parse((root / name).read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
+                      and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+        logged = {id(arg) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and isinstance(node.func, ast.Attribute) and node.func.attr in ("error", "warning", "info")
+                  for arg in ast.walk(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                    and id(node) not in logged:
+                assert not any(p in node.value for p in patterns), f"{name}:{node.lineno}: {node.value!r}"
+
+
+def test_the_words_the_bots_say_read_back() -> None:
+    assert d.parse_command(d.sit_command()) == d.Command("sit")
+    assert d.parse_command(d.leave_command()) == d.Command("leave")
+    opened = d.table_opened(10, 20)
+    assert d.is_table_opened(d.parse_line(d.format_line(opened)))
+    assert not d.is_table_opened(d.parse_line(d.format_line(d.player_back("bob"))))
+    for word in d.ACTIONS:
+        assert d.action_of(word) in tuple(Action)
+    to_act = d.parse_line("Hand 3: bob to act: fold, call 10 or raise to 20; pot 15 (30s).")
+    for word in ("fold", "call", "raise"):
+        assert d.action_word(d.action_of(word), to_act) == word
+    assert d.timeout_word(to_act) == "fold"
+    assert d.looks_like_dealer("Table: x") and d.looks_like_dealer("Hand 1: x") and not d.looks_like_dealer("hi")
+    assert d.refusal("table_full", channel="#t", seats=9) == "#t: the table is full (9 seats)"
+    assert str(d.MAX_NICK) in d.refusal("long_nick", channel="#t")

@@ -1,6 +1,6 @@
 """The hand end off the table's path, and still whole: the dealer's journal of announced
 hands (agent/play/irc_journal.py) and the groups it commits, the player bot's grouped
-writes (agent.play.irc_player.DatabaseWriter), and a dealer process killed outright
+writes (agent.play.stores.DatabaseWriter), and a dealer process killed outright
 (SIGKILL) in the middle of a session on a real server: after a restart its database
 holds every hand it announced as ended, exactly as announced, and only whole hands."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ from agent.game.records import RecordError
 from agent.play.dealer import Deal, Dealer
 from agent.play.irc_dealer import DealerHost, journal_path
 from agent.play.irc_journal import HandJournal, JournalEntry, JournalError, decode_entry, encode_entry, read_journal
-from agent.play.irc_player import DatabaseWriter
+from agent.play.stores import DatabaseWriter
 from agent.players import create_player, parse_spec
 from connectors.irc.server import LoopbackServer
 from db.database import Database

@@ -1,4 +1,4 @@
-"""The learned predictor (agent.game.learned, db.learned, ``poki db fit-predictor``): the
+"""The learned predictor (agent.models.learned, db.learned, ``poki db fit-predictor``): the
 fit recovers the weights of a known logistic model, the features of hand-built decisions
 equal hand-worked values, a decision's features never read its own action or a later
 one, the features the database rebuilds are those of models that learned only earlier
@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from agent.cli import main
-from agent.engine.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.game.context import fine_contexts
-from agent.game.frequencies import PlayerState
-from agent.game.learned import (
+from agent.models.frequencies import PlayerState
+from agent.models.learned import (
     FEATURE_SCHEME, N_FEATURES, LearnedModel, feature_names, fit, hand_features, mean_loglik,
 )
-from agent.game.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES
+from agent.models.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES
 from agent.game.prepared import prepare_hand
 from agent.play.shadow import ShadowScorer
 from db import Database
@@ -283,7 +283,7 @@ def test_the_sparse_path_of_play_equals_the_dense_one() -> None:
     rows = _rows()
     feats = _features(rows)
     model = LearnedModel(np.random.default_rng(11).normal(size=(3, N_FEATURES)), 1e-3)
-    from agent.game.learned import DecisionFeatures, stack_pairs
+    from agent.models.learned import DecisionFeatures, stack_pairs
 
     store = MemoryModelStore()
     walker = DecisionFeatures(4, 10, 20)

@@ -1,5 +1,5 @@
-"""Seed 004's network on top of the learned predictor (agent.game.network, the hidden layer
-of agent.game.learned.LearnedModel, ``poki db fit-predictor --hidden``): the gradient
+"""Seed 004's network on top of the learned predictor (agent.models.network, the hidden layer
+of agent.models.learned.LearnedModel, ``poki db fit-predictor --hidden``): the gradient
 equals finite differences; a fit recovers a nonlinear rule from seeded synthetic data
 that the logistic model cannot fit; early stopping keeps the best checked weights; the
 sparse paths of play equal the dense one; stored networks round-trip and a model of an
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from agent.cli import main
-from agent.engine.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.game.context import fine_contexts
-from agent.game.frequencies import PlayerState
-from agent.game.learned import N_FEATURES, DecisionFeatures, LearnedModel, fit, hand_features, stack_pairs
-from agent.game.network import MLPShape, fit_network, lbfgs, mlp_init, mlp_logits, mlp_objective, mlp_unpack
+from agent.models.frequencies import PlayerState
+from agent.models.learned import N_FEATURES, DecisionFeatures, LearnedModel, fit, hand_features, stack_pairs
+from agent.models.network import MLPShape, fit_network, lbfgs, mlp_init, mlp_logits, mlp_objective, mlp_unpack
 from db import Database
 from db.learned import load_learned, store_learned
 from db.testing import synthetic_hands

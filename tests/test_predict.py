@@ -9,7 +9,7 @@ import pytest
 from agent.play.shadow import EPSILON, ShadowScorer, _scores, format_report
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from db import Database
-from agent.engine.opponent_model import DEFAULT_TRIPLES, predict_triple
+from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 from db.testing import synthetic_hands
 
 

@@ -1,5 +1,5 @@
 """The richer opponent models: fine contexts (agent.game.context) checked on hand-built
-hands, the back-off and meta predictors (agent.game.prediction) against hand-worked
+hands, the back-off and meta predictors (agent.models.prediction) against hand-worked
 Dirichlet arithmetic, the database's fine, population and score tables equal to a
 recomputation (also after migrating a file made before them), and the shadow scorer
 starting from the models stored in a database."""
@@ -10,12 +10,13 @@ import sqlite3
 
 import pytest
 
-from agent.engine.opponent_model import MemoryModelStore, predict_model
+from agent.models.opponent_model import predict_model
+from agent.models.store import MemoryModelStore
 from agent.game.context import (
     FINE_PER_COARSE, ContextWalker, board_texture, fine_context, fine_context_name, fine_contexts,
 )
-from agent.game.frequencies import ContextCounts, Decay, PlayerState
-from agent.game.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
+from agent.models.frequencies import ContextCounts, Decay, PlayerState
+from agent.models.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from agent.play.shadow import ShadowScorer
 from db import Database
@@ -303,3 +304,23 @@ def test_check_finds_a_fine_context_outside_its_coarse_one(tmp_path) -> None:
         assert any("fine context is not within its coarse context" in p and "(3, 4," in p for p in problems)
         # The models were built from the stored fine contexts, so they disagree too.
         assert any("fine context" in p and "recomputed" in p for p in problems)
+
+
+def test_the_fine_context_formula_is_the_radix_the_names_read() -> None:
+    """fine_context (the one formula: the walker calls it) numbers every combination of
+    digits once, in the mixed radix fine_context_name decodes."""
+    import itertools
+
+    from agent.game.context import _RADIX, FINE_PER_COARSE, fine_context
+
+    seen = set()
+    actives = (2, 3, 4, 5, 6)
+    for digits in itertools.product(range(5), range(3), range(2), range(3), range(2), range(3), range(2), range(3)):
+        a, relpos, aggr, last, acted, raises, vol, texture = digits
+        fine = fine_context(1, 1, actives[a], relpos, bool(aggr), last, bool(acted), raises, bool(vol), texture)
+        index = 0
+        for digit, radix in zip(digits, _RADIX):
+            index = index * radix + digit
+        assert fine == 4 * FINE_PER_COARSE + index
+        seen.add(fine)
+    assert len(seen) == FINE_PER_COARSE

@@ -12,8 +12,8 @@ import math
 import pytest
 
 from agent.game.context import FINE_PER_COARSE, ContextWalker, board_texture, order_key
-from agent.game.frequencies import ContextCounts, Decay, PlayerState
-from agent.game.prediction import Predictor, Strengths, backoff_triple, blend_triple, floored_loglik
+from agent.models.frequencies import ContextCounts, Decay, PlayerState
+from agent.models.prediction import Predictor, Strengths, backoff_triple, blend_triple, floored_loglik
 from agent.game.prepared import prepare_hand
 from db.testing import synthetic_hands
 

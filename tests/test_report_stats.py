@@ -20,13 +20,13 @@ from agent.report.stats import (
     StyleThresholds,
     compute,
     is_hero,
-    open_readonly,
     style_label,
     wilson_interval,
 )
 from agent.game.rules import Action
 from agent.game.tracker import Tracker
 from db.database import Database
+from db.reads import open_readonly
 from evaluator_pyx.cards import parse_cards
 
 from shared_data import DATA
@@ -351,3 +351,14 @@ def test_style_labels_recognise_the_house_bots_built_to_each_style(tmp_path) -> 
                  "--no-progress"]) == 0
     data = json.loads((tmp_path / "r" / "report.json").read_text())
     assert {p["player"]: p["style"] for p in data["players"]} == {s: s for s in styles}
+
+
+def test_the_report_reads_through_the_databases_read_api() -> None:
+    """No SQL in the report: what it reads comes from db.reads, beside the schema."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "agent" / "report"
+    for path in root.glob("*.py"):
+        text = path.read_text()
+        for word in ("SELECT ", "execute(", "import sqlite3"):
+            assert word not in text, f"{path.name} holds {word!r}"

@@ -18,7 +18,7 @@ from agent.engine.modeler import (
     CALL, EPS_PRIOR_STRENGTH, OFF_MODEL_FACTOR, RAISE, OpponentModeler, learned_eps, off_model_counts, reweight,
     weighted_quantile,
 )
-from agent.engine.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.engine.player import PokiPlayer
 from agent.play.tournament import TournamentSetup, run_tournament
 from db import Database

@@ -2,6 +2,7 @@
 hand record it produces, and the impossible events it refuses."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -369,3 +370,57 @@ def test_a_player_with_known_cards_may_muck_a_beaten_hand() -> None:
     record = t.apply(HandEnded())
     assert [s.player for s in record.shown] == ["bob"]
     assert {r.player: r.won for r in record.results} == {"alice": 0, "bob": 20}
+
+
+def test_the_snapshot_fills_every_field_by_its_name() -> None:
+    """The tracker builds GameContext positionally (the fast way): each field holds what
+    its name says, in a state where the numbers all differ."""
+    from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
+    from agent.game.rules import Action
+
+    t = Tracker("b")
+    t.apply(HandStarted(hand_id="h9", source="s", players=("a", "b", "c"), stacks=(1000, 900, 800), button=2,
+                        small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4))
+    for p, cards in zip("abc", ((0, 1), (2, 3), (4, 5))):
+        t.apply(HoleCards(p, cards))
+    for event in (PlayerActed("c", Action.BET_RAISE), PlayerActed("a", Action.CHECK_CALL),
+                  PlayerActed("b", Action.CHECK_CALL), BoardDealt((10, 20, 30)),
+                  PlayerActed("a", Action.BET_RAISE)):
+        t.apply(event)
+    ctx = t.snapshot()
+    st = t.state
+    assert ctx.hand_id == "h9" and ctx.players == ("a", "b", "c") and ctx.button == 2
+    assert ctx.positions == (1, 2, 3)
+    assert ctx.stacks == st.stacks == (970, 880, 780) and ctx.put_in == (30, 20, 20)
+    assert ctx.active == ("a", "b", "c") and ctx.round == 1 and ctx.board == (10, 20, 30)
+    assert ctx.pot == 70 and ctx.small_bet == 10 and ctx.big_bet == 20 and ctx.bet_size == 10
+    assert ctx.max_bets == 4 and ctx.bets_this_round == 1 and ctx.raises_this_round == 0
+    assert ctx.actor == "b" and ctx.actor_seat == 1 and ctx.to_call == 10 and ctx.bets_to_call == 1
+    assert ctx.legal_actions == st.legal_actions()
+    assert [k for _, k in ctx.history[1]] == ["b"] and len(ctx.actions) == 6
+    assert ctx.viewer == "b" and ctx.hole_cards == (2, 3)
+
+
+def test_a_context_by_position_is_the_same_table_numbered_from_the_button() -> None:
+    """by_position renumbers the seats from the first after the button (as the ACPC
+    protocol does): every per-seat field follows its player, the rest is unchanged, and a
+    context numbered so already is returned as it is."""
+    from agent.game.context import by_position
+    from agent.game.events import HandStarted, HoleCards, PlayerActed
+    from agent.game.rules import Action
+
+    def table(players, stacks, button):
+        t = Tracker("b")
+        t.apply(HandStarted(hand_id="h", source="s", players=players, stacks=stacks, button=button,
+                            small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4))
+        for p in players:
+            t.apply(HoleCards(p, {"a": (0, 1), "b": (2, 3), "c": (4, 5)}[p]))
+        t.apply(PlayerActed(t.snapshot().actor, Action.FOLD))
+        return t.snapshot()
+
+    fixed = table(("a", "b", "c"), (1000, 900, 800), 0)  # a on the button: b, c, a by position
+    moved = table(("b", "c", "a"), (900, 800, 1000), 2)  # the same table numbered by position
+    assert by_position(moved) is moved
+    again = by_position(fixed)
+    assert again == dataclasses.replace(moved, hand_id=fixed.hand_id)
+    assert again.players == ("b", "c", "a") and again.actor == fixed.actor and again.button == 2

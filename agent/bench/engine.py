@@ -6,7 +6,7 @@ after each of its actions, EHS against every table, the triple and the draw).
 Two tables: Poki against nine calling stations (every opponent stays to the river: nine
 live weight tables, the worst case) and ten Poki players (a typical field); and the
 first table again with Poki reading the learned predictor (``[model] predictor =
-"learned"``, agent.game.learned) instead of the default meta-predictor. The board
+"learned"``, agent.models.learned) instead of the default meta-predictor. The board
 strengths shared by the table are computed once per board per process; the first
 decision on a new board pays for them and is counted like any other.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agent.config import ModelConfig, TableConfig
-from agent.engine.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
 from agent.engine.player import PokiPlayer
 from agent.players import create_player
@@ -43,7 +43,7 @@ class _WeightedStore(MemoryModelStore):
     them after ``poki db fit-predictor``; random weights: they do not change the cost."""
 
     def __init__(self) -> None:
-        from agent.game.learned import N_FEATURES, LearnedModel
+        from agent.models.learned import N_FEATURES, LearnedModel
 
         super().__init__()
         self._learned = LearnedModel(np.random.default_rng(7).normal(size=(3, N_FEATURES)) * 0.1, 1e-4)
@@ -96,7 +96,8 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
     model read once a hand (twelve contexts and back-off mixed); also the back-off and
     twelve-context triples alone. Models learned from synthetic hands (db.testing).
     CPU time of this process, not wall time: the machine may be shared."""
-    from agent.engine.opponent_model import MemoryModelStore, predict_model
+    from agent.models.opponent_model import predict_model
+    from agent.models.store import MemoryModelStore
     from agent.game.prepared import prepare_hand
     from db.testing import synthetic_hands
 
@@ -136,16 +137,16 @@ def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
 
 
 def _learned_prediction_us(store: Any, hands: list, reps: int, hidden: int = 0) -> float:
-    """Microseconds per learned-predictor triple (agent.game.learned) with its features:
+    """Microseconds per learned-predictor triple (agent.models.learned) with its features:
     the public features followed action by action, the player's statistics (its looseness
     and aggression kept for the hand), the logits from the sparse pairs (the weights of
     a fine context's one-hot columns summed once per fine context). The weights are
     random: they do not change the cost. ``hidden``: with seed 004's network of that many
-    tanh units on top (agent.game.network)."""
+    tanh units on top (agent.models.network)."""
     import numpy as np
 
-    from agent.game.frequencies import PlayerState
-    from agent.game.learned import N_FEATURES, DecisionFeatures, LearnedModel, player_stats, stack_pairs
+    from agent.models.frequencies import PlayerState
+    from agent.models.learned import N_FEATURES, DecisionFeatures, LearnedModel, player_stats, stack_pairs
     from agent.game.prepared import prepare_hand
 
     rng = np.random.default_rng(7)

@@ -101,8 +101,8 @@ def run_writer_bench(repeats: int = 3) -> dict[str, Any]:
     import time
 
     from agent.game.context import ContextWalker
-    from agent.game.frequencies import Decay, PlayerState
-    from agent.game.prediction import Predictor
+    from agent.models.frequencies import Decay, PlayerState
+    from agent.models.prediction import Predictor
     from agent.play.replay import PREPARED, RECORDS, _track
     from connectors.logs.sources import plan
     from db.database import Database

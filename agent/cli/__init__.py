@@ -65,10 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"poki: {exc}", file=sys.stderr)
         return 2
-    if args.config:
-        # Players are built from specs deep inside matches, often in worker processes;
-        # they find the settings file through the environment the workers inherit.
-        os.environ["POKI_CONFIG"] = os.path.abspath(args.config)
+    # The player kinds, Poki's defaults from these settings (the registry is filled from
+    # here, above every layer; a parsed spec then carries every setting of its player).
+    from agent.play.kinds import install_kinds
+
+    install_kinds(args.settings)
     try:
         return int(args._module.run(args) or 0)
     except KeyboardInterrupt:

@@ -147,9 +147,9 @@ def _progress(disabled: bool, total: int | None, unit: str):
 
 
 def _play(args: argparse.Namespace) -> int:
-    import numpy as np
-
+    from agent.models.store import StoreError
     from agent.play.acpc_match import play_at_dealer
+    from agent.play.seat import table_generator
     from agent.players import SpecError, create_player
     from db.database import DatabaseError
 
@@ -159,7 +159,7 @@ def _play(args: argparse.Namespace) -> int:
     settings = args.settings
     seed = settings.random.seed if args.seed is None else args.seed
     try:
-        player = create_player(args.player, np.random.default_rng(seed), args.name)
+        player = create_player(args.player, table_generator(seed), args.name)
     except SpecError as exc:
         print(f"poki acpc play: {exc}", file=sys.stderr)
         return 2
@@ -177,8 +177,9 @@ def _play(args: argparse.Namespace) -> int:
         try:
             result = play_at_dealer(args.host, args.port, player, game, config=config,
                                     db_path=db_path, settings=settings, names=args.opponents,
-                                    match=args.match, progress=bar.update)
-        except (ConnectionError, ValueError, DatabaseError) as exc:
+                                    match=args.match, progress=bar.update,
+                                    on_ready=lambda text: print(text, flush=True))
+        except (ConnectionError, ValueError, DatabaseError, StoreError) as exc:
             print(f"poki acpc play: {exc}", file=sys.stderr)
             return 1
     print(result.summary(args.name))
@@ -195,7 +196,7 @@ def _play(args: argparse.Namespace) -> int:
 def _deal(args: argparse.Namespace) -> int:
     from agent.play.acpc_match import host_match
     from agent.players import SpecError, parse_spec
-    from connectors.acpc.server import DealerError, DealerLimits
+    from agent.play.acpc_dealer import DealerError, DealerLimits
 
     _logging(args.verbose)
     pin_to_cpu(args.cpu, "deal")

@@ -104,7 +104,7 @@ def _stats(database: Database, args: argparse.Namespace) -> int:
 
 
 def _player(database: Database, args: argparse.Namespace) -> int:
-    from agent.engine.opponent_model import predict_triple
+    from agent.models.opponent_model import predict_triple
     from agent.game.context import context_name
 
     network = args.network
@@ -166,7 +166,7 @@ def _player(database: Database, args: argparse.Namespace) -> int:
 def _fine_rows(database: Database, model, top: int) -> tuple[list[dict], tuple[float, float]]:
     """The player's ``top`` fine contexts by decayed observations, each with the player's
     and the population's frequencies and the back-off prediction; and the meta weights."""
-    from agent.engine.opponent_model import predict_model
+    from agent.models.opponent_model import predict_model
     from agent.game.context import FINE_PER_COARSE, fine_context_name
 
     state = model.state

@@ -1,4 +1,4 @@
-"""``poki db fit-predictor``: fit the learned predictor (agent.game.learned) on the
+"""``poki db fit-predictor``: fit the learned predictor (agent.models.learned) on the
 decisions of the stored hands of a time window and keep its weights in the file.
 
 Every stored decision is featured as the models stood before its hand (db.learned); the
@@ -8,7 +8,7 @@ weights are fitted on the decisions of hands started in [--since, --until). With
 log-likelihood is kept (fitted on the training window alone: the validation window
 stays unseen).
 
-With --hidden N the model is seed 004's network (agent.game.network): the logistic
+With --hidden N the model is seed 004's network (agent.models.network): the logistic
 model's direct weights plus N tanh units, started from the fitted logistic model and a
 seeded draw (--seed), fitted on the earlier hands of the window and stopped early on the
 last --holdout share of them (the stopping part: never fitted on). Several --hidden values
@@ -96,8 +96,8 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
 def fit_predictor(database: Database, args: argparse.Namespace) -> int:
     import numpy as np
 
-    from agent.game.learned import LearnedModel, fit, mean_loglik
-    from agent.game.network import fit_network
+    from agent.models.learned import LearnedModel, fit, mean_loglik
+    from agent.models.network import fit_network
     from db.learned import decisions, store_learned
 
     several = len(args.l2) * len(args.hidden) > 1

@@ -96,7 +96,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _common(args: argparse.Namespace) -> tuple[str, list[str], int] | None:
-    from agent.play.irc_dealer import split_server
+    from connectors.irc.address import split_server
 
     irc = args.settings.irc
     server = args.server or irc.server
@@ -193,9 +193,10 @@ def _play(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
-    bot.start()
     print(f"playing {bot.spec} at {', '.join(channels)} on {server}; dealer {bot.feed.dealer_nick}; "
           f"database {db}. Ctrl-C to stop.", flush=True)
+    print(bot.describe(), flush=True)
+    bot.start()
     job = _start_report_job(args, db)
     last = time.monotonic()
     try:

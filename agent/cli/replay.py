@@ -27,7 +27,7 @@ import sys
 from typing import Any
 
 from agent.cli.cluster_option import NoCluster, open_cluster
-from agent.game.prediction import Strengths
+from agent.models.prediction import Strengths
 
 
 def _pair(text: str) -> tuple[int, int]:

@@ -1,8 +1,8 @@
 """The Poki decision engine (seeds 002, 003, 004): pre-flop strategy from income rates,
 the formula betting strategy as probability triples, the action selector, the Loki-1
-rule-based Bettor kept as the baseline, the opponent modeler with its weight tables, the
-opponent model's predictions and the ModelStore protocol it reads them through, and the
-player that puts them together (registered as ``poki``).
+rule-based Bettor kept as the baseline, the opponent modeler with its weight tables (the
+predictions it reads come from agent.models), the simulator, and the player that puts
+them together (registered as ``poki``).
 
 Every part is a function of numbers in and numbers out, except the player, which reads
 the tracker's game context and keeps the per-hand state.

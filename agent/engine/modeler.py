@@ -12,7 +12,7 @@ all 1326 holdings at once (:func:`board_strengths`).
 
 Both rules read the opponent's (fold, call, raise) frequencies in the context of the
 action (round × bets to call 0 / 1 / 2+): their own decayed counts blended with the
-defaults (agent.engine.opponent_model.predict_triple, the specific opponent model of seed 004) or the
+defaults (agent.models.opponent_model.predict_triple, the specific opponent model of seed 004) or the
 defaults alone (the generic model). The frequencies become strength thresholds by weighted
 quantiles of the opponent's current table: if they fold a share f here, the holdings below
 the f-quantile are the ones they fold; if they raise a share r, the ones above the

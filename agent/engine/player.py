@@ -3,26 +3,26 @@ against each opponent's weight table turned into an action by the probability-tr
 strategy and the action selector (or by the Loki-1 Bettor), opponents' tables re-weighted
 after each of their actions, their per-context frequencies learned from finished hands.
 
-It implements agent.players' Player protocol and is registered as ``poki``, with one
-setting per enhancement so any of them can be switched off::
+It implements agent.players' Player protocol and is registered as ``poki`` (by
+agent.play.kinds, :func:`poki_kind`), with one setting per enhancement so any of them can
+be switched off::
 
     poki(bettor=loki1, reweight=none, weights=uniform, potential=off, opponent_model=generic)
 
-Defaults come from the [engine] and [model] sections of config.toml (read when the
-registry is first used). Everything the player knows about a hand comes from the game
+Defaults come from the [engine] and [model] sections of the settings the program was
+given (passed to :func:`poki_kind`). Everything the player knows about a hand comes from the game
 context: opponents' actions, each with the context the tracker recorded, are read when it
 is our turn, so the player works behind any connector; finished hands (end_hand) feed the opponent models.
 """
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import evaluator_pyx as ev
-from agent.config import ENGINE_CHOICES, EngineConfig, ModelConfig, load_config
+from agent.config import ENGINE_CHOICES, Config, EngineConfig, ModelConfig
 from agent.engine.bettor_loki1 import loki1_action
 from agent.engine.modeler import FOLD, OpponentModeler, learned_eps, live_holdings, off_model_counts
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
@@ -30,23 +30,22 @@ from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
 from agent.engine.triples import Situation, decision_triple
 from agent.engine.income_rates import field_of_players, load_income_rates
-from agent.players import BasePlayer, Param, PlayerKind, register
+from agent.players import BasePlayer, Param, PlayerKind
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, RecordError
-from agent.game.context import ContextWalker, decision_context, order_key
-from agent.game.frequencies import Decay
-from agent.game.learned import DecisionFeatures, player_stats
-from agent.game.prediction import DEFAULT_STRENGTHS, Predictor
+from agent.game.context import ContextWalker, by_position, decision_context, order_key
+from agent.models.learned import DecisionFeatures, player_stats
 from agent.game.rules import Action
-from agent.engine.opponent_model import (
-    DEFAULT_TRIPLES, PREDICTOR_CHOICES, MemoryModelStore, ModelStore, learned_of, predict_learned, predict_model,
+from agent.models.opponent_model import (
+    DEFAULT_TRIPLES, PREDICTOR_CHOICES, learned_of, predict_learned, predict_model,
 )
+from agent.models.store import MemoryModelStore, ModelStore, require_store
 
 if TYPE_CHECKING:
     from agent.game.events import HandStarted
     from agent.game.records import HandRecord
     from agent.game.context import GameContext
 
-__all__ = ["PokiPlayer", "order_key"]
+__all__ = ["PokiPlayer", "order_key", "poki_kind"]
 
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 # Share of a seat's decision deadline the simulator may spend (the rest covers catching
@@ -82,20 +81,13 @@ class PokiPlayer(BasePlayer):
         super().__init__(name, rng)
         self.settings = settings or EngineConfig()
         self.model_settings = model or ModelConfig()
-        self.store: ModelStore = store if store is not None else MemoryModelStore(
-            self.model_settings.half_life_hands, blend=self.model_settings.blend_observations)
-        # The store's own predictor when it has one (its decay and back-off strengths).
-        predictor = getattr(self.store, "predictor", None)
-        if not isinstance(predictor, Predictor):
-            predictor = Predictor(Decay(self.model_settings.half_life_hands), DEFAULT_STRENGTHS,
-                                  self.model_settings.blend_observations)
-        self._predictor = predictor
+        if store is None:
+            # Nothing given: the models live in memory and this player learns them itself.
+            store = MemoryModelStore(self.model_settings.half_life_hands,
+                                     blend=self.model_settings.blend_observations)
         self._walker: ContextWalker | None = None
-        self._learned: Any = None  # the store's fitted learned predictor, read at the first hand
-        self._learned_store: Any = None  # the store it was read from
         self._features: DecisionFeatures | None = None  # this hand's public features (learned)
-        self.network = network
-        self._store_writes = True
+        self.attach_store(store, network, writes=True)
         self.last: Decision | None = None
         self.illegal_choices = 0  # decisions a strategy got wrong and act() replaced
         self.simulation_failures = 0  # simulations that found no consistent deal
@@ -103,6 +95,9 @@ class PokiPlayer(BasePlayer):
         self.npot = 0.0  # Npot of the last assess()
         self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
         self._deadline_s: float | None = None  # the seat's deadline for the next decision
+        # (context, action): the best answer of the decision under way so far, which a seat
+        # answers when the decision misses its deadline (agent.play.seat)
+        self.interim: tuple[GameContext, Action] | None = None
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -119,13 +114,44 @@ class PokiPlayer(BasePlayer):
         self._hand = None  # tables are built at our first decision, when our cards are known
 
     def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> None:
-        """Read opponent models from `store` (e.g. the SQLite database a runner opened)
-        from the next hand on; with writes=False the runner writes finished hands there
-        itself, once per hand, so this player only reads."""
+        """Read (and write) opponent models through `store` from the next hand on: the
+        models, the store's predictor, the off-model counts of the learned floor and the
+        learned predictor's weights (agent.models.store). With writes=False the runner
+        writes finished hands there itself, once per hand, so this player only reads (and
+        adds its off-model counts). StoreError when the store lacks any part of that."""
+        require_store(store, f"player {self.name}")
         self.store = store
         self.network = network
         self._store_writes = writes
-        self._learned_store = None  # read its learned predictor at the next hand
+        # The store's decay, back-off strengths and blend: the counts it keeps are read its way.
+        self._predictor = store.predictor
+        self._learned: Any = None  # the store's fitted learned predictor (meta, learned)
+        self._learned_note = ""
+        self._learned_read = False  # read at the first hand (or by describe())
+
+    def _read_learned(self) -> None:
+        if not self._learned_read:
+            self._learned_read = True
+            if self.settings.opponent_model == "specific":
+                self._learned, self._learned_note = learned_of(self.store, self.model_settings.predictor)
+
+    def describe(self) -> str:
+        """What this player runs with: bettor, predictor (with the learned weights found),
+        re-weighting floor and the store its models come from (a bot prints it at start)."""
+        cfg = self.settings
+        self._read_learned()
+        if cfg.opponent_model == "generic":
+            predictor = "generic (the default triples)"
+        else:
+            predictor = self.model_settings.predictor
+            if predictor in ("learned", "meta"):
+                predictor += f" (learned weights: {self._learned_note})"
+        floor = cfg.floor_on
+        if floor == "learned":
+            floor += ", off-model counts kept in the store"
+        writes = "this player writes its hands" if self._store_writes else "the table writes the hands"
+        return (f"{self.name}: bettor {cfg.bettor}, predictor {predictor}, re-weighting {cfg.reweight} "
+                f"(floor {floor}), store {self.store.describe()} (network {self.network}; {writes})")
 
     def set_deadline(self, seconds: float | None) -> None:
         """The deadline of the next decision, told by a seat runtime (agent.play.seat)
@@ -157,9 +183,7 @@ class PokiPlayer(BasePlayer):
         calls and bets/raises this hand (those re-weighted for, i.e. seen by our last
         decision) came from a holding the threshold model gave a low factor; added to the
         store, which keeps them with that opponent's model (once per hand and opponent)."""
-        add = getattr(self.store, "add_off_model", None)
-        if add is None:
-            return
+        add = self.store.add_off_model
         factors = self._modeler.factors
         for shown in record.shown:
             acts = factors.get(shown.player)
@@ -175,11 +199,9 @@ class PokiPlayer(BasePlayer):
         """Each opponent's (call, raise) ε from the off-model counts its model holds;
         counts that are not counts (a damaged file) read as none: the floor, counted in
         ``bad_off_model``."""
-        read = getattr(self.store, "off_model", None)
+        read = self.store.off_model
         floor = self.settings.reweight_floor
         out: dict[str, tuple[float, float]] = {}
-        if read is None:
-            return out
         for nick in opponents:
             try:
                 n_c, k_c, n_r, k_r = read(nick, self.network)
@@ -204,9 +226,7 @@ class PokiPlayer(BasePlayer):
         self._walker = ContextWalker(dict(zip(ctx.players, ctx.positions)), ctx.board)
         self._features = None
         if self.settings.opponent_model == "specific" and self.model_settings.predictor in ("learned", "meta"):
-            if self._learned_store is not self.store:
-                self._learned_store = self.store
-                self._learned = learned_of(self.store, self.model_settings.predictor)
+            self._read_learned()
             if self._learned is not None:
                 # The learned predictor's public features, followed action by action.
                 self._features = DecisionFeatures(len(ctx.players), ctx.small_bet, ctx.big_bet)
@@ -285,6 +305,11 @@ class PokiPlayer(BasePlayer):
     # --- decisions -------------------------------------------------------------------------
 
     def act(self, ctx: GameContext) -> Action:
+        self.interim = None  # nothing better than the seat's fallback yet
+        self._asked = ctx  # the context the seat asked with (its best-so-far answer names it)
+        # The seats numbered from the first after the button whatever the table's own
+        # numbering, so a decision is the same at every table (agent.game.context).
+        ctx = by_position(ctx)
         if ctx.hand_id != self._hand:
             self._start(ctx)
         self._catch_up(ctx)
@@ -471,6 +496,12 @@ class PokiPlayer(BasePlayer):
         opponents = [p for p in ctx.active if p != self.name]
         tables = {p: self._modeler.tables.get(p) for p in opponents} \
             if self.settings.weights == "modeled" else {}
+        # The best answer so far, for a seat whose deadline comes before the simulation
+        # ends (agent.play.seat reads ``interim``): the Loki-1 Bettor on the EHS just
+        # computed, deterministic, so it draws nothing from the generator.
+        cfg = self.settings
+        self.interim = (self._asked, loki1_action(ehs, ppot, ctx.pot, ctx.to_call, ctx.bets_to_call,
+                                                  ctx.bets_this_round, ctx.can_raise, cfg))
         try:
             outcome = simulate_decision(ctx, self.name, ctx.hole_cards or (), tables,
                                         lambda nick, c: self._freq(nick, c), self.settings, self.rng,
@@ -504,9 +535,11 @@ _HELP = {
 }
 
 
-def _kind() -> PlayerKind:
-    # POKI_CONFIG names the settings file a command was given (default: config.toml here).
-    config = load_config(os.environ.get("POKI_CONFIG") or None)
+def poki_kind(config: Config) -> PlayerKind:
+    """The ``poki`` player kind, its defaults from ``config``'s [engine] and [model]
+    (agent.play.kinds registers it with the settings the program was given). Every
+    setting the player is built from is a parameter, so a parsed spec carries all of it
+    to wherever the player is built (a worker process, another machine)."""
     eng = config.engine
     params = {
         key: Param(str, getattr(eng, key), f"one of {', '.join(choices)}", choices=choices)
@@ -528,14 +561,18 @@ def _kind() -> PlayerKind:
     params["predictor"] = Param(str, model.predictor,
                                 "opponent prediction read: twelve, backoff, meta or learned (fitted weights in the "
                                 "database; else the back-off)", choices=PREDICTOR_CHOICES)
+    params["half_life"] = Param(float, model.half_life_hands,
+                                "hands of a player after which an observation weighs half (models kept in memory; "
+                                "a database keeps its own)", low=1.0, high=1e9)
+    params["blend"] = Param(float, model.blend_observations,
+                            "observations before a context's counts outweigh its default triple (in memory)",
+                            low=1e-3, high=1e9)
 
-    def factory(name: str, rng: np.random.Generator, **settings: Any) -> PokiPlayer:
-        predictor = settings.pop("predictor", model.predictor)
+    def factory(name: str, rng: np.random.Generator, *, predictor: str, half_life: float, blend: float,
+                **settings: Any) -> PokiPlayer:
         return PokiPlayer(name, rng, dataclasses.replace(eng, **settings),
-                          model=dataclasses.replace(model, predictor=predictor))
+                          model=dataclasses.replace(model, predictor=predictor, half_life_hands=half_life,
+                                                    blend_observations=blend))
 
     return PlayerKind("poki", factory, params,
                       "the Poki engine: income-rate pre-flop, EHS triples, weight tables (seeds 002-004)")
-
-
-register(_kind())

@@ -4,6 +4,12 @@
 cimport cython
 
 
+@cython.locals(active=Py_ssize_t, coarse=Py_ssize_t, index=Py_ssize_t)
+cpdef Py_ssize_t fine_context(Py_ssize_t round_, Py_ssize_t bets_to_call, Py_ssize_t players_active,
+                              Py_ssize_t relative_position, bint aggressor, Py_ssize_t last_action, bint acted,
+                              Py_ssize_t raises, bint voluntary, Py_ssize_t texture) except? -1
+
+
 @cython.final
 cdef class ContextWalker:
     cdef public object positions, board
@@ -14,8 +20,7 @@ cdef class ContextWalker:
     cpdef _enter(self, Py_ssize_t round_)
 
     @cython.locals(me=Py_ssize_t, j=Py_ssize_t, mine=Py_ssize_t, before=Py_ssize_t, after=Py_ssize_t,
-                   relpos=Py_ssize_t, aggressor=Py_ssize_t, active=Py_ssize_t, coarse=Py_ssize_t,
-                   index=Py_ssize_t, keys=list, folded=list)
+                   relpos=Py_ssize_t, aggressor=Py_ssize_t, keys=list, folded=list)
     cpdef Py_ssize_t context(self, Py_ssize_t round_, object player, Py_ssize_t bets_to_call,
                              Py_ssize_t players_active, Py_ssize_t raises) except? -1
 

@@ -14,18 +14,21 @@ context of a fine one.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agent.game.rules import Action
+from agent.game.slots import slot_constructor
 
 if TYPE_CHECKING:
     from agent.game.records import ActionRecord
 
 __all__ = [
-    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextWalker", "GameContext", "board_texture",
+    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextTemplate", "ContextWalker", "GameContext",
+    "board_texture", "by_position",
     "context_name", "context_template", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
 
@@ -99,14 +102,16 @@ def fine_context(round_: int, bets_to_call: int, players_active: int, relative_p
     """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the comment above
     _RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
     1 check or call, 2 bet or raise; ``raises`` bets made this round before the decision;
-    ``texture`` as board_texture (0 pre-flop)."""
-    active = min(max(players_active, 2), 6) - 2
-    digits = (active, relative_position, 1 if aggressor else 0, last_action, 1 if acted else 0,
-              raises if raises < 2 else 2, 1 if voluntary else 0, texture)
-    index = 0
-    for digit, radix in zip(digits, _RADIX):
-        index = index * radix + digit
-    return decision_context(round_, bets_to_call) * FINE_PER_COARSE + index
+    ``texture`` as board_texture (0 pre-flop). The one formula: the walker, the database
+    and the shadow scorer all call it (C integers once compiled: context.pxd)."""
+    active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
+    coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
+    # The mixed radix of _RADIX, digit by digit: active, relpos, aggressor, last, acted,
+    # raises, voluntary, texture.
+    index = (((((((active * 3 + relative_position) * 2 + (1 if aggressor else 0)) * 3 + last_action) * 2
+                + (1 if acted else 0)) * 3 + (raises if raises < 2 else 2)) * 2
+              + (1 if voluntary else 0)) * 3 + texture)
+    return coarse * FINE_PER_COARSE + index
 
 
 def fine_context_name(fine: int) -> str:
@@ -185,13 +190,8 @@ class ContextWalker:
                     after += 1
         relpos = 0 if not before else (2 if not after else 1)
         aggressor = self._blind[me] if round_ == 0 else (1 if me == self.aggressor else 0)
-        # fine_context, inlined (the same mixed radix as _RADIX).
-        active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
-        coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
-        index = (((((((active * 3 + relpos) * 2 + aggressor) * 3 + self._last[me]) * 2
-                    + self._acted[me]) * 3 + (raises if raises < 2 else 2)) * 2
-                  + self._voluntary[me]) * 3 + self.texture)
-        return coarse * FINE_PER_COARSE + index
+        return fine_context(round_, bets_to_call, players_active, relpos, aggressor, self._last[me],
+                            self._acted[me], raises, self._voluntary[me], self.texture)
 
     def record(self, round_: int, player: str, kind: str) -> None:
         """One action taken (kinds as agent.game.records: sb bb f k c b r)."""
@@ -289,14 +289,44 @@ class GameContext:
         return Action.FOLD in self.legal_actions
 
 
+def by_position(ctx: GameContext) -> GameContext:
+    """The same moment with the seats numbered from the first after the button (the
+    button last), as the ACPC protocol numbers them: what a decider computes from a
+    context then depends on the table, not on how a dealer or connector numbered its
+    seats (the IRC dealer and the in-process dealer keep seats fixed and move the button;
+    the ACPC dealer moves the seats). ``ctx`` itself when it is numbered so already."""
+    n = len(ctx.players)
+    if ctx.button == n - 1:
+        return ctx
+    seats = sorted(range(n), key=ctx.positions.__getitem__)
+    players = tuple(ctx.players[s] for s in seats)
+    live = set(ctx.active)
+    return dataclasses.replace(
+        ctx, players=players, button=n - 1, positions=tuple(ctx.positions[s] for s in seats),
+        stacks=tuple(ctx.stacks[s] for s in seats), put_in=tuple(ctx.put_in[s] for s in seats),
+        active=tuple(p for p in players if p in live),
+        actor_seat=None if ctx.actor_seat is None else seats.index(ctx.actor_seat))
+
+
 _FIELDS = tuple(GameContext.__dataclass_fields__)
 _BOARD_AT = _FIELDS.index("board")
+_make_context = slot_constructor(GameContext)
 
 
-def context_template(ctx: GameContext) -> tuple[tuple, tuple]:
-    """``ctx``'s fields but its hand id, board and hole cards (the first, the board and
-    the last), as (before the board, after it): what every hand that reaches the same
-    point of the same betting shares. ``GameContext(hand_id, *head, board, *tail, hole)``
-    rebuilds a hand's own snapshot from it."""
+class ContextTemplate(NamedTuple):
+    """What every hand that reaches the same point of the same betting shares of a
+    snapshot: all of GameContext's fields but the hand id, the board and the hole cards
+    (the first field, ``board`` and the last), in GameContext's own field order."""
+
+    head: tuple  # the fields after hand_id, up to the board
+    tail: tuple  # the fields after the board, up to hole_cards
+
+    def build(self, hand_id: str, board: tuple[int, ...], hole: tuple[int, ...] | None) -> GameContext:
+        """This hand's snapshot: the template with its id, board and hole cards."""
+        return _make_context(hand_id, *self.head, board, *self.tail, hole)
+
+
+def context_template(ctx: GameContext) -> ContextTemplate:
+    """``ctx`` without its hand id, board and hole cards (:class:`ContextTemplate`)."""
     fields = [getattr(ctx, name) for name in _FIELDS]
-    return tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1])
+    return ContextTemplate(tuple(fields[1:_BOARD_AT]), tuple(fields[_BOARD_AT + 1:-1]))

@@ -315,7 +315,7 @@ class HandBase:
     @property
     def pots(self) -> tuple[Pot, ...]:
         """Main pot first, then side pots, from what has been put in so far."""
-        return tuple(Pot(a, e) for a, e in pots(self))
+        return tuple(pots(self))
 
     @property
     def current_bet(self) -> int:

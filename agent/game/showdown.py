@@ -3,13 +3,18 @@ shown or mucked, the side pots, the split and its odd chips (the rules are descr
 agent.game.variant). These are functions of a :class:`~agent.game.rules.State`, which
 calls them; its public ``show`` / ``muck`` / ``award`` and their ``verify_`` / ``can_``
 forms are the way in.
+
+:func:`pay_pots` is the one settlement of the program: the state settles its showdown
+with it, and so do the fast paths that deal or follow a hand by its betting string alone
+(agent.game.betting), from the pots the rules state gave for that betting.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.game.operations import ShowdownBegan, Shown, make_pot_awarded, make_shown
+from collections.abc import Sequence
+
+from agent.game.operations import Pot, ShowdownBegan, Shown, make_pot, make_pot_awarded, make_shown
 from agent.game.variant import (
     CARD_MASK,
     OVER,
@@ -24,7 +29,7 @@ from evaluator_pyx.cards import card_str
 if TYPE_CHECKING:
     from agent.game.rules import State
 
-__all__ = ["begin_showdown", "last_claimant", "pots", "settle", "show_cards", "showdown_seat",
+__all__ = ["begin_showdown", "last_claimant", "pay_pots", "pots", "settle", "show_cards", "showdown_seat",
            "verify_award", "verify_muck", "verify_show"]
 
 
@@ -113,7 +118,8 @@ def verify_muck(st: State, seat: int | None = None) -> int:
 def last_claimant(st: State, seat: int) -> bool:
     """Whether some pot ``seat`` is in has no other player who showed or still may."""
     values, pending = st._values, st._pending_show
-    for _, eligible in pots(st):
+    for pot in pots(st):
+        eligible = pot.eligible
         if seat in eligible and not any(
                 s != seat and (values[s] or pending >> s & 1) for s in eligible):
             return True
@@ -139,50 +145,74 @@ def verify_award(st: State, amounts: Sequence[int]) -> tuple[int, ...]:
     return amounts
 
 
-def pots(st: State) -> list[tuple[int, tuple[int, ...]]]:
+def pots(st: State) -> list[Pot]:
+    """Main pot first, then side pots, from what has been put in so far; each with the
+    live players who may win it, clockwise from the button's left."""
     put, folded, order = st._put, st._folded, st._post_order
     levels = sorted({put[s] for s in order if not folded[s]})
-    pots = []
+    out = []
     prev = 0
     for level in levels:
         amount = 0
         for p in put:
             if p > prev:
                 amount += (level if p > level else p) - prev
-        pots.append((amount, tuple(s for s in order if not folded[s] and put[s] >= level)))
+        out.append(make_pot(amount, tuple(s for s in order if not folded[s] and put[s] >= level)))
         prev = level
     # Chips above every live player's total: only reachable with free folds.
     extra = sum(p - prev for p in put if p > prev)
     if extra:
-        amount, eligible = pots[-1]
-        pots[-1] = (amount + extra, eligible)
-    return pots
+        last = out[-1]
+        out[-1] = make_pot(last.amount + extra, last.eligible)
+    return out
 
 
-def settle(st: State) -> None:
-    values, won, ops = st._values, st._won, st._ops
-    # Pots won by the same players are paid as one, so their odd chips are split once
-    # (PokerKit's result, whose losing hands leave the pots before the split).
+def pay_pots(pots: Sequence[Pot], values: Sequence[int], merge_pots: bool, spread_odd: bool,
+             won: list[int]) -> list[list]:
+    """The one settlement: who wins what of ``pots`` (:func:`pots`) when each seat's shown
+    hand is worth ``values[seat]`` (larger wins; seats not shown are never read when they
+    cannot win), each winner's chips added to ``won[seat]``. A pot with one eligible
+    player is theirs; the others go to the best hands among their eligible players. With
+    ``merge_pots`` pots won by the same players are paid as one, so their odd chips are
+    split once (PokerKit's result, whose losing hands leave the pots before the split);
+    odd chips go one each from the first winner clockwise from the button's left
+    (``spread_odd``), else all to the first. Returns the pots paid, each as
+    [amount, eligible, winners, shares]."""
     paid: list[list] = []
-    for amount, eligible in pots(st):
+    for pot in pots:
+        eligible = pot.eligible
         if len(eligible) == 1:
             winners = eligible
         else:
-            best = max(values[s] for s in eligible)
-            winners = tuple(s for s in eligible if values[s] == best)
-        if paid and paid[-1][2] == winners and st._merge_pots:
-            paid[-1][0] += amount
+            best = max([values[s] for s in eligible])
+            winners = tuple([s for s in eligible if values[s] == best])
+        if paid and merge_pots and paid[-1][2] == winners:
+            paid[-1][0] += pot.amount
         else:
-            paid.append([amount, eligible, winners])
-    for index, (amount, eligible, winners) in enumerate(paid):
-        share, odd = divmod(amount, len(winners))
-        shares = [share] * len(winners)
-        if st._spread_odd:
+            paid.append([pot.amount, eligible, winners])
+    for entry in paid:
+        amount, _, winners = entry
+        count = len(winners)
+        if count == 1:
+            won[winners[0]] += amount
+            entry.append((amount,))
+            continue
+        share, odd = divmod(amount, count)
+        shares = [share] * count
+        if spread_odd:
             for k in range(odd):
                 shares[k] += 1
         else:
             shares[0] += odd
-        for s, chips in zip(winners, shares):
-            won[s] += chips
-        ops.append(make_pot_awarded(index, amount, eligible, winners, tuple(shares)))
+        for k in range(count):
+            won[winners[k]] += shares[k]
+        entry.append(tuple(shares))
+    return paid
+
+
+def settle(st: State) -> None:
+    ops = st._ops
+    paid = pay_pots(pots(st), st._values, st._merge_pots, st._spread_odd, st._won)
+    for index, (amount, eligible, winners, shares) in enumerate(paid):
+        ops.append(make_pot_awarded(index, amount, eligible, winners, shares))
     st._finish()

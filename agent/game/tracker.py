@@ -244,32 +244,34 @@ class Tracker:
             seat = self._seat_of.get(viewer)
             if seat is not None:
                 holes = st.hole_cards(seat)
+        # GameContext's fields in order (positional: a keyword call costs twice the
+        # snapshot; tests/test_tracker.py checks every field against its name).
         return _make_context(
-            started.hand_id,
-            players,
-            started.button,
-            self._positions,
-            st.stacks,
-            st.put_in,
-            self._active if self._active is not None else self._active_now(),
-            int(st.street),
-            self._board,
-            st.pot,
-            started.small_bet,
-            started.big_bet,
-            bet_size,
-            started.max_bets,
-            st.bets_this_round,
-            st.raises_this_round,
-            actor_name,
-            actor,
-            to_call,
-            -(-to_call // bet_size),
-            st.legal_actions(),
-            history,
-            tuple(self._actions),
-            viewer,
-            holes,
+            started.hand_id,  # hand_id
+            players,  # players
+            started.button,  # button
+            self._positions,  # positions
+            st.stacks,  # stacks
+            st.put_in,  # put_in
+            self._active if self._active is not None else self._active_now(),  # active
+            int(st.street),  # round
+            self._board,  # board
+            st.pot,  # pot
+            started.small_bet,  # small_bet
+            started.big_bet,  # big_bet
+            bet_size,  # bet_size
+            started.max_bets,  # max_bets
+            st.bets_this_round,  # bets_this_round
+            st.raises_this_round,  # raises_this_round
+            actor_name,  # actor
+            actor,  # actor_seat
+            to_call,  # to_call
+            -(-to_call // bet_size),  # bets_to_call
+            st.legal_actions(),  # legal_actions
+            history,  # history
+            tuple(self._actions),  # actions
+            viewer,  # viewer
+            holes,  # hole_cards
         )
 
     def _active_now(self) -> tuple[str, ...]:

@@ -14,17 +14,15 @@ what the answers and the summary need:
   events are rebuilt from its last state, which holds them all;
 * whose turn it is, and the decision context when it is ours, follow from our position
   and the betting string alone (limit hold'em with the game's fixed sizes: the cards do
-  not change who acts, what is legal, the pot or the history). The first time a
-  (position, betting) pair is met, the real tracker replays the hand so far and its
-  answer is kept; after that a decision costs a dictionary look-up and one context
-  built with this hand's id, board and hole cards. So the rules that answer are the
-  one rules engine (agent.game.rules through agent.game.tracker), never a copy;
-* the hand's result for the summary: what each seat put in and who is still live
-  follows from the final betting string too (kept the same way); a fold leaves one
-  winner, and a showdown with one best hand (or a pot the winners split evenly) is
-  settled with the evaluator. Anything else (odd chips, all-in side pots, a showdown the
-  dealer did not show) replays the whole hand through the seat's own tracker, exactly as
-  the full path does, once, at the end.
+  not change who acts, what is legal, the pot or the history): the game layer's
+  betting-state cache (agent.game.betting) asks the one rules engine the first time a
+  betting string is met and keeps its answer; after that a decision costs a dictionary
+  look-up and one context built with this hand's id, board and hole cards;
+* the hand's result for the summary: the pots and who may win each follow from the
+  final betting string too (the same cache), and the rules' own settlement pays them
+  with the shown hands valued by the evaluator. A showdown the dealer did not show
+  replays the whole hand through the seat's own tracker, exactly as the full path does,
+  once, at the end.
 
 With ``put_off_ends`` (as agent.play.acpc_match.play_at_dealer runs it) a finished hand is
 settled by :meth:`LeanSession.catch_up`, after the answer to the next hand's first turn
@@ -38,11 +36,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from agent.game.context import GameContext, context_template
-from agent.game.events import CardsShown, Event, HandEnded
-from agent.game.rules import Phase
-from agent.game.slots import slot_constructor
-from agent.game.tracker import Tracker, TrackerError
+from agent.game.betting import BettingCache, BettingPoint
+from agent.game.events import Event
+from agent.game.tracker import TrackerError
 from agent.play.acpc_match import AcpcSession, DecisionClock
 from agent.play.seat import Seat
 from connectors.acpc.game import AcpcGame
@@ -53,10 +49,6 @@ __all__ = ["LeanSession"]
 
 log = logging.getLogger("poki.acpc")
 
-_make_context = slot_constructor(GameContext)
-_HOLE_DEALING, _BETTING = Phase.HOLE_DEALING, Phase.BETTING
-CACHE_LIMIT = 1 << 16  # (position, betting) entries kept; cleared when full
-_NOT_OURS = False  # a cache entry: not our turn
 
 
 class LeanSession(AcpcSession):
@@ -79,8 +71,8 @@ class LeanSession(AcpcSession):
         self._hand_id = ""
         self._board: tuple[int, ...] = ()
         self._hole: tuple[int, ...] = ()
-        self._turns: dict[tuple, object] = {}  # (position, betting) -> template or _NOT_OURS
-        self._ends: dict[tuple, tuple] = {}  # (position, final betting) -> result facts
+        self._names: tuple[str, ...] = ()  # the players by position this hand
+        self._rules = BettingCache()  # the rules' answers per betting string
         self.replayed = 0  # hands settled by replaying them through the seat's tracker
         # With ``put_off_ends`` a finished hand is settled by :meth:`catch_up` (after the
         # answer to the line that followed it is sent) rather than at once.
@@ -90,34 +82,31 @@ class LeanSession(AcpcSession):
     # --- lines ---------------------------------------------------------------------------
 
     def on_line(self, line: str) -> str | None:
-        if self._following:
-            # Most lines only add actions to the round: taken without a state or events.
-            translator = self.translator
-            betting = translator.advance(line)
-            if betting is not None:
-                self.lines += 1
-                if betting[-1] == "/":
-                    self._board = translator.board_cards()  # a round's cards came
-                return self._turn((self._position, betting))
         if not line or line[0] == "#" or line[0] == ";":
             return None
         self.lines += 1
         translator = self.translator
         last_hand = translator.hand_number
-        # A hand's usual first line needs none of the events read() would build.
-        state = translator.begin(line)
-        if state is None:
-            try:
-                state, _ = translator.read(line, None)
-            except ProtocolError as exc:
-                self._following = False
-                return self._bad_line(line, exc)
+        try:
+            # The usual lines without states or events (StateTranslator.read).
+            state, _ = translator.read(line, None, False)  # events=False
+        except ProtocolError as exc:
+            self._following = False
+            return self._bad_line(line, exc)
+        if state is None:  # actions (and perhaps a round's cards) added to the hand
+            if not self._following:
+                return self._broken_turn(translator.last)  # type: ignore[arg-type]
+            betting = translator.betting
+            if betting[-1] == "/":
+                self._board = translator.board_cards()  # a round's cards came
+            return self._turn(betting)
         if last_hand != state.hand_number:
             if self._in_hand:
                 self._abandon_hand("a new hand started before this one ended")
             self._in_hand = True
             self._hand_id = translator.hand_id(state.hand_number)
             self._position = state.position
+            self._names = translator.players_for(state.position)
             self._hole = state.holes[state.position]  # type: ignore[assignment]
             if self.clock is not None:
                 self.clock.new_hand()
@@ -132,20 +121,19 @@ class LeanSession(AcpcSession):
         board = state.board
         self._board = board[0] + board[1] + board[2] + board[3] if len(board) == 4 else _flat(board)
         self._following = True
-        return self._turn((state.position, translator.betting))
+        return self._turn(translator.betting)
 
-    def _turn(self, key: tuple) -> str | None:
-        """Our answer at (position, betting) of the hand being followed, or None."""
-        entry = self._turns.get(key)
-        if entry is None:
-            entry = self._learn(key)
-            if entry is None:
-                self._following = False
-                return self._broken_turn(self.translator.last)  # type: ignore[arg-type]
-        if entry is _NOT_OURS:
-            return None
-        ctx = _make_context(self._hand_id, *entry[0], self._board, *entry[1],  # type: ignore[index]
-                            self._hole)
+    def _turn(self, betting: str) -> str | None:
+        """Our answer after ``betting`` of the hand being followed, or None."""
+        try:
+            template = self._rules.turn(betting, self._position, self._names, self._events_so_far)
+            if template is None:
+                return None  # not our turn
+            ctx = template.build(self._hand_id, self._board, self._hole)
+        except TrackerError as exc:
+            self._refused(exc)
+            self._following = False
+            return self._broken_turn(self.translator.last)  # type: ignore[arg-type]
         action = self.seat.decide_on(ctx)
         self.answers += 1
         return self.translator.text + ":" + ACTION_CHAR[action]
@@ -183,21 +171,15 @@ class LeanSession(AcpcSession):
         stats.last_error = reason
         log.error("%s: hand abandoned, not stored: %s", self.source, reason)
 
-    # --- what the rules say, learnt once per betting string ----------------------------
+    # --- what the rules say (agent.game.betting) -------------------------------------
 
-    def _replay(self, events: Sequence[Event]) -> Tracker | None:
-        """A scratch tracker that applied ``events`` (None if it refused one)."""
-        tracker = Tracker(self.seat.me)
-        try:
-            for event in events:
-                tracker.apply(event)
-            if tracker.state is not None and tracker.state.phase == _HOLE_DEALING:
-                tracker.snapshot()  # opponents' cards are face down once play starts
-        except TrackerError as exc:
-            self._broken_hand = self.translator.last.hand_number  # type: ignore[union-attr]
-            self._abandon_hand(str(exc))
-            return None
-        return tracker
+    def _refused(self, exc: TrackerError) -> None:
+        """The rules refused this hand's events: it is abandoned, and answered with calls."""
+        self._broken_hand = self.translator.last.hand_number  # type: ignore[union-attr]
+        self._abandon_hand(str(exc))
+
+    def _events_so_far(self) -> list[Event]:
+        return self._hand_events(self.translator.last)  # type: ignore[arg-type]
 
     def _hand_events(self, state: MatchState) -> list[Event]:
         """The events of the hand up to ``state``, as the translator gave them line by
@@ -207,23 +189,6 @@ class LeanSession(AcpcSession):
         scratch = StateTranslator(self.game, self.seat.me, names=t.names, match=t.match,
                                   source=t.source)
         return scratch.update(state)
-
-    def _learn(self, key: tuple) -> object | None:
-        """Whose turn it is after this hand's events (None: the rules refused them)."""
-        tracker = self._replay(self._hand_events(self.translator.last))  # type: ignore[arg-type]
-        if tracker is None:
-            return None
-        st = tracker.state
-        if st is None or st.phase != _BETTING or st.actor != key[0]:
-            entry: object = _NOT_OURS
-        else:
-            ctx = tracker.snapshot(self.seat.me)
-            entry = context_template(ctx)  # this hand's id, board and hole cards go in at use
-        turns = self._turns
-        if len(turns) >= CACHE_LIMIT:
-            turns.clear()
-        turns[key] = entry
-        return entry
 
     # --- the end of a hand ----------------------------------------------------------------
 
@@ -235,66 +200,32 @@ class LeanSession(AcpcSession):
             self._finish_now(state)
 
     def _finish_now(self, state: MatchState) -> None:
-        events: list[Event] | None = None
         if not self.records:
-            key = (state.position, state.betting)
-            facts = self._ends.get(key)
-            if facts is None:
-                events = self._hand_events(state)
-                facts = self._end_facts(key, events)
-                if facts is None:
-                    return  # the rules refused the hand: abandoned
-            if self._settle(state, facts):
+            try:
+                end = self._rules.point(state.betting_text, lambda: self._hand_events(state))
+            except TrackerError as exc:
+                self._refused(exc)
                 return
-        self._replay_on_seat(self._hand_events(state) if events is None else events)
+            if self._settle(state, end):
+                return
+        self._replay_on_seat(self._hand_events(state))
 
-    def _end_facts(self, key: tuple, events: list[Event]) -> tuple | None:
-        """(chips put in by position, live positions, net of a hand won by folds or None,
-        all-in) after the final betting; None if the rules refused the hand."""
-        body = [e for e in events if type(e) is not CardsShown and type(e) is not HandEnded]
-        tracker = self._replay(body)
-        if tracker is None:
-            return None
-        st = tracker.state
-        put_in = st.put_in
-        live = st.active
-        facts = (put_in, live, bool(st.all_in))
-        ends = self._ends
-        if len(ends) >= CACHE_LIMIT:
-            ends.clear()
-        ends[key] = facts
-        return facts
-
-    def _settle(self, state: MatchState, facts: tuple) -> bool:
-        """Count the hand's result from the cached facts; False when only the tracker can
-        settle it (see the module docstring)."""
-        put_in, live, all_in = facts
+    def _settle(self, state: MatchState, end: BettingPoint) -> bool:
+        """Count the hand's result: the rules' settlement of the pots after its final
+        betting, the live hands valued by the evaluator; False when a live hand was not
+        shown (only the seat's tracker can then say what happened)."""
         me = state.position
-        pot = sum(put_in)
-        if len(live) == 1:
-            won = pot if live[0] == me else 0
-        else:
-            if all_in:
-                return False
+        live = end.live
+        values = [0] * len(end.put_in)
+        if len(live) > 1:
             holes = state.holes
             flat = _flat(state.board)
-            best = -1
-            winners = []
             for q in live:
                 hole = holes[q]
                 if hole is None:
                     return False
-                value = evaluate_cards(hole + flat)
-                if value > best:
-                    best = value
-                    winners = [q]
-                elif value == best:
-                    winners.append(q)
-            share, odd = divmod(pot, len(winners))
-            if odd:
-                return False
-            won = share if me in winners else 0
-        net = won - put_in[me]
+                values[q] = evaluate_cards(hole + flat)
+        net = end.won(values)[me] - end.put_in[me]
         stats = self.seat.stats
         stats.net_chips += net
         stats.add_result(net / self.game.small_bet)

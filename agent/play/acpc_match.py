@@ -4,7 +4,7 @@
 * :class:`AcpcSession` is one player's side of the protocol: MATCHSTATE lines in, events
   to the seat, our answer out when it is our turn; :func:`play_at_dealer` runs it over a
   TCP connection (connectors.acpc.client) to any ACPC dealer.
-* :func:`host_match` runs our dealer (connectors.acpc.server) with remote players and
+* :func:`host_match` runs our dealer (agent.play.acpc_dealer) with remote players and
   in-process seats; an in-process seat is a seat runtime the dealer feeds events and
   asks for decisions directly (no text in between).
 * Every decision has a deadline (:class:`DecisionClock`, from config ``[acpc]``): the
@@ -12,9 +12,9 @@
   per response and 7 s per hand on average over the match), so a slow engine must
   answer in time; the seat answers its fallback (check, else call) when the engine is
   late.
-* Finished hands go to the opponent database through the seat's sink, written on the
-  seat's worker thread (the one thread that touches the SQLite connection); a Poki
-  player reads its opponents' models from the same database.
+* Finished hands go to the opponent database through the seat's sink, to the database
+  writer thread (agent.play.stores, as at IRC tables); a Poki player reads and writes its
+  opponents' models through the same thread, attached as every runner attaches them.
 """
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ import numpy as np
 from agent.config import AcpcConfig
 from agent.game.events import HandEnded
 from agent.game.records import with_content_id
+from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
+from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import Player, create_player
 from agent.game.rules import Phase
 from agent.game.tracker import Tracker, TrackerError
@@ -43,7 +45,7 @@ from connectors.acpc.protocol import (
     format_response,
     is_comment,
 )
-from connectors.acpc.server import AcpcDealer, DealerLimits, MatchOutcome
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
 from connectors.acpc.game import AcpcGame
 from agent.game.rules import Action
 
@@ -193,44 +195,39 @@ class AcpcSession:
         return self.translator.last is not None and not self.translator.hand_over
 
 
-class _DatabaseModels:
-    """A Poki player's model store backed by the database: models are read from it; the
-    hands are written by the seat's sink, once, so the player's own write is a no-op."""
-
-    def __init__(self, db: Any) -> None:
-        self.db = db
-
-    def get(self, nick: str, network: str) -> Any:
-        return self.db.get(nick, network)
-
-    def write_hand(self, record: Any, network: str) -> Any:
-        from agent.game.records import WriteReport
-
-        return WriteReport()
-
-
-def _attach_database(seat: Seat, db_path: str | None, network: str,
-                     settings: Any = None) -> Callable[[], None]:
-    """Open the database on the seat's worker thread, send finished hands there, let a
-    Poki player read its models from it. Returns the closer."""
+def _open_models(seat: Seat, db_path: str | None, network: str, settings: Any = None) -> DatabaseWriter | None:
+    """The opponent database at ``db_path`` on its own writer thread (as at IRC tables):
+    finished hands go there through the seat's sink, and the player reads and writes its
+    models through the same thread (agent.play.stores). Returns the writer (None: no
+    database)."""
     if db_path is None:
-        return lambda: None
-    from db.database import Database
-
-    kwargs = {}
+        return None
+    kwargs: dict[str, Any] = {"half_life": None}
     if settings is not None:
-        kwargs = {"synchronous": settings.database.synchronous,
-                  "half_life": settings.model.half_life_hands}
-    db = seat.run(lambda: Database(db_path, **kwargs))
+        kwargs = {"synchronous": settings.database.synchronous, "half_life": settings.model.half_life_hands}
+    writer = DatabaseWriter(db_path, **kwargs)
+    try:
+        attach_models(seat.player, writer.models(), network)
+    except BaseException:
+        writer.close()
+        raise
     # Stored under an id that names the hand's content (when it was dealt, who sat, what
     # happened): a reused match name or a hand number the dealer repeats never makes a
     # new hand look stored already.
-    seat.sink = lambda record: db.write_hand(with_content_id(record), network)
-    player = seat.player
-    if hasattr(player, "store") and hasattr(player, "network"):
-        store = _DatabaseModels(db)
-        seat.run(lambda: (setattr(player, "store", store), setattr(player, "network", network)))
-    return lambda: seat.run(db.close)
+    seat.sink = lambda record: writer.write(with_content_id(record), network)
+    return writer
+
+
+def _count_storage(stats: SeatStats, writer: DatabaseWriter) -> None:
+    """Add what the (closed) writer did with the seat's hands to its stats: the writer
+    stores them on its own thread, so the sink's return says nothing. A hand handed over
+    and neither stored nor found stored already counts as not stored."""
+    stats.already_stored += writer.duplicates
+    unaccounted = stats.hands - stats.not_stored - writer.stored - writer.duplicates
+    if unaccounted > 0:
+        stats.not_stored += unaccounted
+        stats.last_storage_error = writer.last_error or (
+            f"{unaccounted} hand(s) still waiting for the database writer when it was closed")
 
 
 @dataclass
@@ -287,20 +284,24 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                    config: AcpcConfig | None = None, db_path: str | None = None,
                    settings: Any = None, names: Sequence[str] = (), match: str | None = None,
                    progress: Callable[[int], None] | None = None,
-                   connect_timeout: float = 30.0) -> ClientResult:
+                   connect_timeout: float = 30.0,
+                   on_ready: Callable[[str], None] | None = None) -> ClientResult:
     """Connect to an ACPC dealer, greet, play every hand it deals with ``player`` until it
     closes the match; finished hands go to the database at ``db_path`` (None: nowhere).
     A dealer silent for ``config.dealer_timeout`` seconds ends the match for us (the
-    result says so: ``lost``)."""
+    result says so: ``lost``). ``on_ready`` is told what the player runs with (bettor,
+    predictor, floor, store) once its models are attached, before connecting."""
     config = config or AcpcConfig()
     where = f"dealer {host}:{port}"
     match = match or f"acpc:{host}:{port}:{int(time.time())}"
     seat = Seat(player, source=where)
     try:
-        close_db = _attach_database(seat, db_path, NETWORK, settings)
+        writer = _open_models(seat, db_path, NETWORK, settings)
     except BaseException:
         seat.close()
         raise
+    if on_ready is not None:
+        on_ready(describe_player(player))
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     if seat.follows_events:
         session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock,
@@ -315,7 +316,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes,
                               silence=config.dealer_timeout)
     except ConnectionError:
-        close_db()
+        if writer is not None:
+            writer.close()
         seat.close()
         raise
     counted = [0]  # hands reported to ``progress``
@@ -356,7 +358,9 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
             log.warning("%s closed the match in the middle of hand %d; that hand is not stored",
                         where, hand)
         seat.flush(60)
-        close_db()
+        if writer is not None:
+            writer.close()
+            _count_storage(seat.stats, writer)
         seat.close()
     return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where,
                         [lost] if lost else [], storing=db_path is not None, lost=bool(lost))
@@ -373,8 +377,9 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
     others are remote and connect to the ports passed to ``on_listen`` (called once the
     sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
-    rules state for every hand (connectors.acpc.fast_deal says when it need not)."""
+    rules state for every hand (agent.play.acpc_fast_deal says when it need not)."""
     config = config or AcpcConfig()
+    ensure_kinds()
     local: dict[int, Seat] = {}
     root = np.random.SeedSequence(seed)
     player_seeds = root.spawn(len(names))

@@ -23,14 +23,12 @@ functions, and this module only when a command is given ``--cluster``.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import platform
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -99,13 +97,10 @@ def _distributed() -> Any:
 
 def worker_fingerprint() -> dict[str, str]:
     """What a process's results depend on besides its inputs: the Poki version, the
-    settings players are built from in that process ([engine] and [model] of POKI_CONFIG,
-    else of config.toml in the working directory; a batch's table, seed and a replay's
-    options travel with the task), the evaluator backend and the Python version (the
-    replay's rows come back marshalled, a format of the Python version). Runs on every
-    worker."""
+    evaluator backend and the Python version (the replay's rows come back marshalled, a
+    format of the Python version). Settings are inputs: a batch's player specs carry
+    every setting of their players, a replay's options theirs. Runs on every worker."""
     import evaluator_pyx
-    from agent.config import load_config
 
     try:
         from importlib.metadata import version
@@ -113,13 +108,7 @@ def worker_fingerprint() -> dict[str, str]:
         poki = version("poki")
     except Exception:  # noqa: BLE001 - a source checkout on PYTHONPATH has no metadata
         poki = "source"
-    try:
-        settings = load_config(os.environ.get("POKI_CONFIG") or None)
-        played = {"engine": asdict(settings.engine), "model": asdict(settings.model)}
-        config = hashlib.sha256(repr(sorted(played.items())).encode()).hexdigest()[:16]
-    except Exception as exc:  # noqa: BLE001 - a worker with an unreadable config is reported, not fatal here
-        config = f"unreadable: {exc}"
-    return {"poki": poki, "config": config, "evaluator": str(evaluator_pyx.BACKEND),
+    return {"poki": poki, "evaluator": str(evaluator_pyx.BACKEND),
             "python": ".".join(platform.python_version_tuple()[:2])}
 
 
@@ -237,7 +226,7 @@ class Cluster:
             if differ:
                 what = ", ".join(f"{k}: here {a}, there {b}" for k, (a, b) in differ.items())
                 raise ClusterError(f"worker {worker} would not give this machine's results ({what}): run the same "
-                                   "poki, config and Python on every worker (POKI_CONFIG names the settings file)")
+                                   "poki and Python on every worker")
         return prints
 
     # -- facts -------------------------------------------------------------------------

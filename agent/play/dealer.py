@@ -31,10 +31,12 @@ from agent.players import HOOKS, Player
 from agent.game.records import HandRecord
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker
+from agent.models.store import ModelStore
+from agent.play.stores import attach_models
 from connectors.logs import acpc_log
 from connectors.logs import phh
 
-__all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "play_match"]
+__all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "SeededDeals", "play_match"]
 
 _BETTING, _BOARD_DEALING = Phase.BETTING, Phase.BOARD_DEALING
 _LEGAL_ACTIONS = frozenset(Action)
@@ -57,6 +59,30 @@ class Deal:
         """Seat s gets the cards of seat s + by (mod seats)."""
         n = len(self.holes)
         return Deal(tuple(self.holes[(s + by) % n] for s in range(n)), self.board)
+
+
+@dataclass(frozen=True)
+class SeededDeals:
+    """The cards of the k-th hand a table deals, from a seed and k alone, whatever the
+    dealer: each position's two hole cards (position 0 the first after the button, the
+    button last), then the board. Given the same seed, the in-process dealer, our ACPC
+    dealer and the IRC dealer bot deal the same cards to the same positions hand by hand
+    (the equivalence test, the strength rows that compare tables). Seeds are for tests
+    and experiments; a dealer given none draws its cards as before."""
+
+    seed: int
+
+    def cards(self, hand: int, seats: int) -> list[int]:
+        return np.random.default_rng([self.seed, hand]).permutation(52)[: 2 * seats + 5].tolist()
+
+    def deal(self, hand: int, seats: int, button: int) -> Deal:
+        """The hand's cards by seat for a table whose button is at seat ``button``."""
+        cards = self.cards(hand, seats)
+        holes = []
+        for seat in range(seats):
+            position = (seat - button - 1) % seats
+            holes.append((cards[2 * position], cards[2 * position + 1]))
+        return Deal(tuple(holes), tuple(cards[2 * seats:]))
 
 
 class HandLog:
@@ -188,10 +214,14 @@ class MatchResult:
 
 def play_match(players: Sequence[Player], config: TableConfig, hands: int, seed: int, *,
                reset_stacks: bool = True, log: HandLog | None = None, source: str = "match",
-               keep_records: bool = False,
-               progress: Callable[[int], None] | None = None) -> MatchResult:
+               keep_records: bool = False, progress: Callable[[int], None] | None = None,
+               deals: SeededDeals | None = None, store: ModelStore | None = None,
+               network: str = "local") -> MatchResult:
     """Plain (not duplicate) play: seats fixed, the button moving one seat each hand, the
-    cards from ``numpy.random.default_rng(seed)``."""
+    cards from ``numpy.random.default_rng(seed)`` (or ``deals``: the k-th hand's cards by
+    position, as every dealer deals them). With ``store`` the players that model their
+    opponents read and write their models there (attached as every runner attaches them)
+    and each finished hand is stored there once, as ``poki match --db`` does."""
     n = len(players)
     rng = np.random.default_rng(seed)
     dealer = Dealer(config, source=source, log=log)
@@ -199,11 +229,16 @@ def play_match(players: Sequence[Player], config: TableConfig, hands: int, seed:
     stacks = {name: config.starting_stack for name in names}
     chips = dict.fromkeys(names, 0)
     records = []
+    if store is not None:
+        for player in players:
+            attach_models(player, store, network)
     for hand in range(hands):
-        deal = Deal.draw(rng, n)
+        deal = Deal.draw(rng, n) if deals is None else deals.deal(hand, n, hand % n)
         start = None if reset_stacks else tuple(stacks[name] or config.starting_stack for name in names)
         record = dealer.play_hand(players, deal, button=hand % n, hand_id=f"{source}:{hand}",
                                   stacks=start, hand_number=hand)
+        if store is not None:
+            store.write_hand(record, network)
         for result in record.results:
             net = result.won - result.put_in
             chips[result.player] += net

@@ -1,4 +1,4 @@
-"""Hosting IRC tables: the dealer bot (connectors.irc.dealer) with its bank in SQLite
+"""Hosting IRC tables: the dealer bot (agent.play.irc_table) with its bank in SQLite
 (db.bankroll: bankrolls across sessions, seed 004's tiers by minimum bankroll) and every
 hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs. A
 finished hand is safe in the journal (agent.play.irc_journal) before the dealer announces
@@ -22,27 +22,20 @@ import numpy as np
 
 from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
+from agent.play.dealer import SeededDeals
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from connectors.logs import acpc_log
 from connectors.logs import phh
+from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
-from connectors.irc.dealer import DealerBot
-from connectors.irc.seats import BankError
+from agent.play.irc_table import DealerBot
+from agent.play.irc_seats import BankError
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 
-__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "journal_path", "network_of", "replay_journal",
-           "split_server"]
+__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "journal_path", "replay_journal"]
 
 log = logging.getLogger("poki.irc.dealer")
-
-
-def split_server(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` -> (host, port); ValueError naming the text otherwise."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"expected HOST:PORT, got {text!r}")
-    return host, int(port)
 
 
 def journal_path(db_path: str | Path) -> Path:
@@ -50,13 +43,8 @@ def journal_path(db_path: str | Path) -> Path:
     return Path(f"{db_path}.pending-hands")
 
 
-def network_of(host: str) -> str:
-    """The database's network name for players met on the IRC server ``host``."""
-    return f"irc:{host}"
-
-
 class SqliteBank:
-    """connectors.irc.dealer's Bank on db.bankroll (the loop thread owns the connection).
+    """agent.play.irc_table's Bank on db.bankroll (the loop thread owns the connection).
 
     With a :class:`~agent.play.irc_journal.HandJournal`, a finished hand is made safe by
     one line appended to the journal and the dealer announces it at once; the database
@@ -220,6 +208,7 @@ class DealerHost:
     flood_rate: float | None = None
     table: TableConfig | None = None
     min_players: int = 2  # seated before the session's first hand
+    deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -270,7 +259,7 @@ class DealerHost:
                     hand_pause=irc.hand_pause_seconds if self.hand_pause is None else self.hand_pause,
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
-                    done=self._session_over)
+                    done=self._session_over, deals=self.deals)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 self.finished.set()

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent.config import Config
+from agent.play.kinds import ensure_kinds
 from agent.players import parse_spec
 
 __all__ = ["DEMO_FIELD", "run_irc_demo"]
@@ -20,6 +21,7 @@ CHANNEL = "#holdem"
 
 
 def _nick(spec: str, taken: set[str]) -> str:
+    ensure_kinds()
     parsed = parse_spec(spec)
     base = (parsed.label or parsed.kind).replace("-", "")[:12] or "bot"
     nick, k = base, 2

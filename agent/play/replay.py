@@ -60,7 +60,7 @@ from connectors.logs.sources import (
     read_chunk,
 )
 from agent.game.prepared import prepare_hand
-from agent.game.prediction import DEFAULT_STRENGTHS, Strengths
+from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
 
 __all__ = [
     "ReplayOptions",
@@ -323,7 +323,7 @@ class ReplayOptions:
     epsilon: float = 1e-3  # predict: floor of the triples' entries
     since: float | None = None  # only hands started at or after this Unix time
     until: float | None = None  # only hands started before this Unix time
-    strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.game.prediction)
+    strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.models.prediction)
     tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
 
 
@@ -607,12 +607,12 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
 
 
 def _load_learned(database: Any, scorer: Any) -> None:
-    """Give the scorer the learned predictor the file holds (``poki db fit-predictor``)."""
+    """Give the scorer the learned predictor the file holds (``poki db fit-predictor``),
+    read through the model store's interface as the engine reads it."""
     from db.database import DatabaseError
-    from db.learned import load_learned
 
     try:
-        model = load_learned(database.db.conn)
+        model = database.learned_model()
     except ValueError as exc:
         raise DatabaseError(f"{database.path}: {exc}") from None
     if model is not None:

@@ -60,6 +60,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import numpy as np
+
 from agent.game.events import Event, HandStarted, HoleCards
 from agent.players import HOOKS, Player
 from agent.game.records import HandRecord, WriteReport
@@ -67,7 +69,7 @@ from agent.game.rules import Action, Phase
 from agent.game.context import GameContext
 from agent.game.tracker import Tracker, TrackerError
 
-__all__ = ["Seat", "SeatError", "SeatStats", "fallback_action"]
+__all__ = ["Seat", "SeatError", "SeatStats", "fallback_action", "table_generator"]
 
 log = logging.getLogger("poki.seat")
 
@@ -78,6 +80,14 @@ HandSink = Callable[[HandRecord], Any]
 class SeatError(RuntimeError):
     """A seat asked to do something it cannot do now (decide when it is not our turn,
     use it after close)."""
+
+
+def table_generator(seed: int, table: int = 0) -> np.random.Generator:
+    """The generator of the player a live runner seats at its ``table``-th table, from the
+    command's seed: ``default_rng(seed)`` for the first (so `poki acpc play --seed S`, the
+    first table of `poki irc play --seed S` and a player built in-process from the same
+    seed draw the same numbers), ``default_rng([seed, table])`` for the others."""
+    return np.random.default_rng(seed if table == 0 else [seed, table])
 
 
 def fallback_action(ctx: GameContext) -> Action:
@@ -364,7 +374,7 @@ class Seat:
         """Whether the seat needs every event. An instant player without hooks and a seat
         without a sink do not: a dealer that owns the hand's rules state may instead ask
         :meth:`decide_on` with its own snapshot and report the end with :meth:`hand_done`,
-        sparing a second tracker the same events (connectors.acpc.server does)."""
+        sparing a second tracker the same events (agent.play.acpc_dealer does)."""
         return not self._inline or self.sink is not None
 
     def decide_on(self, ctx: GameContext) -> Action:
@@ -427,10 +437,14 @@ class Seat:
         self.stats.decision_seconds += time.perf_counter() - t0
         return action
 
-    def decide_async(self, deadline_s: float | None, callback: Callable[[Action], Any]) -> None:
+    def decide_async(self, deadline_s: float | None, callback: Callable[[Action], Any], *,
+                     call_later: Callable[[float, Callable[[], Any]], Any] | None = None) -> None:
         """As :meth:`decide` without blocking: ``callback(action)`` is called exactly
-        once, from another thread (the worker or a timer), with the player's action or
-        the fallback at the deadline. For connectors with their own event loop."""
+        once, from another thread, with the player's action, or at the deadline with its
+        best action so far (``interim``) or the fallback. The player is told the deadline
+        first (``set_deadline``), as :meth:`decide` tells it. For connectors with their own
+        event loop: ``call_later(seconds, fn)`` (returning something with ``cancel()``)
+        runs the deadline on that loop rather than on a timer thread of its own."""
         ctx = self._context()
         self.stats.decisions += 1
         self._tell_deadline(deadline_s)
@@ -449,11 +463,9 @@ class Seat:
             except Exception as exc:  # noqa: BLE001
                 log.error("%s: decision callback raised %r", self.source, exc)
 
-        timer = None
+        timer: Any = None
 
         def from_player(future: Future) -> None:
-            if timer is not None:
-                timer.cancel()
             with lock:
                 if done[0]:
                     return
@@ -463,6 +475,8 @@ class Seat:
                 answer(fallback_action(ctx))
             else:
                 answer(self._checked(ctx, future.result()))
+            if timer is not None:
+                timer.cancel()
 
         def at_deadline() -> None:
             with lock:
@@ -471,11 +485,13 @@ class Seat:
             answer(self._late(ctx, deadline_s))
 
         if deadline_s is not None:
-            timer = threading.Timer(deadline_s, at_deadline)
-            timer.daemon = True
+            if call_later is None:
+                timer = threading.Timer(deadline_s, at_deadline)
+                timer.daemon = True
+                timer.start()
+            else:
+                timer = call_later(deadline_s, at_deadline)
         future = self._submit(self.player.act, ctx)
-        if timer is not None:
-            timer.start()
         future.add_done_callback(from_player)
 
     # --- end ---------------------------------------------------------------------------------

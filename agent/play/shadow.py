@@ -4,17 +4,17 @@ Before each real decision of each player (fold, check, call, bet, raise; blinds 
 forced and not scored), five predictors give a (fold, call, raise) triple, where check
 counts as call and bet as raise:
 
-* **meta**: seed 004's meta-predictor (agent.game.prediction): twelve and back-off mixed
+* **meta**: seed 004's meta-predictor (agent.models.prediction): twelve and back-off mixed
   by how well each has foreseen this player so far (with a learned predictor, the three
   of them: weights proportional to exp(each one's decayed running log-likelihood on
   this player's earlier decisions));
 * **learned** (when the database holds one, ``poki db fit-predictor``): the multinomial
-  logistic regression of agent.game.learned (or seed 004's network on top of it) over
+  logistic regression of agent.models.learned (or seed 004's network on top of it) over
   the decision's public features and the player's statistics as they stood before the
   hand; its weights are fixed while scoring, and the hands it was fitted on are
   reported, so a scored hand it has seen shows;
 * **backoff**: the fine contexts of agent.game.context backed off to the player's twelve
-  contexts and to the population (agent.game.prediction.backoff_triple);
+  contexts and to the population (agent.models.prediction.backoff_triple);
 * **twelve**: the player's specific model in twelve contexts (decayed per-context
   frequencies blended with the context's default triple until the context holds
   ``blend`` observations);
@@ -36,7 +36,7 @@ ln(0.001) ≈ -6.9 instead of minus infinity. Scores are kept overall, per round
 context, and per player; players with at least ``min_hands`` hands are also scored as a
 group, as the ones whose models have had time to learn.
 
-The models are kept in an agent.engine.opponent_model.MemoryModelStore fed the same hands
+The models are kept in an agent.models.opponent_model.MemoryModelStore fed the same hands
 in the same order as the database through the same Predictor.advance, so they are the
 database's models as of each hand.
 """
@@ -46,11 +46,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agent.engine.opponent_model import MemoryModelStore
+from agent.models.store import MemoryModelStore
 from agent.game.context import context_name
-from agent.game.frequencies import DEFAULT_HALF_LIFE, PlayerState
-from agent.game.learned import LearnedModel, hand_features
-from agent.game.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Strengths
+from agent.models.frequencies import DEFAULT_HALF_LIFE, PlayerState
+from agent.models.learned import LearnedModel, hand_features
+from agent.models.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Strengths
 from agent.game.prepared import prepare_hand
 from agent.game.records import ROUND_NAMES, HandRecord, RecordError
 

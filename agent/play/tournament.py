@@ -35,6 +35,8 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.records import RecordError, with_content_id
 from agent.play.dealer import Deal, Dealer, HandLog
+from agent.play.kinds import ensure_kinds
+from agent.play.stores import attach_models
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log
 from connectors.logs import phh
@@ -96,6 +98,7 @@ class TournamentSetup:
 
     @classmethod
     def from_text(cls, specs: Sequence[str], table: TableConfig, seed: int, **kw: Any) -> TournamentSetup:
+        ensure_kinds()
         return cls(tuple(parse_spec(s) for s in specs), table, seed, **kw)
 
     @property
@@ -135,6 +138,7 @@ class BatchResult:
 
 
 def _batch_players(setup: TournamentSetup, index: int) -> list[Player]:
+    ensure_kinds()  # a worker process on another machine: the specs carry every setting
     names = setup.names
     seeds = np.random.SeedSequence([setup.seed, _PLAYERS, index]).spawn(len(setup.specs))
     return [create_player(spec, np.random.default_rng(ss), name=name)
@@ -173,9 +177,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
         # Every seat that models opponents reads them from the database (seed 004: a
         # regular's history carries over); the hands are written here, once each.
         for player in players:
-            attach = getattr(player, "attach_store", None)
-            if attach is not None:
-                attach(store, setup.network)
+            attach_models(player, store, setup.network)
     rejected = 0
     known = 0  # hands found stored already: the same deal played the same way
     log = HandLog(acpc=log_acpc, phh=log_phh) if (log_acpc or log_phh) else None
@@ -213,7 +215,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
                 except RecordError:
                     rejected += 1  # a hand the database refuses is not stored; play goes on
                 else:
-                    known += getattr(report, "duplicates", 0)
+                    known += report.duplicates
     return BatchResult(
         index=index,
         first_deal=first,

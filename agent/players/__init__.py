@@ -9,13 +9,14 @@ A player spec is ``[label=]kind[(key=value, ...)]``::
     poki(bettor=loki1, reweight=none)
 
 Values are numbers, true/false, or words (quotes optional). Unknown kinds and keys are
-errors that list what is known. Each player is built with its own seeded
+errors that list what is known. The registry is filled from above, with the settings the
+program was given (agent.play.kinds.install_kinds(config): the house bots and the Poki
+engine, whose defaults are [engine] and [model]); nothing here imports the kinds. Each player is built with its own seeded
 ``numpy.random.Generator``: every random choice it makes comes from there, so a seed
 reproduces a match.
 """
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -143,14 +144,12 @@ class PlayerSpec:
 
 
 _REGISTRY: dict[str, PlayerKind] = {}
-# Modules that register players when imported; loaded on the first registry lookup so that
-# importing this module stays cheap and free of cycles.
-PLAYER_MODULES: list[str] = ["agent.players.housebots", "agent.engine.player"]
-_loaded = False
 
 
-def register(kind: PlayerKind) -> PlayerKind:
-    if kind.name in _REGISTRY and _REGISTRY[kind.name] is not kind:
+def register(kind: PlayerKind, *, replace: bool = False) -> PlayerKind:
+    """Add a kind; ``replace`` lets the same name be registered again (the same kinds
+    with other settings as their defaults)."""
+    if kind.name in _REGISTRY and _REGISTRY[kind.name] is not kind and not replace:
         raise ValueError(f"player kind {kind.name!r} is registered twice")
     if not _NAME.fullmatch(kind.name):
         raise ValueError(f"player kind name {kind.name!r} must be letters, digits and -_")
@@ -158,23 +157,16 @@ def register(kind: PlayerKind) -> PlayerKind:
     return kind
 
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for module in PLAYER_MODULES:
-            importlib.import_module(module)
-
-
 def known_kinds() -> dict[str, PlayerKind]:
-    _load()
     return dict(sorted(_REGISTRY.items()))
 
 
 def _kind(name: str, where: str) -> PlayerKind:
-    _load()
     kind = _REGISTRY.get(name)
     if kind is None:
+        if not _REGISTRY:
+            raise SpecError(f"{where}: no player kinds are registered yet "
+                            "(agent.play.kinds.install_kinds(config) registers them)")
         raise SpecError(f"{where}: unknown player {name!r} (known: {', '.join(sorted(_REGISTRY))})")
     return kind
 

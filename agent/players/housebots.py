@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from agent.players import BasePlayer, Param, PlayerKind, register
+from agent.players import BasePlayer, Param, PlayerKind
 from agent.game.rules import Action
 from agent.game.context import GameContext
 from evaluator_pyx.cards import N_CARDS, card_bit
@@ -38,6 +38,7 @@ from evaluator_pyx.cards import N_CARDS, card_bit
 __all__ = [
     "AlwaysCall",
     "AlwaysRaise",
+    "HOUSE_KINDS",
     "MonteCarloThresholds",
     "RandomPlayer",
     "RateOfReturn",
@@ -291,12 +292,16 @@ class MonteCarloThresholds(BasePlayer):
 
 # --- registry ------------------------------------------------------------------------------
 
+# The kinds agent.play.kinds registers (the registry is filled from above, never by import).
+HOUSE_KINDS: list[PlayerKind] = []
+_add = HOUSE_KINDS.append
+
 _TRIALS = Param(int, 1000, "Monte Carlo deals per hand-strength estimate", low=10, high=10**7)
 _SHARE = dict(low=0.0, high=1.0)
 
-register(PlayerKind("call", AlwaysCall, {}, "always checks or calls"))
-register(PlayerKind("raise", AlwaysRaise, {}, "always bets or raises (calls when capped)"))
-register(PlayerKind(
+_add(PlayerKind("call", AlwaysCall, {}, "always checks or calls"))
+_add(PlayerKind("raise", AlwaysRaise, {}, "always bets or raises (calls when capped)"))
+_add(PlayerKind(
     "random",
     lambda name, rng, **weights: RandomPlayer(name, rng, weights["fold"], weights["call"],
                                               weights["raise"]),
@@ -304,10 +309,10 @@ register(PlayerKind(
      "call": Param(float, 1.0, "weight of checking or calling", low=0.0),
      "raise": Param(float, 1.0, "weight of betting or raising", low=0.0)},
     "a legal move at random (weights over the legal moves)"))
-register(PlayerKind("rr", RateOfReturn, {"trials": _TRIALS},
+_add(PlayerKind("rr", RateOfReturn, {"trials": _TRIALS},
                     "Mick West's rate-of-return bot (seed 001)"))
 
-register(PlayerKind(
+_add(PlayerKind(
     "mc",
     lambda name, rng, **kw: MonteCarloThresholds(name, rng, kw["range"], kw["bet"], kw["raise"], kw["trials"]),
     {"range": Param(float, 0.2, "share of starting hands played pre-flop", **_SHARE),
@@ -336,10 +341,10 @@ def _style_kind(name: str, vpip: float, aggression: float, help_text: str) -> Pl
     }, help_text)
 
 
-register(_style_kind("style", 0.4, 0.5, "a T/L x A/C style bot with every setting open (seed 002)"))
+_add(_style_kind("style", 0.4, 0.5, "a T/L x A/C style bot with every setting open (seed 002)"))
 for _name, (_vpip, _aggr) in _STYLES.items():
-    register(_style_kind(_name, _vpip, _aggr, f"{_name.replace('-', '/')} style (seed 002)"))
+    _add(_style_kind(_name, _vpip, _aggr, f"{_name.replace('-', '/')} style (seed 002)"))
     # Seed 002 calls the passive styles conservative (C).
     if _name.endswith("passive"):
         _alias = _name.replace("passive", "conservative")
-        register(_style_kind(_alias, _vpip, _aggr, f"same as {_name} (seed 002's C)"))
+        _add(_style_kind(_alias, _vpip, _aggr, f"same as {_name} (seed 002's C)"))

@@ -33,8 +33,8 @@ from .stats import (
     ReportData,
     StyleThresholds,
     compute,
-    open_readonly,
 )
+from db.reads import open_readonly
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

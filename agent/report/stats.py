@@ -56,7 +56,6 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections import Counter
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,17 +63,17 @@ from typing import Any
 import numpy as np
 
 from agent.game.context import N_CONTEXTS, context_name
-from agent.game.frequencies import ContextCounts, Decay
+from agent.models.frequencies import ContextCounts, Decay
 from agent.game.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE, ROUND_NAMES
+from db.reads import ReadError, report_rows
 
 ROUNDS = ROUND_NAMES
 ACTION_KINDS = (FOLD, CHECK, CALL, BET, RAISE)
-_KINDS_SQL = "(" + ", ".join(f"'{k}'" for k in (*ACTION_KINDS, "sb", BIG_BLIND)) + ")"
 Z95 = 1.959963984540054
 
 
-class ReportDataError(Exception):
-    """The database cannot be reported on; the message names the file and the reason."""
+# The database cannot be reported on; the message names the file and the reason.
+ReportDataError = ReadError
 
 
 # ------------------------------------------------------------------------------ figures
@@ -420,46 +419,8 @@ def is_hero(name: str, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(low, p.strip().lower()) for p in pattern.split(",") if p.strip())
 
 
-def _hand_filter(network: str | None, since: float | None) -> tuple[str, list[Any]]:
-    where, params = [], []
-    if network is not None:
-        where.append("network = ?")
-        params.append(network)
-    if since is not None:
-        where.append("started_at >= ?")
-        params.append(since)
-    return (" AND ".join(where), params)
-
-
-def _check_schema(conn: sqlite3.Connection, path: str) -> None:
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    except sqlite3.DatabaseError as exc:
-        raise ReportDataError(f"{path}: not an SQLite database: {exc}") from None
-    needed = {"players", "aliases", "hands", "seats", "actions", "results", "models"}
-    if not needed <= tables:
-        if not tables:
-            raise ReportDataError(f"{path}: an empty file, not a Poki database")
-        raise ReportDataError(f"{path}: not a Poki database (it lacks the tables {', '.join(sorted(needed - tables))})")
-
-
-def open_readonly(path: str) -> sqlite3.Connection:
-    """A read-only connection of its own (a writer may keep adding hands meanwhile)."""
-    import os
-
-    if not os.path.isfile(path):
-        raise ReportDataError(f"no database at {path}")
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-        conn.execute("PRAGMA query_only = 1")
-        _check_schema(conn, path)
-    except sqlite3.DatabaseError as exc:
-        raise ReportDataError(f"{path}: cannot be read: {exc}") from None
-    return conn
-
-
 def compute(
-    conn: sqlite3.Connection,
+    conn: Any,
     path: str = "",
     *,
     network: str | None = None,
@@ -475,43 +436,11 @@ def compute(
     (all by default), players matching ``hero`` being us. ``timelines_for``: how many
     players get their stats-over-time and results curves (``charted``): those who played
     the most hands with us first, then the most-seen."""
-    _check_schema(conn, path)
     step = progress or (lambda _: None)
-    where, params = _hand_filter(network, since)
-    hand_where = f"WHERE {where}" if where else ""
-    in_hands = f"WHERE hand IN (SELECT seq FROM hands {hand_where})" if where else ""
-    conn.execute("BEGIN")  # one snapshot for every query, however the writer moves on
-    try:
-        step("hands")
-        hand_rows = conn.execute(
-            f"SELECT seq, small_bet, started_at, network FROM hands {hand_where} ORDER BY seq", params).fetchall()
-        names = dict(conn.execute("SELECT id, name FROM players"))
-        nets: dict[int, set[str]] = {}
-        for pid, net in conn.execute("SELECT player, network FROM aliases"):
-            nets.setdefault(pid, set()).add(net)
-        step("seats")
-        seats = conn.execute(f"SELECT hand, player FROM seats {in_hands} ORDER BY hand, player", params).fetchall()
-        step("results")
-        results = conn.execute(f"SELECT hand, player, put_in, won FROM results {in_hands} ORDER BY hand", params).fetchall()
-        step("actions")
-        # Rows no Poki writer makes (a round or kind that does not exist) are left out
-        # and counted, so a damaged or hand-edited file still gives a report.
-        valid = f"round BETWEEN 0 AND 3 AND kind IN {_KINDS_SQL}"
-        actions = conn.execute(
-            f"SELECT hand, player, round, kind, all_in FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} {valid}"
-            " ORDER BY hand, ord", params).fetchall()
-        bad_actions = conn.execute(
-            f"SELECT count(*) FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} NOT ({valid})", params).fetchone()[0]
-        step("models")
-        model_rows = conn.execute(
-            "SELECT m.player, m.context, m.fold_decayed, m.call_decayed, m.raise_decayed, m.ref_hand,"
-            " m.fold_count, m.call_count, m.raise_count, p.hands FROM models m JOIN players p ON p.id = m.player").fetchall()
-        half_life_row = conn.execute("SELECT value FROM meta WHERE key = 'half_life_hands'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise ReportDataError(f"{path}: cannot be read: {exc}") from None
-    finally:
-        conn.execute("ROLLBACK")
-    half_life = float(half_life_row[0]) if half_life_row else None
+    rows = report_rows(conn, path, network=network, since=since, progress=step)
+    hand_rows, names, nets, seats = rows.hands, rows.names, rows.networks, rows.seats
+    results, actions, bad_actions = rows.results, rows.actions, rows.bad_actions
+    model_rows, half_life = rows.models, rows.half_life
 
     step("statistics")
     heroes = {pid for pid, name in names.items() if is_hero(name, hero)}

@@ -7,7 +7,7 @@ with an error naming the peer, and reading goes on at the next line end, so a fl
 bytes can neither exhaust memory nor stop the match. Bytes that are not ASCII are
 replaced (the protocol is ASCII; such a line then fails to parse and is reported).
 :class:`LineFramer` and :class:`SocketPoller` are shared with the dealer server
-(connectors.acpc.server).
+(agent.play.acpc_dealer).
 
 A hand is a strict back-and-forth with the dealer, so :meth:`AcpcConnection.serve` keeps
 the path from a state to our answer short: one blocking read (no poll first), the lines

@@ -62,6 +62,7 @@ _ACTION_OF = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
 # Events are immutable: the three anonymous actions are built once.
 _ACTED = {char: PlayerActed(None, action) for char, action in _ACTION_OF.items()}
 _ENDED = HandEnded()
+_NO_EVENTS: list[Event] = []  # (never added to: what read(events=False) gives the usual line)
 _BOARD_COUNTS = (0, 3, 1, 1)
 # Strictly the protocol's spelling: ranks 23456789TJQKA, suits shdc.
 _CARD = {name: c for c, name in enumerate(CARD_NAMES)}
@@ -235,7 +236,7 @@ class StateTranslator:
         self.source = source
         self.clock = clock
         self._last: MatchState | None = None
-        # advance() leaves the last state to be built when asked for (see ``last``): its
+        # _advance() leaves the last state to be built when asked for (see ``last``): its
         # betting text and line are then newer than ``_last``.
         self._stale = False
         self._text = ""
@@ -294,13 +295,12 @@ class StateTranslator:
             flat += cards
         return flat
 
-    def advance(self, text: str) -> str | None:
+    def _advance(self, text: str) -> str | None:
         """The usual line of a hand in progress that adds actions to the current round,
         or closes it and gives the next round's board cards (not the hand's end), taken
-        with the checks :meth:`read` makes of it but without building its state or
-        events: its betting text, or None for any other line (:meth:`read` then
-        decides). A seat that needs no events (agent.play.acpc_lean) reads most lines
-        this way; :attr:`last` still gives the state when asked."""
+        with the checks the full read makes of it but without building its state or
+        events: its betting text, or None for any other line. :attr:`last` still gives
+        the state when asked."""
         if self.hand_over:
             return None
         head = self._head
@@ -351,10 +351,10 @@ class StateTranslator:
         self._seen = seen.union(new)
         return True
 
-    def begin(self, text: str) -> MatchState | None:
+    def _begin(self, text: str) -> MatchState | None:
         """The usual first line of a new hand (no action yet, only our own hole cards)
-        taken as :meth:`read` takes it, but without the hand's opening events (for a
-        seat that needs none); None for any other line (:meth:`read` decides)."""
+        taken as the full read takes it, but without the hand's opening events; None for
+        any other line."""
         last = self._last
         if last is not None and not self.hand_over:
             return None
@@ -383,11 +383,26 @@ class StateTranslator:
     def parse(self, line: str, where: str | None = None) -> MatchState:
         return parse_matchstate(line, self.game.players, where or self.source)
 
-    def read(self, line: str, where: str | None = None) -> tuple[MatchState, list[Event]]:
-        """Parse ``line`` and return (state, its events) as :meth:`parse` then
-        :meth:`update` do. The usual line repeats the last state with actions (and
-        perhaps a round's board cards) added: that one is read without parsing what is
-        unchanged; anything else takes the full parse."""
+    def read(self, line: str, where: str | None = None,
+             events: bool = True) -> tuple[MatchState | None, list[Event]]:
+        """The one reader of a player's MATCHSTATE lines: (state, its events), as
+        :meth:`parse` then :meth:`update` give them. Its fast paths are inside: the usual
+        line repeats the last state with actions (and perhaps a round's board cards)
+        added, and is read without parsing what is unchanged; a hand's usual first line
+        is read without the regular expression; anything else takes the full parse.
+
+        With ``events`` False (a seat that needs none, agent.play.acpc_lean) the usual
+        lines are taken with the same checks but without building what nobody reads: a
+        line that only adds actions or a round's board cards to the hand in progress gives
+        (None, []) (:attr:`betting` and :meth:`board_cards` say what it added), a hand's
+        usual first line its state and no events; any other line is read in full.
+        ProtocolError (naming ``where``) for a line that breaks the protocol."""
+        if not events:
+            if self._advance(line) is not None:
+                return None, _NO_EVENTS
+            state = self._begin(line)
+            if state is not None:
+                return state, _NO_EVENTS
         last = self.last
         text = line.rstrip("\r\n")
         if last is not None and not self.hand_over:

@@ -1,4 +1,5 @@
 """IRC: the dealer dialect (pure parse/format), a loopback IRC server for tests and the
-demo, and the IRC side of the player and dealer bots (connection, reconnect, flood
-control). Nothing here knows players, the engine or the database: agent/play ties them in.
+demo, the bots' IRC connection (reconnect, flood control) and the player bot's reading of
+the dealer's lines into events. The dealer's table logic is agent.play.irc_table.
+Nothing here knows players, the engine or the database: agent/play ties them in.
 """

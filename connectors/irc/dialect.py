@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
+from agent.game.rules import Action
 from evaluator_pyx.cards import CARD_INDEX, CARD_NAMES
 
 __all__ = [
@@ -29,6 +30,9 @@ __all__ = [
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
     "format_command", "format_line", "format_move", "hand_id", "is_nick", "parse_command", "parse_line",
     "parse_move", "turn_of",
+    "HELP", "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
+    "is_table_opened", "leave_command", "looks_like_dealer", "player_back", "refusal", "seat_renamed",
+    "session_over", "sit_command", "stats_answer", "table_opened", "timed_out_reason", "timeout_word",
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
@@ -627,3 +631,113 @@ def parse_command(text: str) -> Command | None:
     if amount is not None and word != "sit":
         raise DialectError(f"!{word} takes no amount")
     return Command(word, None if amount is None else int(amount))
+
+
+# --- the dealer's words to people, and the words the player bot types ------------------------
+# Every string either side of the table says lives here: the dealer bot
+# (agent.play.irc_table) and the player bot (agent.play.irc_player) only choose which.
+
+HELP = (
+    "Commands: !sit [chips] takes a seat (buy-in from your bankroll), !stand sits out from the "
+    "next hand (!sit to come back), !leave returns your chips to your bankroll, !stats shows "
+    "your bankroll. When it is your turn type fold, check, call, bet or raise. "
+    "The dialect: docs/irc-dialect.md."
+)
+STREETS = {3: "flop", 4: "turn", 5: "river"}  # the street a board of that many cards completes
+_OPENING = "dealing limit hold'em"
+_MOVE_ACTION = {"fold": Action.FOLD, "check": Action.CHECK_CALL, "call": Action.CHECK_CALL,
+                "bet": Action.BET_RAISE, "raise": Action.BET_RAISE}
+# The dealer's answers (by NOTICE) to what cannot be done; filled in by :func:`refusal`.
+REFUSALS = {
+    "no_table": "no table at {channel}",
+    "in_channel": "say that in the table's channel",
+    "not_seated": "{channel}: you are not seated",
+    "seated_already": "{channel}: you are seated already, with {chips} chips",
+    "long_nick": "{channel}: nicks of at most {max_nick} IRC nick characters can sit",
+    "nick_taken": "{channel}: that nick's seat belongs to another connection",
+    "table_full": "{channel}: the table is full ({seats} seats)",
+    "bad_command": "{channel}: {reason}",
+    "bank": "{channel}: {reason}",
+    "cannot_check": "Hand {hand}: you cannot check, {to_call} to call",
+    "cannot_fold": "Hand {hand}: nothing to call, check for free",
+    "cannot_raise": "Hand {hand}: no raise possible now (cap reached or nobody can call)",
+}
+SIT_OUT_ASKED = "by request"
+
+
+def refusal(kind: str, **facts: object) -> str:
+    """The dealer's notice for a refusal of ``kind`` (a key of REFUSALS)."""
+    return REFUSALS[kind].format(max_nick=MAX_NICK, **facts)
+
+
+def table_opened(small_bet: int, big_bet: int) -> TableInfo:
+    """What the dealer says when it opens a table (the player bot takes a seat on it)."""
+    return TableInfo(f"{_OPENING} {small_bet}/{big_bet}. Type !sit to play, !help for help.")
+
+
+def is_table_opened(msg: Line) -> bool:
+    return isinstance(msg, TableInfo) and msg.text.startswith(_OPENING)
+
+
+def player_back(nick: str) -> TableInfo:
+    return TableInfo(f"{nick} is back.")
+
+
+def seat_renamed(old: str, new: str) -> TableInfo:
+    return TableInfo(f"{old} is now {new}; the seat and chips follow.")
+
+
+def session_over(hands: int) -> TableInfo:
+    return TableInfo(f"the session is over after {hands} hands.")
+
+
+def timed_out_reason(timeouts: int) -> str:
+    """Why a player is sat out after time-outs (TableSitOut's reason)."""
+    return f"{timeouts} time-outs in a row; !sit to come back"
+
+
+def stats_answer(nick: str, bankroll: int | None, seated: list[tuple[str, int]]) -> str:
+    """The answer to ``!stats``: the bankroll and the chips at each table."""
+    text = f"{nick}: bankroll {bankroll if bankroll is not None else 'none yet'}"
+    if seated:
+        text += "; at the tables: " + ", ".join(f"{channel} {chips}" for channel, chips in seated)
+    return text
+
+
+def looks_like_dealer(text: str) -> bool:
+    """A line shaped like the dealer's (a hand or table line), whoever said it."""
+    return text.startswith(("Hand ", "Table: "))
+
+
+def is_hand_line(text: str) -> bool:
+    return text.startswith("Hand ")
+
+
+def sit_command() -> str:
+    """What a player types to take a seat."""
+    return format_command(Command("sit"))
+
+
+def leave_command() -> str:
+    """What a player types to leave the table with its chips."""
+    return format_command(Command("leave"))
+
+
+def action_of(word: str) -> Action:
+    """The game's action for a move word (``check`` and ``call`` are one action)."""
+    return _MOVE_ACTION[word]
+
+
+def action_word(action: Action, to_act: ToAct) -> str:
+    """What to type for ``action`` given the options the dealer listed."""
+    if action == Action.FOLD:
+        return "fold"
+    if action == Action.CHECK_CALL:
+        return "check" if to_act.option("check") is not None else "call"
+    return "bet" if to_act.option("bet") is not None else "raise"
+
+
+def timeout_word(to_act: ToAct) -> str:
+    """What a time-out would make of the turn (check when free, else fold): what a player
+    that lost its view of the hand answers at once."""
+    return "check" if to_act.option("check") is not None else "fold"

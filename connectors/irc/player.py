@@ -35,22 +35,13 @@ from agent.game.rules import Action
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
 
-__all__ = ["FeedStats", "PlayerFeed", "TableListener", "action_word", "events_of"]
+__all__ = ["FeedStats", "PlayerFeed", "TableListener", "events_of"]
 
 log = logging.getLogger("poki.irc.player")
 
 _KIND_ACTION = {"f": Action.FOLD, "k": Action.CHECK_CALL, "c": Action.CHECK_CALL,
                 "b": Action.BET_RAISE, "r": Action.BET_RAISE}
 ORDERS = ("status", "leave", "report", "quit", "help")
-
-
-def action_word(action: Action, to_act: d.ToAct) -> str:
-    """What to type for ``action`` given the options the dealer listed."""
-    if action == Action.FOLD:
-        return "fold"
-    if action == Action.CHECK_CALL:
-        return "check" if to_act.option("check") is not None else "call"
-    return "bet" if to_act.option("bet") is not None else "raise"
 
 
 def events_of(channel: str, msg: d.Line, wins: list[tuple[str, int]],
@@ -189,7 +180,7 @@ class PlayerFeed:
         channel = ev.target.lower()
         name = self.channel_names[channel]
         text = ev.text
-        looks_dealer = text.startswith(("Hand ", "Table: "))
+        looks_dealer = d.looks_like_dealer(text)
         if not self.is_dealer(ev.nick, ev.userhost):
             if looks_dealer:
                 self._impostor(ev, name)
@@ -234,15 +225,15 @@ class PlayerFeed:
 
     def _notice(self, ev: IrcEvent) -> None:
         if ev.target != self.client.nick:
-            if ev.target.lower() in self.tables and ev.text.startswith(("Hand ", "Table: ")) \
+            if ev.target.lower() in self.tables and d.looks_like_dealer(ev.text) \
                     and not self.is_dealer(ev.nick, ev.userhost):
                 self._impostor(ev, ev.target)
             return
         if not self.is_dealer(ev.nick, ev.userhost):
-            if ev.text.startswith("Hand "):
+            if d.is_hand_line(ev.text):
                 self._impostor(ev, "private notice")
             return
-        if not ev.text.startswith("Hand "):
+        if not d.is_hand_line(ev.text):
             return  # the dealer's answers to commands, for people
         try:
             msg = d.parse_line(ev.text)

@@ -14,7 +14,7 @@ first = (rnd == 0) & ~acted
 sb = E[:, 1] > 0
 behind = np.round(E[:, 3] * 9).astype(int)
 band = np.where(sb, 0, np.where(behind == 0, 1, np.where(behind <= 2, 2, np.where(behind <= 5, 3, 4))))
-from agent.game.learned import _O_NUMERIC
+from agent.models.learned import _O_NUMERIC
 cal = np.minimum(np.round(X[:, _O_NUMERIC + 2] * 4), 2).astype(int)  # pre-flop callers (round 0 numeric block)
 tv = np.flatnonzero(tune)
 pos_in_tune = np.full(len(y), -1)

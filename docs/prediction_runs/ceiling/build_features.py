@@ -1,7 +1,7 @@
 """Feature matrix of every decision of the hands started before 1995-04-20 (never later:
 the held-out part is not even read), in one pass over a stored replay.
 
-X: the shipped learned predictor's 420 inputs (agent.game.learned.hand_features, exactly
+X: the shipped learned predictor's 420 inputs (agent.models.learned.hand_features, exactly
    what db.learned.decisions calls, with the models rebuilt from empty the same way).
 E: the earlier analysis' seat/table and recent-history columns (docs/prediction.md, "What else was tried there"), 28.
 R: the back-off ingredients of the decision's round, 10 -- kept
@@ -25,9 +25,9 @@ from itertools import groupby
 import numpy as np
 
 from agent.game.context import order_key
-from agent.game.frequencies import Decay, PlayerState
-from agent.game.learned import hand_features, player_stats
-from agent.game.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Predictor
+from agent.models.frequencies import Decay, PlayerState
+from agent.models.learned import hand_features, player_stats
+from agent.models.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Predictor
 
 T20 = 798336000.0  # 1995-04-20 00:00 UTC: nothing from here on is read
 

@@ -6,7 +6,7 @@ OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # the repository
 import numpy as np
 sys.path[:0] = [p for p in (os.environ.get("SKLEARN_PATH", ""), ROOT) if p]
-from agent.game.learned import mean_loglik  # noqa: E402  the shadow scorer's log-likelihood (floored 0.001)
+from agent.models.learned import mean_loglik  # noqa: E402  the shadow scorer's log-likelihood (floored 0.001)
 
 T15, T20 = 797904000.0, 798336000.0  # 1995-04-15, 1995-04-20 00:00 UTC
 D = np.load(os.path.join(WORK, "feat.npz"))
@@ -49,7 +49,7 @@ def features(name):
 
 
 def names(name):
-    from agent.game.learned import feature_names
+    from agent.models.learned import feature_names
     base = feature_names()
     if name == "a":
         return base

@@ -1,4 +1,4 @@
-"""The shipped logistic model (agent.game.learned.fit, l2 3e-5) refitted here on the same
+"""The shipped logistic model (agent.models.learned.fit, l2 3e-5) refitted here on the same
 matrices the GBM sees, so the comparison is like for like. Saves tuning-slice probabilities.
 With the argument `inner`: its figures on the GBM's inner validation instead (fitted on the
 fitting window's first nine tenths, scored on its last tenth), a reference for the grid."""
@@ -6,7 +6,7 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 import time
 exec(open(os.path.join(HERE, "common.py")).read())
-from agent.game.learned import fit, _softmax  # noqa: E402
+from agent.models.learned import fit, _softmax  # noqa: E402
 
 if sys.argv[1:] == ["inner"]:
     for fs in ("a", "b_lin"):

@@ -7,7 +7,7 @@ import pickle
 import re
 import time
 exec(open(os.path.join(HERE, "common.py")).read())
-from agent.game.learned import fit, _softmax  # noqa: E402
+from agent.models.learned import fit, _softmax  # noqa: E402
 
 fs, pk = sys.argv[1], sys.argv[2]
 F = features(fs)[tune].astype(np.float64)

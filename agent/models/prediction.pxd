@@ -1,10 +1,10 @@
-# Static types for agent/game/prediction.py when it is compiled (agent/native.py): the .py
+# Static types for agent/models/prediction.py when it is compiled (agent/native.py): the .py
 # stays plain Python; with the count objects typed (frequencies.pxd) and the arithmetic
 # on C doubles, Predictor.advance (the writer's hot path: every decision of a replay is
 # scored and learned there) and the predictions in play run in C.
 cimport cython
 
-from agent.game.frequencies cimport ContextCounts, PlayerState
+from agent.models.frequencies cimport ContextCounts, PlayerState
 
 
 cdef ContextCounts _EMPTY

@@ -2,7 +2,7 @@
 
 A seat belongs to the connection that took it (nick and user@host). Its chips come from
 and go back to a bankroll kept by a :class:`Bank` (agent.play.irc_dealer implements one
-over SQLite); the dealer bot (connectors.irc.dealer) only moves chips through it, so a
+over SQLite); the dealer bot (agent.play.irc_table) only moves chips through it, so a
 bankroll is "preserved between sessions" as seed 004 says of the 1995 IRC dealers.
 """
 from __future__ import annotations

@@ -14,8 +14,9 @@ The rules engine is the tracker (agent.game.tracker over agent.game.rules): ever
 there, and the log line of each hand comes from the tracker's record (connectors.logs.acpc_log:
 ``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
 in-process seat follows the events and there are no stacks, a hand is instead dealt by
-its betting string from the rules engine's answers kept per betting string, and settled
-by the evaluator (connectors.acpc.fast_deal): the same states, answers and log.
+its betting string from the rules engine's answers kept per betting string
+(agent.game.betting), and settled by the rules' settlement with the evaluator's values
+(agent.play.acpc_fast_deal): the same states, answers and log.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):
@@ -60,6 +61,8 @@ from typing import TextIO
 
 import numpy as np
 
+from agent.game.betting import BettingCache
+from agent.game.context import GameContext
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
@@ -77,9 +80,10 @@ from connectors.acpc.protocol import (
     VERSION_LINE,
 )
 from connectors.acpc.game import AcpcGame
-from connectors.acpc.dealer_seats import (MAX_CALLERS, Caller, DealerError, DealerLimits, LocalSeat,
+from agent.play.acpc_dealer_seats import (MAX_CALLERS, Caller, DealerError, DealerLimits, LocalSeat,
                                           MatchOutcome, SeatReport, TableSeat)
-from connectors.acpc.fast_deal import FastHands, RulesCache
+from agent.play.acpc_fast_deal import FastHands
+from agent.play.dealer import SeededDeals
 from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = ["AcpcDealer", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport"]
@@ -108,13 +112,15 @@ class AcpcDealer(FastHands):
     """One match; see the module docstring. ``names`` are the seats in order; ``local``
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
     listening port of each remote seat, in seat order; ``log_file`` receives the match
-    log as it is played."""
+    log as it is played; ``deals`` gives each hand's cards instead of the seed (the same
+    cards any dealer given it deals: agent.play.dealer.SeededDeals)."""
 
     def __init__(self, game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                  game_name: str = "game", match_name: str = "poki", host: str = "127.0.0.1",
                  ports: Sequence[int | None] = (), local: dict[int, LocalSeat] | None = None,
                  limits: DealerLimits | None = None, log_file: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic, fast: bool = True) -> None:
+                 clock: Callable[[], float] = time.monotonic, fast: bool = True,
+                 deals: SeededDeals | None = None) -> None:
         n = len(names)
         if game.players is not None and n != game.players:
             raise DealerError(f"the game is for {game.players} players, {n} names given")
@@ -156,13 +162,14 @@ class AcpcDealer(FastHands):
         # Work that can wait until the dealer next waits for a remote answer (see
         # _catch_up): the in-process seats' events and the finished hands' log lines.
         self._later: list[tuple[Callable[..., object], tuple]] = []
-        self._deals: list[list[int]] = []
+        self._shuffles: list[list[int]] = []  # drawn DEAL_BATCH at a time
+        self.deals = deals  # the cards of each hand by position, when given (agent.play.dealer)
         self._log_flushed = float("-inf")
-        # The fast path (connectors.acpc.fast_deal): hands no in-process seat follows
+        # The fast path (agent.play.acpc_fast_deal): hands no in-process seat follows
         # event by event are dealt from the rules engine's answers kept per betting.
         self.fast = fast and not game.stack
-        self._rules = RulesCache()
-        self._view: tuple | None = None  # what a snapshot on the fast path is built from
+        self._rules = BettingCache()
+        self._view: GameContext | None = None  # the acting viewer's snapshot on the fast path
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -450,8 +457,7 @@ class AcpcDealer(FastHands):
                 if seat.viewer:
                     view = self._view
                     action = seat.local.decide_on(  # type: ignore[attr-defined]
-                        self.tracker.snapshot(seat.name) if view is None
-                        else self._rules.context(*view))
+                        self.tracker.snapshot(seat.name) if view is None else view)
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
@@ -613,7 +619,7 @@ class AcpcDealer(FastHands):
 
     def _play_hand(self, hand: int, rng: np.random.Generator, n: int, budget: float) -> None:
         game = self.game
-        cards = self._deal(rng, n)
+        cards = self._deal(rng, n) if self.deals is None else self.deals.cards(hand, n)
         holes = [tuple(cards[2 * p:2 * p + 2]) for p in range(n)]  # by position
         board_cards = cards[2 * n:]
         at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
@@ -711,7 +717,7 @@ class AcpcDealer(FastHands):
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
         """The next hand's cards: both players' holes by position, then the board."""
-        deals = self._deals
+        deals = self._shuffles
         if not deals:
             deals.extend(reversed(rng.permuted(_DECK, axis=1)[:, :2 * n + 5].tolist()))
         return deals.pop()

@@ -15,7 +15,7 @@ function of
   table this round; the player's own previous action this round; callers since the last
   bet; pot odds and the pot's size; the player's place at the table;
 * the player's statistics as the models stood before the hand — the log-probabilities
-  of the back-off and twelve-context predictions (agent.game.prediction), how much the
+  of the back-off and twelve-context predictions (agent.models.prediction), how much the
   player has been seen in this fine and coarse context, and its looseness (how rarely it
   folds to a bet pre-flop) and aggression (bets and raises among bets, raises and calls).
 
@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 
 from agent.game.context import FINE_PER_COARSE, N_CONTEXTS
-from agent.game.frequencies import PlayerState
-from agent.game.network import MLPShape, lbfgs, mlp_unpack, training_data
-from agent.game.prediction import EPSILON, Predictor
+from agent.models.frequencies import PlayerState
+from agent.models.network import MLPShape, lbfgs, mlp_unpack, training_data
+from agent.models.prediction import EPSILON, Predictor
 
 __all__ = ["FEATURE_SCHEME", "MODEL_KINDS", "N_FEATURES", "DecisionFeatures", "LearnedModel", "feature_names", "fit",
            "fine_columns", "hand_features", "mean_loglik", "player_stats", "stack_features", "stack_pairs"]
@@ -73,7 +73,7 @@ N_FEATURES = _O_STACK_ROUND + 4 * len(_STACK_PER_ROUND)
 FEATURE_SCHEME = f"logit-1:{N_FEATURES}:" + "x".join(map(str, _DIGITS))
 _ROUNDS = ("preflop", "flop", "turn", "river")
 # What a stored model is: "logistic" (weights only) or "network" (the same direct weights
-# plus one hidden layer, agent.game.network). A stored kind this build does not know is
+# plus one hidden layer, agent.models.network). A stored kind this build does not know is
 # refused by name.
 MODEL_KINDS = ("logistic", "network")
 
@@ -318,7 +318,7 @@ class LearnedModel:
     on: the feature scheme, the L2 penalty, the decisions and the time range of the
     hands (Unix times), so a stored model says what data it has seen. ``network``, when
     set, is a hidden layer (U: units × N_FEATURES, b: units, V: 3 × units) whose
-    ``V tanh(U x + b)`` is added to the logits (agent.game.network, seed 004's network)."""
+    ``V tanh(U x + b)`` is added to the logits (agent.models.network, seed 004's network)."""
 
     weights: np.ndarray
     l2: float
@@ -364,7 +364,7 @@ class LearnedModel:
 
     @classmethod
     def from_flat(cls, w: np.ndarray, hidden: int, l2: float, **kwargs: Any) -> LearnedModel:
-        """The model of a flat parameter vector of agent.game.network's layout."""
+        """The model of a flat parameter vector of agent.models.network's layout."""
         W, U, b, V = mlp_unpack(np.asarray(w, dtype=np.float64), MLPShape(N_FEATURES, hidden))
         return cls(W.copy(), l2, network=(U.copy(), b.copy(), V.copy()) if hidden else None, **kwargs)
 
@@ -523,7 +523,7 @@ def fit(X: np.ndarray, y: np.ndarray, l2: float, *, max_iter: int = 300, tol: fl
         progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """Weights (3 × columns of ``X``) maximising the mean log-likelihood of the classes
     ``y`` (0 fold, 1 call, 2 raise) minus ``l2``/2 × the squared weights, by L-BFGS
-    (agent.game.network.lbfgs) from zero weights.
+    (agent.models.network.lbfgs) from zero weights.
     Deterministic: no random choice is made, so the same data give the same weights.
     ``progress(iteration, loss)`` is told of every iteration."""
     X, y = training_data(X, y, "fit")

@@ -4,7 +4,7 @@ learned predictor's fits share.
 Seed 004 (Davidson et al. 2000, "Neural networks") predicts an opponent's action with a
 standard feed-forward network over properties of the public game context, with one
 output per action (fold, call, raise) normalised into a distribution. Ours keeps the
-logistic model of agent.game.learned as a direct (skip) connection and adds one hidden
+logistic model of agent.models.learned as a direct (skip) connection and adds one hidden
 layer of tanh units, so it can only do better than the linear model on the data it is
 fitted to, and starts from it:
 

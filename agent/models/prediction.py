@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agent.game.frequencies import ContextCounts, Decay, PlayerState
+from agent.models.frequencies import ContextCounts, Decay, PlayerState
 
 __all__ = [
     "DEFAULT_BLEND_OBSERVATIONS", "DEFAULT_STRENGTHS", "DEFAULT_TRIPLES", "EPSILON", "META_PREDICTORS",

@@ -39,22 +39,16 @@ from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, Pla
 from agent.game.records import HandRecord
 from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, Phase
 from agent.game.tracker import Tracker, TrackerError
+from agent.play.dealer import SeededDeals
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
-from connectors.irc.seats import Bank, BankError, TableSeat
+from agent.play.irc_seats import Bank, BankError, TableSeat
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
 
 log = logging.getLogger("poki.irc.dealer")
 
-_STREETS = {3: "flop", 4: "turn", 5: "river"}
-HELP = (
-    "Commands: !sit [chips] takes a seat (buy-in from your bankroll), !stand sits out from the "
-    "next hand (!sit to come back), !leave returns your chips to your bankroll, !stats shows "
-    "your bankroll. When it is your turn type fold, check, call, bet or raise. "
-    "The dialect: docs/irc-dialect.md."
-)
 
 
 hand_id_for = d.hand_id
@@ -101,14 +95,15 @@ class DealerBot:
     """Deals at ``channels`` over ``client`` (whose handler it becomes); see the module
     docstring. ``hands`` stops dealing after that many hands in all (None: until
     stopped); ``done`` is called once then. ``on_hand(channel, record, holes)`` gets each
-    committed hand (logs)."""
+    committed hand (logs). ``deals``: each hand's cards from a seed, as every dealer given
+    it deals them (agent.play.dealer.SeededDeals), instead of ``rng``."""
 
     def __init__(self, client: IrcClient, channels: Iterable[str], table: TableConfig, bank: Bank, *,
                  rng: np.random.Generator, action_seconds: float = 30.0, max_timeouts: int = 3,
                  hand_pause: float = 3.0, hands: int | None = None, min_players: int = 2,
                  tiers: Callable[[str], int] = lambda channel: 0,
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
-                 done: Callable[[], object] | None = None) -> None:
+                 done: Callable[[], object] | None = None, deals: SeededDeals | None = None) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -125,6 +120,8 @@ class DealerBot:
         self.on_hand = on_hand
         self.done = done
         self.stats = DealerStats()
+        self.deals = deals  # each hand's cards by position, when given (agent.play.dealer)
+        self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
             key = channel.lower()
@@ -208,8 +205,7 @@ class DealerBot:
         if not table.opened:
             table.next_hand = self.bank.open_table(table.channel)
             table.opened = True
-            self._say(table, d.TableInfo(f"dealing limit hold'em {self.config.small_bet}/"
-                                         f"{self.config.big_bet}. Type !sit to play, !help for help."))
+            self._say(table, d.table_opened(self.config.small_bet, self.config.big_bet))
         if table.void_to_say is not None:
             self._say(table, d.HandVoid(table.void_to_say))
             table.void_to_say = None
@@ -264,7 +260,7 @@ class DealerBot:
         seat.nick = new
         if table.button == old:
             table.button = new
-        self._say(table, d.TableInfo(f"{old} is now {new}; the seat and chips follow."))
+        self._say(table, d.seat_renamed(old, new))
 
     # --- commands -------------------------------------------------------------------------------
 
@@ -275,7 +271,7 @@ class DealerBot:
             table = self._table(move[1])
             if table is None:
                 self.stats.refused += 1
-                self._tell(ev.nick, f"no table at {move[1]}")
+                self._tell(ev.nick, d.refusal("no_table", channel=move[1]))
             else:
                 self._action(table, ev, move[0])
             return
@@ -287,14 +283,14 @@ class DealerBot:
         if cmd is not None and cmd.name in ("help", "stats"):
             self._table_command(None, ev, cmd)
         elif cmd is not None:
-            self._tell(ev.nick, "say that in the table's channel")
+            self._tell(ev.nick, d.refusal("in_channel"))
 
     def _on_line(self, table: _Table, ev: IrcEvent) -> None:
         try:
             cmd = d.parse_command(ev.text)
         except d.DialectError as exc:
             self.stats.refused += 1
-            self._tell(ev.nick, f"{table.channel}: {exc}")
+            self._tell(ev.nick, d.refusal("bad_command", channel=table.channel, reason=exc))
             return
         if cmd is None:
             return  # chatter
@@ -306,16 +302,13 @@ class DealerBot:
     def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
         nick, userhost = ev.nick, ev.userhost
         if cmd.name == "help":
-            self._tell(nick, HELP)
+            self._tell(nick, d.HELP)
             return
         if cmd.name == "stats":
             chips = self.bank.bankroll(nick)
-            seated = [f"{t.channel} {s.chips}" for t in self.tables.values() for s in t.seats
+            seated = [(t.channel, s.chips) for t in self.tables.values() for s in t.seats
                       if s.nick == nick and s.userhost == userhost]
-            text = f"{nick}: bankroll {chips if chips is not None else 'none yet'}"
-            if seated:
-                text += "; at the tables: " + ", ".join(seated)
-            self._tell(nick, text)
+            self._tell(nick, d.stats_answer(nick, chips, seated))
             return
         assert table is not None
         seat = self._seat_of(table, nick, userhost)
@@ -323,13 +316,13 @@ class DealerBot:
             self._sit(table, nick, userhost, seat, cmd.amount)
         elif cmd.name == "stand":
             if seat is None:
-                self._refuse(nick, f"{table.channel}: you are not seated")
+                self._refuse(nick, d.refusal("not_seated", channel=table.channel))
             elif not seat.sitting_out:
                 seat.sitting_out = True
-                self._say(table, d.TableSitOut(seat.nick, "by request"))
+                self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
         elif cmd.name == "leave":
             if seat is None:
-                self._refuse(nick, f"{table.channel}: you are not seated")
+                self._refuse(nick, d.refusal("not_seated", channel=table.channel))
                 return
             seat.leaving = True
             hand = table.hand
@@ -349,25 +342,25 @@ class DealerBot:
                 seat.leaving = False
                 seat.auto = False
                 seat.timeouts = 0
-                self._say(table, d.TableInfo(f"{nick} is back."))
+                self._say(table, d.player_back(nick))
                 self._schedule(table)
             else:
-                self._refuse(nick, f"{table.channel}: you are seated already, with {seat.chips} chips")
+                self._refuse(nick, d.refusal("seated_already", channel=table.channel, chips=seat.chips))
             return
         if not d.is_nick(nick):
-            self._refuse(nick, f"{table.channel}: nicks of at most {d.MAX_NICK} IRC nick characters can sit")
+            self._refuse(nick, d.refusal("long_nick", channel=table.channel))
             return
         if any(s.nick.lower() == nick.lower() for s in table.seats):
-            self._refuse(nick, f"{table.channel}: that nick's seat belongs to another connection")
+            self._refuse(nick, d.refusal("nick_taken", channel=table.channel))
             return
         if len(table.seats) >= self.config.seats:
-            self._refuse(nick, f"{table.channel}: the table is full ({self.config.seats} seats)")
+            self._refuse(nick, d.refusal("table_full", channel=table.channel, seats=self.config.seats))
             return
         try:
             chips, bankroll = self.bank.sit(table.channel, nick, userhost, amount,
                                             self.config.starting_stack, self.tiers(table.channel))
         except BankError as exc:
-            self._refuse(nick, f"{table.channel}: {exc}")
+            self._refuse(nick, d.refusal("bank", channel=table.channel, reason=exc))
             return
         table.seats.append(TableSeat(nick, userhost, chips))
         self._say(table, d.TableSit(nick, chips, bankroll))
@@ -428,8 +421,14 @@ class DealerBot:
             s.hand_name = s.nick
         number = table.next_hand
         cfg = self.config
-        cards = self.rng.permutation(52)[: 2 * len(seats) + 5].tolist()
-        holes = [(cards[2 * k], cards[2 * k + 1]) for k in range(len(seats))]
+        if self.deals is None:
+            cards = self.rng.permutation(52)[: 2 * len(seats) + 5].tolist()
+            holes = [(cards[2 * k], cards[2 * k + 1]) for k in range(len(seats))]
+        else:
+            deal = self.deals.deal(self._started, len(seats), button)
+            holes = list(deal.holes)
+            cards = [c for hole in holes for c in hole] + list(deal.board)
+        self._started += 1
         tracker = Tracker()
         started = HandStarted(
             hand_id=hand_id_for(table.channel, number), source=f"irc {table.channel} hand {number}",
@@ -506,7 +505,7 @@ class DealerBot:
                 while size < len(board):
                     step = 3 if size == 0 else 1
                     street_board = tuple(board[: size + step])
-                    self._say(table, d.BoardCards(hand.number, _STREETS[size + step],
+                    self._say(table, d.BoardCards(hand.number, d.STREETS[size + step],
                                                   street_board[size:], street_board))
                     size += step
                 continue
@@ -530,7 +529,7 @@ class DealerBot:
         if seat.timeouts >= self.max_timeouts and not seat.sitting_out:
             seat.sitting_out = True
             seat.auto = True  # no more waiting for him in this hand either
-            self._say(table, d.TableSitOut(seat.nick, f"{seat.timeouts} time-outs in a row; !sit to come back"))
+            self._say(table, d.TableSitOut(seat.nick, d.timed_out_reason(seat.timeouts)))
         self._act(table, hand, seat_index, self._timeout_action(hand, seat_index), timed_out=True)
         self._advance(table)
 
@@ -549,16 +548,15 @@ class DealerBot:
         to_call = st.to_call(actor)
         legal = st.legal_actions()
         if word == "check" and to_call > 0:
-            self._refuse(ev.nick, f"Hand {hand.number}: you cannot check, {min(to_call, st.stacks[actor])} to call")
+            self._refuse(ev.nick, d.refusal("cannot_check", hand=hand.number, to_call=min(to_call, st.stacks[actor])))
             return
         if word == "fold" and Action.FOLD not in legal:
-            self._refuse(ev.nick, f"Hand {hand.number}: nothing to call, check for free")
+            self._refuse(ev.nick, d.refusal("cannot_fold", hand=hand.number))
             return
         if word in ("bet", "raise") and Action.BET_RAISE not in legal:
-            self._refuse(ev.nick, f"Hand {hand.number}: no raise possible now (cap reached or nobody can call)")
+            self._refuse(ev.nick, d.refusal("cannot_raise", hand=hand.number))
             return
-        action = {"fold": Action.FOLD, "check": Action.CHECK_CALL, "call": Action.CHECK_CALL,
-                  "bet": Action.BET_RAISE, "raise": Action.BET_RAISE}[word]
+        action = d.action_of(word)
         seat.timeouts = 0
         if hand.timer is not None:
             hand.timer.cancel()  # type: ignore[attr-defined]
@@ -668,7 +666,7 @@ class DealerBot:
             if not self._finished and all(t.hand is None for t in self.tables.values()):
                 self._finished = True
                 for t in self.tables.values():
-                    self._say(t, d.TableInfo(f"the session is over after {self.stats.hands} hands."))
+                    self._say(t, d.session_over(self.stats.hands))
                 if self.done is not None:
                     self.done()
             return

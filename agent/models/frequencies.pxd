@@ -1,6 +1,6 @@
-# Static types for agent/game/frequencies.py when it is compiled (agent/native.py): the .py
+# Static types for agent/models/frequencies.py when it is compiled (agent/native.py): the .py
 # stays plain Python; this file makes the count objects C structs (seven numbers each) so
-# agent/game/prediction.py's hot path reads and adds to them in C, without a Python float
+# agent/models/prediction.py's hot path reads and adds to them in C, without a Python float
 # per number.
 cimport cython
 

@@ -1,4 +1,4 @@
-"""The ACPC dealer's match types (connectors.acpc.server): its limits, what it reports
+"""The ACPC dealer's match types (agent.play.acpc_dealer): its limits, what it reports
 per seat and per match, and a seat as the dealer holds it (a remote connection or an
 in-process seat)."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ MAX_CALLERS = 8
 
 
 class LocalSeat(Protocol):
-    """An in-process seat (see connectors.acpc.server's module docstring)."""
+    """An in-process seat (see agent.play.acpc_dealer's module docstring)."""
 
     def feed(self, event: Event) -> object: ...
 

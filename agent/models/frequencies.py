@@ -1,6 +1,6 @@
 """Decayed per-context betting-frequency counts: how a player's observed decisions add up
 and age. These are the numbers the opponent database stores and the opponent model reads
-(agent.engine.opponent_model turns them into predictions).
+(agent.models.opponent_model turns them into predictions).
 
 A player's observations age by the player's own hands (seed 004 asks for a decay so that
 recent play counts more): every hand the player is dealt into multiplies the weight of
@@ -8,7 +8,7 @@ everything seen before by 0.5 ** (1 / half_life), so an observation made h hands
 weighs 0.5 ** (h / half_life). Counts are kept lazily, as (count as of hand `ref`, ref),
 and scaled only when they are read or added to, so an update is O(1) however long the
 player has been away. The database and the in-memory store share this code, and learn a
-hand through the one agent.game.prediction.Predictor.advance, so the two can never
+hand through the one agent.models.prediction.Predictor.advance, so the two can never
 disagree on the math.
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ class ContextCounts:
 
     The seven numbers are plain fields (``f``, ``c``, ``r`` decayed; ``nf``, ``nc``,
     ``nr`` lifetime), C doubles and integers once compiled (frequencies.pxd), so the
-    writer's hot path (agent.game.prediction.Predictor.advance) reads and adds to them
+    writer's hot path (agent.models.prediction.Predictor.advance) reads and adds to them
     without a Python object per number. ``decayed`` and ``lifetime`` give them as lists."""
 
     __slots__ = ("f", "c", "r", "ref", "nf", "nc", "nr")
@@ -127,7 +127,7 @@ class PlayerState:
     """Everything the model of one player needs: the player's hand counter, the 12
     contexts (None where nothing was ever observed), the fine contexts observed
     (agent.game.context.fine_context), and the decayed running log-likelihood of each
-    predictor of agent.game.prediction on this player's decisions (``scores``, as of the
+    predictor of agent.models.prediction on this player's decisions (``scores``, as of the
     player's hand ``scores_ref``; kept as the fields ``score_twelve`` and
     ``score_backoff``). The whole population of a network is kept as one more
     PlayerState, dealt into every hand."""
@@ -144,7 +144,7 @@ class PlayerState:
 
     @property
     def scores(self) -> list[float]:
-        """The running scores in the order of agent.game.prediction.META_PREDICTORS, as
+        """The running scores in the order of agent.models.prediction.META_PREDICTORS, as
         of hand ``scores_ref`` (a copy)."""
         return [self.score_twelve, self.score_backoff]
 
@@ -193,7 +193,7 @@ class PlayerState:
                  own: bool = False) -> PlayerModel:
         """The PlayerModel of this state; it keeps a copy of the state (the state itself
         with ``own``, for a state nobody changes afterwards) and ``population``, which the
-        richer predictors of agent.game.prediction read."""
+        richer predictors of agent.models.prediction read."""
         decayed = []
         lifetime = []
         for cc in self.contexts:

@@ -1,0 +1,120 @@
+"""The read API of the opponent database: what readers other than the engine (the opponent
+report) take from a file, in one read transaction, without knowing the schema. The SQL
+against the tables lives here, in db, with the schema it reads.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from agent.game.records import BIG_BLIND, DECISION_KINDS
+
+__all__ = ["ReadError", "ReportRows", "check_schema", "open_readonly", "report_rows"]
+
+REPORT_TABLES = ("players", "aliases", "hands", "seats", "actions", "results", "models")
+# Action rows a Poki writer makes: the decisions and both blinds, in rounds 0-3.
+_KINDS_SQL = "(" + ", ".join(f"'{k}'" for k in (*sorted(DECISION_KINDS), "sb", BIG_BLIND)) + ")"
+
+
+class ReadError(Exception):
+    """The database cannot be read as asked; the message names the file and the reason."""
+
+
+def check_schema(conn: sqlite3.Connection, path: str) -> None:
+    """ReadError naming ``path`` unless the file holds a Poki database's tables."""
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    except sqlite3.DatabaseError as exc:
+        raise ReadError(f"{path}: not an SQLite database: {exc}") from None
+    needed = set(REPORT_TABLES)
+    if not needed <= tables:
+        if not tables:
+            raise ReadError(f"{path}: an empty file, not a Poki database")
+        raise ReadError(f"{path}: not a Poki database (it lacks the tables {', '.join(sorted(needed - tables))})")
+
+
+def open_readonly(path: str) -> sqlite3.Connection:
+    """A read-only connection of its own (a writer may keep adding hands meanwhile)."""
+    if not os.path.isfile(path):
+        raise ReadError(f"no database at {path}")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        conn.execute("PRAGMA query_only = 1")
+        check_schema(conn, path)
+    except sqlite3.DatabaseError as exc:
+        raise ReadError(f"{path}: cannot be read: {exc}") from None
+    return conn
+
+
+class ReportRows(NamedTuple):
+    """What the opponent report reads, as one snapshot of the file."""
+
+    hands: list[tuple[int, int, float | None, str]]  # (seq, small bet, started at, network), by seq
+    names: dict[int, str]  # player id -> name
+    networks: dict[int, set[str]]  # player id -> the networks it was seen on
+    seats: list[tuple[int, int]]  # (hand seq, player id), by hand then player
+    results: list[tuple[int, int, int, int]]  # (hand seq, player id, put in, won), by hand
+    actions: list[tuple[int, int, int, str, int]]  # (hand seq, player id, round, kind, all-in), in order
+    bad_actions: int  # action rows no Poki writer makes (a round or kind that does not exist)
+    models: list[tuple]  # (player, context, fold/call/raise decayed, ref hand, fold/call/raise lifetime, hands)
+    half_life: float | None  # the models' half-life, in the players' hands
+
+
+def _hand_filter(network: str | None, since: float | None) -> tuple[str, list[Any]]:
+    where, params = [], []
+    if network is not None:
+        where.append("network = ?")
+        params.append(network)
+    if since is not None:
+        where.append("started_at >= ?")
+        params.append(since)
+    return (" AND ".join(where), params)
+
+
+def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None = None,
+                since: float | None = None, progress: Callable[[str], None] | None = None) -> ReportRows:
+    """The rows of the hands chosen (``network``, hands started at or after ``since``) and
+    every player's model, in one read transaction, however the writer moves on meanwhile.
+    Action rows no Poki writer makes are left out and counted, so a damaged or hand-edited
+    file still gives a report. ReadError naming ``path`` when the file cannot be read."""
+    check_schema(conn, path)
+    step = progress or (lambda _: None)
+    where, params = _hand_filter(network, since)
+    hand_where = f"WHERE {where}" if where else ""
+    in_hands = f"WHERE hand IN (SELECT seq FROM hands {hand_where})" if where else ""
+    valid = f"round BETWEEN 0 AND 3 AND kind IN {_KINDS_SQL}"
+    conn.execute("BEGIN")
+    try:
+        step("hands")
+        hands = conn.execute(
+            f"SELECT seq, small_bet, started_at, network FROM hands {hand_where} ORDER BY seq", params).fetchall()
+        names = dict(conn.execute("SELECT id, name FROM players"))
+        nets: dict[int, set[str]] = {}
+        for pid, net in conn.execute("SELECT player, network FROM aliases"):
+            nets.setdefault(pid, set()).add(net)
+        step("seats")
+        seats = conn.execute(f"SELECT hand, player FROM seats {in_hands} ORDER BY hand, player", params).fetchall()
+        step("results")
+        results = conn.execute(f"SELECT hand, player, put_in, won FROM results {in_hands} ORDER BY hand",
+                               params).fetchall()
+        step("actions")
+        actions = conn.execute(
+            f"SELECT hand, player, round, kind, all_in FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} {valid}"
+            " ORDER BY hand, ord", params).fetchall()
+        bad_actions = conn.execute(
+            f"SELECT count(*) FROM actions {in_hands} {'AND' if in_hands else 'WHERE'} NOT ({valid})",
+            params).fetchone()[0]
+        step("models")
+        models = conn.execute(
+            "SELECT m.player, m.context, m.fold_decayed, m.call_decayed, m.raise_decayed, m.ref_hand,"
+            " m.fold_count, m.call_count, m.raise_count, p.hands FROM models m JOIN players p ON p.id = m.player"
+        ).fetchall()
+        half_life_row = conn.execute("SELECT value FROM meta WHERE key = 'half_life_hands'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise ReadError(f"{path}: cannot be read: {exc}") from None
+    finally:
+        conn.execute("ROLLBACK")
+    half_life = float(half_life_row[0]) if half_life_row else None
+    return ReportRows(hands, names, nets, seats, results, actions, bad_actions, models, half_life)
