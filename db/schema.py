@@ -250,6 +250,11 @@ def create_deferrable_indexes(db: _SUDatabase) -> None:
         db[table].create_index(list(columns), index_name=name, if_not_exists=True)
 
 
+def known() -> set[str]:
+    """The names of every migration this version has."""
+    return {m.name for m in migrations._migrations}
+
+
 def applied(db: _SUDatabase) -> list[str]:
     return [m.name for m in migrations.applied(db)]
 

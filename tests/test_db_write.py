@@ -250,7 +250,7 @@ def test_files_that_are_not_poki_databases_are_refused(tmp_path) -> None:
         Database(tmp_path / "missing.sqlite", create=False)
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(os.urandom(4096))
-    with pytest.raises(DatabaseError, match="not a usable SQLite database"):
+    with pytest.raises(DatabaseError, match="not an SQLite database"):
         Database(garbage)
     other = tmp_path / "other.sqlite"
     with sqlite3.connect(other) as conn:

@@ -188,7 +188,7 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
     from agent.play.replay import replay
     from connectors.acpc.game import GameError
-    from db.database import DatabaseError
+    from db.database import DatabaseError, DatabaseWriteError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError)
     pool_context: Any = nullcontext(None)
@@ -199,6 +199,18 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         pool_context = ReplayPool(cluster, args.paths)
     bar = None
     progress = on_total = None
+    skipped_file = None
+    on_problem = None
+    if args.skipped:
+        # Every skipped hand written as it is met (the summary keeps only the first ones).
+        try:
+            skipped_file = open(args.skipped, "w", encoding="utf-8")
+        except OSError as exc:
+            print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+
+        def on_problem(p: Any) -> None:
+            skipped_file.write(f"{p.where}\t{p.reason}\n")
     if not args.no_progress:
         from tqdm import tqdm
 
@@ -213,17 +225,19 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         progress = bar.update
     try:
         with pool_context as pool:
-            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool)
+            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool,
+                             on_problem=on_problem)
     except expected as exc:
         print(f"poki replay: {exc}", file=sys.stderr)
+        if isinstance(exc, DatabaseWriteError):
+            print("poki replay: every hand stored before this is kept; the same command resumes where it stopped",
+                  file=sys.stderr)
         return 2 if isinstance(exc, (FileNotFoundError, GameError)) else 1
     finally:
         if bar is not None:
             bar.close()
-    if args.skipped:
-        with open(args.skipped, "w", encoding="utf-8") as out:
-            for p in summary.problems:
-                out.write(f"{p.where}\t{p.reason}\n")
+        if skipped_file is not None:
+            skipped_file.close()
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:
