@@ -272,7 +272,8 @@ def test_poki_plays_through_the_client_and_learns_from_the_database(tmp_path):
     game, _ = game_for(2)
     db_path = tmp_path / "poki.sqlite"
     match = Match(2, ["poki", "maniac"], 25, 8, {1: "maniac=raise"})
-    player = create_player("poki", np.random.default_rng(1), "poki")
+    # The engine heads-up (not the equilibrium): its learned floor keeps off-model counts.
+    player = create_player("poki(heads_up=engine)", np.random.default_rng(1), "poki")
     result = play_at_dealer("127.0.0.1", match.ports[0], player, game, db_path=str(db_path),
                             names=["maniac"], match="p")
     outcome, _ = match.join()
