@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ import sqlite_utils
 from agent.game.context import FINE_PER_COARSE, FINE_SCHEME, N_FINE_CONTEXTS
 from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.models.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.ranges import RangeCounts
 from agent.models.store import OffModelCounts
 from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import HandRecord, WriteReport
@@ -85,6 +86,7 @@ class Database:
         self._populations: dict[str, PlayerState] = {}
         self._pop_snaps: dict[str, PlayerState] = {}
         self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
+        self._ranges_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
         self.strengths = strengths
         self._data_version: int | None = None
         try:
@@ -500,6 +502,30 @@ class Database:
             return False
         with self._write() as conn:
             add_off_model(conn, network, nick, counts)
+        seen[(hand_id, network, nick)] = None
+        if len(seen) > 4096:
+            seen.popitem(last=False)
+        return True
+
+    def range_counts(self, nick: str, network: str) -> tuple[RangeCounts, RangeCounts]:
+        """(the player's, its network's) learned-range counts (db.ranges; the engine's
+        reweight = "learned"); ValueError for a damaged row."""
+        from db.ranges import read_ranges
+
+        return read_ranges(self.db.conn, network, nick)
+
+    def add_range_counts(self, nick: str, network: str, hand_id: str,
+                         observations: Sequence[tuple[int, int]]) -> bool:
+        """Add one shown-down holding's range observations for `nick` (and its network's
+        population); a (hand, nick) already added through this connection is skipped:
+        False. ValueError for observations out of range."""
+        from db.ranges import add_ranges
+
+        seen = self._ranges_seen
+        if (hand_id, network, nick) in seen:
+            return False
+        with self._write() as conn:
+            add_ranges(conn, network, nick, observations)
         seen[(hand_id, network, nick)] = None
         if len(seen) > 4096:
             seen.popitem(last=False)

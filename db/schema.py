@@ -268,3 +268,15 @@ def m005_off_model(db: _SUDatabase) -> None:
         {"network": str, "nick": str, "n_call": float, "k_call": float, "n_raise": float, "k_raise": float},
         pk=("network", "nick"), not_null=["network", "nick", "n_call", "k_call", "n_raise", "k_raise"],
     )
+
+
+@migrations()
+def m008_ranges(db: _SUDatabase) -> None:
+    """Learned ranges (``[engine] reweight = "learned"``, agent.models.ranges): per
+    (network, nick), and per network under the nick '' (the population), the decayed
+    counts of the table percentiles of shown-down holdings, row by (context, action
+    class), as little-endian float64 bytes, with the decayed number of showdowns (db.ranges)."""
+    db["ranges"].create(
+        {"network": str, "nick": str, "counts": bytes, "showdowns": float},
+        pk=("network", "nick"), not_null=["network", "nick", "counts", "showdowns"],
+    )
