@@ -18,7 +18,7 @@ from agent.engine.modeler import CALL, RAISE, OpponentModeler
 from agent.engine.player import PokiPlayer
 from agent.models.ranges import (
     N_BINS, N_ROWS, NO_RANGE_COUNTS, PLAYER_HALF_LIFE, POPULATION_HALF_LIFE, RangeCounts, bins_of, densities,
-    range_row, table_percentiles,
+    is_raise_row, range_row, table_percentiles,
 )
 from agent.models.store import MemoryModelStore
 from agent.play.tournament import TournamentSetup, run_tournament
@@ -47,7 +47,7 @@ def test_no_counts_read_as_no_evidence_and_back_off_is_by_pseudo_counts() -> Non
     flat = densities(NO_RANGE_COUNTS, NO_RANGE_COUNTS)
     np.testing.assert_allclose(flat, np.ones((N_ROWS, N_BINS)))
     pop = np.zeros((N_ROWS, N_BINS))
-    pop[0, 9] = 80.0  # the population's calls pre-flop facing no bet: all from the top bin
+    pop[0, 9] = 80.0  # the population's rarest calls pre-flop facing no bet: all from the top bin
     own = np.zeros((N_ROWS, N_BINS))
     own[0, 0] = 10.0  # this player's: all from the bottom bin
     d = densities(RangeCounts(own, 10.0), RangeCounts(pop, 80.0))
@@ -67,29 +67,30 @@ def test_learned_reweighting_is_bayes_with_the_density_of_the_percentile() -> No
     × density[row][bin of u under the table before each action], computed directly."""
     rng = np.random.default_rng(5)
     dens = np.ones((N_ROWS, N_BINS))
-    dens[range_row(4, RAISE)] = np.linspace(0.1, 1.9, N_BINS)  # flop, facing none: a bet is strong
-    dens[range_row(7, CALL)] = np.linspace(1.5, 0.5, N_BINS)  # turn, facing one: a call is weaker
+    dens[range_row(4, RAISE, 0.2)] = np.linspace(0.1, 1.9, N_BINS)  # flop, facing none: a bet is strong
+    dens[range_row(7, CALL, 0.6)] = np.linspace(1.5, 0.5, N_BINS)  # turn, facing one: a call is weaker
     m = OpponentModeler("learned", potential=False)
     m.new_hand(["v"], 0, densities={"v": dens})
     prior = m.tables["v"].copy()
     w = prior.copy()
-    for context, action in ((4, RAISE), (7, CALL)):
+    for context, action, freq in ((4, RAISE, (0.0, 0.8, 0.2)), (7, CALL, (0.3, 0.6, 0.1))):
         strength = rng.permutation((np.arange(N) + 0.5) / N)
         m.strengths = lambda board, players, s=strength: s  # type: ignore[method-assign]
         order = np.argsort(strength)
         cum = np.cumsum(w[order])
         u = np.empty(N)
         u[order] = (cum - 0.5 * w[order]) / cum[-1]
-        w = w * dens[range_row(context, action)][np.minimum((u * N_BINS).astype(int), N_BINS - 1)]
-        m.observe("v", action, (0.0, 0.0, 0.0), 0, 3, context)
+        w = w * dens[range_row(context, action, freq[action])][np.minimum((u * N_BINS).astype(int), N_BINS - 1)]
+        m.observe("v", action, freq, 0, 3, context)
     got = m.tables["v"]
     np.testing.assert_allclose(got / got.sum(), w / w.sum(), rtol=1e-9)
     h = int(np.argmax(w))
     obs = m.range_observations("v", h)
-    assert [row for row, _ in obs] == [range_row(4, RAISE), range_row(7, CALL)]
+    assert [row for row, _ in obs] == [range_row(4, RAISE, 0.2), range_row(7, CALL, 0.6)]
+    assert range_row(4, RAISE, 0.2) != range_row(4, RAISE, 0.6) and range_row(4, RAISE, 0.2) != range_row(4, CALL, 0.2)
     # Flat densities: the table is left as it was.
     m.new_hand(["v"], 0, densities={"v": np.ones((N_ROWS, N_BINS))})
-    m.observe("v", RAISE, (0.0, 0.0, 0.0), 0, 3, 4)
+    m.observe("v", RAISE, (0.0, 0.7, 0.3), 0, 3, 4)
     np.testing.assert_allclose(m.tables["v"], prior)
 
 
@@ -164,7 +165,7 @@ def test_range_score_of_a_hand_uniform_is_the_count_of_possible_holdings() -> No
         own, _ = store.range_counts(s.player, "irc")
         assert own.counts.sum() == len(acts)
         raises = sum(1 for a in acts if ACTION_CLASS[a.kind] == RAISE)
-        assert own.counts[1::2].sum() == raises
+        assert sum(own.counts[r].sum() for r in range(N_ROWS) if is_raise_row(r)) == raises
         off = store.off_model(s.player, "irc")
         assert off.raises == raises and off.calls == len(acts) - raises
 
@@ -241,5 +242,29 @@ def test_poki_with_learned_ranges_learns_them_in_the_sqlite_store(tmp_path, monk
 
 def test_reweight_learned_is_a_setting_of_the_engine() -> None:
     p = PokiPlayer("me", np.random.default_rng(0), EngineConfig(reweight="learned"))
-    assert "re-weighting learned" in p.describe()
+    assert "re-weighting learned (floor none: ranges learned" in p.describe()
     np.testing.assert_allclose(p._range_densities(["a"])["a"], np.ones((N_ROWS, N_BINS)))
+
+
+def test_a_file_from_before_the_ranges_gains_their_table(tmp_path) -> None:
+    """A database made before migration m008 is brought up to date when opened: its
+    hands untouched, the ranges table there and empty."""
+    import sqlite3
+
+    from db.testing import synthetic_hands
+
+    path = tmp_path / "old.sqlite"
+    with Database(path) as database:
+        database.write_hands(list(synthetic_hands(30, seed=4)), "irc")
+        hands = database.hand_count()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE ranges")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_ranges'")
+    conn.commit()
+    conn.close()
+    with Database(path) as database:
+        assert database.hand_count() == hands
+        assert "m008_ranges" in database.migrations_applied()
+        assert database.range_counts("x", "irc")[0].showdowns == 0.0
+        assert database.add_range_counts("x", "irc", "h1", [(3, 4)])
+        assert database.range_counts("x", "irc")[0].counts[3, 4] == 1.0

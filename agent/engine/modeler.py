@@ -44,7 +44,7 @@ holdings the thresholds say it bets with. docs/strength.md §10.
 ``rule="learned"`` (learned ranges, agent.models.ranges) drops the thresholds: a
 holding's factor is the density, learned from the opponent's (backed off to the
 population's) shown-down holdings, of its percentile on the current table in the row of
-the action's class and coarse context; the bin of each action is kept so that a
+the action's class, coarse context and predicted share (``freq``); the bin of each action is kept so that a
 showdown can add the shown holding's bins to the store.
 """
 from __future__ import annotations
@@ -354,14 +354,14 @@ class OpponentModeler:
                 players: int, context: int = -1) -> None:
         """Re-weight `nick`'s table after it took `action` with `players` in the hand,
         its frequencies in the context being `freq` (rule = "learned" reads the coarse
-        `context` instead)."""
+        `context` besides)."""
         table = self.tables.get(nick)
         if table is None or action == FOLD or self.rule == "none":
             return
         self.see_board(board_mask)
         strength = self.strengths(board_mask, players)
         if self.rule == "learned":
-            row = range_row(context, action)
+            row = range_row(context, action, min(1.0, max(0.0, float(freq[action]))))
             bins = bins_of(table_percentiles(strength, table))
             self.range_bins.setdefault(nick, []).append((row, bins))
             dens = self.densities.get(nick)

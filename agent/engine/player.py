@@ -108,7 +108,6 @@ class PokiPlayer(BasePlayer):
             mix=cfg.opponent_mix, floor=cfg.reweight_floor, potential=cfg.potential,
             floor_on=cfg.floor_on)
         self._reweighting = cfg.weights == "modeled" and cfg.reweight != "none"
-        self._learned_ranges = cfg.reweight == "learned"  # the frequencies are not read to re-weight
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -151,6 +150,8 @@ class PokiPlayer(BasePlayer):
         floor = cfg.floor_on
         if floor == "learned":
             floor += ", off-model counts kept in the store"
+        if cfg.reweight == "learned":
+            floor = "none: ranges learned from showdowns, kept in the store"
         writes = "this player writes its hands" if self._store_writes else "the table writes the hands"
         return (f"{self.name}: bettor {cfg.bettor}, predictor {predictor}, re-weighting {cfg.reweight} "
                 f"(floor {floor}), store {self.store.describe()} (network {self.network}; {writes})")
@@ -323,8 +324,8 @@ class PokiPlayer(BasePlayer):
                 mask = masks.get(rnd)
                 if mask is None:
                     mask = masks[rnd] = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
-                freq = (0.0, 0.0, 0.0) if self._learned_ranges else self._freq(player, a.context, fine, public, rnd)
-                self._modeler.observe(player, action, freq, mask, a.players_active, a.context)
+                self._modeler.observe(player, action, self._freq(player, a.context, fine, public, rnd), mask,
+                                      a.players_active, a.context)
         self._seen = len(actions)
 
     def _to_act_after(self, ctx: GameContext) -> int:

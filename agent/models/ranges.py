@@ -38,11 +38,12 @@ import numpy as np
 
 __all__ = ["N_BINS", "N_ROWS", "POPULATION_HALF_LIFE", "PLAYER_HALF_LIFE", "RangeCounts", "RangeSettings",
            "DEFAULT_RANGE_SETTINGS", "add_observations", "check_observations", "densities", "pack_counts",
-           "range_row", "table_percentiles", "bins_of", "unpack_counts", "NO_RANGE_COUNTS"]
+           "range_row", "is_raise_row", "table_percentiles", "bins_of", "unpack_counts", "NO_RANGE_COUNTS"]
 
 N_BINS = 10
 N_CONTEXTS = 12
-N_ROWS = 2 * N_CONTEXTS  # coarse context × (call/check, bet/raise)
+SHARE_EDGES = (0.15, 0.3, 0.5)  # buckets of the predicted share of the action's class
+N_ROWS = 2 * N_CONTEXTS * (len(SHARE_EDGES) + 1)  # coarse context × (call/check, bet/raise) × share
 CALL, RAISE = 1, 2
 PLAYER_HALF_LIFE = 200.0  # showdowns of the player
 POPULATION_HALF_LIFE = 5000.0  # shown holdings of the network
@@ -83,11 +84,18 @@ def _empty() -> RangeCounts:
 NO_RANGE_COUNTS = _empty()
 
 
-def range_row(context: int, action: int) -> int:
-    """The row of an action of class ``action`` (CALL or RAISE) in coarse ``context``."""
-    if not 0 <= context < N_CONTEXTS or action not in (CALL, RAISE):
-        raise ValueError(f"no range row for context {context!r}, action {action!r}")
-    return 2 * context + (1 if action == RAISE else 0)
+def range_row(context: int, action: int, share: float) -> int:
+    """The row of an action of class ``action`` (CALL or RAISE) in coarse ``context``
+    that the opponent model gave a share ``share`` (0..1) of the player's actions there."""
+    if not 0 <= context < N_CONTEXTS or action not in (CALL, RAISE) or not 0.0 <= share <= 1.0:
+        raise ValueError(f"no range row for context {context!r}, action {action!r}, share {share!r}")
+    bucket = sum(1 for edge in SHARE_EDGES if share >= edge)
+    return (2 * context + (1 if action == RAISE else 0)) * (len(SHARE_EDGES) + 1) + bucket
+
+
+def is_raise_row(row: int) -> bool:
+    """Whether ``row`` holds bets and raises (else calls and checks)."""
+    return (row // (len(SHARE_EDGES) + 1)) % 2 == 1
 
 
 def check_observations(observations: Iterable[Sequence[int]], source: str) -> list[tuple[int, int]]:
