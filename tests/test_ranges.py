@@ -17,7 +17,8 @@ from agent.config import EngineConfig, TableConfig
 from agent.engine.modeler import CALL, RAISE, OpponentModeler
 from agent.engine.player import PokiPlayer
 from agent.models.ranges import (
-    N_BINS, N_ROWS, NO_RANGE_COUNTS, PLAYER_HALF_LIFE, POPULATION_HALF_LIFE, RangeCounts, bins_of, densities,
+    N_BINS, N_ROWS, NO_RANGE_COUNTS, PLAYER_HALF_LIFE, POPULATION_HALF_LIFE, RangeCounts, RangeSettings, bins_of,
+    densities,
     is_raise_row, range_row, table_percentiles,
 )
 from agent.models.store import MemoryModelStore
@@ -50,7 +51,7 @@ def test_no_counts_read_as_no_evidence_and_back_off_is_by_pseudo_counts() -> Non
     pop[0, 9] = 80.0  # the population's rarest calls pre-flop facing no bet: all from the top bin
     own = np.zeros((N_ROWS, N_BINS))
     own[0, 0] = 10.0  # this player's: all from the bottom bin
-    d = densities(RangeCounts(own, 10.0), RangeCounts(pop, 80.0))
+    d = densities(RangeCounts(own, 10.0), RangeCounts(pop, 80.0), RangeSettings(10.0, 20.0))
     # By hand: population shape (80 + 2) / 100 in bin 9, 2/100 elsewhere (strength 20);
     # the player's (10 + 10·shape) / 20 (strength 10); density = shape × 10 bins.
     pop_shape = np.full(N_BINS, 2.0 / 100.0)

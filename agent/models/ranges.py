@@ -54,8 +54,8 @@ class RangeSettings:
     """How a player's counts are read: pseudo-counts of the population's shape in a
     player's row, and of the flat shape in the population's."""
 
-    player_strength: float = 10.0
-    population_strength: float = 20.0
+    player_strength: float = 100.0
+    population_strength: float = 100.0
 
     def __post_init__(self) -> None:
         for name in ("player_strength", "population_strength"):
