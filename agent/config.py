@@ -231,6 +231,26 @@ class IrcConfig:
     reconnect_max_seconds: float = 60.0
     decision_margin_seconds: float = 2.0  # the player bot answers this long before the dealer's limit
     store_batch_seconds: float = 1.0  # both bots store hands in groups at most this late (0: each at once)
+    # Each role's own files, so a dealer and a player started in one folder share none
+    # (the player bot's are [database] path and [report] out).
+    dealer_db: str = "dealer.sqlite"
+    dealer_report: str = "report-dealer"
+    # The network: TLS, the server password and the bots' accounts. Secrets never sit
+    # here: the *_file keys name files holding them (or the environment has them).
+    tls: str = "auto"  # auto: TLS when the port is 6697; on; off
+    tls_verify: bool = True  # check the server's certificate and name
+    tls_ca_file: str = ""  # CAs to trust instead of the system's (e.g. a self-signed server's certificate)
+    tls_cert_file: str = ""  # the player bot's client certificate with its key (PEM): CertFP, SASL EXTERNAL
+    dealer_tls_cert_file: str = ""  # the dealer bot's
+    sasl: str = "auto"  # auto: PLAIN with a password, EXTERNAL with a client certificate alone; plain; external; off
+    account: str = ""  # the player bot's account ("": its nick)
+    password_file: str = ""  # a file holding its password (else $POKI_IRC_PASSWORD)
+    dealer_account: str = ""  # the dealer's account: `irc deal` logs in to it ("": its nick); `irc play`
+    # accepts the dealer only when the server vouches it is logged in to it ("": not checked)
+    dealer_password_file: str = ""  # (else $POKI_IRC_DEALER_PASSWORD)
+    server_password_file: str = ""  # the server password, PASS (else $POKI_IRC_SERVER_PASSWORD)
+    services_nick: str = "NickServ"  # who takes IDENTIFY and REGAIN
+    connect_timeout_seconds: float = 30.0  # connecting, TLS and registering (the login included) must end within this
 
     def __post_init__(self) -> None:
         host, sep, port = self.server.rpartition(":")
@@ -261,6 +281,27 @@ class IrcConfig:
             object.__setattr__(self, name, float(value))
         if self.reconnect_min_seconds > self.reconnect_max_seconds:
             raise ConfigError("irc.reconnect_min_seconds must not exceed irc.reconnect_max_seconds")
+        if not isinstance(self.connect_timeout_seconds, (int, float)) or isinstance(self.connect_timeout_seconds, bool) \
+                or not math.isfinite(self.connect_timeout_seconds) or self.connect_timeout_seconds <= 0:
+            raise ConfigError(f"irc.connect_timeout_seconds must be a positive number, got {self.connect_timeout_seconds!r}")
+        object.__setattr__(self, "connect_timeout_seconds", float(self.connect_timeout_seconds))
+        for name, choices in (("tls", ("auto", "on", "off")), ("sasl", ("auto", "plain", "external", "off"))):
+            if getattr(self, name) not in choices:
+                raise ConfigError(f"irc.{name} must be one of {', '.join(choices)}, got {getattr(self, name)!r}")
+        if not isinstance(self.tls_verify, bool):
+            raise ConfigError(f"irc.tls_verify must be true or false, got {self.tls_verify!r}")
+        for name in ("dealer_db", "dealer_report", "services_nick"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"irc.{name} must be a non-empty string, got {value!r}")
+        for name in ("tls_ca_file", "tls_cert_file", "dealer_tls_cert_file", "account", "password_file",
+                     "dealer_account", "dealer_password_file", "server_password_file"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or any(ch in value for ch in "\r\n\0"):
+                raise ConfigError(f"irc.{name} must be a string on one line, got {value!r}")
+        for name in ("account", "dealer_account", "services_nick"):
+            if " " in getattr(self, name):
+                raise ConfigError(f"irc.{name} cannot hold a space, got {getattr(self, name)!r}")
         tiers = self.min_bankroll
         if not isinstance(tiers, (dict, tuple)):
             raise ConfigError(f"irc.min_bankroll must be a table of channel = chips, got {tiers!r}")

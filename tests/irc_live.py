@@ -8,12 +8,29 @@ from __future__ import annotations
 import re
 import socket
 import sqlite3
+import ssl
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from connectors.logs import acpc_log
+
 HANG = 120.0  # seconds before a wait is taken as a hang
+
+
+@pytest.fixture
+def running():
+    """Register what a test starts; everything is stopped at teardown, last first."""
+    things: list = []
+    yield things.append
+    for thing in reversed(things):
+        try:
+            (thing.stop if hasattr(thing, "stop") else thing.close)()
+        except Exception:  # noqa: BLE001 - stop the rest
+            pass
 
 
 def wait_for(cond: Callable[[], object], timeout: float = HANG, what: str = "condition") -> None:
@@ -61,7 +78,7 @@ class Person:
     it sees; ``on_line(person, kind, prefix, target, text)`` lets a test script answers."""
 
     def __init__(self, port: int, nick: str, *, user: str | None = None,
-                 on_line: Callable[..., None] | None = None) -> None:
+                 on_line: Callable[..., None] | None = None, ca_file: str | Path | None = None) -> None:
         self.nick = nick
         self.former: set[str] = set()  # nicks this connection had before
         self.user = user or nick
@@ -69,6 +86,9 @@ class Person:
         self.lines: list[tuple[str, str, str, str]] = []  # (command, prefix, target, text)
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=HANG)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if ca_file is not None:  # over TLS, trusting that certificate
+            self.sock = ssl.create_default_context(cafile=str(ca_file)).wrap_socket(
+                self.sock, server_hostname="127.0.0.1")
         self._lock = threading.Lock()
         self._closed = False
         self.send(f"NICK {nick}")
@@ -152,3 +172,26 @@ def stored_hands(path: str | Path) -> dict[str, tuple]:
         return out
     finally:
         conn.close()
+
+
+def acpc_lines(tmp_path, table="holdem") -> list[acpc_log.AcpcHand]:
+    path = tmp_path / "logs" / f"{table}.acpc.log"
+    return [acpc_log.parse_state(line) for line in path.read_text().splitlines() if line.startswith("STATE")]
+
+
+def check_against_acpc_log(hands: dict[str, tuple], log: list[acpc_log.AcpcHand], channel="#holdem") -> None:
+    """Every stored hand agrees with the dealer's ACPC log line of the same number: the
+    same players, the same betting and the same chips won or lost by each."""
+    by_number = {h.hand_number: h for h in log}
+    assert len(by_number) == len(log)
+    for hand_id, (board, pot, seats, actions, results, shown) in hands.items():
+        number = int(hand_id.rsplit(":", 1)[1])
+        line = by_number[number]
+        net = {p: won - put for p, put, won in results}
+        assert {p: net[p] for p in line.players} == dict(zip(line.players, line.values)), hand_id
+        letters = {"f": "f", "k": "c", "c": "c", "b": "r", "r": "r"}
+        rounds = ["", "", "", ""]
+        for _, rnd, kind, _ in actions:
+            if kind in letters:
+                rounds[rnd] += letters[kind]
+        assert tuple(r for r in rounds if r) == tuple(b for b in line.betting if b), hand_id

@@ -3,13 +3,15 @@ bucket and back-off alone, flood control and the nick fallback over a real serve
 the config's refusals."""
 from __future__ import annotations
 
+import socket
+import threading
 import time
 
 import numpy as np
 import pytest
 
 from agent.config import ConfigError, parse_config
-from connectors.irc.client import Backoff, IrcClient, TokenBucket
+from connectors.irc.client import Backoff, IrcClient, Tls, TokenBucket
 from connectors.irc.server import LoopbackServer
 
 from irc_live import Person, wait_for
@@ -105,3 +107,38 @@ def test_irc_settings_are_checked() -> None:
                      ({"nickname": "x"}, "unknown key")):
         with pytest.raises(ConfigError, match=why):
             parse_config({"irc": bad})
+
+
+def test_tls_to_a_server_that_greets_in_plain_text_stops_with_a_hint() -> None:
+    """A TLS client at a port that speaks plain IRC first (as many servers do with NOTICE
+    AUTH): the handshake fails on the plain text, and the client gives up at once with a
+    hint instead of trying again and again. The server: a real socket on loopback that
+    greets and counts connections."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    connections = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            connections.append(conn)
+            conn.sendall(b"NOTICE AUTH :*** Looking up your hostname...\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    failures: list[str] = []
+    client = IrcClient("127.0.0.1", listener.getsockname()[1], "poki", tls=Tls(verify=False),
+                       reconnect_min=0.1, reconnect_max=0.2, on_failure=failures.append).start()
+    try:
+        wait_for(lambda: failures, what="the client to give up")
+        assert "does not speak TLS" in failures[0] and "--no-tls" in failures[0]
+        time.sleep(0.5)  # a retry would have come by now
+        assert client.attempts == 1 and len(connections) == 1
+    finally:
+        client.stop()
+        listener.close()
+        for conn in connections:
+            conn.close()

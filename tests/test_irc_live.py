@@ -19,11 +19,11 @@ import pytest
 from agent.config import Config
 from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
-from connectors.logs import acpc_log
 from connectors.irc.server import LoopbackServer
 from db.database import Database
 
-from irc_live import DOC_LINES, HOLE, Person, classify, stored_hands, wait_for
+from irc_live import (DOC_LINES, HOLE, Person, acpc_lines, check_against_acpc_log, classify,  # noqa: F401
+                      running, stored_hands, wait_for)
 
 BASE = Config()
 CFG = dataclasses.replace(BASE, irc=dataclasses.replace(
@@ -40,18 +40,6 @@ def server():
         srv.stop()
 
 
-@pytest.fixture
-def running():
-    """Register what a test starts; everything is stopped at teardown, last first."""
-    things: list = []
-    yield things.append
-    for thing in reversed(things):
-        try:
-            (thing.stop if hasattr(thing, "stop") else thing.close)()
-        except Exception:  # noqa: BLE001 - stop the rest
-            pass
-
-
 def start_dealer(running, srv, tmp_path, *, hands, channels=("#holdem",), config=CFG, **kw) -> DealerHost:
     host = DealerHost(srv.address, list(channels), tmp_path / "dealer.sqlite", config, hands=hands,
                       log_dir=tmp_path / "logs", seed=7, **kw).start()
@@ -65,29 +53,6 @@ def start_bot(running, srv, nick, spec, *, channels=("#holdem",), db=None, confi
                     nick=nick, db_path=db, seed=sum(map(ord, nick)), **kw).start()
     running(bot)
     return bot
-
-
-def acpc_lines(tmp_path, table="holdem") -> list[acpc_log.AcpcHand]:
-    path = tmp_path / "logs" / f"{table}.acpc.log"
-    return [acpc_log.parse_state(line) for line in path.read_text().splitlines() if line.startswith("STATE")]
-
-
-def check_against_acpc_log(hands: dict[str, tuple], log: list[acpc_log.AcpcHand], channel="#holdem") -> None:
-    """Every stored hand agrees with the dealer's ACPC log line of the same number: the
-    same players, the same betting and the same chips won or lost by each."""
-    by_number = {h.hand_number: h for h in log}
-    assert len(by_number) == len(log)
-    for hand_id, (board, pot, seats, actions, results, shown) in hands.items():
-        number = int(hand_id.rsplit(":", 1)[1])
-        line = by_number[number]
-        net = {p: won - put for p, put, won in results}
-        assert {p: net[p] for p in line.players} == dict(zip(line.players, line.values)), hand_id
-        letters = {"f": "f", "k": "c", "c": "c", "b": "r", "r": "r"}
-        rounds = ["", "", "", ""]
-        for _, rnd, kind, _ in actions:
-            if kind in letters:
-                rounds[rnd] += letters[kind]
-        assert tuple(r for r in rounds if r) == tuple(b for b in line.betting if b), hand_id
 
 
 def test_full_game_poki_and_house_bots(server, running, tmp_path) -> None:

@@ -3,12 +3,14 @@ a small IRC server on this machine for them (`poki irc server`).
 
 The dealer and the player speak Poki's dealer dialect (docs/irc-dialect.md); people can
 play from any IRC client. Settings not given on the command line come from the [irc]
-section of the config (server, nicks, owners, time limit, bankrolls, flood control).
+section of the config (server, TLS, accounts, nicks, owners, time limit, bankrolls, flood
+control): `poki irc deal --help` and `poki irc play --help` list the network ones.
 
 Examples:
   poki irc server --port 6667
-  poki irc deal --server 127.0.0.1:6667 --channel '#holdem' --db tables.sqlite
+  poki irc deal --server 127.0.0.1:6667 --channel '#holdem'
   poki irc play --server 127.0.0.1:6667 --channel '#holdem' --dealer dealer
+  POKI_IRC_PASSWORD=... poki irc play --server irc.example.net:6697 --account poki
 
 A dealer or player bot also writes the opponent report from its database on the [report]
 cron schedule (nightly by default) into --report-out, in a child process, while it plays;
@@ -22,12 +24,93 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.play.irc_network import NetworkOptions
+
+
+# The [irc] settings of a bot's connection, for --help: (key, the option that overrides it).
+_NETWORK_SETTINGS = {
+    "deal": (("server", "--server"), ("dealer_nick", "--nick"), ("tls", "--tls / --no-tls"),
+             ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"), ("dealer_tls_cert_file", "--tls-cert"),
+             ("sasl", "--sasl"), ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
+             ("server_password_file", "--server-password-file"), ("services_nick", ""),
+             ("connect_timeout_seconds", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
+             ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
+    "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
+             ("dealer_account", "--dealer-account"),
+             ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
+             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
+             ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
+             ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_burst", ""),
+             ("flood_lines_per_second", "--no-flood-limit"), ("reconnect_min_seconds", ""),
+             ("reconnect_max_seconds", "")),
+}
+# Each role's files: (what, the setting giving its default, the option).
+_ROLE_FILES = {
+    "deal": (("database", "[irc] dealer_db", "--db"), ("scheduled report", "[irc] dealer_report", "--report-out"),
+             ("hand logs", "irc-logs/", "--logs")),
+    "play": (("database", "[database] path", "--db"), ("scheduled report", "[report] out", "--report-out")),
+}
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def settings_help(role: str) -> str:
+    """The end of `irc deal --help` / `irc play --help`: where the settings live, the
+    network ones with their built-in defaults, where secrets come from, the role's files."""
+    from agent.config import Config
+    from agent.play.irc_network import PASSWORD_ENV, SERVER_PASSWORD_ENV
+
+    defaults = Config()
+    irc = defaults.irc
+    rows = [(f"{key} = {_toml(getattr(irc, key))}", option) for key, option in _NETWORK_SETTINGS[role]]
+    width = max(len(r[0]) for r in rows) + 2
+    password_key = "dealer_password_file" if role == "deal" else "password_file"
+    files = []
+    for what, setting, option in _ROLE_FILES[role]:
+        if setting.startswith("["):
+            section, key = setting[1:].split("] ")
+            value = getattr(getattr(defaults, section), key)
+            files.append(f"  {what}: {setting} ({_toml(value)}), {option}")
+        else:
+            files.append(f"  {what}: {setting}, {option}")
+    return "\n".join([
+        "settings:",
+        "  An option given here wins; everything else comes from the settings file: --config FILE",
+        "  (here or before `irc`; default ./config.toml, else the built-in defaults; `poki info` prints",
+        "  the settings in use). The network settings, in its [irc] section, with their defaults:",
+        *(f"    {text:<{width}}{option}".rstrip() for text, option in rows),
+        "",
+        "secrets:",
+        "  Passwords are never taken on the command line nor from the settings file, and never",
+        "  logged. The account password is the first line of --password-file FILE, else",
+        f"  ${PASSWORD_ENV[role]}, else the first line of the file [irc] {password_key} names.",
+        "  The server password (PASS) likewise: --server-password-file FILE,",
+        f"  ${SERVER_PASSWORD_ENV}, [irc] server_password_file.",
+        "  Port 6697 means TLS (tls = \"auto\"); the server's certificate is checked unless",
+        "  --tls-insecure. SASL PLAIN logs in when a password is given, SASL EXTERNAL with a",
+        "  client certificate alone; a server without SASL gets NickServ IDENTIFY. A refused",
+        "  login stops the bot with the reason (exit status 1) instead of trying again.",
+        "",
+        "this bot's files (each role its own, so a dealer and a player can share a folder):",
+        *files,
+    ])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     sub = parser.add_subparsers(dest="irc_command", metavar="ACTION")
     common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
+                        help="settings file (as `poki --config FILE`; default ./config.toml)")
     common.add_argument("--server", metavar="HOST:PORT", help="IRC server (default: [irc] server)")
     common.add_argument("--channel", action="append", metavar="CHANNEL",
                         help="a table's channel; repeat for several tables (default: [irc] channels)")
@@ -36,16 +119,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="send without flood control (only on a server of your own)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
     common.add_argument("--report-out", metavar="DIR", default=None,
-                        help="folder of the scheduled opponent report (default: [report] out)")
+                        help="folder of the scheduled opponent report (default: this bot's own, listed below)")
     common.add_argument("--no-report", action="store_true",
                         help="do not write the opponent report on the [report] cron schedule")
+    net = common.add_argument_group("network (TLS and login; secrets only from files or the environment)")
+    net.add_argument("--tls", action=argparse.BooleanOptionalAction, default=None,
+                     help="connect over TLS (default: [irc] tls; \"auto\": on port 6697)")
+    net.add_argument("--tls-insecure", action="store_true",
+                     help="do not check the server's certificate (prefer --tls-ca for a self-signed server)")
+    net.add_argument("--tls-ca", metavar="FILE", default=None,
+                     help="trust the CA certificates in FILE (e.g. the server's self-signed certificate)")
+    net.add_argument("--tls-cert", metavar="FILE", default=None,
+                     help="our client certificate with its key (PEM): CertFP and SASL EXTERNAL")
+    net.add_argument("--account", metavar="NAME", default=None, help="the account to log in to (default: the nick)")
+    net.add_argument("--password-file", metavar="FILE", default=None,
+                     help="file whose first line is the account's password (never give it on the command line)")
+    net.add_argument("--server-password-file", metavar="FILE", default=None,
+                     help="file whose first line is the server password (PASS)")
+    net.add_argument("--sasl", choices=("auto", "plain", "external", "off"), default=None,
+                     help="how to log in (default: [irc] sasl; off: NickServ IDENTIFY only)")
 
     deal = sub.add_parser("deal", parents=[common], help="host tables: the dealer bot",
+                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("deal"),
                           description="Deal limit hold'em in IRC channels: seats people and bots (!sit), "
                           "keeps bankrolls in SQLite across sessions, writes every hand to the opponent "
                           "database and to ACPC/PHH logs.")
-    deal.add_argument("--nick", default="dealer", help="the dealer's nick (default dealer)")
-    deal.add_argument("--db", metavar="FILE", help="database (default: [database] path)")
+    deal.add_argument("--nick", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
+    deal.add_argument("--db", metavar="FILE", help="database (default: [irc] dealer_db, dealer.sqlite)")
     deal.add_argument("--hands", type=int, default=None, help="stop after this many hands (default: until stopped)")
     deal.add_argument("--logs", metavar="DIR", default="irc-logs",
                       help="folder for the hand logs, <table>.acpc.log and <table>.phhs (default irc-logs)")
@@ -54,16 +154,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     deal.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     play = sub.add_parser("play", parents=[common], help="sit Poki (or any player) at IRC tables",
+                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("play"),
                           description="The player bot: joins the channels, takes a seat, plays every "
                           "hand the dealer deals it within the dealer's time limit, stores every hand and "
                           "learns the opponents. It acts only on what the dealer says. Owners ([irc] owners "
                           "or --owner) may /msg it: status, leave #channel, report, quit.")
     play.add_argument("--dealer", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     play.add_argument("--dealer-host", default=None, help="accept the dealer only from this host or user@host")
+    play.add_argument("--dealer-account", default=None, metavar="ACCOUNT",
+                      help="accept the dealer only when the server vouches it is logged in to ACCOUNT "
+                      "(IRCv3 account-tag; default: [irc] dealer_account)")
     play.add_argument("--player", default="poki", metavar="SPEC",
                       help="who plays: a player spec (default poki; see `poki match --list`)")
     play.add_argument("--nick", default=None, help="our nick (default: [irc] nick)")
-    play.add_argument("--db", metavar="FILE", help="database (default: [database] path)")
+    play.add_argument("--db", metavar="FILE", help="database (default: [database] path, poki.sqlite)")
     play.add_argument("--owner", action="append", metavar="MASK",
                       help="nick!user@host mask allowed to give orders (default: [irc] owners)")
 
@@ -93,13 +197,14 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _common(args: argparse.Namespace) -> tuple[str, list[str], int] | None:
+def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptions] | None:
+    from agent.play.irc_network import NetworkError, network_options
     from connectors.irc.address import split_server
 
     irc = args.settings.irc
     server = args.server or irc.server
     try:
-        split_server(server)
+        _, port = split_server(server)
     except ValueError as exc:
         print(f"poki irc: --server: {exc}", file=sys.stderr)
         return None
@@ -109,7 +214,15 @@ def _common(args: argparse.Namespace) -> tuple[str, list[str], int] | None:
         print(f"poki irc: not channel names: {', '.join(bad)} (they start with #)", file=sys.stderr)
         return None
     seed = args.seed if args.seed is not None else args.settings.random.seed
-    return server, channels, seed
+    try:
+        network = network_options(args.settings, args.irc_command, port, tls=args.tls,
+                                  tls_insecure=args.tls_insecure, ca_file=args.tls_ca, cert_file=args.tls_cert,
+                                  account=args.account, password_file=args.password_file,
+                                  server_password_file=args.server_password_file, sasl=args.sasl)
+    except NetworkError as exc:
+        print(f"poki irc {args.irc_command}: {exc}", file=sys.stderr)
+        return None
+    return server, channels, seed, network
 
 
 def _deal(args: argparse.Namespace) -> int:
@@ -121,26 +234,27 @@ def _deal(args: argparse.Namespace) -> int:
     common = _common(args)
     if common is None:
         return 2
-    server, channels, seed = common
-    if not dialect.is_nick(args.nick):
-        print(f"poki irc deal: --nick {args.nick!r} is not a nick of at most {dialect.MAX_NICK} characters",
+    server, channels, seed, network = common
+    nick = args.nick or args.settings.irc.dealer_nick
+    if not dialect.is_nick(nick):
+        print(f"poki irc deal: --nick {nick!r} is not a nick of at most {dialect.MAX_NICK} characters",
               file=sys.stderr)
         return 2
     if args.hands is not None and args.hands < 1:
         print("poki irc deal: --hands must be at least 1", file=sys.stderr)
         return 2
-    db = args.db or args.settings.database.path
-    host = DealerHost(server, channels, db, args.settings, nick=args.nick, hands=args.hands, seed=seed,
+    db = args.db or args.settings.irc.dealer_db
+    host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
-                      flood_rate=0.0 if args.no_flood_limit else None)
+                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
     try:
         host.start()
     except Exception as exc:  # noqa: BLE001 - a clear message, not a traceback
         print(f"poki irc deal: {exc}", file=sys.stderr)
         return 1
-    print(f"dealing at {', '.join(channels)} on {server} as {args.nick}; database {db}, logs in {args.logs}/",
-          flush=True)
-    job = _start_report_job(args, db)
+    print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; database {db}, "
+          f"logs in {args.logs}/", flush=True)
+    job = _start_report_job(args, db, args.settings.irc.dealer_report)
     bar = None if args.no_progress or args.hands is None else tqdm(total=args.hands, unit="hand")
     try:
         while not host.wait(0.5):
@@ -163,7 +277,10 @@ def _deal(args: argparse.Namespace) -> int:
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
               f"{stats.refused} commands refused")
-    return 0 if host.error is None else 1
+    if host.error is not None:
+        print(f"poki irc deal: {host.error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -173,25 +290,26 @@ def _play(args: argparse.Namespace) -> int:
     common = _common(args)
     if common is None:
         return 2
-    server, channels, seed = common
+    server, channels, seed, network = common
     irc = args.settings.irc
     db = args.db or args.settings.database.path
     try:
         bot = PlayerBot(args.settings, server=server, channels=channels, dealer=args.dealer or irc.dealer_nick,
                         spec=args.player, nick=args.nick, db_path=db, seed=seed,
                         dealer_host=args.dealer_host, owners=args.owner,
-                        flood_rate=0.0 if args.no_flood_limit else None)
+                        dealer_account=args.dealer_account,
+                        flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
     except SpecError as exc:
         print(f"poki irc play: --player: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
-    print(f"playing {bot.spec} at {', '.join(channels)} on {server}; dealer {bot.feed.dealer_nick}; "
-          f"database {db}. Ctrl-C to stop.", flush=True)
+    print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
+          f"{bot.feed.dealer_nick}; database {db}. Ctrl-C to stop.", flush=True)
     print(bot.describe(), flush=True)
     bot.start()
-    job = _start_report_job(args, db)
+    job = _start_report_job(args, db, args.settings.report.out)
     last = time.monotonic()
     try:
         while not bot.wait(1.0):
@@ -205,19 +323,23 @@ def _play(args: argparse.Namespace) -> int:
         _stop_report_job(job)
         bot.stop()
     print(summary)
+    if bot.failure is not None:
+        print(f"poki irc play: {bot.failure}", file=sys.stderr)
+        return 1
     return 0
 
 
-def _start_report_job(args: argparse.Namespace, db: str):
-    """The opponent report of the bot's database on the [report] cron schedule, or None
-    with --no-report. A run goes on in a child process, so the bot keeps playing (and
-    answering the server) meanwhile; a failed run is logged and the next one runs."""
+def _start_report_job(args: argparse.Namespace, db: str, default_out: str):
+    """The opponent report of the bot's database on the [report] cron schedule into
+    --report-out (else ``default_out``, the role's own folder), or None with --no-report.
+    A run goes on in a child process, so the bot keeps playing (and answering the server)
+    meanwhile; a failed run is logged and the next one runs."""
     if args.no_report:
         return None
     from agent.report.schedule import NightlyReport
 
     try:
-        job = NightlyReport.from_config(args.settings, db_path=db, out=args.report_out)
+        job = NightlyReport.from_config(args.settings, db_path=db, out=args.report_out or default_out)
     except ValueError as exc:  # a cron line the config check let through (e.g. minute 61)
         print(f"poki irc: [report] cron {args.settings.report.cron!r}: {exc}; no scheduled report",
               file=sys.stderr)

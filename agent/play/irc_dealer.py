@@ -24,6 +24,7 @@ from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
 from agent.play.dealer import SeededDeals
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
+from agent.play.irc_network import NetworkOptions
 from connectors.logs import acpc_log
 from connectors.logs import phh
 from connectors.irc.address import network_of, split_server
@@ -208,6 +209,7 @@ class DealerHost:
     flood_rate: float | None = None
     table: TableConfig | None = None
     min_players: int = 2  # seated before the session's first hand
+    network_options: NetworkOptions | None = None  # TLS and the dealer's login (None: plain text, no login)
     deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
 
     def __post_init__(self) -> None:
@@ -226,12 +228,14 @@ class DealerHost:
     def start(self) -> DealerHost:
         irc = self.config.irc
         rng = np.random.default_rng(self.seed)
+        network = self.network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
         self.client = IrcClient(
             self.host, self.port, self.nick, name=f"dealer {self.nick}",
             flood_burst=irc.flood_burst,
             flood_rate=irc.flood_lines_per_second if self.flood_rate is None else self.flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
-            rng=np.random.default_rng([self.seed, 1]))
+            rng=np.random.default_rng([self.seed, 1]), tls=network.tls, login=network.login,
+            connect_timeout=network.connect_timeout, on_failure=self._network_failed)
         client = self.client
         started = threading.Event()
 
@@ -272,6 +276,11 @@ class DealerHost:
             client.stop()
             raise self.error
         return self
+
+    def _network_failed(self, reason: str) -> None:
+        """The network refused us for good (a wrong password ...): the session ends."""
+        self.error = ConnectionError(reason)
+        self.finished.set()
 
     def wait_tables(self, timeout: float = 30.0) -> bool:
         """Wait until the dealer sits in every channel (players may then !sit)."""

@@ -31,6 +31,7 @@ import numpy as np
 from agent.config import Config
 from agent.game.events import Event, HandStarted
 from agent.players import Player, PlayerSpec, create_player, parse_spec
+from agent.play.irc_network import NetworkOptions
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
@@ -60,9 +61,9 @@ class PlayerBot:
 
     def __init__(self, config: Config, *, server: str, channels: Sequence[str], dealer: str,
                  spec: str | PlayerSpec = "poki", nick: str | None = None, db_path: str | Path | None = None,
-                 seed: int | None = None, dealer_host: str | None = None,
+                 seed: int | None = None, dealer_host: str | None = None, dealer_account: str | None = None,
                  owners: Sequence[str] | None = None, flood_rate: float | None = None,
-                 username: str | None = None) -> None:
+                 username: str | None = None, network_options: NetworkOptions | None = None) -> None:
         irc = config.irc
         self.config = config
         self.host, self.port = split_server(server)
@@ -77,15 +78,21 @@ class PlayerBot:
         self.writer = DatabaseWriter(db_path, half_life=config.model.half_life_hands,
                                      synchronous=config.database.synchronous,
                                      batch_seconds=irc.store_batch_seconds)
+        network = network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
+        dealer_account = irc.dealer_account if dealer_account is None else dealer_account
+        self.failure: str | None = None  # why the network refused us for good, if it did
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
             flood_burst=irc.flood_burst,
             flood_rate=irc.flood_lines_per_second if flood_rate is None else flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
-            rng=np.random.default_rng([self.seed, 2]))
+            rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
+            connect_timeout=network.connect_timeout, on_failure=self._network_failed,
+            capabilities=("account-tag",) if dealer_account else ())
         self.feed = PlayerFeed(self.client, self.channels, self,
                                dealer_nick=dealer,
                                dealer_host=irc.dealer_host if dealer_host is None else dealer_host,
+                               dealer_account=dealer_account,
                                owners=irc.owners if owners is None else owners)
         self.seats: dict[str, Seat] = {}
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
@@ -107,6 +114,11 @@ class PlayerBot:
     def describe(self) -> str:
         """What each table's player runs with (bettor, predictor, floor, store)."""
         return "\n".join(f"{channel}: {describe_player(player)}" for channel, player in self.players.items())
+
+    def _network_failed(self, reason: str) -> None:
+        """The network refused us for good (a wrong password ...): the bot stops."""
+        self.failure = reason
+        self.quit.set()
 
     # --- seats ----------------------------------------------------------------------------------
 
@@ -175,7 +187,9 @@ class PlayerBot:
             status.sit_asked = False
             if channel in self.client.channels:
                 self._ask_seat(channel)
-        elif d.is_table_opened(msg) and not status.sit_asked:
+        elif d.is_table_opened(msg) and not status.seated:
+            # The dealer opens its table: sit, even if we asked before (of an impostor
+            # holding its nick, say, or of a dealer that went away).
             self._ask_seat(channel)
 
     def on_presence(self, channel: str, nick: str) -> None:
@@ -206,6 +220,11 @@ class PlayerBot:
         return ""
 
     def on_connection(self, connected: bool) -> None:
+        if connected and self.feed.dealer_account and "account-tag" not in self.client.enabled:
+            self.client.give_up(f"{self.host}:{self.port} does not tag lines with the sender's account (IRCv3 "
+                                f"account-tag), so the dealer's account ({self.feed.dealer_account}) cannot be "
+                                f"checked; pin the dealer by its host instead (--dealer-host)")
+            return
         for channel, status in self.status.items():
             status.sit_asked = False  # ask again once the dealer is seen (harmless if seated)
             seat = self.seats.get(channel)

@@ -1,5 +1,7 @@
-"""IRC: the dealer dialect (pure parse/format), a loopback IRC server for tests and the
-demo, the bots' IRC connection (reconnect, flood control) and the player bot's reading of
-the dealer's lines into events. The dealer's table logic is agent.play.irc_table.
-Nothing here knows players, the engine or the database: agent/play ties them in.
+"""IRC: the dealer dialect (pure parse/format), the bots' IRC side
+(connection, TLS and the login to an account, reconnect, flood control), a loopback IRC
+server for tests and the demo, and real server software (ngircd, InspIRCd with Anope
+services) on loopback for the tests and the benchmark. Nothing here knows players, the
+engine or the database: agent/play ties them in
+(the dealer's table logic is agent.play.irc_table).
 """

@@ -2,7 +2,8 @@
 (agent.game.events) for each table, tells its owner when it is our turn, and types our moves.
 
 Trust (DESIGN.md, "Rules for input"): only lines from the configured dealer move a game
-(its nick and, where configured, its host). Dealer-like lines or NOTICEs from anyone else
+(its nick and, where configured, its host and the account the server vouches it is
+logged in to: IRCv3 account-tag). Dealer-like lines or NOTICEs from anyone else
 (fake hole cards, a fake "your turn") are ignored, counted and logged; so are dealer
 lines that do not follow the dialect (connectors.irc.dialect). Private orders are taken
 only from owners (``nick!user@host`` masks, ``*`` and ``?`` wildcards); everyone else is
@@ -118,12 +119,14 @@ class PlayerFeed:
     """Reads ``client``'s events for the tables at ``channels``; see the module docstring."""
 
     def __init__(self, client: IrcClient, channels: Iterable[str], listener: TableListener, *,
-                 dealer_nick: str, dealer_host: str = "", owners: Iterable[str] = ()) -> None:
+                 dealer_nick: str, dealer_host: str = "", dealer_account: str = "",
+                 owners: Iterable[str] = ()) -> None:
         self.client = client
         client.handler = self.handle
         self.listener = listener
         self.dealer_nick = dealer_nick
         self.dealer_host = dealer_host
+        self.dealer_account = dealer_account.lower()
         self.owners = tuple(owners)
         self.stats = FeedStats()
         self.tables: dict[str, _TableFeed] = {}
@@ -135,8 +138,12 @@ class PlayerFeed:
 
     # --- trust ---------------------------------------------------------------------------
 
-    def is_dealer(self, nick: str, userhost: str) -> bool:
+    def is_dealer(self, nick: str, userhost: str, account: str | None = None) -> bool:
+        """The dealer's nick, from its host and logged in to its account where those are
+        configured (``account`` None: not checked, for lines that cannot carry it)."""
         if nick != self.dealer_nick and nick.lower() != self.dealer_nick.lower():
+            return False
+        if self.dealer_account and account is not None and account.lower() != self.dealer_account:
             return False
         if not self.dealer_host:
             return True
@@ -150,7 +157,9 @@ class PlayerFeed:
 
     def _impostor(self, ev: IrcEvent, where: str) -> None:
         self.stats.impostor += 1
-        self.stats.last_error = f"{where}: ignored a dealer-like line from {ev.nick}!{ev.userhost}: {ev.text[:80]!r}"
+        account = f" (account {ev.account or 'none'})" if self.dealer_account else ""
+        self.stats.last_error = (f"{where}: ignored a dealer-like line from {ev.nick}!{ev.userhost}{account}: "
+                                 f"{ev.text[:80]!r}")
         log.warning("%s", self.stats.last_error)
 
     # --- events -----------------------------------------------------------------------------
@@ -172,6 +181,8 @@ class PlayerFeed:
                 table.wins.clear()
             self.listener.on_connection(False)
         elif kind in ("join", "who"):
+            # Only asks for a seat, so the dealer's nick and host suffice (a WHO answer
+            # carries no account).
             channel = ev.target.lower()
             if channel in self.tables and self.is_dealer(ev.nick, ev.userhost):
                 self.listener.on_presence(self.channel_names[channel], ev.nick)
@@ -181,7 +192,7 @@ class PlayerFeed:
         name = self.channel_names[channel]
         text = ev.text
         looks_dealer = d.looks_like_dealer(text)
-        if not self.is_dealer(ev.nick, ev.userhost):
+        if not self.is_dealer(ev.nick, ev.userhost, ev.account):
             if looks_dealer:
                 self._impostor(ev, name)
             return
@@ -226,10 +237,10 @@ class PlayerFeed:
     def _notice(self, ev: IrcEvent) -> None:
         if ev.target != self.client.nick:
             if ev.target.lower() in self.tables and d.looks_like_dealer(ev.text) \
-                    and not self.is_dealer(ev.nick, ev.userhost):
+                    and not self.is_dealer(ev.nick, ev.userhost, ev.account):
                 self._impostor(ev, ev.target)
             return
-        if not self.is_dealer(ev.nick, ev.userhost):
+        if not self.is_dealer(ev.nick, ev.userhost, ev.account):
             if d.is_hand_line(ev.text):
                 self._impostor(ev, "private notice")
             return

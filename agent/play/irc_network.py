@@ -1,0 +1,155 @@
+"""How a bot reaches an IRC network: TLS and the login (account, SASL or NickServ, server
+password) from the command line, the ``[irc]`` settings and the secrets.
+
+Secrets never come from the command line (other users see it in ``ps``) nor from the
+settings file (which gets shared and committed): each comes from a file named on the
+command line or in the settings (its first line), or from the environment. They are
+kept in :class:`connectors.irc.identity.Login`, out of every ``repr`` and log line.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.config import Config
+from connectors.irc.identity import Login, LoginError, Tls
+
+__all__ = ["NetworkError", "NetworkOptions", "PASSWORD_ENV", "SERVER_PASSWORD_ENV", "TLS_PORT", "network_options",
+           "read_secret"]
+
+log = logging.getLogger("poki.irc")
+
+TLS_PORT = 6697  # the port of IRC over TLS: a server on it is taken to speak TLS
+PASSWORD_ENV = {"play": "POKI_IRC_PASSWORD", "deal": "POKI_IRC_DEALER_PASSWORD"}
+SERVER_PASSWORD_ENV = "POKI_IRC_SERVER_PASSWORD"
+MAX_SECRET_BYTES = 1024
+
+
+class NetworkError(ValueError):
+    """Network settings that cannot work (the message says which and why)."""
+
+
+@dataclass(frozen=True)
+class NetworkOptions:
+    """What an :class:`~connectors.irc.client.IrcClient` needs beyond host and port."""
+
+    tls: Tls | None = None
+    login: Login | None = None
+    connect_timeout: float = 30.0
+
+    def describe(self) -> str:
+        """One line for the start-up message (no secret in it)."""
+        parts = []
+        if self.tls is None:
+            parts.append("plain text")
+        else:
+            parts.append("TLS" + ("" if self.tls.verify else " (certificate not checked)")
+                         + (" with a client certificate" if self.tls.cert_file else ""))
+        login = self.login
+        if login is not None and login.mechanism != "none":
+            how = {"plain": "SASL PLAIN", "external": "SASL EXTERNAL", "nickserv": f"{login.services} IDENTIFY"}
+            parts.append(f"account {login.account or '(the nick)'} by {how[login.mechanism]}")
+        if login is not None and login.server_password:
+            parts.append("server password")
+        return ", ".join(parts)
+
+
+def read_secret(path: str | Path, what: str) -> str:
+    """The first line of ``path`` (at most 1 KiB, the line end dropped); NetworkError
+    naming the file and ``what`` it should hold when it cannot be read or is empty. A file
+    other users may read is used, with a warning."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            data = handle.read(MAX_SECRET_BYTES + 1)
+    except OSError as exc:
+        raise NetworkError(f"cannot read {what} from {path}: {exc.strerror or exc}") from None
+    line = data.split(b"\n", 1)[0].rstrip(b"\r")
+    if len(line) > MAX_SECRET_BYTES:
+        raise NetworkError(f"{path}: {what} longer than {MAX_SECRET_BYTES} bytes")
+    if not line:
+        raise NetworkError(f"{path}: no {what} on its first line")
+    if b"\0" in line:
+        raise NetworkError(f"{path}: {what} holds a NUL byte")
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        log.warning("%s can be read by other users (chmod 600 it): it holds %s", path, what)
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NetworkError(f"{path}: {what} is not UTF-8 text") from None
+
+
+def _secret(file_arg: str | None, env_name: str, file_setting: str, what: str, environ: Mapping[str, str]) -> str:
+    if file_arg:
+        return read_secret(file_arg, what)
+    value = environ.get(env_name, "")
+    if value:
+        if len(value.encode("utf-8")) > MAX_SECRET_BYTES or any(ch in value for ch in "\r\n\0"):
+            raise NetworkError(f"${env_name}: {what} must be one line of at most {MAX_SECRET_BYTES} bytes")
+        return value
+    if file_setting:
+        return read_secret(file_setting, what)
+    return ""
+
+
+def network_options(config: Config, role: str, port: int, *, tls: bool | None = None, tls_insecure: bool = False,
+                    ca_file: str | None = None, cert_file: str | None = None, account: str | None = None,
+                    password_file: str | None = None, server_password_file: str | None = None,
+                    sasl: str | None = None, environ: Mapping[str, str] | None = None) -> NetworkOptions:
+    """The TLS settings and login of the ``role`` ("play" or "deal") connecting to
+    ``port``: the command line's values (the keyword arguments) over the environment over
+    the ``[irc]`` settings. NetworkError says what does not fit together."""
+    if role not in PASSWORD_ENV:
+        raise ValueError(f"role must be play or deal, got {role!r}")
+    irc = config.irc
+    env = os.environ if environ is None else environ
+    dealer = role == "deal"
+    use_tls = tls if tls is not None else (irc.tls == "on" or (irc.tls == "auto" and port == TLS_PORT))
+    ca = ca_file or irc.tls_ca_file
+    cert = cert_file or (irc.dealer_tls_cert_file if dealer else irc.tls_cert_file)
+    for name, path in (("--tls-ca", ca), ("--tls-cert", cert)):
+        if path and not Path(path).is_file():
+            raise NetworkError(f"{name}: no file {path}")
+    if not use_tls and (cert or tls_insecure or ca_file):
+        given = "--tls-cert" if cert else "--tls-insecure" if tls_insecure else "--tls-ca"
+        raise NetworkError(f"{given} needs TLS: add --tls (or connect to port {TLS_PORT})")
+    tls_settings = Tls(verify=irc.tls_verify and not tls_insecure, ca_file=ca, cert_file=cert) if use_tls else None
+    if tls_settings is not None:
+        try:
+            tls_settings.context()  # a file that is no certificate fails here, not at each connection
+        except (OSError, ValueError) as exc:
+            raise NetworkError(f"TLS: cannot use {cert or ca or 'the system CAs'}: {exc}") from None
+
+    password = _secret(password_file, PASSWORD_ENV[role],
+                       irc.dealer_password_file if dealer else irc.password_file,
+                       "the account password", env)
+    server_password = _secret(server_password_file, SERVER_PASSWORD_ENV, irc.server_password_file,
+                              "the server password", env)
+    name = account if account is not None else (irc.dealer_account if dealer else irc.account)
+    mode = sasl or irc.sasl
+    if mode == "auto":
+        mechanism = "plain" if password else "external" if cert else "none"
+    elif mode == "off":
+        mechanism = "nickserv" if password else "none"
+    else:
+        mechanism = mode
+    if mechanism == "plain" and not password:
+        raise NetworkError(f"SASL PLAIN needs the account's password: --password-file FILE or ${PASSWORD_ENV[role]}")
+    if mechanism == "external" and not cert:
+        raise NetworkError("SASL EXTERNAL needs a client certificate: --tls-cert FILE (PEM with its key)")
+    if name and mechanism == "none":
+        raise NetworkError(f"--account {name} needs its password (--password-file FILE or ${PASSWORD_ENV[role]}) "
+                           f"or a client certificate (--tls-cert FILE)")
+    login = None
+    if mechanism != "none" or server_password:
+        try:
+            login = Login(account=name, password=password, mechanism=mechanism, server_password=server_password,
+                          services=irc.services_nick)
+        except LoginError as exc:
+            raise NetworkError(str(exc)) from None
+    return NetworkOptions(tls=tls_settings, login=login, connect_timeout=irc.connect_timeout_seconds)
