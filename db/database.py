@@ -497,12 +497,18 @@ class Database:
         False. ValueError for counts that are not counts."""
         from db.off_model import add_off_model
 
-        seen = self._off_model_seen
-        if (hand_id, network, nick) in seen:
+        return self._add_once(self._off_model_seen, (hand_id, network, nick),
+                              lambda conn: add_off_model(conn, network, nick, counts))
+
+    def _add_once(self, seen: OrderedDict[tuple[str, str, str], None], key: tuple[str, str, str],
+                  add: Callable[[sqlite3.Connection], None]) -> bool:
+        """Run ``add`` in one write transaction unless ``key`` (hand, network, nick) was
+        added through this connection already (False then); the last 4,096 keys are kept."""
+        if key in seen:
             return False
         with self._write() as conn:
-            add_off_model(conn, network, nick, counts)
-        seen[(hand_id, network, nick)] = None
+            add(conn)
+        seen[key] = None
         if len(seen) > 4096:
             seen.popitem(last=False)
         return True
@@ -521,15 +527,8 @@ class Database:
         False. ValueError for observations out of range."""
         from db.ranges import add_ranges
 
-        seen = self._ranges_seen
-        if (hand_id, network, nick) in seen:
-            return False
-        with self._write() as conn:
-            add_ranges(conn, network, nick, observations)
-        seen[(hand_id, network, nick)] = None
-        if len(seen) > 4096:
-            seen.popitem(last=False)
-        return True
+        return self._add_once(self._ranges_seen, (hand_id, network, nick),
+                              lambda conn: add_ranges(conn, network, nick, observations))
 
     def player_id(self, nick: str, network: str) -> int | None:
         row = self.db.conn.execute(

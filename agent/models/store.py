@@ -122,6 +122,13 @@ def require_store(store: object, who: str) -> None:
                          "(agent.models.store.ModelStore says what a store must serve)")
 
 
+def _remember(seen: OrderedDict[tuple[str, str, str], None], key: tuple[str, str, str]) -> None:
+    """Keep ``key`` (hand, network, nick) among the last 4,096 added."""
+    seen[key] = None
+    if len(seen) > 4096:
+        seen.popitem(last=False)
+
+
 class MemoryModelStore:
     """The same models without a database, for play with nothing stored: hands are
     checked and counted once each exactly as the database does; learned weights only when
@@ -229,9 +236,7 @@ class MemoryModelStore:
         add = check_off_model(counts, f"off-model counts of {nick!r} in {hand_id}")
         old = self._off_model.get((network, nick), NO_OFF_MODEL)
         self._off_model[(network, nick)] = OffModelCounts(*(a + b for a, b in zip(old, add)))
-        self._off_model_seen[key] = None
-        if len(self._off_model_seen) > 4096:
-            self._off_model_seen.popitem(last=False)
+        _remember(self._off_model_seen, key)
         return True
 
     def learned_model(self) -> LearnedModel | None:
@@ -262,9 +267,7 @@ class MemoryModelStore:
                                                          PLAYER_HALF_LIFE)
         self._range_population[network] = add_observations(
             self._range_population.get(network, NO_RANGE_COUNTS), obs, POPULATION_HALF_LIFE)
-        self._ranges_seen[key] = None
-        if len(self._ranges_seen) > 4096:
-            self._ranges_seen.popitem(last=False)
+        _remember(self._ranges_seen, key)
         return True
 
     def players(self) -> list[tuple[str, str]]:
