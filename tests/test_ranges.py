@@ -173,18 +173,18 @@ def test_range_score_of_a_hand_uniform_is_the_count_of_possible_holdings() -> No
 
 @pytest.mark.slow
 def test_replay_predict_reports_ranges_on_the_real_logs(tmp_path, capsys) -> None:
-    """A day of the April 1995 logs through ``poki replay --predict --json``: every model
+    """Half a day of the April 1995 logs through ``poki replay --predict --json``: every model
     has a range score with the same count; uniform's is the mean of −ln C(52 − k, 2) over
     the scored streets (computed here from the counts per street); the file then holds
     learned ranges for the players who showed down."""
-    from agent.cli.__main__ import main
+    from agent.cli import main
     from tests.shared_data import DATA
 
     if DATA is None:
         pytest.skip("the shared April 1995 logs are not here")
     path = tmp_path / "day.sqlite"
     rc = main(["replay", str(DATA), "--db", str(path), "--predict", "--json", "--no-progress",
-               "--since", "1995-04-10", "--until", "1995-04-11"])
+               "--since", "1995-04-10", "--until", "1995-04-10T12:00"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     ranges = out["prediction"]["ranges"]
