@@ -224,6 +224,7 @@ class DealerHost:
         self.bank: SqliteBank | None = None
         self.journal: HandJournal | None = None
         self.replayed = 0  # hands stored from a killed session's journal at start
+        self.unstored = 0  # hands left in the journal, not in the database, when it stopped
 
     def start(self) -> DealerHost:
         irc = self.config.irc
@@ -302,6 +303,7 @@ class DealerHost:
             try:
                 self.bank.settle()
             except Exception as exc:  # noqa: BLE001 - kept in the journal for the next start
+                self.unstored = len(self.bank.pending)
                 log.error("storing the last hands failed (kept in the journal): %s", exc)
 
     def wait(self, timeout: float | None = None) -> bool:
