@@ -99,7 +99,7 @@ class DatabaseConfig:
 
 ENGINE_CHOICES = {
     "bettor": ("triples", "loki1", "simulator"),
-    "reweight": ("triples", "loki1", "none"),
+    "reweight": ("triples", "loki1", "learned", "none"),
     "weights": ("modeled", "uniform"),
     "opponent_model": ("specific", "generic"),
     "preflop": ("tight", "moderate", "loose"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ import sqlite_utils
 from agent.game.context import FINE_PER_COARSE, FINE_SCHEME, N_FINE_CONTEXTS
 from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.models.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.ranges import RangeCounts
 from agent.models.store import OffModelCounts
 from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import HandRecord, WriteReport
@@ -115,6 +116,7 @@ class Database:
         self._populations: dict[str, PlayerState] = {}
         self._pop_snaps: dict[str, PlayerState] = {}
         self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
+        self._ranges_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
         self.strengths = strengths
         self._data_version: int | None = None
         opening.inspect(self.path, schema.known(), schema.MIGRATION_SET, create=create, verify=verify,
@@ -540,15 +542,38 @@ class Database:
         False. ValueError for counts that are not counts."""
         from db.off_model import add_off_model
 
-        seen = self._off_model_seen
-        if (hand_id, network, nick) in seen:
+        return self._add_once(self._off_model_seen, (hand_id, network, nick),
+                              lambda conn: add_off_model(conn, network, nick, counts))
+
+    def _add_once(self, seen: OrderedDict[tuple[str, str, str], None], key: tuple[str, str, str],
+                  add: Callable[[sqlite3.Connection], None]) -> bool:
+        """Run ``add`` in one write transaction unless ``key`` (hand, network, nick) was
+        added through this connection already (False then); the last 4,096 keys are kept."""
+        if key in seen:
             return False
         with self._write() as conn:
-            add_off_model(conn, network, nick, counts)
-        seen[(hand_id, network, nick)] = None
+            add(conn)
+        seen[key] = None
         if len(seen) > 4096:
             seen.popitem(last=False)
         return True
+
+    def range_counts(self, nick: str, network: str) -> tuple[RangeCounts, RangeCounts]:
+        """(the player's, its network's) learned-range counts (db.ranges; the engine's
+        reweight = "learned"); ValueError for a damaged row."""
+        from db.ranges import read_ranges
+
+        return read_ranges(self.db.conn, network, nick)
+
+    def add_range_counts(self, nick: str, network: str, hand_id: str,
+                         observations: Sequence[tuple[int, int]]) -> bool:
+        """Add one shown-down holding's range observations for `nick` (and its network's
+        population); a (hand, nick) already added through this connection is skipped:
+        False. ValueError for observations out of range."""
+        from db.ranges import add_ranges
+
+        return self._add_once(self._ranges_seen, (hand_id, network, nick),
+                              lambda conn: add_ranges(conn, network, nick, observations))
 
     def player_id(self, nick: str, network: str) -> int | None:
         row = self.db.conn.execute(

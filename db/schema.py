@@ -283,3 +283,15 @@ def m007_rake_and_hero(db: _SUDatabase) -> None:
     the source names none)."""
     db["hands"].add_column("rake", int, not_null_default=0)
     db["hands"].add_column("hero", int, fk="players", fk_col="id")
+
+
+@migrations()
+def m008_ranges(db: _SUDatabase) -> None:
+    """Learned ranges (``[engine] reweight = "learned"``, agent.models.ranges): per
+    (network, nick), and per network under the nick '' (the population), the decayed
+    counts of the table percentiles of shown-down holdings, row by (context, action
+    class), as little-endian float64 bytes, with the decayed number of showdowns (db.ranges)."""
+    db["ranges"].create(
+        {"network": str, "nick": str, "counts": bytes, "showdowns": float},
+        pk=("network", "nick"), not_null=["network", "nick", "counts", "showdowns"],
+    )

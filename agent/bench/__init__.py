@@ -258,8 +258,8 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                          f"{t['hands_per_cpu_s']:,.0f} per CPU s", ">= 2,000 hands/s"))
     en = figures.get("engine")
     if en:
-        for kind, label in (("stations", "vs 9 callers"), ("poki", "10 Poki players"),
-                            ("stations_learned", "vs 9 callers, learned predictor")):
+        for kind, label in (("stations", "vs 9 callers"), ("stations_ranges", "vs 9 callers, learned ranges"),
+                            ("poki", "10 Poki players"), ("stations_learned", "vs 9 callers, learned predictor")):
             if kind in en:
                 rows.append((f"Poki post-flop decision, 10 seats, {label}",
                              f"{en[kind]['median_ms']:.2f} ms median", f"p90 {en[kind]['p90_ms']:.2f} ms", ""))

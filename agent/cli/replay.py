@@ -13,7 +13,9 @@ the header names; --blinds, --bets and --cap override single figures.
 
 --predict scores the opponent model: before every real decision, how often its most
 likely action was the one taken and the mean log-likelihood of the actual actions,
-beside a baseline of the player's own pooled frequencies.
+beside a baseline of the player's own pooled frequencies; and, for every holding shown
+down, its log-likelihood under the weight tables of uniform, Loki-1, the triples and the
+learned ranges, which it learns into the database as it goes (docs/prediction.md, "Ranges").
 
 --cluster ADDRESS reads, checks and prepares the chunks as tasks on a Dask cluster (a
 scheduler's tcp://HOST:PORT, or `local`; needs the `cluster` extra) while this process
@@ -77,6 +79,17 @@ def _strengths(text: str) -> Strengths:
         raise argparse.ArgumentTypeError(f"--strengths wants P,C,F[,H], positive numbers: {text!r} ({exc})") from None
 
 
+def _range_settings(text: str) -> Any:
+    from agent.models.ranges import RangeSettings
+
+    try:
+        player, population = (float(p) for p in text.split(","))
+        return RangeSettings(player, population)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--ranges wants PLAYER,POPULATION, positive numbers: {text!r} ({exc})") \
+            from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
@@ -112,6 +125,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strengths", type=_strengths, default=None, metavar="P,C,F[,H]",
                         help="back-off pseudo-counts: population, coarse, fine (and the population's "
                              "half-life in hands); default: those fitted in docs/prediction.md")
+    parser.add_argument("--ranges", type=_range_settings, default=None, metavar="PLAYER,POPULATION",
+                        help="--predict: pseudo-counts of the learned ranges' back-off (the population's shape in "
+                             "a player's rows, the flat shape in the population's); default: those fitted in "
+                             "docs/prediction.md")
     parser.add_argument("--tune", action="store_true",
                         help="with --predict: fit the back-off strengths to these hands (scored from the "
                              "models stored in --db) and print them; nothing is stored")
@@ -156,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         until=args.until,
         tune=args.tune,
         **({"strengths": args.strengths} if args.strengths is not None else {}),
+        **({"ranges": args.ranges} if args.ranges is not None else {}),
     )
     if args.tune and not args.predict:
         print("poki replay: --tune needs --predict", file=sys.stderr)

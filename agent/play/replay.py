@@ -62,6 +62,7 @@ from connectors.logs.sources import (
 )
 from agent.game.prepared import prepare_hand
 from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
+from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 
 __all__ = [
     "ReplayOptions",
@@ -330,6 +331,7 @@ class ReplayOptions:
     until: float | None = None  # only hands started before this Unix time
     strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.models.prediction)
     tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
+    ranges: RangeSettings = DEFAULT_RANGE_SETTINGS  # predict: how the learned ranges are read
 
 
 @dataclass
@@ -464,7 +466,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         from agent.play.shadow import ShadowScorer
 
         scorer = ShadowScorer(half_life=options.half_life, blend=options.blend_observations,
-                              epsilon=options.epsilon, min_hands=options.min_hands, strengths=options.strengths)
+                              epsilon=options.epsilon, min_hands=options.min_hands, strengths=options.strengths,
+                              ranges=options.ranges)
     # Hands already stored are recognised by id only when there can be some (and when
     # the scorer does not need every hand).
     known_db = str(options.db_path) if Path(options.db_path).is_file() and scorer is None else None
@@ -505,6 +508,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             scorer.known = database.has_hand
             if not options.tune:
                 _load_learned(database, scorer)
+                # The range score starts players from the ranges stored and stores what it learns.
+                scorer.ranges.source = database
         stored = database.hand_count()
         if known_db is not None and stored == 0:
             known_db = None
