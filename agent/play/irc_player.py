@@ -192,6 +192,17 @@ class PlayerBot:
             # holding its nick, say, or of a dealer that went away).
             self._ask_seat(channel)
 
+    def on_dealer_gone(self, channel: str) -> None:
+        """The dealer left (quit, part): its table is closed, so we are no longer seated
+        there; a hand in progress is void (the dealer announces it when it is back) and we
+        sit again when it returns."""
+        status = self.status[channel]
+        status.seated = False
+        status.sit_asked = False
+        seat = self.seats.get(channel)
+        if seat is not None and seat.abandon("the dealer left mid-hand"):
+            status.voids += 1
+
     def on_presence(self, channel: str, nick: str) -> None:
         """The dealer is in the channel (it joined, or WHO listed it): take a seat."""
         if nick.lower() == self.feed.dealer_nick.lower() and not self.status[channel].sit_asked:
