@@ -195,10 +195,15 @@ def test_commands_players_type() -> None:
     for chatter in ("hello", "I call you a liar", "call me", "raise the roof", "", "folded", "ok!"):
         assert d.parse_command(chatter) is None
     for wrong, why in (("!dance", "unknown command"), ("!leave 5", "takes no amount"),
-                       ("raise 40", "bet size is fixed"), ("!sit -5", "not a command"),
+                       ("fold 40", "takes no amount"), ("!sit -5", "not a command"),
+                       ("!sit to 5", "takes no 'to'"),
                        ("!", "not a command")):
         with pytest.raises(d.DialectError, match=why):
             d.parse_command(wrong)
+    # The amount the turn line shows may be typed with the move (the dealer checks it).
+    assert d.parse_command("raise to 60") == d.parse_command("Raise 60") == d.Command("raise", 60)
+    assert d.parse_command("call 10") == d.Command("call", 10)
+    assert d.parse_command("check to 5") is None and d.parse_command("bet to 10") is None
     with pytest.raises(d.DialectError):
         d.format_command(d.Command("call", 10))
     with pytest.raises(d.DialectError):
