@@ -317,3 +317,99 @@ def test_two_dealers_in_one_channel_the_second_refuses(server, running, tmp_path
     assert second.call(lambda: second.bot.stats.hands) == 0
     assert not [t for t in watcher.from_dealer("croupier") if t.startswith("Hand ")]
     assert first.call(lambda: first.bot.stats.hands) == 6
+
+
+def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server, running, tmp_path) -> None:
+    """An owner's ``leave`` in the middle of a hand takes effect when the hand is over (no
+    fold, no lost blind: Poki's last hand ends with it in the end line, then it leaves with
+    its chips); ``report`` writes the opponent report in a child process and says where."""
+    from agent.report.schedule import NightlyReport
+
+    hold = {"on": False}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        m = DOC_LINES["turn"].fullmatch(text)
+        if m and m.group(2) == "alice" and not hold["on"]:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=None, seed=9).start()
+    running(host)
+    alice = Person(server.port, "alice", on_line=play)
+    running(alice)
+    alice.send("JOIN #holdem")
+    poki = bot(running, server, "poki", "call", db=tmp_path / "poki.sqlite", owners=["boss!*@*"])
+    poki.report_now = NightlyReport(tmp_path / "poki.sqlite", tmp_path / "report").run_once
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    alice.say("#holdem", "!sit")
+    wait_for(lambda: len(said(alice, "ends")) >= 2, what="two hands")
+    hold["on"] = True
+    wait_for(lambda: any(m.group(2) == "alice" and int(m.group(1)) > max(int(e.group(1)) for e in said(alice, "ends"))
+                         for m in said(alice, "turn")), what="alice's held turn")
+    held = max(int(m.group(1)) for m in said(alice, "turn") if m.group(2) == "alice")
+    boss = Person(server.port, "boss")
+    running(boss)
+    boss.say("poki", "leave #holdem")
+    wait_for(lambda: any("when the hand in progress is over" in t for c, p, _, t in boss.lines
+                         if c == "NOTICE" and p.startswith("poki!")), what="Poki's answer")
+    assert not any(t.startswith("Table: poki leaves") for t in alice.from_dealer())
+    hold["on"] = False
+    alice.say("#holdem", "call")
+    wait_for(lambda: any(t.startswith("Table: poki leaves with") for t in alice.from_dealer()), what="Poki to leave")
+    lines = alice.from_dealer()
+    end = next(t for t in lines if t.startswith(f"Hand {held}: ends."))
+    assert "poki " in end and f"Hand {held}: poki leaves the hand." not in lines
+    assert lines.index(end) < lines.index(next(t for t in lines if t.startswith("Table: poki leaves with")))
+    wait_for(lambda: "#holdem" not in poki.client.joined, what="Poki to part")
+    boss.say("poki", "report")
+    wait_for(lambda: any("opponent report written" in t for c, p, _, t in boss.lines
+                         if c == "NOTICE" and p.startswith("poki!")), what="the report written")
+    assert (tmp_path / "report" / "index.html").exists()
+
+
+def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(server, running, tmp_path) -> None:
+    """A seated player who types a move out of turn is told whose turn it is (a notice
+    that does not start with ``Hand ``); ``raise to N`` copied from the turn line is
+    taken; ``raise to`` another amount is refused naming the options."""
+    state = {"raised": 0, "bob_held": False, "bob_turn": 0}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        m = DOC_LINES["turn"].fullmatch(text)
+        if not m or m.group(2) != person.nick:
+            return
+        if person.nick == "bob" and not state["bob_held"]:
+            state["bob_held"] = True
+            state["bob_turn"] = int(m.group(1))
+            return  # held: alice types out of turn meanwhile
+        r = re.search(r"raise to (\d+)", m.group(3))
+        if person.nick == "alice" and r and state["raised"] == 0:
+            state["raised"] = 1
+            person.say("#holdem", f"raise to {int(r.group(1)) + 5}")  # not the amount: refused
+            person.say("#holdem", f"raise to {r.group(1)}")
+        else:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=3, seed=9).start()
+    running(host)
+    people = []
+    for nick in ("alice", "bob"):
+        p = Person(server.port, nick, on_line=play)
+        running(p)
+        p.send("JOIN #holdem")
+        wait_for(lambda: any(c == "JOIN" for c, *_ in p.lines), what=f"{nick} in the channel")  # noqa: B023
+        p.say("#holdem", "!sit")
+        people.append(p)
+    alice, bob = people
+    wait_for(lambda: state["bob_held"], what="bob's held turn")
+    alice.say("#holdem", "check")
+    wait_for(lambda: any(re.fullmatch(r"#holdem: hand \d+: not your turn, bob is to act", t)
+                         for t in alice.from_dealer(command="NOTICE")), what="alice told it is not her turn")
+    bob.say("#holdem", "call")
+    assert host.wait(HANG)
+    notices = alice.from_dealer(command="NOTICE")
+    assert not [t for t in notices if t.startswith("Hand ") and " your cards at " not in t]
+    assert any(re.fullmatch(r"#holdem: hand \d+: raise is \d+ now \(.+\)", t) for t in notices), notices
+    assert any(re.fullmatch(r"Hand \d+: alice raises to \d+\.", t) for t in alice.from_dealer())

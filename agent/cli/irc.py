@@ -322,6 +322,8 @@ def _play(args: argparse.Namespace) -> int:
     print(bot.describe(), flush=True)
     bot.start()
     job = _start_report_job(args, db, args.settings.report.out)
+    if job is not None:
+        bot.report_now = job.run_once  # the owner's `report` order: one run now, in a child
     last = time.monotonic()
     try:
         while not bot.wait(1.0):
