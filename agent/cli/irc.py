@@ -162,7 +162,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "learns the opponents. It acts only on what the dealer says. Owners ([irc] owners "
                           "or --owner) may /msg it: status, leave #channel, report, quit.")
     play.add_argument("--dealer", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
-    play.add_argument("--dealer-host", default=None, help="accept the dealer only from this host or user@host")
+    play.add_argument("--dealer-host", default=None, metavar="MASK",
+                      help="accept the dealer only from this identity: host, user@host or a nick!user@host mask "
+                      "(* and ? wildcards; a ~ before the user is ignored). Default: the user@host the dealer's "
+                      "nick has when first seen, pinned for the session")
     play.add_argument("--dealer-account", default=None, metavar="ACCOUNT",
                       help="accept the dealer only when the server vouches it is logged in to ACCOUNT "
                       "(IRCv3 account-tag; default: [irc] dealer_account)")
