@@ -26,6 +26,7 @@ from db.bankroll import Bankrolls
 from db.database import Database
 
 from irc_live import DOC_LINES, HANG, Person, running, stored_hands, wait_for  # noqa: F401
+from irc_servers import ngircd  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = Config()
@@ -413,3 +414,28 @@ def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(ser
     assert not [t for t in notices if t.startswith("Hand ") and " your cards at " not in t]
     assert any(re.fullmatch(r"#holdem: hand \d+: raise is \d+ now \(.+\)", t) for t in notices), notices
     assert any(re.fullmatch(r"Hand \d+: alice raises to \d+\.", t) for t in alice.from_dealer())
+
+
+def test_the_dealer_host_spelled_naturally_on_ngircd(ngircd, running, tmp_path) -> None:  # noqa: F811
+    """On Debian's ngircd (its default limits; no ident answer, so users may show as
+    ``~user``), ``--dealer-host dealer@127.0.0.1`` accepts the real dealer: two bots
+    configured so play two hands; a stranger under the dealer's nick afterwards moves
+    nothing."""
+    cfg = dataclasses.replace(BASE, irc=dataclasses.replace(
+        BASE.irc, flood_burst=3, flood_lines_per_second=2.0, reconnect_min_seconds=0.2,
+        reconnect_max_seconds=2.0, hand_pause_seconds=0, action_seconds=30, decision_margin_seconds=1.0))
+    watcher = Person(ngircd.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    host = DealerHost(ngircd.address, ["#holdem"], tmp_path / "dealer.sqlite", cfg, hands=2, seed=6).start()
+    running(host)
+    bots = [PlayerBot(cfg, server=ngircd.address, channels=["#holdem"], dealer="dealer", spec=spec, nick=nick,
+                      seed=k, dealer_host="dealer@127.0.0.1").start()
+            for k, (nick, spec) in enumerate((("ann", "rr"), ("ben", "call")))]
+    for b in bots:
+        running(b)
+    assert host.wait(HANG * 2), "the bots did not play with the dealer they were told of"
+    seen = {p for c, p, *_ in watcher.lines if c == "PRIVMSG" and p.startswith("dealer!")}
+    assert len(seen) == 1 and seen.pop().split("!", 1)[1].lstrip("~") == "dealer@127.0.0.1"
+    wait_for(lambda: all(b.seats["#holdem"].stats.hands == 2 for b in bots), what="both bots to finish both hands")
+    assert all(b.feed.stats.impostor == 0 for b in bots)
