@@ -317,16 +317,18 @@ class DealerHost:
                     done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
+                opening.append(exc)
                 self.finished.set()
             finally:
                 started.set()
 
+        opening: list[BaseException] = []  # what failed opening the database (the network's refusals end the session instead)
         client.call_soon(open_db)
         client.start()
         started.wait(60)
-        if self.error is not None:
+        if opening:
             client.stop()
-            raise self.error
+            raise opening[0]
         return self
 
     def _network_failed(self, reason: str) -> None:
