@@ -239,6 +239,16 @@ class PlayerFeed:
                         self.tables[channel].hand = None
                         self.tables[channel].wins.clear()
                         self.listener.on_dealer_gone(self.channel_names[channel])
+        elif kind == "nick":
+            dealer = self.dealer_nick.lower()
+            if ev.nick.lower() == dealer and self.is_dealer(ev.nick, ev.userhost):
+                for channel, table in self.tables.items():  # the dealer's nick is gone: as a quit
+                    table.hand = None
+                    table.wins.clear()
+                    self.listener.on_dealer_gone(self.channel_names[channel])
+            elif ev.other.lower() == dealer and self.is_dealer(ev.other, ev.userhost):
+                for channel in self.tables:  # the dealer is back under its nick
+                    self.listener.on_presence(self.channel_names[channel], ev.other)
         elif kind in ("join", "who"):
             # Only asks for a seat, so the dealer's nick and host suffice (a WHO answer
             # carries no account).
