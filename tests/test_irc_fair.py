@@ -14,34 +14,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from agent.config import Config
 from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
 from connectors.irc.address import network_of
 from connectors.irc.deck_log import verify_lines
-from connectors.irc.server import LoopbackServer
 from db.bankroll import Bankrolls
 from db.database import Database
 
 from irc_live import DOC_LINES, HANG, Person, running, stored_hands, wait_for  # noqa: F401
+from test_irc_live import CFG, server  # noqa: F401 - the loopback server and the quick table settings
 from irc_servers import ngircd  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = Config()
-CFG = dataclasses.replace(BASE, irc=dataclasses.replace(
-    BASE.irc, reconnect_min_seconds=0.2, reconnect_max_seconds=2.0, flood_lines_per_second=0,
-    hand_pause_seconds=0, action_seconds=20, decision_margin_seconds=1.0))
-
-
-@pytest.fixture
-def server():
-    srv = LoopbackServer().start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def bot(running, srv, nick, spec, *, db=None, **kw) -> PlayerBot:
@@ -79,10 +65,10 @@ def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, ru
                           log_dir=tmp_path / "logs").start()
         assert host.wait(HANG), f"session {session} did not deal its hands"
         host.stop()
-        reveals = said(watcher, "reveal")
         wait_for(lambda: len(said(watcher, "reveal")) >= 3 * (session + 1), what="the decks revealed")
         first_decks.append(said(watcher, "reveal")[3 * session].group(2))
     assert first_decks[0] != first_decks[1]
+    print(f"first decks of the two sessions: {first_decks[0][:14]}... / {first_decks[1][:14]}...")
     opened = [t for t in watcher.from_dealer() if t.startswith("Table: dealing")]
     assert len(opened) == 2 and not any("seeded" in t for t in opened)
     starts = [int(m.group(1)) for m in said(watcher, "start")]
@@ -164,12 +150,13 @@ def test_a_takeover_of_the_dealers_nick_gets_no_move_and_nothing_stored(server, 
                  "Hand 3: ends. Stacks: rr 1010, poki 990."]:
         eve.say("#holdem", line)
     wait_for(lambda: poki.feed.stats.impostor >= len(fake) + 5, what="Poki to count the impostor's lines")
+    print(f"impostor lines counted {poki.feed.stats.impostor}, private {poki.feed.stats.impostor_private}; "
+          f"pinned {poki.feed.pinned}")
     assert poki.feed.stats.impostor_private >= 2
-    assert "REFUSED" in poki.feed.stats.last_error or poki.feed.stats.impostor > 0
+    assert poki.feed.pinned.lstrip("~").startswith("dealer@")  # the real dealer's, pinned first
     # Nothing reached Eve from Poki: no move, no !sit answer to her table, no notice.
     assert not [t for c, p, target, t in eve.lines if p.startswith("poki!") and target == "dealer"]
     assert poki.writer.stored == 2
-    poki.writer.flush() if hasattr(poki.writer, "flush") else None
     assert set(stored_hands(tmp_path / "poki.sqlite")) == {"irc:#holdem:1", "irc:#holdem:2"}
     assert poki.seats["#holdem"].stats.hands == 2
 
@@ -283,6 +270,7 @@ def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> Non
     starts = [int(m.group(1)) for m in said(alice, "start")]
     assert len(starts) == len(set(starts)), f"a hand number dealt twice: {starts}"
     assert sorted(voids) == [killed, stopped] and voids.count(killed) == 1
+    print(f"hands started {starts}; SIGKILL in hand {killed}, SIGTERM in hand {stopped}; voids said {voids}")
     assert sorted(ended() + voids) == sorted(starts)
     dealt = stored_hands(tmp_path / "dealer.sqlite")
     assert sorted(int(h.rsplit(":", 1)[1]) for h in dealt) == sorted(ended())
@@ -436,6 +424,9 @@ def test_the_dealer_host_spelled_naturally_on_ngircd(ngircd, running, tmp_path) 
         running(b)
     assert host.wait(HANG * 2), "the bots did not play with the dealer they were told of"
     seen = {p for c, p, *_ in watcher.lines if c == "PRIVMSG" and p.startswith("dealer!")}
-    assert len(seen) == 1 and seen.pop().split("!", 1)[1].lstrip("~") == "dealer@127.0.0.1"
+    assert len(seen) == 1
+    prefix = seen.pop()
+    print(f"ngircd shows the dealer as {prefix}")
+    assert prefix.split("!", 1)[1].lstrip("~") == "dealer@127.0.0.1"
     wait_for(lambda: all(b.seats["#holdem"].stats.hands == 2 for b in bots), what="both bots to finish both hands")
     assert all(b.feed.stats.impostor == 0 for b in bots)
