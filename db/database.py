@@ -31,7 +31,7 @@ from agent.models.store import OffModelCounts
 from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import HandRecord, WriteReport
 
-from . import schema
+from . import opening, schema
 from .inserts import _Counters, _groups, _insert, _Prepared
 from .models import (
     _compare_states, _load_population, _load_state, read_models, recompute_models,
@@ -51,6 +51,28 @@ class DatabaseError(Exception):
     """A database file that cannot be used as it is; the message names the file."""
 
 
+class DatabaseWriteError(DatabaseError):
+    """A write that failed (a full disk, a file or folder made read-only meanwhile): the
+    transaction left nothing in the file, and what was committed before it is kept."""
+
+
+class StoredHands:
+    """Which hands a database holds, through a read-only connection of its own (a reading
+    process beside the writer: it never writes, nor waits for the write lock)."""
+
+    def __init__(self, path: str | Path) -> None:
+        try:
+            self.conn = opening.open_read_only(path)
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"{path}: cannot open read-only: {exc}") from None
+
+    def has_hand(self, hand_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM hands WHERE hand_id = ?", (hand_id,)).fetchone() is not None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 class Database:
     """The Poki database. Implements the model store the engine reads and writes
     (agent.models.store.ModelStore: models, predictor, off-model counts, learned weights)."""
@@ -66,10 +88,18 @@ class Database:
         model_cache: int = 1024,
         timeout: float = 30.0,
         strengths: Strengths = DEFAULT_STRENGTHS,
+        verify: bool = True,
     ) -> None:
         """Open (and with `create`, make) the file and bring its schema up to date.
         `half_life` None means the one the file was built with; a different number for a
-        file holding hands is an error until `recompute(half_life)` rebuilds the models."""
+        file holding hands is an error until `recompute(half_life)` rebuilds the models.
+
+        The file is looked at read-only first (db.opening): a folder, a file that is not
+        SQLite, another application's SQLite file, one of a newer Poki, an empty file
+        when not creating and (with `verify`) a damaged one are refused untouched with
+        a DatabaseError. Then, opened for writing, it must take a write (the application
+        id in its header), so a file that cannot be written is refused before any work,
+        not after it."""
         self.path = Path(path)
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, got {synchronous!r}")
@@ -87,6 +117,8 @@ class Database:
         self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
         self.strengths = strengths
         self._data_version: int | None = None
+        opening.inspect(self.path, schema.known(), schema.MIGRATION_SET, create=create, verify=verify,
+                        error=DatabaseError)
         try:
             conn = sqlite3.connect(str(self.path), timeout=timeout)
         except sqlite3.Error as exc:
@@ -95,12 +127,19 @@ class Database:
             self.db = sqlite_utils.Database(conn, execute_plugins=False)
             self._configure(synchronous)
             self._migrate(create)
+            with self._write():
+                # Marks the file ours, and proves it can be written (a read-only file or
+                # folder, a full disk) before a match is played or a log is read.
+                conn.execute(f"PRAGMA application_id = {opening.APPLICATION_ID}")
             self.decay = self._settle_half_life(half_life)
             self.predictor = Predictor(self.decay, strengths)
             if self._meta("fine_models_built") != FINE_SCHEME:
                 # Files from before the fine contexts, or numbered another way: work the
                 # fine contexts out again and rebuild the richer models, once.
                 self.recompute(refine=True)
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            raise DatabaseError(f"{self.path}: cannot be written: {exc}") from None
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise DatabaseError(f"{self.path}: not a usable SQLite database: {exc}") from None
@@ -189,17 +228,22 @@ class Database:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it is committed or none of it."""
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            self._sync_caches()
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            # The in-memory models may hold changes that were just rolled back.
-            self._drop_caches()
-            raise
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._sync_caches()
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                # The in-memory models may hold changes that were just rolled back.
+                self._drop_caches()
+                raise
+        except sqlite3.OperationalError as exc:
+            # A full disk, a file or folder that became read-only, a lock held too long:
+            # nothing of the transaction is in the file.
+            raise DatabaseWriteError(f"{self.path}: cannot write: {exc} (nothing of this write was kept)") from None
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -347,7 +391,7 @@ class Database:
         loaded = self._states
         seq = counters.seq
         hand_rows, seat_rows, action_rows = out.hands, out.seats, out.actions
-        for hand_id, _, players, hand, seats, actions, shown, results, observations in hands:
+        for hand_id, _, players, hand, seats, actions, shown, results, observations, hero in hands:
             if hand_id in existing:
                 out.report.duplicates += 1
                 continue
@@ -378,6 +422,7 @@ class Database:
             # Rows go end to end into one list per table (_insert_many).
             hand_rows.append(seq)
             hand_rows += hand
+            hand_rows.append(pids[hero] if hero >= 0 else None)
             for seat, position, stack in seats:
                 seat_rows += (seq, pids[seat], position, stack)
             for a in actions:
@@ -659,11 +704,11 @@ class Database:
                 ).fetchall(),
             )
             report(
-                "chips do not balance (hand_id, put in, won, pot)",
+                "chips do not balance (hand_id, put in, won, rake, pot)",
                 conn.execute(
-                    """SELECT h.hand_id, sum(r.put_in), sum(r.won), h.pot FROM results r
+                    """SELECT h.hand_id, sum(r.put_in), sum(r.won), h.rake, h.pot FROM results r
                     JOIN hands h ON h.seq = r.hand GROUP BY r.hand
-                    HAVING sum(r.put_in) != sum(r.won) OR sum(r.put_in) != h.pot"""
+                    HAVING sum(r.put_in) != sum(r.won) + h.rake OR sum(r.put_in) != h.pot"""
                 ).fetchall(),
             )
             report(

@@ -134,6 +134,8 @@ GARBAGE = [
     ("hello there", "not a dealer line"),
     ("", "not a dealer line"),
     ("Hand 5: a wins 10 chips.", "unknown hand line"),
+    ("Table: \ralice sits with 1000.", "free text must be one line"),  # found by test_fuzz_parsers
+    ("Table: bob sits out (away\0).", "free text must be one line"),
 ]
 
 

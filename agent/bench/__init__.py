@@ -188,6 +188,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "acpc": ("agent.bench.acpc", "run_acpc_bench"),
     "irc": ("agent.bench.irc", "run_irc_bench"),
     "cluster": ("agent.bench.cluster", "run_cluster_bench"),
+    "cfr": ("agent.bench.cfr", "run_cfr_bench"),
 }
 # Sections run only when named (--only): they need an optional extra or take minutes.
 ON_REQUEST = ("cluster",)
@@ -308,6 +309,11 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         if irc.get("poki_latency_median_ms") is not None:
             rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
                          f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))
+    cf = figures.get("cfr")
+    if cf:
+        from agent.bench.cfr import format_cfr_bench
+
+        rows.extend(format_cfr_bench(cf))
     a = figures.get("acpc")
     if a and "hands_per_s" in a:
         rows.append(("ACPC client (always-call) vs our dealer, loopback, heads-up, one CPU",

@@ -26,6 +26,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from agent.cli import arguments
+
 if TYPE_CHECKING:
     from agent.play.irc_network import NetworkOptions
 
@@ -114,7 +116,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_argument("--server", metavar="HOST:PORT", help="IRC server (default: [irc] server)")
     common.add_argument("--channel", action="append", metavar="CHANNEL",
                         help="a table's channel; repeat for several tables (default: [irc] channels)")
-    common.add_argument("--seed", type=int, default=None,
+    common.add_argument("--seed", type=arguments.seed, default=None,
                         help="seed (play: default [random] seed; deal: decks from the seed, for tests and "
                         "demos only, said at the table; default: from the OS's entropy)")
     common.add_argument("--no-flood-limit", action="store_true",
@@ -148,10 +150,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "database and to ACPC/PHH logs.")
     deal.add_argument("--nick", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     deal.add_argument("--db", metavar="FILE", help="database (default: [irc] dealer_db, dealer.sqlite)")
-    deal.add_argument("--hands", type=int, default=None, help="stop after this many hands (default: until stopped)")
+    deal.add_argument("--hands", type=arguments.positive_count, default=None,
+                      help="stop after this many hands (default: until stopped)")
     deal.add_argument("--logs", metavar="DIR", default="irc-logs",
                       help="folder for the hand logs, <table>.acpc.log and <table>.phhs (default irc-logs)")
-    deal.add_argument("--action-seconds", type=float, default=None,
+    deal.add_argument("--action-seconds", type=arguments.seconds, default=None,
                       help="time limit per action (default: [irc] action_seconds)")
     deal.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -187,7 +190,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     server = sub.add_parser("server", help="run an IRC server (miniircd) on 127.0.0.1 until stopped",
                             description="A real IRC server on loopback for your own tables.")
-    server.add_argument("--port", type=int, default=6667, help="port (default 6667)")
+    server.add_argument("--port", type=arguments.listen_port, default=6667, help="port (default 6667)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -292,10 +295,12 @@ def _deal(args: argparse.Namespace) -> int:
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
               f"{stats.refused} commands refused")
+    if host.unstored:
+        print(f"poki irc deal: {host.unstored} finished hand(s) could not be stored in {db}; they are kept in "
+              f"its journal and stored at the next start", file=sys.stderr)
     if host.error is not None:
         print(f"poki irc deal: {host.error}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if host.unstored or host.error is not None else 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -340,10 +345,15 @@ def _play(args: argparse.Namespace) -> int:
         _stop_report_job(job)
         bot.stop()
     print(summary)
+    failed = False
+    if bot.writer.not_stored:
+        print(f"poki irc play: {bot.writer.not_stored} finished hand(s) were NOT stored in {db}; the last: "
+              f"{bot.writer.last_error}", file=sys.stderr)
+        failed = True
     if bot.failure is not None:
         print(f"poki irc play: {bot.failure}", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    return 1 if failed else 0
 
 
 def _start_report_job(args: argparse.Namespace, db: str, default_out: str):

@@ -1,6 +1,9 @@
 """Replay hand logs through the tracker into the opponent database: IRC Poker Database
-months (holdem/YYYYMM with hdb, hroster, pdb/), ACPC dealer logs (STATE: lines) and PHH
-files (.phh, .phhs), given as files or folders. Every hand is stored once: a second run
+months (holdem/YYYYMM with hdb, hroster, pdb/), ACPC dealer logs (STATE: lines), PHH
+files (.phh, .phhs) and the online rooms' fixed-limit hold'em hand histories (PokerStars,
+Full Tilt, iPoker, PartyPoker, OnGame, Absolute: recognised by their content, in any
+encoding the rooms used; hands of other games skipped and counted), given as files or
+folders. Every hand is stored once: a second run
 over the same logs stores nothing new, and a run killed part-way resumes where it stopped.
 Hands that cannot be read or break the rules are skipped and counted by reason.
 
@@ -78,7 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
     parser.add_argument("--network", default=None,
-                        help="network the players are known on (default: irc1995, acpc or phh by format)")
+                        help="network the players are known on (default: irc1995, acpc, phh, or the room: stars, "
+                             "ftp, ipoker, party, ongame, absolute)")
     parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
     parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
     parser.add_argument("--workers", type=_positive, default=None,
@@ -184,7 +188,7 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
     from agent.play.replay import replay
     from connectors.acpc.game import GameError
-    from db.database import DatabaseError
+    from db.database import DatabaseError, DatabaseWriteError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError)
     pool_context: Any = nullcontext(None)
@@ -195,6 +199,18 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         pool_context = ReplayPool(cluster, args.paths)
     bar = None
     progress = on_total = None
+    skipped_file = None
+    on_problem = None
+    if args.skipped:
+        # Every skipped hand written as it is met (the summary keeps only the first ones).
+        try:
+            skipped_file = open(args.skipped, "w", encoding="utf-8")
+        except OSError as exc:
+            print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+
+        def on_problem(p: Any) -> None:
+            skipped_file.write(f"{p.where}\t{p.reason}\n")
     if not args.no_progress:
         from tqdm import tqdm
 
@@ -209,17 +225,19 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         progress = bar.update
     try:
         with pool_context as pool:
-            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool)
+            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool,
+                             on_problem=on_problem)
     except expected as exc:
         print(f"poki replay: {exc}", file=sys.stderr)
+        if isinstance(exc, DatabaseWriteError):
+            print("poki replay: every hand stored before this is kept; the same command resumes where it stopped",
+                  file=sys.stderr)
         return 2 if isinstance(exc, (FileNotFoundError, GameError)) else 1
     finally:
         if bar is not None:
             bar.close()
-    if args.skipped:
-        with open(args.skipped, "w", encoding="utf-8") as out:
-            for p in summary.problems:
-                out.write(f"{p.where}\t{p.reason}\n")
+        if skipped_file is not None:
+            skipped_file.close()
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:

@@ -6,7 +6,8 @@ boundary or be written as JSON unchanged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 
 from agent.game.context import decision_context
 
@@ -84,6 +85,10 @@ class HandRecord:
     actions: tuple[ActionRecord, ...]  # in the order they were taken
     shown: tuple[ShownCards, ...]
     results: tuple[PlayerResult, ...]  # one per seat
+    # Chips the house took from the pot (online rooms' rake): what the players took from
+    # it (``won``) is the chips put in less this.
+    rake: int = 0
+    hero: str | None = None  # the player the source was written for, when it says
 
     def check(self) -> None:
         """Raise RecordError unless the record is self-consistent (chips balance, every
@@ -122,8 +127,13 @@ class HandRecord:
                 raise RecordError(f"{self.hand_id}: {r.player} won {r.won}")
         total_in = sum(r.put_in for r in self.results)
         total_won = sum(r.won for r in self.results)
-        if total_in != total_won:
-            raise RecordError(f"{self.hand_id}: {total_in} chips put in but {total_won} won")
+        if type(self.rake) is not int or self.rake < 0:
+            raise RecordError(f"{self.hand_id}: rake of {self.rake!r}")
+        if total_in != total_won + self.rake:
+            raked = f" and {self.rake} raked" if self.rake else ""
+            raise RecordError(f"{self.hand_id}: {total_in} chips put in but {total_won} won{raked}")
+        if self.hero is not None and self.hero not in seated:
+            raise RecordError(f"{self.hand_id}: the hero {self.hero!r} is not seated")
         for s in self.shown:
             if s.player not in seated or len(s.cards) != 2:
                 raise RecordError(f"{self.hand_id}: bad shown cards for {s.player!r}")
@@ -144,3 +154,21 @@ class WriteReport:
 
     def __str__(self) -> str:
         return f"{self.stored} stored, {self.duplicates} duplicates, {len(self.rejected)} rejected"
+
+
+def content_digest(record: HandRecord, dealt: tuple[int, ...] = ()) -> str:
+    """A short digest of what happened in a hand: when it started, who sat where with
+    what, the board, every action, the cards shown and the results, and ``dealt`` (every
+    card dealt, where the table knows them); the same for the same hand however it was
+    named or numbered."""
+    text = repr((record.started_at, record.small_blind, record.big_blind, record.small_bet, record.big_bet,
+                 record.max_bets, record.seats, record.board, record.actions, record.shown, record.results,
+                 tuple(int(c) for c in dealt)))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def with_content_id(record: HandRecord, dealt: tuple[int, ...] = ()) -> HandRecord:
+    """``record`` under an id that names its content too (``<id>:<digest>``), so hands are
+    told apart by what happened in them, not only by a match name and a hand number (a
+    reused name, a repeated number), and the same hand is still recognised as stored."""
+    return replace(record, hand_id=f"{record.hand_id}:{content_digest(record, dealt)}")

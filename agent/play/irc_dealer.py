@@ -271,6 +271,7 @@ class DealerHost:
         self.replayed = 0  # hands stored from a killed session's journal at start
         self.interrupted: dict[str, int] = {}  # hands a killed session left unfinished (void)
         self.started_fd = -1
+        self.unstored = 0  # hands left in the journal, not in the database, when it stopped
 
     def start(self) -> DealerHost:
         irc = self.config.irc
@@ -356,6 +357,7 @@ class DealerHost:
             try:
                 self.bank.settle()
             except Exception as exc:  # noqa: BLE001 - kept in the journal for the next start
+                self.unstored = len(self.bank.pending)
                 log.error("storing the last hands failed (kept in the journal): %s", exc)
 
     def wait(self, timeout: float | None = None) -> bool:

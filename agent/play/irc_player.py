@@ -311,8 +311,10 @@ class PlayerBot:
             parts.append(f"{channel}: {s.hands} hands, {s.sb_per_hand:+.2f} sb/hand "
                          f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late")
         f = self.feed.stats
+        w = self.writer
         parts.append(f"ignored: {f.impostor} impostor lines, {f.malformed} malformed; "
-                     f"database: {self.writer.stored} hands stored")
+                     f"database: {w.stored} hands stored"
+                     + (f", {w.not_stored} NOT stored ({w.last_error})" if w.not_stored else ""))
         return "; ".join(parts)
 
     def latency(self) -> dict[str, float]:

@@ -54,6 +54,7 @@ from connectors.logs.sources import (
     KnownHand,
     LogHand,
     LogProblem,
+    OTHER_GAME,
     clear_cache,
     plan,
     preload,
@@ -85,6 +86,7 @@ INCOMPLETE = "incomplete"
 REFUSED = "refused"  # any other event the tracker refused (a bad start, board or show)
 REJECTED = "rejected"  # refused by the database
 EXAMPLES = 3  # problems quoted per reason in the summary
+KEPT_PROBLEMS = 1000  # problems the summary keeps whole; the rest are counted (and streamed to on_problem)
 # A replay leaving the file with at most this many hands keeps the by-player indexes up
 # to date as it writes instead of building them at the end (Database.deferred_indexes):
 # while they fit in the writer's page cache (about 400 bytes a hand against 64 MiB),
@@ -136,13 +138,15 @@ def encode_record(r: HandRecord) -> tuple:
         tuple([seat_of[x.player] for x in results]),
         tuple([x.put_in for x in results]),
         tuple([x.won for x in results]),
+        r.rake,
+        r.hero,
     )
 
 
 def decode_record(e: tuple) -> HandRecord:
     """The HandRecord of encode_record's tuple (equal to the original)."""
     (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
-     board, actions, shown, result_seats, put_in, won) = e
+     board, actions, shown, result_seats, put_in, won, rake, hero) = e
     return _hand(
         hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
         tuple(map(_seat, players, stacks, positions)),
@@ -151,6 +155,8 @@ def decode_record(e: tuple) -> HandRecord:
                for rnd, i, kind, amount, btc, raises, pos, active, all_in in actions]),
         tuple([_shown(players[i], cards) for i, cards in shown]),
         tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
+        rake,
+        hero,
     )
 
 
@@ -164,9 +170,9 @@ def _skipper(db_path: str) -> Callable[[str], bool]:
     """has_hand of a read connection to the database, one per process."""
     db = _known_dbs.get(db_path)
     if db is None:
-        from db.database import Database
+        from db.database import StoredHands
 
-        db = _known_dbs[db_path] = Database(db_path, create=False)
+        db = _known_dbs[db_path] = StoredHands(db_path)
     return db.has_hand
 
 
@@ -308,7 +314,7 @@ def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple) -
 @dataclass(frozen=True)
 class ReplayOptions:
     db_path: str | Path
-    network: str | None = None  # None: one per format (irc1995, acpc, phh)
+    network: str | None = None  # None: one per format (irc1995, acpc, phh) or room (stars, ftp, ...)
     strict: bool = False
     predict: bool = False
     workers: int = 1
@@ -337,7 +343,8 @@ class ReplaySummary:
     outside: int = 0  # read, but started outside [since, until): left alone
     skipped_by_reason: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[LogProblem] = field(default_factory=list)
+    problems: list[LogProblem] = field(default_factory=list)  # the first KEPT_PROBLEMS
+    on_problem: Callable[[LogProblem], None] | None = None  # told of every problem as it comes
     players: int = 0  # distinct players in the hands tracked
     actions: int = 0  # actions (blinds included) in the hands tracked
     seconds: float = 0.0
@@ -358,7 +365,11 @@ class ReplaySummary:
         self.hands += 1
         self.skipped += 1
         self.skipped_by_reason[problem.category] += 1
-        self.problems.append(problem)
+        # Kept up to a bound: a log of garbage must not fill memory with its problems.
+        if len(self.problems) < KEPT_PROBLEMS:
+            self.problems.append(problem)
+        if self.on_problem is not None:
+            self.on_problem(problem)
         examples = self.examples.setdefault(problem.category, [])
         if len(examples) < EXAMPLES:
             examples.append(str(problem.reason) if problem.where in problem.reason
@@ -420,7 +431,8 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def replay(paths: Sequence[str | Path], options: ReplayOptions,
            progress: Callable[[int], None] | None = None,
            on_total: Callable[[int], None] | None = None,
-           pool: Any = None) -> ReplaySummary:
+           pool: Any = None,
+           on_problem: Callable[[LogProblem], None] | None = None) -> ReplaySummary:
     """Replay the logs at ``paths`` into the database of ``options``; see the module
     docstring. ``on_total(hands)`` is told how many hands the logs hold (roughly, for a
     progress bar) and ``progress(hands)`` how many more are done. FileNotFoundError for
@@ -431,11 +443,13 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     ``options.workers`` (anything with multiprocessing's ``apply_async(fn, args).get()``,
     e.g. agent.play.cluster.ReplayPool; ``options.workers`` then sizes the window of
     chunks under way). A pool whose ``reads_database`` is false cannot see the database
-    file: stored hands are then dropped by the writer rather than before reading."""
+    file: stored hands are then dropped by the writer rather than before reading.
+    ``on_problem`` hears of every problem as it is counted (the summary keeps the first
+    KEPT_PROBLEMS)."""
     from db.database import Database
 
     start = time.perf_counter()
-    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers))
+    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers), on_problem=on_problem)
     chunks, problems = plan(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
     if on_total is not None:
         on_total(sum(c.units for c in chunks) + len(problems))
@@ -564,7 +578,8 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
         else:
             problem = LogProblem(e[1], e[2], e[3], e[4])
         summary.add_problem(problem)
-        if options.strict:
+        # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
+        if options.strict and problem.category != OTHER_GAME:
             stop = problem
             break
     if prepared:

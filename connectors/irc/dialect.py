@@ -303,8 +303,13 @@ def _table_body(msg: Line) -> str:
     return _free_text(msg.text)
 
 
+def _one_line(text: str) -> bool:
+    """No line break or NUL inside: what free text may hold, said or read."""
+    return "\r" not in text and "\n" not in text and "\0" not in text
+
+
 def _free_text(text: str) -> str:
-    if not isinstance(text, str) or any(ch in text for ch in "\r\n\0"):
+    if not isinstance(text, str) or not _one_line(text):
         raise DialectError(f"free text must be one line, got {text!r}")
     return text
 
@@ -455,6 +460,9 @@ def parse_line(line: str) -> Line:
     text = line.rstrip("\r\n")
     if text.startswith("Table: "):
         body = text[7:]
+        if not _one_line(body):
+            # Read only what could be said back: a dealer never says a break inside a line.
+            raise _bad(text, "free text must be one line (a line break or NUL inside)")
         for regex, cls in ((_SIT_RE, TableSit), (_LEAVE_RE, TableLeave)):
             m = regex.fullmatch(body)
             if m:
