@@ -243,7 +243,7 @@ class IrcConfig:
     nick: str = "poki"  # the player bot's nick (another is picked if taken)
     channels: tuple = ("#holdem",)
     dealer_nick: str = "dealer"  # the player bot acts only on lines from this nick ...
-    dealer_host: str = ""  # ... and, when set, from this host (user@host or host)
+    dealer_host: str = ""  # ... and from this identity (host, user@host or a nick!user@host mask); "": pinned when first seen
     owners: tuple = ()  # nick!user@host masks (* and ? allowed) that may command the bot
     action_seconds: int = 30  # the dealer's time limit per action
     max_timeouts: int = 3  # time-outs in a row before a player is sat out

@@ -57,6 +57,8 @@ DOC_LINES = {
     "wins": re.compile(rf"Hand (\d+): ({NICK}) wins (\d+)\."),
     "ends": re.compile(r"Hand (\d+): ends\. Stacks: (.+)\."),
     "void": re.compile(r"Hand (\d+): void, chips restored\."),
+    "commit": re.compile(r"Hand (\d+): deck commitment ([0-9a-f]{64})\."),
+    "reveal": re.compile(r"Hand (\d+): deck ((?:[2-9TJQKA][cdhs] ){51}[2-9TJQKA][cdhs]), salt ([0-9a-f]{32})\."),
     "sit": re.compile(rf"Table: ({NICK}) sits with (\d+) chips \(bankroll (\d+)\)\."),
     "leave": re.compile(rf"Table: ({NICK}) leaves with (\d+) chips \(bankroll (\d+)\)\."),
     "sitout": re.compile(rf"Table: ({NICK}) sits out( \(.+\))?\."),

@@ -197,10 +197,15 @@ def test_commands_players_type() -> None:
     for chatter in ("hello", "I call you a liar", "call me", "raise the roof", "", "folded", "ok!"):
         assert d.parse_command(chatter) is None
     for wrong, why in (("!dance", "unknown command"), ("!leave 5", "takes no amount"),
-                       ("raise 40", "bet size is fixed"), ("!sit -5", "not a command"),
+                       ("fold 40", "takes no amount"), ("!sit -5", "not a command"),
+                       ("!sit to 5", "takes no 'to'"),
                        ("!", "not a command")):
         with pytest.raises(d.DialectError, match=why):
             d.parse_command(wrong)
+    # The amount the turn line shows may be typed with the move (the dealer checks it).
+    assert d.parse_command("raise to 60") == d.parse_command("Raise 60") == d.Command("raise", 60)
+    assert d.parse_command("call 10") == d.Command("call", 10)
+    assert d.parse_command("check to 5") is None and d.parse_command("bet to 10") is None
     with pytest.raises(d.DialectError):
         d.format_command(d.Command("call", 10))
     with pytest.raises(d.DialectError):
@@ -246,7 +251,11 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
             kinds_seen.append(msg.kind)
     assert record is not None
     start = dict(msgs[0].seats)
-    end = dict(msgs[-1].stacks)
+    end = dict(next(m for m in msgs if isinstance(m, d.HandEnds)).stacks)
+    # The hand's deck was committed before its cards and deals what the doc shows.
+    from connectors.irc.deck_log import verify_lines
+
+    assert verify_lines(lines).verified == 1
     for r in record.results:
         assert start[r.player] - r.put_in + r.won == end[r.player]
     assert set(kinds_seen) == {RAISE, FOLD, CALL, CHECK, BET}
@@ -256,7 +265,8 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
                  "turn <card> (board", "river <card> (board", "shows <card> <card>", "mucks.",
                  "wins <n>.", "ends. Stacks:", "void, chips restored.", "your cards at <channel>:",
                  "sits with <n> chips (bankroll <n>).", "leaves with <n> chips", "sits out (<reason>).",
-                 "`!sit`", "`!stand`", "`!leave`", "`!stats`", "`!help`"):
+                 "`!sit`", "`!stand`", "`!leave`", "`!stats`", "`!help`", "deck commitment <h>.",
+                 "deck <card> <card> ... <card>, salt <s>."):
         assert word in text, word
     assert re.search(r"at most 16 characters", text) and d.MAX_NICK == 16
 
@@ -299,3 +309,65 @@ def test_the_words_the_bots_say_read_back() -> None:
     assert d.looks_like_dealer("Table: x") and d.looks_like_dealer("Hand 1: x") and not d.looks_like_dealer("hi")
     assert d.refusal("table_full", channel="#t", seats=9) == "#t: the table is full (9 seats)"
     assert str(d.MAX_NICK) in d.refusal("long_nick", channel="#t")
+
+
+def test_deck_commitment_and_reveal_lines() -> None:
+    """The commitment is the SHA-256 (hashlib here) of the reveal line's exact text; both
+    lines round-trip and malformed ones are refused."""
+    import hashlib
+
+    deck = tuple(np.random.default_rng(4).permutation(52).tolist())
+    salt = "0123456789abcdef" * 2
+    reveal = d.DeckRevealed(7, deck, salt)
+    line = d.format_line(reveal)
+    assert line.startswith("Hand 7: deck ") and line.endswith(f", salt {salt}.")
+    assert d.parse_line(line) == reveal
+    digest = d.deck_digest(7, deck, salt)
+    assert digest == hashlib.sha256(line.encode()).hexdigest()
+    commit = d.DeckCommitment(7, digest)
+    assert d.format_line(commit) == f"Hand 7: deck commitment {digest}."
+    assert d.parse_line(d.format_line(commit)) == commit
+    assert d.deck_digest(8, deck, salt) != digest  # tied to its hand
+    for bad in (line.replace(f"salt {salt}", "salt 12"), line.replace("Hand 7: deck ", "Hand 7: deck As "),
+                f"Hand 7: deck commitment {digest[:-1]}.", f"Hand 7: deck commitment {digest.upper()}."):
+        with pytest.raises(d.DialectError):
+            d.parse_line(bad)
+    with pytest.raises(d.DialectError):
+        d.format_line(d.DeckRevealed(7, deck[:51] + (deck[0],), salt))  # a card twice
+    assert d.is_seeded_table(d.table_opened(10, 20, seeded=True))
+    assert d.is_table_opened(d.table_opened(10, 20, seeded=True)) and not d.is_seeded_table(d.table_opened(10, 20))
+
+
+def test_refusals_never_start_like_a_hand_line() -> None:
+    facts = dict(channel="#t", hand=3, to_call=10, chips=5, seats=9, reason="x", nick="bob", word="raise",
+                 amount=20, options="fold or call 10")
+    for kind in d.REFUSALS:
+        text = d.refusal(kind, **facts)
+        assert not d.is_hand_line(text) and not d.looks_like_dealer(text), kind
+
+
+def test_verify_lines_finds_a_deck_that_is_not_the_one_dealt() -> None:
+    """connectors.irc.deck_log on made-up logs: a good hand verifies; a board not dealt
+    from the revealed deck, a commitment after the cards, a missing commitment and a hand
+    without its reveal are each reported."""
+    from connectors.irc.deck_log import verify_lines
+
+    rng = np.random.default_rng(1)
+    deck = tuple(rng.permutation(52).tolist())
+    salt = "ab" * 16
+    names = [d.CARD_NAMES[c] for c in deck]
+    start = "Hand 4: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100."
+    commit = d.format_line(d.DeckCommitment(4, d.deck_digest(4, deck, salt)))
+    flop = f"Hand 4: flop {names[4]} {names[5]} {names[6]}."
+    reveal = d.format_line(d.DeckRevealed(4, deck, salt))
+    good = [f"[12:00] <dealer> {x}" for x in (start, commit, flop, "Hand 4: ends. Stacks: a 90, b 110.", reveal)]
+    check = verify_lines(good)
+    assert check.verified == 1 and not check.failed
+    wrong_flop = f"Hand 4: flop {names[7]} {names[5]} {names[6]}."
+    assert verify_lines([start, commit, wrong_flop, reveal]).failed
+    late = verify_lines([start, flop, commit, reveal])
+    assert late.failed and "after cards" in late.failed[0].problems[0]
+    assert "no commitment" in verify_lines([start, flop, reveal]).failed[0].problems[0]
+    assert verify_lines([start, commit, flop]).unverifiable == [4]
+    other_salt = d.format_line(d.DeckRevealed(4, deck, "cd" * 16))
+    assert "does not match" in verify_lines([start, commit, other_salt]).failed[0].problems[0]

@@ -366,7 +366,9 @@ def test_server_killed_mid_hand_and_restarted(server, running, tmp_path) -> None
     assert poki_hands and set(poki_hands) <= set(dealer_hands)
     assert all(poki_hands[h] == dealer_hands[h] for h in poki_hands)
     numbers = sorted(int(h.rsplit(":", 1)[1]) for h in dealer_hands)
-    assert numbers == list(range(1, len(numbers) + 1))  # the void hand's number was dealt again
+    # A void keeps its number: the stored hands skip exactly the voided ones.
+    skipped = set(range(1, numbers[-1] + 1)) - set(numbers)
+    assert len(skipped) == host.call(lambda: host.bot.stats.voided) >= 1
     with Database(tmp_path / "dealer.sqlite", create=False) as db:
         assert db.check() == []
     check_against_acpc_log(dealer_hands, acpc_lines(tmp_path))
@@ -378,10 +380,11 @@ def test_bankrolls_carry_over_sessions_and_tiers(server, running, tmp_path) -> N
     config = dataclasses.replace(CFG, irc=dataclasses.replace(CFG.irc, min_bankroll={"#high": 10**6}))
     host = start_dealer(running, server, tmp_path, hands=5, channels=("#holdem", "#high"), config=config)
     bot = start_bot(running, server, "rr", "rr", channels=("#holdem", "#high"), config=config)
-    start_bot(running, server, "tag", "tight-aggressive", config=config)
+    tag = start_bot(running, server, "tag", "tight-aggressive", config=config)
     assert host.wait(300)
     host.stop()
     bot.stop()
+    tag.stop()  # (a bot still running sits again as soon as the next session opens)
     with sqlite3.connect(tmp_path / "dealer.sqlite") as conn:
         bankroll = dict(conn.execute("SELECT nick, chips FROM bankrolls").fetchall())
         on_table = dict(conn.execute("SELECT nick, chips FROM table_chips").fetchall())
@@ -392,7 +395,7 @@ def test_bankrolls_carry_over_sessions_and_tiers(server, running, tmp_path) -> N
     # rr could not sit at #high: its bankroll is below the tier.
     with sqlite3.connect(tmp_path / "dealer.sqlite") as conn:
         assert conn.execute("SELECT COUNT(*) FROM table_chips WHERE channel = '#high'").fetchone()[0] == 0
-    assert bot.status["#high"].seated is False and bot.status["#holdem"].seated is True
+    assert bot.status["#high"].seated is False and bot.seats["#holdem"].stats.hands >= 1
 
 
 def test_two_tables_in_one_process_one_database(server, running, tmp_path) -> None:

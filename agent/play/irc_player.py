@@ -22,14 +22,14 @@ import logging
 import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from agent.config import Config
-from agent.game.events import Event, HandStarted
+from agent.game.events import Event, HandEnded, HandStarted
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from agent.play.irc_network import NetworkOptions
 from agent.play.kinds import ensure_kinds
@@ -52,6 +52,7 @@ class TableStatus:
     turns: int = 0
     turn_mismatch: int = 0
     voids: int = 0
+    leaving: bool = False  # an owner said leave: at the end of the hand in progress
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
 
 
@@ -97,6 +98,11 @@ class PlayerBot:
         self.seats: dict[str, Seat] = {}
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
         self.quit = threading.Event()
+        # The owner's ``report`` order: a callable writing the opponent report (in a child
+        # process, as the schedule does) and returning its result, set by whoever runs the
+        # bot (poki irc play); None: there is no report here.
+        self.report_now: Callable[[], object] | None = None
+        self._report_thread: threading.Thread | None = None
         self._stopping = False
         # One player per table, seeded as every runner seeds table k's player from the
         # command's seed, with its models from the writer thread.
@@ -144,6 +150,8 @@ class PlayerBot:
         seat = self._seat(channel) if type(event) is HandStarted else self.seats.get(channel)
         if seat is not None:
             seat.feed(event)
+        if type(event) is HandEnded and self.status[channel].leaving:
+            self._leave_now(channel)
 
     def on_turn(self, channel: str, to_act: d.ToAct) -> None:
         status = self.status[channel]
@@ -176,12 +184,18 @@ class PlayerBot:
         seat = self.seats.get(channel)
         if seat is not None and seat.abandon(f"the dealer voided hand {hand}"):
             self.status[channel].voids += 1
+        if self.status[channel].leaving:
+            self._leave_now(channel)
 
     def on_table(self, channel: str, msg: d.Line) -> None:
         status = self.status[channel]
         me = self.client.nick
         if isinstance(msg, d.TableSit) and msg.nick == me:
             status.seated = True
+        elif isinstance(msg, d.TableLeave) and msg.nick == me and status.leaving:
+            status.seated = False
+            status.leaving = False
+            self.client.part(channel, "leaving the table")
         elif isinstance(msg, (d.TableLeave, d.TableSitOut)) and msg.nick == me:
             status.seated = False
             status.sit_asked = False
@@ -191,6 +205,17 @@ class PlayerBot:
             # The dealer opens its table: sit, even if we asked before (of an impostor
             # holding its nick, say, or of a dealer that went away).
             self._ask_seat(channel)
+
+    def on_dealer_gone(self, channel: str) -> None:
+        """The dealer left (quit, part): its table is closed, so we are no longer seated
+        there; a hand in progress is void (the dealer announces it when it is back) and we
+        sit again when it returns."""
+        status = self.status[channel]
+        status.seated = False
+        status.sit_asked = False
+        seat = self.seats.get(channel)
+        if seat is not None and seat.abandon("the dealer left mid-hand"):
+            status.voids += 1
 
     def on_presence(self, channel: str, nick: str) -> None:
         """The dealer is in the channel (it joined, or WHO listed it): take a seat."""
@@ -205,19 +230,59 @@ class PlayerBot:
     def on_order(self, nick: str, order: str, args: list[str]) -> str:
         if order == "help":
             return "orders: status, leave #channel, report, quit"
-        if order == "status" or order == "report":
+        if order == "status":
             return self.summary()
+        if order == "report":
+            return self._report(nick)
         if order == "leave":
             channel = args[0] if args else ""
             if channel not in self.status:
                 return f"not at {channel or '(no channel given)'}; tables: {', '.join(self.channels)}"
-            self.client.say(channel, d.leave_command())
-            self.client.call_later(1.0, lambda: self.client.part(channel, "leaving the table"))
+            status = self.status[channel]
+            status.leaving = True
+            if self.feed.tables[channel.lower()].hand is not None:
+                return f"leaving {channel} when the hand in progress is over"
+            self._leave_now(channel)
             return f"leaving {channel}"
         if order == "quit":
             self.quit.set()
             return "quitting"
         return ""
+
+    def _leave_now(self, channel: str) -> None:
+        """Give the seat up (no hand in progress): the chips go back to the bankroll; we
+        part once the dealer says so, or at once when we hold no seat."""
+        status = self.status[channel]
+        if status.seated:
+            self.client.say(channel, d.leave_command())
+        else:
+            status.leaving = False
+            self.client.part(channel, "leaving the table")
+
+    def _report(self, nick: str) -> str:
+        runner = self.report_now
+        if runner is None:
+            return "no opponent report here (started with --no-report)"
+        if self._report_thread is not None and self._report_thread.is_alive():
+            return "the opponent report is being written already"
+        client = self.client
+
+        def work() -> None:
+            try:
+                result = runner()
+            except Exception as exc:  # noqa: BLE001 - told to the owner
+                result, error = None, f"{type(exc).__name__}: {exc}"
+            else:
+                error = "see the bot's log"
+            index = getattr(result, "index", None)
+            text = (f"opponent report written: {index} ({getattr(result, 'players', '?')} opponents, "
+                    f"{getattr(result, 'hands', '?')} hands)" if index is not None
+                    else f"the opponent report failed: {error}")
+            client.call_soon(lambda: client.notice(nick, text))
+
+        self._report_thread = threading.Thread(target=work, name="owner report", daemon=True)
+        self._report_thread.start()
+        return "writing the opponent report (in a child process); I will say when it is done"
 
     def on_connection(self, connected: bool) -> None:
         if connected and self.feed.dealer_account and "account-tag" not in self.client.enabled:
