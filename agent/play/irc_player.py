@@ -38,7 +38,7 @@ from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.game.rules import Action
 from connectors.irc import dialect as d
 from connectors.irc.address import network_of, split_server
-from connectors.irc.client import IrcClient
+from connectors.irc.client import IrcClient, Priority
 from connectors.irc.player import PlayerFeed
 
 __all__ = ["PlayerBot"]
@@ -53,6 +53,7 @@ class TableStatus:
     turn_mismatch: int = 0
     voids: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
+    sent_late: int = 0  # replies that left our queue after the limit the turn line showed
 
 
 class PlayerBot:
@@ -83,8 +84,8 @@ class PlayerBot:
         self.failure: str | None = None  # why the network refused us for good, if it did
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
-            flood_burst=irc.flood_burst,
-            flood_rate=irc.flood_lines_per_second if flood_rate is None else flood_rate,
+            flood_burst=irc.send_budget[0],
+            flood_rate=irc.send_budget[1] if flood_rate is None else flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
@@ -154,7 +155,7 @@ class PlayerBot:
             # Our view of the hand is lost (we joined mid-hand, a line was refused): answer
             # what a time-out would, at once.
             status.turn_mismatch += 1
-            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel))
+            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel), Priority.GAME)
             return
         # The real deadline: what the turn line gives, less the answer margin. The seat
         # tells the engine (its simulator spends a share of it) and, on the IRC loop (no
@@ -168,7 +169,14 @@ class PlayerBot:
             status.latencies.append(time.perf_counter() - t0)
             # Said to the dealer alone: the dealer announces the move to the table anyway,
             # and the other players' programs are not woken for a line they would ignore.
-            client.say(dealer, d.format_move(d.action_word(action, to_act), channel))
+            client.say(dealer, d.format_move(d.action_word(action, to_act), channel), Priority.GAME,
+                       on_sent=sent)
+
+        def sent() -> None:
+            # Late is when the move left, not when it was decided: a move held in our own
+            # queue past the limit is late however fast the engine was.
+            if time.perf_counter() - t0 > to_act.seconds:
+                status.sent_late += 1
 
         seat.decide_async(deadline, reply, call_later=client.call_later)
 
@@ -200,7 +208,7 @@ class PlayerBot:
     def _ask_seat(self, channel: str) -> None:
         status = self.status[channel]
         status.sit_asked = True
-        self.client.say(channel, d.sit_command())
+        self.client.say(channel, d.sit_command(), Priority.GAME)
 
     def on_order(self, nick: str, order: str, args: list[str]) -> str:
         if order == "help":
@@ -211,7 +219,7 @@ class PlayerBot:
             channel = args[0] if args else ""
             if channel not in self.status:
                 return f"not at {channel or '(no channel given)'}; tables: {', '.join(self.channels)}"
-            self.client.say(channel, d.leave_command())
+            self.client.say(channel, d.leave_command(), Priority.GAME)
             self.client.call_later(1.0, lambda: self.client.part(channel, "leaving the table"))
             return f"leaving {channel}"
         if order == "quit":
@@ -244,7 +252,8 @@ class PlayerBot:
                 continue
             s = seat.stats
             parts.append(f"{channel}: {s.hands} hands, {s.sb_per_hand:+.2f} sb/hand "
-                         f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late")
+                         f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late "
+                         f"({status.sent_late} sent after the limit)")
         f = self.feed.stats
         parts.append(f"ignored: {f.impostor} impostor lines, {f.malformed} malformed; "
                      f"database: {self.writer.stored} hands stored")
