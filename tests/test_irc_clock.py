@@ -89,3 +89,6 @@ def test_under_ngircd_limits_a_stats_flood_times_out_nobody_and_the_limit_shown_
 
     notices = [t for c, p, _, t in list(stranger.lines) if c == "NOTICE" and p.split("!")[0] == "dealer"]
     assert 1 <= len(notices) <= 2, notices
+    print(f"watcher: turn line to time-out {', '.join(f'{g:.2f}' for g in gaps)} s (advertised {ADVERTISED} s); "
+          f"longest turn-line delivery {host.bot.stats.delivery_max:.2f} s over {host.bot.stats.turns} turns; "
+          f"the stranger's 30 !stats earned {len(notices)} answer(s)")

@@ -9,7 +9,9 @@ tracker) with cards drawn from an injected seeded generator, so the rules here a
 rules everywhere.
 
 * Turn order and a time limit per action: on time-out the player checks if that is free
-  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out.
+  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out. The limit
+  starts when the turn line has reached the table (:class:`TurnClock`), and the lines of
+  one step (a move, a board, the next turn) go out as one line of several clauses.
 * A seat belongs to the connection that took it (nick and user@host): a nick change
   follows the seat; someone else who takes a departed player's nick gets neither the
   seat nor the chips (the bank binds bankrolls to user@host too).

@@ -16,7 +16,10 @@ What every bot needs, done once here:
   registered within ``connect_timeout`` seconds is dropped and tried again with back-off;
 * **flood control**: every line we send goes through a token bucket (``burst`` lines at
   once, then ``rate`` lines a second; rate 0 means no limit), so the bot never trips a
-  server's flood limit however fast its owner talks;
+  server's flood limit however fast its owner talks; what waits for the bucket waits in
+  a priority queue (connectors.irc.send_queue: the game's lines before answers, answers
+  to one nick coalesced), and :meth:`IrcClient.when_delivered` tells when the lines
+  queued so far have gone past the server's own flood delay (a PING behind them);
 * **cheap lines**: a table is a stream of PRIVMSG and NOTICE lines, so those take a short
   path from the socket to the owner (:class:`_Connection`), without the library's generic
   event machinery; every other line (registration, PING, JOIN, numerics) goes through
