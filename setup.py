@@ -1,8 +1,10 @@
 """Build the compiled modules; everything else is in pyproject.toml.
 
 * evaluator_pyx._core, the assessment kernels (_strength, _potential, _ranking,
-  _rollout) with their Python API (_assess), and evaluator_pyx._simulate: the Cython
-  evaluator, assessment code and the simulator's trial loop;
+  _rollout) with their Python API (_assess), evaluator_pyx._simulate and
+  evaluator_pyx._abstraction: the Cython evaluator, assessment code, the simulator's
+  trial loop and the card abstraction's E[HS²] kernels; agent.engine._cfr: the CFR+
+  solver of the heads-up abstract game (OpenMP);
   agent.game._slots: constructors for the frozen dataclasses built on the hot paths.
 * the pure-Python modules listed in agent/native.py, each compiled as it is into an
   extension beside its source, with the SHA-256 of every such source recorded in
@@ -52,8 +54,13 @@ evaluator = [
     )
     for name in ("evaluator_pyx._core", "evaluator_pyx._strength", "evaluator_pyx._potential",
                  "evaluator_pyx._ranking", "evaluator_pyx._rollout", "evaluator_pyx._assess",
-                 "evaluator_pyx._simulate", "evaluator_pyx._floor")
+                 "evaluator_pyx._simulate", "evaluator_pyx._floor", "evaluator_pyx._abstraction")
 ] + [Extension("agent.game._slots", ["agent/game/_slots.pyx"], extra_compile_args=compile_args)]
+# The CFR+ solver walks the subtrees below the turn on every core (OpenMP).
+evaluator.append(Extension(
+    "agent.engine._cfr", ["agent/engine/_cfr.pyx"], include_dirs=[numpy.get_include()],
+    extra_compile_args=compile_args + ["-fopenmp"], extra_link_args=["-fopenmp"],
+    define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]))
 # Plain Python keeps Python's semantics: annotations are not types, division is Python's.
 python_modules = [
     Extension(m, [str(native.source_path(m, HERE).relative_to(HERE))], extra_compile_args=["-O2"])

@@ -87,12 +87,13 @@ ENGINE_CHOICES = {
     "sim_thresholds": ("uniform", "table"),
     "call_rule": ("showdown", "pot_odds"),
     "floor_on": ("action", "weight", "learned"),
+    "heads_up": ("equilibrium", "engine"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
     "bet_threshold", "raise_threshold", "reraise_step", "late_position_bonus", "mix_width",
     "call_margin", "semi_bluff", "check_raise", "slow_play", "slow_play_threshold",
-    "reweight_sigma", "reweight_floor", "opponent_width", "opponent_mix",
+    "reweight_sigma", "reweight_floor", "opponent_width", "opponent_mix", "heads_up_p",
 )
 
 
@@ -142,6 +143,13 @@ class EngineConfig:
     # "uniform": as percentiles of all holdings; "table": as weighted quantiles of its
     # own weight table on the present board (the modeler's reading).
     sim_thresholds: str = "uniform"
+    # With one opponent (agent.engine.response): "equilibrium" plays the heads-up
+    # equilibrium of the cfr player, moved toward a restricted Nash response to the
+    # opponent's model as the evidence grows (p up to heads_up_p); "engine" plays the
+    # ten-seat engine as with more opponents.
+    heads_up: str = "equilibrium"
+    heads_up_p: float = 0.25
+    heads_up_strategy: str = ""  # the strategy file (poki train-cfr); "" the shipped one
 
     def __post_init__(self) -> None:
         for name in ("sim_trials", "sim_min_trials"):
@@ -159,6 +167,8 @@ class EngineConfig:
                                   f"got {getattr(self, name)!r}")
         if not isinstance(self.potential, bool):
             raise ConfigError(f"engine.potential must be true or false, got {self.potential!r}")
+        if not isinstance(self.heads_up_strategy, str):
+            raise ConfigError(f"engine.heads_up_strategy must be a file name, got {self.heads_up_strategy!r}")
         for name in _ENGINE_UNIT:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:

@@ -347,7 +347,7 @@ class Database:
         loaded = self._states
         seq = counters.seq
         hand_rows, seat_rows, action_rows = out.hands, out.seats, out.actions
-        for hand_id, _, players, hand, seats, actions, shown, results, observations in hands:
+        for hand_id, _, players, hand, seats, actions, shown, results, observations, hero in hands:
             if hand_id in existing:
                 out.report.duplicates += 1
                 continue
@@ -378,6 +378,7 @@ class Database:
             # Rows go end to end into one list per table (_insert_many).
             hand_rows.append(seq)
             hand_rows += hand
+            hand_rows.append(pids[hero] if hero >= 0 else None)
             for seat, position, stack in seats:
                 seat_rows += (seq, pids[seat], position, stack)
             for a in actions:
@@ -659,11 +660,11 @@ class Database:
                 ).fetchall(),
             )
             report(
-                "chips do not balance (hand_id, put in, won, pot)",
+                "chips do not balance (hand_id, put in, won, rake, pot)",
                 conn.execute(
-                    """SELECT h.hand_id, sum(r.put_in), sum(r.won), h.pot FROM results r
+                    """SELECT h.hand_id, sum(r.put_in), sum(r.won), h.rake, h.pot FROM results r
                     JOIN hands h ON h.seq = r.hand GROUP BY r.hand
-                    HAVING sum(r.put_in) != sum(r.won) OR sum(r.put_in) != h.pot"""
+                    HAVING sum(r.put_in) != sum(r.won) + h.rake OR sum(r.put_in) != h.pot"""
                 ).fetchall(),
             )
             report(

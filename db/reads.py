@@ -54,12 +54,13 @@ class ReportRows(NamedTuple):
     hands: list[tuple[int, int, float | None, str]]  # (seq, small bet, started at, network), by seq
     names: dict[int, str]  # player id -> name
     networks: dict[int, set[str]]  # player id -> the networks it was seen on
-    seats: list[tuple[int, int]]  # (hand seq, player id), by hand then player
+    seats: list[tuple[int, int, int]]  # (hand seq, player id, position), by hand then player
     results: list[tuple[int, int, int, int]]  # (hand seq, player id, put in, won), by hand
     actions: list[tuple[int, int, int, str, int]]  # (hand seq, player id, round, kind, all-in), in order
     bad_actions: int  # action rows no Poki writer makes (a round or kind that does not exist)
     models: list[tuple]  # (player, context, fold/call/raise decayed, ref hand, fold/call/raise lifetime, hands)
     half_life: float | None  # the models' half-life, in the players' hands
+    heroes: set[int]  # players the chosen hands' sources were written for (an online room's hero)
 
 
 def _hand_filter(network: str | None, since: float | None) -> tuple[str, list[Any]]:
@@ -73,12 +74,19 @@ def _hand_filter(network: str | None, since: float | None) -> tuple[str, list[An
     return (" AND ".join(where), params)
 
 
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info([{table}])")}
+
+
 def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None = None,
                 since: float | None = None, progress: Callable[[str], None] | None = None) -> ReportRows:
     """The rows of the hands chosen (``network``, hands started at or after ``since``) and
     every player's model, in one read transaction, however the writer moves on meanwhile.
     Action rows no Poki writer makes are left out and counted, so a damaged or hand-edited
-    file still gives a report. ReadError naming ``path`` when the file cannot be read."""
+    file still gives a report. A seat's position counts seats after the button (1 the
+    first, n the button). The heroes are the players the hands' sources name as the one
+    they were written for (an online room's "Dealt to" player); a file older than that
+    column names none. ReadError naming ``path`` when the file cannot be read."""
     check_schema(conn, path)
     step = progress or (lambda _: None)
     where, params = _hand_filter(network, since)
@@ -90,12 +98,17 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
         step("hands")
         hands = conn.execute(
             f"SELECT seq, small_bet, started_at, network FROM hands {hand_where} ORDER BY seq", params).fetchall()
+        heroes: set[int] = set()
+        if "hero" in _columns(conn, "hands"):
+            hero_where = f"WHERE hero IS NOT NULL{' AND ' + where if where else ''}"
+            heroes = {row[0] for row in conn.execute(f"SELECT DISTINCT hero FROM hands {hero_where}", params)}
         names = dict(conn.execute("SELECT id, name FROM players"))
         nets: dict[int, set[str]] = {}
         for pid, net in conn.execute("SELECT player, network FROM aliases"):
             nets.setdefault(pid, set()).add(net)
         step("seats")
-        seats = conn.execute(f"SELECT hand, player FROM seats {in_hands} ORDER BY hand, player", params).fetchall()
+        seats = conn.execute(f"SELECT hand, player, position FROM seats {in_hands} ORDER BY hand, player",
+                             params).fetchall()
         step("results")
         results = conn.execute(f"SELECT hand, player, put_in, won FROM results {in_hands} ORDER BY hand",
                                params).fetchall()
@@ -117,4 +130,4 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
     finally:
         conn.execute("ROLLBACK")
     half_life = float(half_life_row[0]) if half_life_row else None
-    return ReportRows(hands, names, nets, seats, results, actions, bad_actions, models, half_life)
+    return ReportRows(hands, names, nets, seats, results, actions, bad_actions, models, half_life, heroes)

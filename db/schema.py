@@ -268,3 +268,13 @@ def m005_off_model(db: _SUDatabase) -> None:
         {"network": str, "nick": str, "n_call": float, "k_call": float, "n_raise": float, "k_raise": float},
         pk=("network", "nick"), not_null=["network", "nick", "n_call", "k_call", "n_raise", "k_raise"],
     )
+
+
+@migrations()
+def m007_rake_and_hero(db: _SUDatabase) -> None:
+    """Online rooms' hands (connectors.logs.rooms): each hand's rake, the chips the house
+    took from the pot (what the players won is the pot less it; 0 elsewhere), and its hero,
+    the player the hand history was written for (the room's "Dealt to" player; NULL when
+    the source names none)."""
+    db["hands"].add_column("rake", int, not_null_default=0)
+    db["hands"].add_column("hero", int, fk="players", fk_col="id")

@@ -165,3 +165,27 @@ __all__ += [
     "rollout",
     "win_probability",
 ]
+
+# Card-abstraction kernels (the heads-up equilibrium's buckets): E[HS²] of every holding on
+# a board, river HS² sums, showdown outcomes of holding pairs by bucket. Compiled in
+# _abstraction when built, else the slow pure-Python version; ABSTRACTION_BACKEND says which.
+try:
+    from . import _abstraction as _abstraction_backend
+
+    ABSTRACTION_BACKEND = "cython"
+except ImportError as exc:
+    if _compiled_required():
+        raise ImportError(
+            "evaluator_pyx: the compiled module evaluator_pyx._abstraction could not be imported "
+            f"({exc}) and POKI_REQUIRE_COMPILED is set; build it by running "
+            f"`{INSTALL_COMMAND}` in the repository root"
+        ) from exc
+    from . import _abstraction_python as _abstraction_backend
+
+    ABSTRACTION_BACKEND = "python"
+
+holding_ehs2 = _abstraction_backend.holding_ehs2
+river_hs2_sums = _abstraction_backend.river_hs2_sums
+river_pair_outcomes = _abstraction_backend.river_pair_outcomes
+
+__all__ += ["ABSTRACTION_BACKEND", "holding_ehs2", "river_hs2_sums", "river_pair_outcomes"]

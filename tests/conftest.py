@@ -21,6 +21,21 @@ def reference_package(name: str) -> ModuleType:
     return pytest.importorskip(name)
 
 
+@pytest.fixture(scope="session")
+def small_strategy(tmp_path_factory) -> str:
+    """A strategy file of a coarse abstract game (two buckets a round), trained briefly:
+    the heads-up players' tests play it instead of the shipped one."""
+    from agent.engine.abstraction import measure
+    from agent.engine.equilibrium import AbstractGame, StrategyFile, Trainer
+
+    game = AbstractGame(measure((2, 2, 2, 2), 8, seed=12, turns=2, rivers=2, with_flop_table=False))
+    trainer = Trainer(game, threads=2)
+    trainer.run(150, 150)
+    path = tmp_path_factory.mktemp("strategy") / "small.npz"
+    StrategyFile.write(path, game, trainer.average(), trainer.log.rows)
+    return str(path)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The player kinds, with the built-in settings, as the command line registers them
     with its own (agent.play.kinds): tests build players from specs directly."""

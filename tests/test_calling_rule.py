@@ -142,7 +142,9 @@ def test_bets_to_come_heads_up_on_the_flop(triple, future, implied):
 
     Hero.triple = triple
     # Uniform weights: no weight table to split, so every later bet is expected by frequency.
-    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", weights="uniform", bettor="triples"))
+    # The engine heads-up (not the heads-up equilibrium): its calling rule is what is tested.
+    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", weights="uniform",
+                                                               bettor="triples", heads_up="engine"))
     villain = create_player("raise", np.random.default_rng(2), name="villain")
     deal = Deal(((ev.parse_card("As"), ev.parse_card("Ah")), (ev.parse_card("Ks"), ev.parse_card("Kh"))),
                 tuple(ev.parse_cards("Qd 8s 3c 4h 9d")))
@@ -168,7 +170,8 @@ def test_the_bettors_range_splits_by_whether_it_goes_on(share):
             return action
 
     Hero.triple = (1.0 - share, 0.0, share)
-    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", bettor="triples"))
+    hero = Hero("hero", np.random.default_rng(1), EngineConfig(opponent_model="generic", bettor="triples",
+                                                               heads_up="engine"))
     villain = create_player("raise", np.random.default_rng(2), name="villain")
     deal = Deal(((ev.parse_card("9s"), ev.parse_card("9h")), (ev.parse_card("Ks"), ev.parse_card("Kh"))),
                 tuple(ev.parse_cards("Qd 8s 3c 4h 9d")))

@@ -51,7 +51,8 @@ SPIES: list[Spy] = []
 
 
 def _spy_factory(name, rng):
-    spy = Spy(name, rng, EngineConfig())
+    # The table is heads-up: the engine plays it (not the equilibrium), so it simulates.
+    spy = Spy(name, rng, EngineConfig(heads_up="engine"))
     SPIES.append(spy)
     return spy
 
@@ -144,7 +145,7 @@ def test_a_late_decision_at_the_irc_table_answers_the_engines_best_so_far(server
 
 def test_the_seat_answers_the_best_so_far_on_its_own_timer() -> None:
     """Without an event loop (the seat's own timer thread): the same answer."""
-    player = PokiPlayer("me", np.random.default_rng(5), EngineConfig())
+    player = PokiPlayer("me", np.random.default_rng(5), EngineConfig(heads_up="engine"))  # heads-up: simulate
     held: list = []
     release = threading.Event()
     real = player_module.simulate_decision

@@ -81,7 +81,8 @@ def test_weight_tables_follow_the_betting():
                 seen.append((ctx.round, self._modeler.tables["villain"].copy(), self.last))
             return action
 
-    hero = Spy("hero", np.random.default_rng(0))
+    # The engine heads-up (not the heads-up equilibrium): its weight tables are tested.
+    hero = Spy("hero", np.random.default_rng(0), EngineConfig(heads_up="engine"))
     Dealer(TableConfig(seats=2)).play_hand([hero, villain], deal, button=1, hand_id="h:1")
     assert seen  # aces play on
     table = seen[0][1]

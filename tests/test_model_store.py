@@ -98,8 +98,11 @@ def test_the_proxy_runs_every_call_on_the_writer_thread(tmp_path) -> None:
 def test_poki_says_what_it_runs_with(tmp_path) -> None:
     player = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(bettor="simulator"))
     text = player.describe()
-    for word in ("bettor simulator", "predictor meta", "floor learned", "store memory"):
+    for word in ("bettor simulator", "predictor meta", "floor learned", "store memory",
+                 "heads-up the equilibrium of the shipped strategy (responses up to p 0.25)"):
         assert word in text
+    engine = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(heads_up="engine"))
+    assert "heads-up the engine" in engine.describe()
     with Database(tmp_path / "b.sqlite") as db:
         attach_models(player, db, "irc:x")
         text = player.describe()

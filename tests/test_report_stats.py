@@ -183,13 +183,15 @@ def test_aggression_factor_counts_bets_and_raises_over_calls_after_the_flop(tmp_
     assert fig(s["b"], "cbet") == (1, 1) and fig(s["a"], "fold_cbet") == (0, 1)
 
 
-def test_results_against_us_are_our_net_small_bets_in_the_hands_shared(tmp_path) -> None:
+def test_results_against_us_are_what_moved_between_us_and_them(tmp_path) -> None:
     h1 = play("r1", "a:AsAd b:KsKd poki:QsQd", "poki:c a:c b:k | a:k b:k poki:k | a:k b:k poki:k | a:k b:k poki:k")
     h2 = play("r2", "a:AsAd b:KsKd c:QsQd", "c:f a:c b:k | a:k b:k | a:k b:k | a:k b:k")
     s, data = stats_of(tmp_path, [h1, h2], hero="POKI*")
     assert data.heroes == ["poki"] and "poki" not in s
-    # poki put in 10 chips and lost: -1 small bet, in the one hand shared with a and b.
+    # poki put in 10 chips and lost them to a's aces: -1 small bet against a, in the one
+    # hand shared with a and b; b lost too, to a, so nothing moved between poki and b.
     assert s["a"].vs_us.n == 1 and s["a"].vs_us.value == pytest.approx(-1.0)
+    assert s["b"].vs_us.n == 1 and s["b"].vs_us.value == pytest.approx(0.0)
     assert s["c"].vs_us is None
 
 

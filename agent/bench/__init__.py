@@ -189,6 +189,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "irc": ("agent.bench.irc", "run_irc_bench"),
     "irc_pace": ("agent.bench.irc_pace", "run_irc_pace_bench"),
     "cluster": ("agent.bench.cluster", "run_cluster_bench"),
+    "cfr": ("agent.bench.cfr", "run_cfr_bench"),
 }
 # Sections run only when named (--only): they need an optional extra or take minutes.
 ON_REQUEST = ("cluster", "irc_pace")
@@ -319,6 +320,11 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                          f"{row['timeouts']} time-outs; {row['hands']} hands"
                          + (f"; load {load:.1f}" if load is not None else ""),
                          f"<= {pace['target_seconds_per_hand']:.0f} s/hand" if row["server"] == "ngircd" else ""))
+    cf = figures.get("cfr")
+    if cf:
+        from agent.bench.cfr import format_cfr_bench
+
+        rows.extend(format_cfr_bench(cf))
     a = figures.get("acpc")
     if a and "hands_per_s" in a:
         rows.append(("ACPC client (always-call) vs our dealer, loopback, heads-up, one CPU",

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "acpc": ("agent.cli.acpc", "play at an ACPC dealer (poki acpc play HOST PORT) or host one (poki acpc deal)"),
     "replay": ("agent.cli.replay", "replay hand logs (IRC database, ACPC, PHH) into the opponent database; --predict scores the models"),
     "irc": ("agent.cli.irc", "IRC poker: host tables (deal), sit Poki at them (play), run a local IRC server"),
+    "train-cfr": ("agent.cli.train_cfr", "solve heads-up limit hold'em in an abstract game by CFR+: the strategy file of the cfr player, exploitability after each batch"),
 }
 
 

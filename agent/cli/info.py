@@ -28,7 +28,13 @@ def run(args: argparse.Namespace) -> int:
         simulator = "compiled"
     except ImportError:
         simulator = "missing (bettor=simulator unavailable)"
+    try:
+        importlib.import_module("agent.engine._cfr")  # the cfr player's trainer and best response need it
+        solver = "compiled"
+    except ImportError:
+        solver = "missing (poki train-cfr and heads-up responses unavailable)"
     info = {"version": ver, "evaluator_backend": evaluator_pyx.BACKEND, "simulator": simulator,
+            "abstraction_backend": evaluator_pyx.ABSTRACTION_BACKEND, "cfr_solver": solver,
             "compiled_modules": compiled, "config": asdict(args.settings)}
     if args.json:
         print(json.dumps(info, indent=2))
@@ -36,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"poki {info['version']}")
         print(f"evaluator backend: {info['evaluator_backend']}")
         print(f"simulator trial loop: {info['simulator']}")
+        print(f"card abstraction kernels: {info['abstraction_backend']}; CFR+ solver: {info['cfr_solver']}")
         done = sum(1 for state in compiled.values() if state == "compiled")
         line = f"compiled modules: {done} of {len(compiled)}"
         others = [f"{m} ({state})" for m, state in compiled.items() if state != "compiled"]

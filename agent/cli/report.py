@@ -33,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only the N most-seen opponents (default: all)")
     parser.add_argument("--hero", metavar="NAME", default=None,
                         help="the players we are, for results against us: names or globs, comma-separated "
-                        "(default: [report] hero)")
+                        "(default: [report] hero, and the players the hand histories were written for, an "
+                        "online room's 'Dealt to' player)")
+    parser.add_argument("--session-gap", metavar="MINUTES", type=float, default=None,
+                        help="minutes between two of a player's hands that end a session (default 30)")
     parser.add_argument("--charts", metavar="N", type=int, default=None,
                         help="draw charts for N opponents: those who played most with us first, then the "
                         "most-seen (default: [report] charts)")
@@ -61,8 +64,13 @@ def _options(args: argparse.Namespace):
         raise ValueError("--players must be at least 1")
     if args.charts is not None and args.charts < 0:
         raise ValueError("--charts must be 0 or more")
+    gap = getattr(args, "session_gap", None)
+    if gap is not None and not gap > 0:
+        raise ValueError("--session-gap must be more than 0 minutes")
     return options_from_config(args.settings.report, network=args.network, since=since, players=args.players,
-                               hero=args.hero, charts=args.charts)
+                               hero=args.hero, charts=args.charts,
+                               recorded_heroes=False if args.hero is not None else None,
+                               session_gap=None if gap is None else gap * 60.0)
 
 
 def run(args: argparse.Namespace) -> int:

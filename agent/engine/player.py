@@ -107,6 +107,9 @@ class PokiPlayer(BasePlayer):
             mix=cfg.opponent_mix, floor=cfg.reweight_floor, potential=cfg.potential,
             floor_on=cfg.floor_on)
         self._reweighting = cfg.weights == "modeled" and cfg.reweight != "none"
+        self._responder: Any = None  # the heads-up equilibrium and responses (agent.engine.response)
+        self.heads_up_decisions = 0
+        self.heads_up_other_structure = 0  # heads-up hands of another structure: played by the engine
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -137,7 +140,8 @@ class PokiPlayer(BasePlayer):
 
     def describe(self) -> str:
         """What this player runs with: bettor, predictor (with the learned weights found),
-        re-weighting floor and the store its models come from (a bot prints it at start)."""
+        re-weighting floor, what plays heads-up and the store its models come from (a bot
+        prints it at start)."""
         cfg = self.settings
         self._read_learned()
         if cfg.opponent_model == "generic":
@@ -150,8 +154,11 @@ class PokiPlayer(BasePlayer):
         if floor == "learned":
             floor += ", off-model counts kept in the store"
         writes = "this player writes its hands" if self._store_writes else "the table writes the hands"
+        heads_up = (f"heads-up the equilibrium of {cfg.heads_up_strategy or 'the shipped strategy'} "
+                    f"(responses up to p {cfg.heads_up_p:g})" if cfg.heads_up == "equilibrium"
+                    else "heads-up the engine")
         return (f"{self.name}: bettor {cfg.bettor}, predictor {predictor}, re-weighting {cfg.reweight} "
-                f"(floor {floor}), store {self.store.describe()} (network {self.network}; {writes})")
+                f"(floor {floor}), {heads_up}, store {self.store.describe()} (network {self.network}; {writes})")
 
     def set_deadline(self, seconds: float | None) -> None:
         """The deadline of the next decision, told by a seat runtime (agent.play.seat)
@@ -170,6 +177,9 @@ class PokiPlayer(BasePlayer):
         return min(configured, share) if configured > 0 else share
 
     def end_hand(self, record: HandRecord) -> None:
+        if self._responder is not None and len(record.seats) == 2:
+            # At a live table (a seat told us a deadline) the response is solved aside.
+            self._responder.observe(record, self.name, background=self._deadline_s is not None)
         if self.settings.floor_on == "learned" and record.hand_id == self._hand:
             self._count_off_model(record)
         if self.settings.opponent_model == "specific" and self._store_writes:
@@ -310,6 +320,10 @@ class PokiPlayer(BasePlayer):
         # The seats numbered from the first after the button whatever the table's own
         # numbering, so a decision is the same at every table (agent.game.context).
         ctx = by_position(ctx)
+        if len(ctx.players) == 2 and self.settings.heads_up == "equilibrium":
+            action = self._heads_up(ctx)
+            if action is not None:
+                return action
         if ctx.hand_id != self._hand:
             self._start(ctx)
         self._catch_up(ctx)
@@ -322,6 +336,47 @@ class PokiPlayer(BasePlayer):
             action = Action.CHECK_CALL if Action.CHECK_CALL in ctx.legal_actions else ctx.legal_actions[0]
         if self.last is not None:
             self.last.action = action
+        return action
+
+    def responder(self) -> Any:
+        """The heads-up equilibrium and the restricted responses to each opponent
+        (agent.engine.response), built at the first heads-up decision."""
+        if self._responder is None:
+            from agent.engine.equilibrium import load_strategy
+            from agent.engine.response import HeadsUpResponder, ResponseSettings
+
+            self._responder = HeadsUpResponder(load_strategy(self.settings.heads_up_strategy or None),
+                                               ResponseSettings(p_max=self.settings.heads_up_p))
+        return self._responder
+
+    def policy(self, opponent: str) -> Any:
+        """The abstract strategy played against ``opponent`` heads-up now (a StrategyView),
+        for a local best response that knows its opponent."""
+        return self.responder().view(opponent)
+
+    def _heads_up(self, ctx: GameContext) -> Action | None:
+        """With one opponent: the equilibrium, or the restricted response to the
+        opponent's model (agent.engine.response); None at a table of another structure
+        than the abstract game's (the engine plays it; counted)."""
+        from agent.engine.heads_up import HeadsUpError, check_structure, spot_of
+
+        try:
+            check_structure(ctx, self.name)
+        except HeadsUpError:
+            self.heads_up_other_structure += 1
+            return None
+        hole = ctx.hole_cards
+        if not hole or len(hole) != 2:
+            raise ValueError(f"{self.name}: hand {ctx.hand_id} gave us no hole cards")
+        opponent = ctx.players[1 - ctx.players.index(self.name)]
+        view = self.responder().view(opponent)
+        spot = spot_of(view.game, ctx, self.name)
+        probs = view.probabilities(spot.node, hole, ctx.board)
+        action, legal = view.choose(spot.node, probs, self.rng, ctx.legal_actions)
+        if not legal:
+            self.illegal_choices += 1
+        self.heads_up_decisions += 1
+        self.last = Decision(ctx.round, action=action)
         return action
 
     def _holding_rates(self, players: int) -> np.ndarray:
@@ -553,6 +608,8 @@ def poki_kind(config: Config) -> PlayerKind:
                                   low=0.0, high=1e6)
     params["sim_close"] = Param(float, eng.sim_close, "simulator: EVs this close (small bets) are chosen at random",
                                 low=0.0, high=100.0)
+    params["heads_up_strategy"] = Param(str, eng.heads_up_strategy,
+                                        "heads-up: the equilibrium's strategy file ('' the shipped one)")
     for f in dataclasses.fields(EngineConfig):
         if f.name not in params:
             params[f.name] = Param(float, getattr(eng, f.name), _HELP.get(f.name, "see config.toml [engine]"),

@@ -27,6 +27,7 @@ __all__ = [
     "PlayerActed",
     "PlayerAllIn",
     "PlayerLeft",
+    "PlayerPosted",
 ]
 
 
@@ -51,6 +52,18 @@ class HandStarted:
     # The rules the source's dealer plays by when not the standard ones (agent.game.rules
     # RuleVariant, e.g. IRC_1995); it then decides heads-up order and free folds.
     variant: RuleVariant | None = None
+    # The player the source was written for (an online room's "Dealt to" player), when
+    # it says; must be seated.
+    hero: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPosted:
+    # A post beyond the blinds before the deal (agent.game.rules State.post): ``live``
+    # chips count towards the player's bet, ``dead`` chips go to the pot.
+    player: str
+    live: int
+    dead: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +121,10 @@ class HandEnded:
     # that, with fractions for split pots). Players left out received nothing.
     won: tuple[tuple[str, int], ...] | None = None
     net: tuple[tuple[str, float], ...] | None = None
+    # Chips the house took from the pot (an online room's rake); ``won`` and ``net`` are
+    # then after the rake, and one of them must be given.
+    rake: int = 0
 
 
-Event = Union[HandStarted, HoleCards, BoardDealt, PlayerActed, PlayerLeft, PlayerAllIn,
+Event = Union[HandStarted, PlayerPosted, HoleCards, BoardDealt, PlayerActed, PlayerLeft, PlayerAllIn,
               CardsShown, CardsMucked, HandEnded]

@@ -13,6 +13,7 @@ from agent.game.operations import (
     HoleDealt,
     Operation,
     Pot,
+    Posted,
     make_blind_posted,
     make_board_dealt,
     make_hole_dealt,
@@ -70,7 +71,7 @@ class HandBase:
         "_holes", "_dealt", "_board", "_used", "_values", "_pending_show", "_show_order",
         "_deck", "_auto_show", "_free_folds", "_ops",
         "_variant", "_cap_heads_up", "_short_counts", "_needs_caller", "_blind_seats",
-        "_blind_bet", "_parked", "_spread_odd", "_merge_pots",
+        "_blind_bet", "_parked", "_spread_odd", "_merge_pots", "_dead", "_half_full", "_completed",
     )
 
     def __init__(
@@ -125,6 +126,10 @@ class HandBase:
         self._needs_caller = variant.raise_needs_caller
         self._spread_odd = variant.odd_chips_spread
         self._merge_pots = variant.merge_same_winners
+        self._half_full = variant.half_bet_all_in_full and variant.short_all_in_counts
+        # The bet a short all-in of half a bet or more stands for (half_bet_all_in_full):
+        # the next raise goes a full bet above it. 0 when none does.
+        self._completed = 0
         self._n = n
         self._button = button
         self._sb = button if n == 2 and variant.heads_up_reverse_blinds else (button + 1) % n
@@ -166,6 +171,8 @@ class HandBase:
         self._free_folds = variant.free_folds
         # Chips behind of players declared all-in, by seat; None until someone is.
         self._parked: list[int] | None = None
+        # Dead chips posted by seat (:meth:`post`); None until someone posts any.
+        self._dead: list[int] | None = None
         self._ops: list[Operation] = []
 
         # The last of the largest blinds is the big one, the pre-flop bet.
@@ -185,6 +192,52 @@ class HandBase:
         self._put[seat] = amount
         self._ops.append(make_blind_posted(seat, amount, big, self._stacks[seat] == 0))
 
+    def verify_post(self, seat: int, live: int, dead: int = 0) -> int:
+        """Raise unless ``seat`` may post ``live`` chips towards its bet and ``dead`` chips
+        to the pot now; return the seat."""
+        if self._phase != HOLE_DEALING or self._dealt:
+            raise IllegalActionError("cannot post: posts come before the cards are dealt")
+        if type(seat) is not int or not 0 <= seat < self._n:
+            raise IllegalActionError(f"cannot post: no seat {seat!r}")
+        if type(live) is not int or type(dead) is not int or live < 0 or dead < 0 or live + dead == 0:
+            raise IllegalActionError(f"seat {seat} cannot post {live!r} live and {dead!r} dead: "
+                                     "whole amounts, not both nothing")
+        if seat in self._blind_seats or (self._dead is not None and self._dead[seat]) or self._bets[seat]:
+            raise IllegalActionError(f"seat {seat} cannot post: it has posted already")
+        blind = self._blind_bet or max(self._bets)
+        if live > blind:
+            raise IllegalActionError(f"seat {seat} cannot post {live} live: more than the big blind "
+                                     f"of {blind} (a straddle is not played here)")
+        return seat
+
+    def can_post(self, seat: int, live: int, dead: int = 0) -> bool:
+        try:
+            self.verify_post(seat, live, dead)
+        except IllegalActionError:
+            return False
+        return True
+
+    def post(self, seat: int, live: int, dead: int = 0) -> Posted:
+        """A post beyond the blinds, before the deal (a player who joins or comes back
+        posts to be dealt in at once): ``live`` chips count towards the seat's bet this
+        round as a blind's do, so it owes only the rest of a call and gets the option when
+        nobody raised; ``dead`` chips go to the pot as nobody's bet (all of them to the
+        main pot). A short stack posts what it has, the live part first."""
+        seat = self.verify_post(seat, live, dead)
+        stack = self._stacks[seat]
+        live = min(live, stack)
+        dead = min(dead, stack - live)
+        self._stacks[seat] = stack - live - dead
+        self._bets[seat] = live
+        self._put[seat] += live + dead
+        if dead:
+            if self._dead is None:
+                self._dead = [0] * self._n
+            self._dead[seat] = dead
+        op = Posted(seat, live, dead, self._stacks[seat] == 0)
+        self._ops.append(op)
+        return op
+
     # --- copying -------------------------------------------------------------------------
 
     def copy(self) -> HandBase:
@@ -198,9 +251,10 @@ class HandBase:
                      "_acted", "_aggressor", "_dealt", "_used", "_pending_show", "_show_order",
                      "_auto_show", "_free_folds", "_variant", "_cap_heads_up", "_short_counts",
                      "_needs_caller", "_blind_seats", "_blind_bet", "_spread_odd",
-                     "_merge_pots"):
+                     "_merge_pots", "_half_full", "_completed"):
             setattr(other, name, getattr(self, name))
         other._parked = None if self._parked is None else self._parked[:]
+        other._dead = None if self._dead is None else self._dead[:]
         other._stacks = self._stacks[:]
         other._bets = self._bets[:]
         other._put = self._put[:]
@@ -362,8 +416,8 @@ class HandBase:
         if self._phase != BETTING or self._raise_problem(self._queue[0]) is not None:
             return None
         actor = self._queue[0]
-        return min(self._stacks[actor] + self._bets[actor],
-                   self._level + max(self._full, self._size))
+        base = self._level if self._completed <= self._level else self._completed
+        return min(self._stacks[actor] + self._bets[actor], base + max(self._full, self._size))
 
     @property
     def last_aggressor(self) -> int | None:

@@ -11,7 +11,7 @@ from agent.game.variant import Street
 
 __all__ = ["AwardedExternally", "BetOrRaised", "BlindPosted", "BoardDealt", "CheckedOrCalled",
            "DeclaredAllIn", "Folded", "HandEnded", "HoleDealt", "Left", "Mucked", "Operation",
-           "Pot", "PotAwarded", "ShowdownBegan", "Shown"]
+           "Pot", "PotAwarded", "Posted", "ShowdownBegan", "Shown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,18 @@ class BlindPosted:
     seat: int
     amount: int
     big: bool
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A post beyond the hand's blinds (a player joining or coming back posts to be dealt
+    in at once): ``live`` counts towards the seat's bet this round, ``dead`` goes to the
+    pot and counts for nothing."""
+
+    seat: int
+    live: int
+    dead: int
     all_in: bool
 
 
@@ -107,6 +119,7 @@ class HandEnded:
 
 Operation = Union[
     BlindPosted,
+    Posted,
     HoleDealt,
     BoardDealt,
     Folded,

@@ -33,8 +33,8 @@ class PreparedHand(NamedTuple):
     hand_id: str
     network: str
     players: tuple[str, ...]  # seated nicks, in seat order; other rows name a seat index
-    # hands row without seq: (hand_id, network, source, started_at, small_blind, big_blind,
-    # small_bet, big_bet, max_bets, board, players, pot, actions, shown)
+    # hands row without seq and hero: (hand_id, network, source, started_at, small_blind,
+    # big_blind, small_bet, big_bet, max_bets, board, players, pot, actions, shown, rake)
     hand: tuple
     seats: tuple[tuple[int, int, int], ...]  # (seat, position, stack)
     # (ord, seat, round, kind, amount, bets_to_call, raises, position, players_active,
@@ -43,6 +43,7 @@ class PreparedHand(NamedTuple):
     shown: tuple[tuple[int, str], ...]  # (seat, cards)
     results: tuple[tuple[int, int, int], ...]  # (seat, put_in, won)
     observations: tuple[tuple[int, int, int, int], ...]  # decisions: (seat, context, action class, fine context)
+    hero: int = -1  # the seat of the player the source was written for; -1: none said
 
 
 def validate_record(record: HandRecord, network: str) -> None:
@@ -185,8 +186,17 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
         total_in += chips_in
         total_won += won
         result_rows.append((seat, chips_in, won))
-    if total_in != total_won:
-        raise RecordError(f"{hid}: {total_in} chips put in but {total_won} won")
+    rake = record.rake
+    if type(rake) is not int or rake < 0:
+        raise RecordError(f"{hid}: rake of {rake!r}")
+    if total_in != total_won + rake:
+        raked = f" and {rake} raked" if rake else ""
+        raise RecordError(f"{hid}: {total_in} chips put in but {total_won} won{raked}")
+    hero = -1
+    if record.hero is not None:
+        hero = seat_of.get(record.hero, -1)
+        if hero < 0:
+            raise RecordError(f"{hid}: the hero {record.hero!r} is not seated")
 
     # Cards: the board and the shown hands, each a real card, none twice.
     cards = list(board)
@@ -210,6 +220,6 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     shown_rows = tuple([(seat, " ".join([names[c] for c in s.cards])) for seat, s in zip(shown_seats, record.shown)])
     hand = (hid, network, record.source, started_at, record.small_blind, record.big_blind,
             record.small_bet, record.big_bet, record.max_bets, " ".join([names[c] for c in board]), n, total_in,
-            len(action_rows), len(shown_rows))
+            len(action_rows), len(shown_rows), rake)
     return PreparedHand(hid, network, tuple(players), hand, tuple(seat_rows), tuple(action_rows), shown_rows,
-                        tuple(result_rows), tuple(observations))
+                        tuple(result_rows), tuple(observations), hero)

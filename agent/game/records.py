@@ -84,6 +84,10 @@ class HandRecord:
     actions: tuple[ActionRecord, ...]  # in the order they were taken
     shown: tuple[ShownCards, ...]
     results: tuple[PlayerResult, ...]  # one per seat
+    # Chips the house took from the pot (online rooms' rake): what the players took from
+    # it (``won``) is the chips put in less this.
+    rake: int = 0
+    hero: str | None = None  # the player the source was written for, when it says
 
     def check(self) -> None:
         """Raise RecordError unless the record is self-consistent (chips balance, every
@@ -122,8 +126,13 @@ class HandRecord:
                 raise RecordError(f"{self.hand_id}: {r.player} won {r.won}")
         total_in = sum(r.put_in for r in self.results)
         total_won = sum(r.won for r in self.results)
-        if total_in != total_won:
-            raise RecordError(f"{self.hand_id}: {total_in} chips put in but {total_won} won")
+        if type(self.rake) is not int or self.rake < 0:
+            raise RecordError(f"{self.hand_id}: rake of {self.rake!r}")
+        if total_in != total_won + self.rake:
+            raked = f" and {self.rake} raked" if self.rake else ""
+            raise RecordError(f"{self.hand_id}: {total_in} chips put in but {total_won} won{raked}")
+        if self.hero is not None and self.hero not in seated:
+            raise RecordError(f"{self.hand_id}: the hero {self.hero!r} is not seated")
         for s in self.shown:
             if s.player not in seated or len(s.cards) != 2:
                 raise RecordError(f"{self.hand_id}: bad shown cards for {s.player!r}")

@@ -24,7 +24,8 @@ cdef class State(HandBase):
     cpdef _call(self, Py_ssize_t actor)
 
     @cython.locals(level=Py_ssize_t, full=Py_ssize_t, to=Py_ssize_t, cover=Py_ssize_t,
-                   added=Py_ssize_t, by=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, s=Py_ssize_t)
+                   added=Py_ssize_t, by=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, s=Py_ssize_t,
+                   size=Py_ssize_t, base=Py_ssize_t, completed=Py_ssize_t)
     cpdef _raise(self, Py_ssize_t actor)
 
     @cython.locals(s=Py_ssize_t)

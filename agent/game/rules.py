@@ -27,6 +27,7 @@ from agent.game.operations import (
     Left,
     Mucked,
     Operation,
+    Posted,
     Pot,
     PotAwarded,
     ShowdownBegan,
@@ -50,6 +51,7 @@ from agent.game.variant import (
     HOLE_DEALING,
     IRC_1995,
     MAX_PLAYERS,
+    ONLINE,
     OVER,
     OVER_STREET,
     RIVER,
@@ -80,11 +82,13 @@ __all__ = [
     "IllegalActionError",
     "MAX_PLAYERS",
     "Left",
+    "ONLINE",
     "Mucked",
     "Operation",
     "Phase",
     "Pot",
     "PotAwarded",
+    "Posted",
     "RuleVariant",
     "STANDARD",
     "ShowdownBegan",
@@ -109,7 +113,7 @@ class State(HandBase):
             return
         street = self._street
         stacks, bets, folded = self._stacks, self._bets, self._folded
-        self._raises = self._full = self._shorts = self._acted = 0
+        self._raises = self._full = self._shorts = self._acted = self._completed = 0
         self._aggressor = -1
         if street == 0:
             self._level = level = max(max(bets), self._blind_bet)
@@ -390,12 +394,16 @@ class State(HandBase):
         stacks, bets = self._stacks, self._bets
         level = self._level
         full = self._full
-        to = level + (full if full > self._size else self._size)
+        size = self._size
+        # The bet this raise answers: the current one, or the full bet a short all-in of
+        # half a bet or more stands for (half_bet_all_in_full).
+        base = level if self._completed <= level else self._completed
+        to = base + (full if full > size else size)
         cover = stacks[actor] + bets[actor]
         if to > cover:
             to = cover
         added = to - bets[actor]
-        by = to - level
+        by = to - base if to > base else to - level
         stacks[actor] -= added
         bets[actor] = to
         self._put[actor] += added
@@ -408,8 +416,13 @@ class State(HandBase):
             if not folded[s] and stacks[s]:
                 queue.append(s)
         self._queue = queue
+        completed = 0
         if self._short_counts:
             is_full = by >= full
+            if not is_full and self._half_full and all_in and 2 * (to - base) >= size:
+                # Half a bet or more all-in: a full bet for everyone after it.
+                is_full = True
+                completed = base + size
             if is_full:
                 self._acted = 1 << actor
             else:
@@ -425,12 +438,17 @@ class State(HandBase):
         if by > full:
             full = by
         self._full = full
-        if all_in and self._short_counts:
+        if all_in and self._short_counts and not completed:
             self._shorts += by
             if self._shorts >= full:
                 self._shorts = 0
         else:
             self._shorts = 0
+        if self._half_full and not completed and all_in and is_full and by < size:
+            # The round's opening bet, short but counted full: the bet it stands for.
+            if 2 * by >= size:
+                completed = base + size
+        self._completed = completed
         self._level = to
         self._aggressor = actor
         op = make_bet_or_raised(actor, to, added, all_in, is_full)

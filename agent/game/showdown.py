@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agent.game.rules import State
 
 __all__ = ["begin_showdown", "last_claimant", "pay_pots", "pots", "settle", "show_cards", "showdown_seat",
-           "verify_award", "verify_muck", "verify_show"]
+           "side_pots", "verify_award", "verify_muck", "verify_show"]
 
 
 
@@ -148,8 +148,21 @@ def verify_award(st: State, amounts: Sequence[int]) -> tuple[int, ...]:
 def pots(st: State) -> list[Pot]:
     """Main pot first, then side pots, from what has been put in so far; each with the
     live players who may win it, clockwise from the button's left."""
-    put, folded, order = st._put, st._folded, st._post_order
-    levels = sorted({put[s] for s in order if not folded[s]})
+    folded = st._folded
+    return side_pots(st._put, [s for s in st._post_order if not folded[s]], st._dead)
+
+
+def side_pots(put: Sequence[int], live: Sequence[int],
+              dead: Sequence[int] | None = None) -> list[Pot]:
+    """The pots of a hand, main pot first: one pot per distinct total put in by a live
+    player, each contested by the live players who put in at least that much. ``put`` is
+    every seat's chips in, ``live`` the seats still in the hand in the order pots list
+    them (clockwise from the button's left), ``dead`` the chips of ``put`` each seat
+    posted dead, which all go to the main pot. The rules (:func:`pots`) and the report's
+    won from / lost to (agent.report.flows) both take their pots from here."""
+    if dead is not None:
+        put = [p - d for p, d in zip(put, dead)]
+    levels = sorted({put[s] for s in live})
     out = []
     prev = 0
     for level in levels:
@@ -157,13 +170,16 @@ def pots(st: State) -> list[Pot]:
         for p in put:
             if p > prev:
                 amount += (level if p > level else p) - prev
-        out.append(make_pot(amount, tuple(s for s in order if not folded[s] and put[s] >= level)))
+        out.append(make_pot(amount, tuple(s for s in live if put[s] >= level)))
         prev = level
     # Chips above every live player's total: only reachable with free folds.
     extra = sum(p - prev for p in put if p > prev)
     if extra:
         last = out[-1]
         out[-1] = make_pot(last.amount + extra, last.eligible)
+    if dead is not None and out:
+        main = out[0]
+        out[0] = make_pot(main.amount + sum(dead), main.eligible)
     return out
 
 

@@ -38,6 +38,7 @@ from agent.game.events import (
     PlayerActed,
     PlayerAllIn,
     PlayerLeft,
+    PlayerPosted,
 )
 from agent.game.records import (
     BET,
@@ -123,6 +124,22 @@ def _table_config(small_blind: int, big_blind: int, small_bet: int, big_bet: int
                        big_bet=big_bet, max_bets=max_bets)
 
 
+def _unraked(won: list, rake: int) -> list:
+    """What each player took from the pot before the rake, for settling it from a raked
+    report: the rake goes back to the players who won chips, in proportion to them, the
+    odd chips to the first of them."""
+    total = sum(won)
+    if total <= 0:
+        return won
+    back = [rake * w // total for w in won]
+    left = rake - sum(back)
+    for s, w in enumerate(won):
+        if w > 0:
+            back[s] += left
+            break
+    return [w + b for w, b in zip(won, back)]
+
+
 def _cards_text(cards: object) -> str:
     try:
         return " ".join(card_str(c) for c in cards)  # type: ignore[union-attr]
@@ -174,6 +191,7 @@ class Tracker:
             BoardDealt: self._board_dealt,
             PlayerActed: self._player_acted,
             PlayerLeft: self._player_left,
+            PlayerPosted: self._player_posted,
             PlayerAllIn: self._player_all_in,
             CardsShown: self._cards_shown,
             CardsMucked: self._cards_mucked,
@@ -378,7 +396,8 @@ class Tracker:
                 and type(stacks) is tuple and len(stacks) == n
                 and len(set(players)) == n and all(type(p) is str and p for p in players)
                 and all(type(v) is int and v > 0 for v in sizes)
-                and sizes[0] <= sizes[1]):
+                and sizes[0] <= sizes[1]
+                and (ev.hero is None or ev.hero in players)):
             raise self._bad_start(ev, where)
         try:
             config = _table_config(*sizes)
@@ -437,6 +456,8 @@ class Tracker:
             reason = f"player seated twice: {', '.join(twice)}"
         elif type(stacks) is not tuple or len(stacks) != len(players):
             reason = f"{len(players)} players need {len(players)} stacks, got {stacks!r}"
+        elif ev.hero is not None and ev.hero not in players:
+            reason = f"the hero {ev.hero!r} is not seated"
         else:
             reason = f"small blind {ev.small_blind} exceeds big blind {ev.big_blind}"
             for name in ("small_blind", "big_blind", "small_bet", "big_bet", "max_bets"):
@@ -551,6 +572,21 @@ class Tracker:
             self._live -= 1
             self._active = None
         self._decisions += 1
+        return None
+
+    def _player_posted(self, ev: PlayerPosted) -> None:
+        """A post beyond the blinds, before the deal: recorded as a big blind when its live
+        part is a whole big blind, else as a small blind, for all the chips it put in."""
+        st = self._current(ev)
+        seat = self._seat(ev, ev.player)
+        try:
+            op = st.post(seat, ev.live, ev.dead)
+        except IllegalActionError as exc:
+            raise self._fail(ev, self._rules_reason(exc)) from None
+        started = cast(HandStarted, self._started)
+        kind = BIG_BLIND if op.live >= started.big_blind else SMALL_BLIND
+        self._actions.append(_make_action_record(0, self._players[seat], kind, op.live + op.dead, 0, 0,
+                                                 self._positions[seat], len(self._players), op.all_in))
         return None
 
     def _player_left(self, ev: PlayerLeft) -> None:
@@ -690,6 +726,18 @@ class Tracker:
         players = self._players
         won_given = None if ev.won is None else self._reported(ev, ev.won, "chips won")
         net_given = None if ev.net is None else self._reported(ev, ev.net, "net result")
+        rake = ev.rake
+        if rake:
+            if type(rake) is not int or rake < 0:
+                raise self._fail(ev, f"rake must be a whole number of chips, got {rake!r}")
+            if won_given is None:
+                if net_given is None:
+                    raise self._fail(ev, "a raked hand needs the chips each player won or his net")
+                # Every chip is in by now: what each took is his net plus what he put in.
+                won_given = [v + p for v, p in zip(net_given, st.put_in)]
+                if any(float(w) != int(w) for w in won_given):
+                    raise self._fail(ev, f"chips won must be whole: {won_given}")
+                won_given = [int(w) for w in won_given]
         phase = st.phase
         if phase == _SHOWDOWN:
             # Players whose cards are known and who neither showed nor mucked show now,
@@ -701,7 +749,7 @@ class Tracker:
         if phase == _SHOWDOWN:
             # Cards of some players are unknown: the source's result settles the pots.
             if won_given is not None:
-                amounts = won_given
+                amounts = _unraked(won_given, rake) if rake else won_given
             elif net_given is not None:
                 amounts = [v + p for v, p in zip(net_given, st.put_in)]
                 if any(float(a) != int(a) for a in amounts):
@@ -723,11 +771,19 @@ class Tracker:
                                  f"{_PHASE_WAITING[phase]}")
         won = st.won
         if won_given is not None and list(won) != won_given:
-            diff = ", ".join(f"{players[s]} {won_given[s]} (rules: {won[s]})"
-                             for s in range(len(players)) if won_given[s] != won[s])
-            raise self._fail(ev, f"reported chips won disagree with the rules: {diff}")
+            # With a rake every player gets what the rules give less some of the rake.
+            if not rake or sum(won) - sum(won_given) != rake or any(
+                    w < 0 or w > r for w, r in zip(won_given, won)):
+                diff = ", ".join(f"{players[s]} {won_given[s]} (rules: {won[s]})"
+                                 for s in range(len(players)) if won_given[s] != won[s])
+                raked = f" with {rake} raked" if rake else ""
+                raise self._fail(ev, f"reported chips won disagree with the rules{raked}: {diff}")
+            won = tuple(won_given)
+        elif rake:
+            raise self._fail(ev, f"reported chips won disagree with the rules: {rake} raked "
+                                 "but the players won the whole pot")
         if net_given is not None:
-            payoffs = st.payoffs
+            payoffs = [w - p for w, p in zip(won, st.put_in)]
             # ACPC reports split pots as fractions where the rules give odd chips to one
             # winner: a whole report must match exactly, a fractional one within a chip.
             off = [s for s in range(len(players))
@@ -736,12 +792,12 @@ class Tracker:
             if off:
                 diff = ", ".join(f"{players[s]} {net_given[s]:g} (rules: {payoffs[s]})" for s in off)
                 raise self._fail(ev, f"reported results disagree with the rules: {diff}")
-        record = self._build_record()
+        record = self._build_record(won, rake)
         self._record = record
         self._ended = True
         return record
 
-    def _build_record(self) -> HandRecord:
+    def _build_record(self, won: tuple[int, ...], rake: int) -> HandRecord:
         st = cast(State, self._state)
         started = cast(HandStarted, self._started)
         players = self._players
@@ -760,7 +816,7 @@ class Tracker:
             shown.reverse()
         if self._late_shown:
             shown.extend(self._late_shown)
-        put, won = st.put_in, st.won
+        put = st.put_in
         return _make_hand_record(
             started.hand_id,
             started.source,
@@ -775,4 +831,6 @@ class Tracker:
             tuple(self._actions),
             tuple(shown),
             tuple(map(_make_result, players, put, won)),
+            rake,
+            started.hero,
         )

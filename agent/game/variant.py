@@ -115,6 +115,16 @@ show of the IRC dealer (connectors/logs/irc_database.py, checked hand by hand ag
   players win the next one.
 * ``odd_chips_spread=True``: the odd chips of a split pot go one each to the winners in
   turn, starting with the first clockwise from the button, instead of all to that one.
+* ``half_bet_all_in_full=True`` (with ``short_all_in_counts``): an all-in bet or raise
+  that adds at least half a bet to the bet it answers counts as a full one (Robert's
+  Rules of Poker, and the online rooms: an iPoker river of a 13-cent all-in bet at
+  10/20 cents is raised to 40): it re-opens the betting, and the next raise goes a full
+  bet above the bet it stood for, while a call is still of what was put in.
+
+:data:`ONLINE` is the online rooms' play as their hand histories show it (PokerStars,
+Full Tilt, iPoker, PartyPoker, OnGame, Absolute; connectors/logs/rooms.py): folds with
+nothing to call, no cap heads-up, a short big blind that does not lower the bet, and
+all-in raises of half a bet or more that count as full ones.
 
 How many blinds are posted, and how much, is a matter of the hand, not of the variant:
 ``blinds=`` gives the amounts posted in order, starting with the seat that posts the
@@ -122,6 +132,12 @@ small blind (left of the button, or the button heads-up with reverse blinds), de
 ``(small_blind, big_blind)``. One blind is allowed (some IRC hands had a single blind of
 10): the largest blind is the pre-flop bet and the first bet for the cap, and the player
 after the last one to post acts first pre-flop.
+
+Posts beyond the blinds (``State.post``, before the deal): a player joining a table or
+coming back posts to be dealt in at once, anywhere round the table. The live part counts
+towards the player's bet as a blind does (he owes the rest of a call and has the option
+if nobody raised); the dead part goes to the main pot as nobody's bet and does not count
+in the player's total for the side pots. The order of play is the blinds' as ever.
 
 """
 from __future__ import annotations
@@ -135,7 +151,7 @@ import numpy as np
 
 from evaluator_pyx.cards import N_CARDS, card_bit, card_str
 
-__all__ = ["IRC_1995", "MAX_PLAYERS", "STANDARD", "Action", "Deck", "IllegalActionError", "Phase",
+__all__ = ["IRC_1995", "MAX_PLAYERS", "ONLINE", "STANDARD", "Action", "Deck", "IllegalActionError", "Phase",
            "RuleVariant", "Street"]
 
 
@@ -198,6 +214,7 @@ class RuleVariant:
     raise_needs_caller: bool = True  # False: raising into nobody; idle players passed over
     merge_same_winners: bool = True  # False: every pot split on its own
     odd_chips_spread: bool = False  # True: odd chips one each from the button's left
+    half_bet_all_in_full: bool = False  # True: an all-in raise of half a bet or more is a full one
 
 
 STANDARD = RuleVariant()
@@ -210,6 +227,17 @@ IRC_1995 = RuleVariant(
     raise_needs_caller=False,
     merge_same_winners=False,
     odd_chips_spread=True,
+)
+
+# The online rooms' fixed-limit games as their hand histories show them
+# (connectors/logs/rooms.py): a player may fold when he could check, raising is not capped
+# while only two players can bet, a big blind posted short all-in still leaves the others
+# a full blind to call, and an all-in raise of half a bet or more counts as a full one.
+ONLINE = RuleVariant(
+    free_folds=True,
+    cap_heads_up=False,
+    short_blind_lowers_bet=False,
+    half_bet_all_in_full=True,
 )
 
 

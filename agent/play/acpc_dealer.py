@@ -565,7 +565,7 @@ class AcpcDealer(FastHands):
         started = _make_started(
             f"{self.match_name}:{hand}", f"dealer hand {hand}", names,
             (game.stack or NO_STACK,) * n, n - 1, game.small_blind, game.big_blind,
-            game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None)
+            game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None, None)
         if self.fast and not local:
             self._play_fast(hand, started, at, holes, board_cards, remote, viewers, budget)
             return

@@ -54,6 +54,7 @@ from connectors.logs.sources import (
     KnownHand,
     LogHand,
     LogProblem,
+    OTHER_GAME,
     clear_cache,
     plan,
     preload,
@@ -136,13 +137,15 @@ def encode_record(r: HandRecord) -> tuple:
         tuple([seat_of[x.player] for x in results]),
         tuple([x.put_in for x in results]),
         tuple([x.won for x in results]),
+        r.rake,
+        r.hero,
     )
 
 
 def decode_record(e: tuple) -> HandRecord:
     """The HandRecord of encode_record's tuple (equal to the original)."""
     (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
-     board, actions, shown, result_seats, put_in, won) = e
+     board, actions, shown, result_seats, put_in, won, rake, hero) = e
     return _hand(
         hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
         tuple(map(_seat, players, stacks, positions)),
@@ -151,6 +154,8 @@ def decode_record(e: tuple) -> HandRecord:
                for rnd, i, kind, amount, btc, raises, pos, active, all_in in actions]),
         tuple([_shown(players[i], cards) for i, cards in shown]),
         tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
+        rake,
+        hero,
     )
 
 
@@ -308,7 +313,7 @@ def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple) -
 @dataclass(frozen=True)
 class ReplayOptions:
     db_path: str | Path
-    network: str | None = None  # None: one per format (irc1995, acpc, phh)
+    network: str | None = None  # None: one per format (irc1995, acpc, phh) or room (stars, ftp, ...)
     strict: bool = False
     predict: bool = False
     workers: int = 1
@@ -564,7 +569,8 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
         else:
             problem = LogProblem(e[1], e[2], e[3], e[4])
         summary.add_problem(problem)
-        if options.strict:
+        # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
+        if options.strict and problem.category != OTHER_GAME:
             stop = problem
             break
     if prepared:

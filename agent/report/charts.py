@@ -1,8 +1,9 @@
 """The report's charts, drawn with matplotlib as SVG text to embed in the page.
 
-One figure per charted opponent with three panels: running VPIP, PFR and post-flop
-aggression frequency as the player's hands accumulate; the player's action mix on each
-street; our cumulative result against the player. Figures are built with the object API
+One figure per charted opponent with four panels: running VPIP, PFR and post-flop
+aggression frequency as the player's hands accumulate; the same per session; the
+player's action mix on each street; our cumulative result against the player (won from
+/ lost to us, pot by pot). Figures are built with the object API
 (no pyplot state), so charts can be drawn from a scheduler's thread.
 """
 from __future__ import annotations
@@ -33,12 +34,13 @@ def player_chart(p: PlayerStats, have_us: bool) -> str:
     # Ids inside the SVG (clip paths) are salted per player: unique on the page, and the
     # same on every run.
     with matplotlib.rc_context({**_RC, "svg.hashsalt": f"poki-report-{p.pid}"}):
-        fig = Figure(figsize=(11, 2.7))
-        axes = fig.subplots(1, 3)
-        fig.subplots_adjust(left=0.05, right=0.99, bottom=0.2, top=0.86, wspace=0.42)
+        fig = Figure(figsize=(14, 2.7))
+        axes = fig.subplots(1, 4)
+        fig.subplots_adjust(left=0.04, right=0.99, bottom=0.2, top=0.86, wspace=0.42)
         _over_time(axes[0], p)
-        _action_mix(axes[1], p)
-        _vs_us(axes[2], p, have_us)
+        _by_session(axes[1], p)
+        _action_mix(axes[2], p)
+        _vs_us(axes[3], p, have_us)
         buf = io.StringIO()
         fig.savefig(buf, format="svg")
     svg = _HEADER.sub(r"\1", buf.getvalue(), count=1)
@@ -61,6 +63,23 @@ def _over_time(ax, p: PlayerStats) -> None:
                                ("agg_freq", "AFq", "#fb8c00")):
         ax.plot(x, [100 * v for v in t[key]], label=label, color=colour, linewidth=1.2)
     ax.set_xlabel("player's hands")
+    ax.set_ylabel("%")
+    ax.set_ylim(0, 100)
+    ax.legend(frameon=False, ncol=3, loc="upper right")
+
+
+def _by_session(ax, p: PlayerStats) -> None:
+    ax.set_title("stats per session", loc="left")
+    sessions = p.sessions
+    if not sessions:
+        ax.text(0.5, 0.5, "no sessions", ha="center", va="center", transform=ax.transAxes)
+        return
+    x = list(range(1, len(sessions) + 1))
+    for key, label, colour in (("vpip", "VPIP", "#1e88e5"), ("pfr", "PFR", "#e53935"),
+                               ("agg_freq", "AFq", "#fb8c00")):
+        ys = [float("nan") if s[key] is None else 100 * s[key] for s in sessions]
+        ax.plot(x, ys, label=label, color=colour, linewidth=1.2, marker="o", markersize=2.5)
+    ax.set_xlabel("session (n hands each: hover the table)")
     ax.set_ylabel("%")
     ax.set_ylim(0, 100)
     ax.legend(frameon=False, ncol=3, loc="upper right")
@@ -92,4 +111,4 @@ def _vs_us(ax, p: PlayerStats, have_us: bool) -> None:
     ax.plot(range(1, len(curve) + 1), curve, color="#43a047", linewidth=1.2)
     ax.axhline(0, color="#999", linewidth=0.6)
     ax.set_xlabel("hands shared")
-    ax.set_ylabel("our net, small bets")
+    ax.set_ylabel("won from them, small bets")

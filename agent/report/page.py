@@ -22,11 +22,13 @@ from typing import Any
 
 import jinja2
 
+from .situations import POSITION_GROUPS
 from .stats import (
     PROPORTIONS,
     Factor,
     Figure,
     Mean,
+    SESSION_GAP,
     ReportData,
     StyleThresholds,
     compute,
@@ -49,7 +51,11 @@ class ReportOptions:
     since: float | None = None  # Unix time: hands started at or after it
     players: int | None = None  # the most-seen opponents only; None: all
     hero: str = "poki*"  # the players we are (glob patterns, comma-separated)
+    # Also the players the hands' sources were written for (an online room's hero); off
+    # when --hero names who we are.
+    recorded_heroes: bool = True
     charts: int = 15  # opponents (most-seen first) whose charts are drawn
+    session_gap: float = SESSION_GAP  # seconds between a player's hands that end a session
     thresholds: StyleThresholds = field(default_factory=StyleThresholds)
 
 
@@ -117,7 +123,7 @@ def _mean_cell(m: Mean | None, have_us: bool, min_sample: int) -> dict[str, Any]
         return {"text": "–", "sort": "", "cls": "na",
                 "title": "no hands with us" if have_us else "we are not in these hands"}
     ci = m.interval
-    title = f"our net over {m.n} hands shared" + (
+    title = f"won from (+) / lost to (-) us over {m.n} hands shared" + (
         f"; 95% interval {ci[0]:+.2f} to {ci[1]:+.2f} sb/hand" if ci else "")
     cls = "few" if m.n < min_sample else ("good" if m.value > 0 else "bad")
     return {"text": f"{m.value:+.2f}", "sort": f"{m.value:.4f}", "cls": cls, "n": m.n, "title": title}
@@ -175,8 +181,12 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
                 "lifetime": [None if ln <= 0 else x / ln for x in c["lifetime"]],
                 "few_decayed": dn < min_sample, "few_lifetime": ln < min_sample,
             })
+        positions = [{"name": name, "hands": v["hands"], "vpip": _cell(v["vpip"], min_sample),
+                      "pfr": _cell(v["pfr"], min_sample)} for name, v in p.positions.items()]
+        sessions = [{**x, "when": _when(x["start"])} for x in p.sessions]
         details.append({"p": p, "stats": stat_rows, "af": _af_cell(p.af, min_sample), "af_interval": af_interval,
-                        "vs": _mean_cell(p.vs_us, have_us, min_sample), "contexts": ctx_rows, "chart": charts.get(p.pid)})
+                        "vs": _mean_cell(p.vs_us, have_us, min_sample), "contexts": ctx_rows, "chart": charts.get(p.pid),
+                        "positions": positions, "sessions": sessions})
     template = _environment().get_template("report.html.j2")
     return template.render(
         data=data, options=options, rows=rows, details=details, have_us=have_us,
@@ -184,11 +194,16 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
         generated=_when(generated), first=_when(data.first_hand_at), last=_when(data.last_hand_at),
         min_sample=min_sample, charted=len(data.charted),
         since=None if options.since is None else _when(options.since),
+        us=None if data.us is None or not data.us.hands else {
+            "hands": data.us.hands, "net": data.us.net_chips, "net_sb": data.us.net_sb, "rake": data.us.rake_chips,
+            "flows": data.us.flows_chips},
+        session_gap_minutes=f"{options.session_gap / 60:g}",
     )
 
 
 # The proportions shown as columns of the opponents' table (all are in each section).
-TABLE_COLUMNS = ("vpip", "pfr", "three_bet", "agg_freq", "wtsd", "wsd", "wwsf", "cbet", "fold_cbet")
+TABLE_COLUMNS = ("vpip", "pfr", "three_bet", "steal", "fold_steal", "agg_freq", "wtsd", "wsd", "wwsf", "cbet",
+                 "fold_cbet")
 
 
 def _safe_csv(text: str) -> str:
@@ -200,7 +215,9 @@ def write_csv(data: ReportData, path: Path) -> None:
     header = ["player", "id", "networks", "hands", "style"]
     for key in PROPORTIONS:
         header += [key, f"{key}_n", f"{key}_low", f"{key}_high"]
-    header += ["aggression_factor", "aggression_factor_n", "vs_us_sb_per_hand", "vs_us_hands"]
+    header += ["aggression_factor", "aggression_factor_n", "vs_us_sb_per_hand", "vs_us_hands", "vs_us_chips"]
+    for group in POSITION_GROUPS:
+        header += [f"{group}_hands", f"{group}_vpip", f"{group}_pfr"]
     with path.open("w", newline="", encoding="utf-8") as handle:
         w = csv.writer(handle)
         w.writerow(header)
@@ -211,7 +228,15 @@ def write_csv(data: ReportData, path: Path) -> None:
                 lo, hi = f.interval
                 row += ["" if f.value is None else f"{f.value:.4f}", f.n, f"{lo:.4f}", f"{hi:.4f}"]
             row += ["" if p.af.value is None else f"{p.af.value:.4f}", p.af.n,
-                    "" if p.vs_us is None else f"{p.vs_us.value:.4f}", 0 if p.vs_us is None else p.vs_us.n]
+                    "" if p.vs_us is None else f"{p.vs_us.value:.4f}", 0 if p.vs_us is None else p.vs_us.n,
+                    "" if p.vs_us_chips is None else f"{p.vs_us_chips:.2f}"]
+            for group in POSITION_GROUPS:
+                g = p.positions.get(group)
+                if g is None:
+                    row += [0, "", ""]
+                else:
+                    row += [g["hands"], "" if g["vpip"].value is None else f"{g['vpip'].value:.4f}",
+                            "" if g["pfr"].value is None else f"{g['pfr'].value:.4f}"]
             w.writerow(row)
 
 
@@ -226,6 +251,8 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
         "filters": data.filters,
         "hero_pattern": data.hero_pattern,
         "heroes_found": data.heroes,
+        "heroes_recorded": data.recorded_heroes,
+        "us": None if data.us is None else data.us.to_json(),
         "opponents_total": data.opponents_total,
         "action_rows_left_out": data.bad_actions,
         "model_half_life_hands": data.half_life,
@@ -275,8 +302,9 @@ def write_report(
     conn = open_readonly(str(db_path))
     try:
         data = compute(conn, str(db_path), network=options.network, since=options.since,
-                       players=options.players, hero=options.hero, thresholds=options.thresholds,
-                       timelines_for=options.charts, progress=step)
+                       players=options.players, hero=options.hero, recorded_heroes=options.recorded_heroes,
+                       thresholds=options.thresholds, timelines_for=options.charts,
+                       session_gap=options.session_gap, progress=step)
     finally:
         conn.close()
     from .charts import player_chart
@@ -299,7 +327,9 @@ def write_report(
     try:
         (tmp / "index.html").write_text(html, encoding="utf-8")
         write_csv(data, tmp / "players.csv")
-        (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), indent=1), encoding="utf-8")
+        # Compact: the C encoder (an indent makes json use its Python one, a second or more here).
+        (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), separators=(",", ":")),
+                                          encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is meant to be read
         replace_folder(tmp, out)
     except OSError as exc:

@@ -29,7 +29,25 @@ continuation bet     bet the flop as first action, having made     had the last 
                      via calcCBets/betStreet)                      flop (street1CBChance)
 fold to c-bet        folded to a flop continuation bet             acted facing one, before any
                      (foldToStreet1CBDone)                         raise (foldToStreet1CBChance)
+4-bet pre-flop       the opener re-raised a 3-bet                  the opener faced a 3-bet
+                     (calc34BetStreet0: street0_4BDone)            (street0_4BChance)
+steal                raised first in from the cut-off, button or   first in there, nobody in
+                     small blind (calcSteals: stealDone)           (stealChance)
+fold to steal        the small or big blind folded to a steal      faced a steal nobody called or
+                     (foldedSbToSteal, foldedBbToSteal)            raised (fold..ToStealChance)
+check-raise, by      raised at the next action after checking     checked, then faced a bet
+street               (calcCheckCallRaise: streetNCheckRaiseDone)   (streetNCheckCallRaiseChance)
+c-bet turn, river    bet first, having made the last bet or raise  as for the flop, a street on
+                     on the street before (calcCBets: street2/3)   (street2CBChance, street3...)
+showdown after a     saw the showdown (sawShowdown)                called a bet on the flop
+flop call                                                          (street1Calls)
+by position          VPIP, PFR in the blinds, early (5+ seats      hands dealt in the group
+                     before the button), middle (2-4), late (the   (setPositions; Database.py
+                     cut-off, the button)                          hc_position's groups)
 ==================  ============================================  =============================
+
+agent.report.situations holds the newer ones; docs/rooms.md compares all of them with
+FPDB's own answers on the same hands.
 
 Where we differ from FPDB, and why:
 
@@ -47,16 +65,17 @@ Where we differ from FPDB, and why:
 
 Every figure carries its sample size; :class:`Figure` gives its Wilson score interval
 (95%) so the page can show a figure from few opportunities as the interval it is.
-Results against us (our net small bets per hand in the hands an opponent shared with a
-player we are) and the per-context model (seed 004's 12 contexts, decayed and lifetime,
-from the ``models`` table) complete a player's statistics.
+Results against us (won from / lost to: the chips that moved between us and the player,
+pot by pot, agent.report.flows, in small bets per hand shared and in chips), the
+sessions, and the per-context model (seed 004's 12 contexts, decayed and lifetime, from
+the ``models`` table) complete a player's statistics.
 """
 from __future__ import annotations
 
 import fnmatch
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +85,18 @@ from agent.game.context import N_CONTEXTS, context_name
 from agent.models.frequencies import ContextCounts, Decay
 from agent.game.records import BET, BIG_BLIND, CALL, CHECK, FOLD, RAISE, ROUND_NAMES
 from db.reads import ReadError, report_rows
+
+from .flows import hand_flows
+from .situations import (
+    POSITION_GROUPS,
+    check_raises,
+    four_bet,
+    fpdb_positions,
+    later_cbets,
+    position_group,
+    showdown_after_flop_call,
+    steals,
+)
 
 ROUNDS = ROUND_NAMES
 ACTION_KINDS = (FOLD, CHECK, CALL, BET, RAISE)
@@ -189,24 +220,43 @@ PROPORTIONS: dict[str, tuple[str, str, str]] = {
     "wwsf": ("Won when saw flop", "WWSF", "flops seen"),
     "cbet": ("Continuation bet (flop)", "CBet", "flops with the pre-flop initiative, unopened to them"),
     "fold_cbet": ("Fold to continuation bet (flop)", "F-CBet", "flop continuation bets faced"),
+    "four_bet": ("4-bet pre-flop", "4Bet", "times the opener faced a 3-bet"),
+    "steal": ("Steal (open raise from the cut-off, button or small blind)", "Steal",
+              "times first in from the cut-off, the button or the small blind"),
+    "fold_steal": ("Fold to steal (in the blinds)", "FSteal", "steals faced in the small or big blind"),
+    "cbet_turn": ("Continuation bet (turn)", "CBet T", "turns after betting the flop last, unopened to them"),
+    "cbet_river": ("Continuation bet (river)", "CBet R", "rivers after betting the turn last, unopened to them"),
+    "check_raise_flop": ("Check-raise (flop)", "CR F", "flop checks that then faced a bet"),
+    "check_raise_turn": ("Check-raise (turn)", "CR T", "turn checks that then faced a bet"),
+    "check_raise_river": ("Check-raise (river)", "CR R", "river checks that then faced a bet"),
+    "wtsd_flop_call": ("Went to showdown after calling a flop bet", "WTSD/FC", "flop bets called"),
 }
+# Seconds between two of a player's hands that end one session and begin the next.
+SESSION_GAP = 30 * 60.0
 
 # Per-(hand, player) columns the hand pass fills (done/opportunity pairs and counts).
 _COLUMNS = (
     "vpip_opp", "vpip", "pfr", "tb_opp", "tb",
     "saw1", "saw2", "saw3", "aggr1", "aggr2", "aggr3", "bets_raises", "calls",
     "sd", "wsd", "wwsf", "cb_opp", "cb", "fcb_opp", "fcb",
+    # agent.report.situations: 4-bet, steal, fold to a steal, check-raise and later
+    # continuation bets by street, showdown after a flop call; the position group + 1.
+    "fb_opp", "fb", "st_opp", "st", "fst_opp", "fst",
+    "cr1_opp", "cr1", "cr2_opp", "cr2", "cr3_opp", "cr3",
+    "cb2_opp", "cb2", "cb3_opp", "cb3", "fcsd_opp", "fcsd", "pos",
 )
 _C = {name: i for i, name in enumerate(_COLUMNS)}
 (_VPIP_OPP, _VPIP, _PFR, _TB_OPP, _TB, _SAW1, _, _, _AGGR1, _, _, _BETS_RAISES, _CALLS,
- _SD, _WSD, _WWSF, _CB_OPP, _CB, _FCB_OPP, _FCB) = range(len(_COLUMNS))
+ _SD, _WSD, _WWSF, _CB_OPP, _CB, _FCB_OPP, _FCB) = range(20)
 
 
 def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int]],
-               won: dict[int, int]) -> dict[int, list[int]]:
+               won: dict[int, int], positions: Mapping[int, int] | None = None) -> dict[int, list[int]]:
     """The FPDB flags and counts of one hand for each seated player (see the module
     docstring): ``actions`` are (player, round, kind, all_in) in the order taken, blinds
-    included; ``won`` the chips each player took from the pot."""
+    included; ``won`` the chips each player took from the pot; ``positions`` each
+    player's seat position (1 the first after the button), for the statistics by
+    position and the steals (none without)."""
     flags = {p: [0] * len(_COLUMNS) for p in seated}
     by_round: list[list[tuple[int, str, int]]] = [[], [], [], []]
     for player, rnd, kind, all_in in actions:
@@ -242,6 +292,18 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
                 flags[player][_TB] = 1
         if kind in (BET, RAISE):
             level += 1
+    opener, four = four_bet(pre)
+    if opener is not None:
+        flags[opener][_C["fb_opp"]] = 1
+        flags[opener][_C["fb"]] = int(four)
+    if positions is not None:
+        pos = fpdb_positions(seated, positions, pre)
+        for p in seated:
+            flags[p][_C["pos"]] = position_group(pos[p]) + 1
+        stole = steals(pre, pos)
+        for key, column in (("steal_opp", "st_opp"), ("steal", "st"), ("fold_opp", "fst_opp"), ("fold", "fst")):
+            for p in stole[key]:
+                flags[p][_C[column]] = 1
 
     # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
     # gone quiet while others acted yet won chips, which only an all-in player can).
@@ -278,6 +340,19 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
                 f[_CALLS] += 1
         if rnd == 1:
             _continuation_bet(acts, last_aggressor_pre, postflop, flags)
+            flop_callers = showdown_after_flop_call(acts, postflop)
+            for p in flop_callers:
+                flags[p][_C["fcsd_opp"]] = 1
+        else:
+            cbettor, cbet = later_cbets(by_round[rnd - 1], acts, postflop)
+            if cbettor is not None:
+                flags[cbettor][_C[f"cb{rnd}_opp"]] = 1
+                flags[cbettor][_C[f"cb{rnd}"]] = int(cbet)
+        chances, raised = check_raises(acts, postflop)
+        for p in chances:
+            flags[p][_C[f"cr{rnd}_opp"]] = 1
+        for p in raised:
+            flags[p][_C[f"cr{rnd}"]] = 1
         out = {player for player, kind, _ in acts if kind == FOLD}
         remaining = [p for p in remaining if p not in out]
     # Showdown (sawShowdown): two or more still in at the end.
@@ -287,6 +362,8 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
                 flags[p][_SD] = 1
                 if won.get(p, 0) > 0:
                     flags[p][_WSD] = 1
+                if flags[p][_C["fcsd_opp"]]:
+                    flags[p][_C["fcsd"]] = 1
     for p in postflop:
         if flags[p][_SAW1] and won.get(p, 0) > 0:
             flags[p][_WWSF] = 1
@@ -353,10 +430,13 @@ class PlayerStats:
     actions: dict[str, dict[str, int]]  # round -> kind -> count
     contexts: list[dict[str, Any]]  # 12 contexts: decayed and lifetime (fold, call, raise)
     model_hands: int  # hands the stored model has seen (all networks, all time)
-    vs_us: Mean | None  # None: no hand shared with us
+    vs_us: Mean | None  # won from / lost to us, small bets per hand shared; None: no hand shared
     style: str = "unknown"
     timeline: dict[str, list[float]] = field(default_factory=dict)  # filled for charted players
-    vs_us_curve: list[float] = field(default_factory=list)
+    vs_us_curve: list[float] = field(default_factory=list)  # cumulative, small bets, hand by hand shared
+    vs_us_chips: float | None = None  # won from / lost to us in all, chips (None: no hand shared)
+    positions: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> hands, vpip, pfr
+    sessions: list[dict[str, Any]] = field(default_factory=list)  # filled for charted players
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -368,6 +448,10 @@ class PlayerStats:
             **{key: fig.to_json() for key, fig in self.figures.items()},
             "aggression_factor": self.af.to_json(),
             "results_vs_us_sb_per_hand": None if self.vs_us is None else self.vs_us.to_json(),
+            "results_vs_us_chips": None if self.vs_us_chips is None else round(self.vs_us_chips, 2),
+            "by_position": {g: {"hands": v["hands"], "vpip": v["vpip"].to_json(), "pfr": v["pfr"].to_json()}
+                            for g, v in self.positions.items()},
+            "sessions": self.sessions,
             "actions_by_round": self.actions,
             "model_hands": self.model_hands,
             "contexts": self.contexts,
@@ -391,6 +475,24 @@ class ReportData:
     filters: dict[str, Any]
     charted: list[int] = field(default_factory=list)  # players whose charts are drawn, in order
     bad_actions: int = 0  # action rows left out: a round or kind no writer makes
+    us: OurResults | None = None
+    recorded_heroes: list[str] = field(default_factory=list)  # heroes the hands' sources named
+
+
+@dataclass(frozen=True)
+class OurResults:
+    """Our own results over the hands we sat in: the net, the rake we paid, and the sum
+    of our results against every opponent (the net before the rake)."""
+
+    hands: int = 0
+    net_chips: float = 0.0
+    net_sb: float = 0.0
+    rake_chips: float = 0.0
+    flows_chips: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hands": self.hands, "net_chips": round(self.net_chips, 2), "net_sb": round(self.net_sb, 4),
+                "rake_chips": round(self.rake_chips, 2), "won_from_opponents_chips": round(self.flows_chips, 2)}
 
 
 @dataclass(frozen=True)
@@ -427,30 +529,42 @@ def compute(
     since: float | None = None,
     players: int | None = None,
     hero: str = "poki*",
+    recorded_heroes: bool = True,
     thresholds: StyleThresholds = StyleThresholds(),
     timelines_for: int = 0,
+    session_gap: float = SESSION_GAP,
     progress: Callable[[str], None] | None = None,
 ) -> ReportData:
     """The statistics of every player in the hands chosen (``network``, hands started
     at or after ``since``), in one read transaction; the ``players`` most-seen opponents
-    (all by default), players matching ``hero`` being us. ``timelines_for``: how many
-    players get their stats-over-time and results curves (``charted``): those who played
-    the most hands with us first, then the most-seen."""
+    (all by default), players matching ``hero`` being us, and with ``recorded_heroes``
+    also the players the hands' sources were written for (an online room's hero).
+    ``timelines_for``: how many players get their stats-over-time, session and results
+    curves (``charted``): those who played the most hands with us first, then the
+    most-seen. ``session_gap``: seconds between two of a player's hands that end a
+    session."""
     step = progress or (lambda _: None)
     rows = report_rows(conn, path, network=network, since=since, progress=step)
     hand_rows, names, nets, seats = rows.hands, rows.names, rows.networks, rows.seats
     results, actions, bad_actions = rows.results, rows.actions, rows.bad_actions
     model_rows, half_life = rows.models, rows.half_life
+    recorded = rows.heroes if recorded_heroes else set()
 
     step("statistics")
-    heroes = {pid for pid, name in names.items() if is_hero(name, hero)}
+    heroes = {pid for pid, name in names.items() if is_hero(name, hero)} | recorded
     small_bet = {seq: sb for seq, sb, _, _ in hand_rows}
+    started_at = {seq: t for seq, _, t, _ in hand_rows}
     # One pass over the hands: per seat row (hand, player) the FPDB flags.
     n_rows = len(seats)
-    row_player = np.fromiter((p for _, p in seats), dtype=np.int64, count=n_rows)
+    row_player = np.fromiter((p for _, p, _ in seats), dtype=np.int64, count=n_rows)
+    row_time = np.fromiter((started_at.get(h) or np.nan for h, _, _ in seats), dtype=np.float64, count=n_rows)
     table = np.zeros((n_rows, len(_COLUMNS)), dtype=np.int32)
     row_net = np.zeros(n_rows, dtype=np.float64)
-    row_vs_us = np.full(n_rows, np.nan)  # our net small bets in the row's hand, if we sat in it
+    # Chips that moved between us and the row's player in the row's hand (agent.report.flows),
+    # in small bets, if we sat in it; NaN if we did not.
+    row_vs_us = np.full(n_rows, np.nan)
+    row_vs_chips = np.zeros(n_rows, dtype=np.float64)
+    our = {"hands": 0, "net": 0.0, "net_sb": 0.0, "rake": 0.0, "flows": 0.0}
     ai = ri = 0
     n_actions, n_results = len(actions), len(results)
     i = 0
@@ -459,14 +573,17 @@ def compute(
         j = i
         while j < n_rows and seats[j][0] == hand:
             j += 1
-        seated = [p for _, p in seats[i:j]]
+        seated = [p for _, p, _ in seats[i:j]]
+        positions = {p: pos for _, p, pos in seats[i:j]}
         while ri < n_results and results[ri][0] < hand:
             ri += 1
         won: dict[int, int] = {}
         net: dict[int, int] = {}
+        put: dict[int, int] = {}
         while ri < n_results and results[ri][0] == hand:
             _, p, put_in, w = results[ri]
             won[p] = w
+            put[p] = put_in
             net[p] = w - put_in
             ri += 1
         while ai < n_actions and actions[ai][0] < hand:
@@ -474,16 +591,28 @@ def compute(
         start = ai
         while ai < n_actions and actions[ai][0] == hand:
             ai += 1
-        flags = hand_flags(seated, [a[1:] for a in actions[start:ai]], won)
+        hand_actions = [a[1:] for a in actions[start:ai]]
+        flags = hand_flags(seated, hand_actions, won, positions)
         sb = small_bet.get(hand) or 1
         ours = [p for p in seated if p in heroes]
-        our_net = sum(net.get(p, 0) for p in ours) / sb if ours else None
+        flows = None
+        if ours:
+            order = sorted(seated, key=lambda p: positions[p])
+            folded = {p for p, _, kind, _ in hand_actions if kind == FOLD}
+            flows, rakes = hand_flows(order, put, won, folded)
+            our["hands"] += 1
+            our["net"] += sum(net.get(p, 0) for p in ours)
+            our["net_sb"] += sum(net.get(p, 0) for p in ours) / sb
+            our["rake"] += sum(rakes.get(p, 0.0) for p in ours)
         for k in range(i, j):
             p = seats[k][1]
             table[k] = flags[p]
             row_net[k] = net.get(p, 0) / sb
-            if our_net is not None and p not in heroes:
-                row_vs_us[k] = our_net
+            if flows is not None and p not in heroes:
+                chips = sum(flows.get((u, p), 0.0) - flows.get((p, u), 0.0) for u in ours)
+                row_vs_chips[k] = chips
+                row_vs_us[k] = chips / sb
+                our["flows"] += chips
         i = j
 
     step("players")
@@ -495,6 +624,8 @@ def compute(
     vs_n = np.bincount(inverse[with_us], minlength=len(uniq))
     vs_sum = np.bincount(inverse[with_us], weights=row_vs_us[with_us], minlength=len(uniq))
     vs_sq = np.bincount(inverse[with_us], weights=row_vs_us[with_us] ** 2, minlength=len(uniq))
+    vs_chips = np.bincount(inverse, weights=row_vs_chips, minlength=len(uniq))
+    by_position = _by_position(inverse, len(uniq), table)
 
     contexts: dict[int, list[dict[str, Any]]] = {}
     model_hands: dict[int, int] = {}
@@ -517,21 +648,7 @@ def compute(
     for x in chosen:
         pid = int(uniq[x])
         s = sums[x]
-        figs = {
-            "vpip": Figure(int(s[_C["vpip"]]), int(s[_C["vpip_opp"]])),
-            "pfr": Figure(int(s[_C["pfr"]]), int(s[_C["vpip_opp"]])),
-            "three_bet": Figure(int(s[_C["tb"]]), int(s[_C["tb_opp"]])),
-            "agg_freq": Figure(int(s[_C["aggr1"]] + s[_C["aggr2"]] + s[_C["aggr3"]]),
-                               int(s[_C["saw1"]] + s[_C["saw2"]] + s[_C["saw3"]])),
-            "agg_flop": Figure(int(s[_C["aggr1"]]), int(s[_C["saw1"]])),
-            "agg_turn": Figure(int(s[_C["aggr2"]]), int(s[_C["saw2"]])),
-            "agg_river": Figure(int(s[_C["aggr3"]]), int(s[_C["saw3"]])),
-            "wtsd": Figure(int(s[_C["sd"]]), int(s[_C["saw1"]])),
-            "wsd": Figure(int(s[_C["wsd"]]), int(s[_C["sd"]])),
-            "wwsf": Figure(int(s[_C["wwsf"]]), int(s[_C["saw1"]])),
-            "cbet": Figure(int(s[_C["cb"]]), int(s[_C["cb_opp"]])),
-            "fold_cbet": Figure(int(s[_C["fcb"]]), int(s[_C["fcb_opp"]])),
-        }
+        figs = _figures(s)
         af = Factor(int(s[_C["bets_raises"]]), int(s[_C["calls"]]))
         vs = Mean(float(vs_sum[x]), float(vs_sq[x]), int(vs_n[x])) if vs_n[x] else None
         ps = PlayerStats(
@@ -540,6 +657,8 @@ def compute(
             actions=mix.get(pid, {r: dict.fromkeys(ACTION_KINDS, 0) for r in ROUNDS}),
             contexts=contexts.get(pid, [_empty_context(c) for c in range(N_CONTEXTS)]),
             model_hands=model_hands.get(pid, 0), vs_us=vs,
+            vs_us_chips=float(vs_chips[x]) if vs_n[x] else None,
+            positions=by_position[x],
         )
         ps.style = style_label(figs["vpip"], af, thresholds)
         out.append(ps)
@@ -549,6 +668,7 @@ def compute(
     if charted:
         step("timelines")
         _timelines(charted, row_player, table, row_vs_us)
+        _sessions(charted, row_player, row_time, table, row_net, row_vs_us, session_gap)
 
     started = [t for _, _, t, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
@@ -557,12 +677,69 @@ def compute(
     return ReportData(
         path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
         last_hand_at=max(started) if started else None, networks=networks, players=out,
-        opponents_total=len(opponents), heroes=sorted(names[p] for p in heroes & set(uniq.tolist())),
+        opponents_total=len(opponents), heroes=sorted({names[p] for p in heroes & set(uniq.tolist())}),
         hero_pattern=hero, half_life=half_life,
         filters={"network": network, "since": since, "players": players},
         charted=[ps.pid for ps in charted],
         bad_actions=bad_actions,
+        us=OurResults(hands=our["hands"], net_chips=our["net"], net_sb=our["net_sb"], rake_chips=our["rake"],
+                      flows_chips=our["flows"]),
+        recorded_heroes=sorted({names.get(p, f"#{p}") for p in recorded}),
     )
+
+
+def _figures(s: np.ndarray) -> dict[str, Figure]:
+    """A player's proportions (PROPORTIONS) from his summed columns."""
+    def fig(done: str, opp: str) -> Figure:
+        return Figure(int(s[_C[done]]), int(s[_C[opp]]))
+
+    return {
+        "vpip": fig("vpip", "vpip_opp"),
+        "pfr": fig("pfr", "vpip_opp"),
+        "three_bet": fig("tb", "tb_opp"),
+        "four_bet": fig("fb", "fb_opp"),
+        "steal": fig("st", "st_opp"),
+        "fold_steal": fig("fst", "fst_opp"),
+        "agg_freq": Figure(int(s[_C["aggr1"]] + s[_C["aggr2"]] + s[_C["aggr3"]]),
+                           int(s[_C["saw1"]] + s[_C["saw2"]] + s[_C["saw3"]])),
+        "agg_flop": fig("aggr1", "saw1"),
+        "agg_turn": fig("aggr2", "saw2"),
+        "agg_river": fig("aggr3", "saw3"),
+        "wtsd": fig("sd", "saw1"),
+        "wsd": fig("wsd", "sd"),
+        "wwsf": fig("wwsf", "saw1"),
+        "cbet": fig("cb", "cb_opp"),
+        "fold_cbet": fig("fcb", "fcb_opp"),
+        "cbet_turn": fig("cb2", "cb2_opp"),
+        "cbet_river": fig("cb3", "cb3_opp"),
+        "check_raise_flop": fig("cr1", "cr1_opp"),
+        "check_raise_turn": fig("cr2", "cr2_opp"),
+        "check_raise_river": fig("cr3", "cr3_opp"),
+        "wtsd_flop_call": fig("fcsd", "fcsd_opp"),
+    }
+
+
+def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[dict[str, dict[str, Figure]]]:
+    """Per player, per position group: VPIP and PFR over the hands dealt there."""
+    group = table[:, _C["pos"]] - 1
+    known = group >= 0
+    key = inverse[known] * len(POSITION_GROUPS) + group[known]
+    size = players * len(POSITION_GROUPS)
+
+    def count(column: str) -> np.ndarray:
+        return np.bincount(key, weights=table[known, _C[column]], minlength=size).astype(np.int64)
+
+    dealt = np.bincount(key, minlength=size)
+    opp, vpip, pfr = count("vpip_opp"), count("vpip"), count("pfr")
+    out = []
+    for x in range(players):
+        row = {}
+        for g, name in enumerate(POSITION_GROUPS):
+            k = x * len(POSITION_GROUPS) + g
+            row[name] = {"hands": int(dealt[k]), "vpip": Figure(int(vpip[k]), int(opp[k])),
+                         "pfr": Figure(int(pfr[k]), int(opp[k]))}
+        out.append(row)
+    return out
 
 
 def _empty_context(c: int) -> dict[str, Any]:
@@ -598,3 +775,48 @@ def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.nda
         us = row_vs_us[rows]
         us = us[~np.isnan(us)]
         ps.vs_us_curve = np.cumsum(us).tolist() if len(us) else []
+
+
+def _sessions(players: list[PlayerStats], row_player: np.ndarray, row_time: np.ndarray, table: np.ndarray,
+              row_net: np.ndarray, row_vs_us: np.ndarray, gap: float) -> None:
+    """Each charted player's sessions: runs of his hands with no gap longer than ``gap``
+    seconds between one and the next (hands of unknown time join the session they are
+    in), with the session's VPIP, PFR, post-flop aggression frequency, net and result
+    against us."""
+    for ps in players:
+        rows = np.flatnonzero(row_player == ps.pid)
+        if not len(rows):
+            continue
+        times = row_time[rows]
+        known = np.where(np.isnan(times), -np.inf, times)
+        # A new session where the time since the last known hand exceeds the gap.
+        last = np.maximum.accumulate(known)
+        previous = np.concatenate(([-np.inf], last[:-1]))
+        both = np.isfinite(known) & np.isfinite(previous)
+        starts = np.flatnonzero(both & (np.where(both, known - np.where(both, previous, 0.0), 0.0) > gap))
+        bounds = [0, *starts.tolist(), len(rows)]
+        out = []
+        for a, b in zip(bounds, bounds[1:]):
+            r = rows[a:b]
+            t = table[r]
+
+            def share(done: np.ndarray, opp: np.ndarray) -> float | None:
+                n = int(opp.sum())
+                return None if n == 0 else round(float(done.sum()) / n, 4)
+
+            vs = row_vs_us[r]
+            vs = vs[~np.isnan(vs)]
+            when = times[a:b]
+            when = when[~np.isnan(when)]
+            out.append({
+                "start": None if not len(when) else float(when.min()),
+                "end": None if not len(when) else float(when.max()),
+                "hands": int(b - a),
+                "vpip": share(t[:, _C["vpip"]], t[:, _C["vpip_opp"]]),
+                "pfr": share(t[:, _C["pfr"]], t[:, _C["vpip_opp"]]),
+                "agg_freq": share(t[:, _C["aggr1"]] + t[:, _C["aggr2"]] + t[:, _C["aggr3"]],
+                                  t[:, _C["saw1"]] + t[:, _C["saw2"]] + t[:, _C["saw3"]]),
+                "net_sb": round(float(row_net[r].sum()), 3),
+                "vs_us_sb": None if not len(vs) else round(float(vs.sum()), 3),
+            })
+        ps.sessions = out

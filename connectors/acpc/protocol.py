@@ -566,7 +566,7 @@ class StateTranslator:
             _make_started(self.hand_id(hand), f"{self.source} hand {hand}", players,
                           (game.stack or NO_STACK,) * n, n - 1, game.small_blind,
                           game.big_blind, game.small_bet, game.big_bet, game.max_bets,
-                          True, None, False, None, None),
+                          True, None, False, None, None, None),
             HoleCards(self.me, state.holes[state.position]),
         ]
         self.hand_over = False

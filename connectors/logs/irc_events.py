@@ -75,12 +75,13 @@ def irc_hand_events(hand: IrcHand) -> list[Event]:
     n = len(players)
     nicks = tuple([p.nick for p in players])
     # HandStarted's fields in order: hand id, source, players, stacks, button, blinds,
-    # bets, cap, heads-up reverse blinds, start time, free folds, blinds posted, variant.
+    # bets, cap, heads-up reverse blinds, start time, free folds, blinds posted, variant,
+    # hero.
     events: list[Event] = [_started(
         irc_hand_id(hand.hand_id), hand.source, nicks, tuple([p.bankroll for p in players]), n - 1,
         irc_database.SMALL_BLIND, irc_database.BIG_BLIND, irc_database.BET_SIZES[0], irc_database.BET_SIZES[2],
         irc_database.MAX_RAISES + 1, False, float(hand.hand_id), True,
-        _TWO_BLINDS if hand.two_blinds else _ONE_BLIND, IRC_1995,
+        _TWO_BLINDS if hand.two_blinds else _ONE_BLIND, IRC_1995, None,
     )]
     append = events.append
     for p in players:
@@ -129,5 +130,5 @@ def irc_hand_events(hand: IrcHand) -> list[Event]:
         for i, p in enumerate(players):
             if live[i] and p.hole_cards is None and not p.won:
                 append(CardsMucked(p.nick))
-    append(_ended(tuple([(p.nick, p.won) for p in players]), None))
+    append(_ended(tuple([(p.nick, p.won) for p in players]), None, 0))
     return events

@@ -11,7 +11,12 @@ Formats (one entry point, :func:`plan`, for files and folders of any of them):
   log named as in the log's ``# name/game/hands/seed`` header or like the log with the
   suffix ``.game``, else the standard ACPC game the header names; single figures can be
   overridden (:class:`AcpcSettings`);
-* PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables.
+* PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables;
+* the online rooms' hand histories (connectors.logs.rooms and one reader a room:
+  pokerstars, fulltilt, ipoker, partypoker, ongame, absolute), recognised by their
+  content whatever the file is called, in whatever encoding the room wrote; fixed-limit
+  hold'em cash games are read, hands of other games are skipped and counted
+  (``other-game``), never an error of the file.
 
 A chunk (:class:`Chunk`) is a small picklable description of a range of one file's hands,
 so chunks can be read in other processes; :func:`read_chunk` yields, in log order, a
@@ -21,7 +26,8 @@ used, with file, line and reason), or a :class:`KnownHand` for a hand the caller
 prefixed by the format: ``irc:<timestamp>``; ``acpc:<match>:<hand number>:<digest>`` and
 ``phh:<hand>:<digest>``, where the digest of the hand's own text keeps apart the hands of
 two matches that share a name and numbering, and recognises the same hand in a log read
-again.
+again; a room's hands are ``<room>:<the room's hand number>`` (``stars:2467687491``),
+the same hand in two players' files being one hand.
 
 The IRC reader indexes a whole month before it can build any hand of it (the pdb files
 hold every player's line of every hand); a process that reads chunks of a month keeps
@@ -40,6 +46,7 @@ from pathlib import Path
 
 from agent.config import ConfigError, TableConfig
 from agent.game.events import Event, HandStarted
+from connectors.logs import absolute, fulltilt, ipoker, ongame, partypoker, pokerstars, rooms
 from connectors.logs import acpc_log
 from connectors.logs import irc_database
 from connectors.logs import phh
@@ -55,6 +62,7 @@ __all__ = [
     "LogHand",
     "LogProblem",
     "PHH_NETWORK",
+    "ROOM_READERS",
     "clear_cache",
     "preload",
     "plan",
@@ -70,8 +78,14 @@ BAD_CARD = irc_database.BAD_CARD
 UNREADABLE = "unreadable"
 UNKNOWN_FORMAT = "unknown-format"
 NO_GAME = "no-game-definition"
+OTHER_GAME = rooms.OTHER_GAME  # a room's hand of another game: skipped, counted, not an error
 
-IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES = "irc", "irc-strays", "acpc", "phhs", "phh-files"
+IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phhs", "phh-files", "room"
+
+# The online rooms' readers by the network their players are known on.
+ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute)}
+# A room's file is read whole; real ones are a few megabytes at most.
+MAX_ROOM_FILE = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +148,7 @@ class Chunk:
     network: str
     units: int  # hands expected, for progress
     game: AcpcGame | str | None = None  # ACPC: the figures, or why there are none
-    name: str = ""  # ACPC: the match name in hand ids
+    name: str = ""  # ACPC: the match name in hand ids; ROOM: the room (ROOM_READERS)
     paths: tuple[str, ...] = ()  # PHH_FILES
 
 
@@ -142,7 +156,8 @@ class Chunk:
 
 
 def _sniff(path: Path) -> str | None:
-    """The format of a file by its name or its first lines: 'acpc', 'phh' or None."""
+    """The format of a file by its name or its first lines: 'acpc', 'phh', 'room:<room>'
+    or None."""
     suffix = path.suffix.lower()
     if suffix in (".phh", ".phhs"):
         return "phh"
@@ -150,9 +165,14 @@ def _sniff(path: Path) -> str | None:
         return None
     try:
         with open(path, "rb") as f:
-            head = f.read(4096).decode("utf-8", "replace")
+            raw = f.read(8192)
     except OSError:
         return None
+    text = rooms.decode(raw)
+    for network, reader in ROOM_READERS.items():
+        if reader.identify(text):
+            return f"room:{network}"
+    head = raw[:4096].decode("utf-8", "replace")
     for line in head.splitlines():
         line = line.strip()
         if line.startswith("STATE:") or line.startswith("# name/game/hands/seed"):
@@ -186,7 +206,7 @@ def _find(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem],
     elif explicit:
         problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT,
                                    f"{UNKNOWN_FORMAT}: {path} is not an IRC Poker Database month, an ACPC "
-                                   "log or a PHH file"))
+                                   "log, a PHH file or an online room's hand history"))
 
 
 def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
@@ -327,6 +347,12 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
                     units = sum(1 for line in lines[start:stop] if line.startswith("STATE:"))
                     chunks.append(Chunk(ACPC, spath, start, stop, network or ACPC_NETWORK, units,
                                         game=game, name=name or path.stem))
+            elif kind.startswith("room:"):
+                room = kind.split(":", 1)[1]
+                count = max(1, len(_room_file(spath, room)))  # a file of no hand is reported once
+                for start in range(0, count, chunk_hands):
+                    stop = min(count, start + chunk_hands)
+                    chunks.append(Chunk(ROOM, spath, start, stop, network or room, stop - start, name=room))
             elif path.suffix.lower() == ".phhs":
                 tables, _ = _phhs_tables(_read_text(path))
                 count = max(1, len(tables))  # stray text is reported by the first chunk
@@ -379,6 +405,8 @@ def read_chunk(chunk: Chunk, skip: Callable[[str], bool] | None = None) -> Itera
             yield from _phhs_hands(chunk, skip)
         elif chunk.kind == PHH_FILES:
             yield from _phh_files(chunk, skip)
+        elif chunk.kind == ROOM:
+            yield from _room_hands(chunk, skip)
         else:
             raise ValueError(f"unknown chunk kind {chunk.kind!r}")
     except OSError as exc:
@@ -525,3 +553,56 @@ def _phh_files(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Ite
             yield LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc}")
             continue
         yield _phh_hand(text, f"{path}:1", Path(path).stem, skip)
+
+
+# Online rooms ---------------------------------------------------------------------------------
+
+
+class _TooLarge(OSError):
+    pass
+
+
+def _room_text(path: str) -> str:
+    with open(path, "rb") as f:
+        data = f.read(MAX_ROOM_FILE + 1)
+    if len(data) > MAX_ROOM_FILE:
+        raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
+    return rooms.decode(data)
+
+
+def _room_file(path: str, room: str) -> list[tuple[int, str]]:
+    """The hands of a room's file: (first line, text) each, read once a process."""
+    return _cached(ROOM, path, lambda: ROOM_READERS[room].split_hands(_room_text(path)))  # type: ignore[return-value]
+
+
+def _room_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
+    reader = ROOM_READERS[chunk.name]
+    hands = _room_file(chunk.path, chunk.name)
+    if not hands and chunk.start == 0:
+        yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}:1: no hand found in a file "
+                                                        f"that looks like the room's ({chunk.name})")
+        return
+    for line, text in hands[chunk.start:chunk.stop]:
+        where = f"{chunk.path}:{line}"
+        if len(text) > rooms.MAX_HAND_CHARS:
+            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {len(text):,} characters, more "
+                                               f"than {rooms.MAX_HAND_CHARS:,}")
+            continue
+        try:
+            hand = reader.parse_hand(text, where)
+        except rooms.OtherGame as exc:
+            yield LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
+            continue
+        except rooms.RoomError as exc:
+            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
+            continue
+        hand_id = rooms.hand_id(chunk.name, hand.number)
+        if skip is not None and skip(hand_id):
+            yield KnownHand(hand_id, where)
+            continue
+        try:
+            events = rooms.hand_events(hand)
+        except rooms.RoomError as exc:
+            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
+            continue
+        yield LogHand(hand_id, where, events)
