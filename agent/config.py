@@ -234,6 +234,15 @@ class ReportConfig:
         object.__setattr__(self, "aggressive_af", float(self.aggressive_af))
 
 
+# Lines a bot may send at once, then a second, under each server's default flood limits
+# (no exemption), a little under what docs/irc-networks.md measured so the server never
+# holds a line back: ngircd 26 lets 3 through at once then 3 a second; InspIRCd 3's
+# default connect class (threshold 10, commandrate 1000) 9 at once then 1 a second.
+# "exempt": no limit, for a bot the server exempts (ngircd user mode +F, InspIRCd's
+# users/flood/no-throttle privilege): only on a server one runs oneself.
+FLOOD_PROFILES = {"safe": (5, 0.5), "ngircd": (3, 2.5), "inspircd": (8, 0.9), "exempt": (1, 0.0)}
+
+
 @dataclass(frozen=True)
 class IrcConfig:
     """IRC bots (connectors/irc, agent/play): server, nicks, who may command the player
@@ -252,6 +261,10 @@ class IrcConfig:
     min_bankroll: Any = ()  # channel -> bankroll needed to sit (tiers)
     flood_burst: int = 5  # lines sent at once ...
     flood_lines_per_second: float = 0.5  # ... then this many a second (0: no limit)
+    # The send budget for the network's server software, measured against its defaults
+    # (docs/irc-networks.md); "custom" takes flood_burst and flood_lines_per_second.
+    flood_profile: str = "custom"
+    answer_gap_seconds: float = 10.0  # the dealer answers one nick's commands at most this often (coalesced)
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 60.0
     decision_margin_seconds: float = 2.0  # the player bot answers this long before the dealer's limit
@@ -277,6 +290,14 @@ class IrcConfig:
     services_nick: str = "NickServ"  # who takes IDENTIFY and REGAIN
     connect_timeout_seconds: float = 30.0  # connecting, TLS and registering (the login included) must end within this
 
+    @property
+    def send_budget(self) -> tuple[int, float]:
+        """(lines at once, lines a second) the bots send: the flood profile's, or
+        flood_burst and flood_lines_per_second when it is custom."""
+        if self.flood_profile == "custom":
+            return self.flood_burst, self.flood_lines_per_second
+        return FLOOD_PROFILES[self.flood_profile]
+
     def __post_init__(self) -> None:
         host, sep, port = self.server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -297,7 +318,10 @@ class IrcConfig:
         for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT), ("flood_burst", MAX_COUNT),
                            ("initial_bankroll", MAX_CHIPS)):
             _whole("irc", name, getattr(self, name), 1, high)
-        for name in ("hand_pause_seconds", "flood_lines_per_second", "reconnect_min_seconds",
+        if self.flood_profile not in FLOOD_PROFILES and self.flood_profile != "custom":
+            raise ConfigError(f"irc.flood_profile must be custom or one of {', '.join(FLOOD_PROFILES)}, "
+                              f"got {self.flood_profile!r}")
+        for name in ("hand_pause_seconds", "flood_lines_per_second", "answer_gap_seconds", "reconnect_min_seconds",
                      "reconnect_max_seconds", "decision_margin_seconds", "store_batch_seconds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:

@@ -67,6 +67,16 @@ DOC_LINES = {
 HOLE = re.compile(r"Hand (\d+): your cards at ([#&]\S+): ([2-9TJQKA][cdhs]) ([2-9TJQKA][cdhs])\.")
 
 
+def clauses(line: str) -> list[str]:
+    """A hand line of several clauses (docs/irc-dialect.md: joined by ` | `, each
+    ending with a full stop) as the one-clause lines it stands for."""
+    m = re.fullmatch(r"(Hand \d+: )(.*)", line)
+    if m is None or ". | " not in line:
+        return [line]
+    parts = m.group(2).split(". | ")
+    return [m.group(1) + part + ("." if k < len(parts) - 1 else "") for k, part in enumerate(parts)]
+
+
 def classify(line: str) -> tuple[str, re.Match] | None:
     for name, regex in DOC_LINES.items():
         m = regex.fullmatch(line)
@@ -137,7 +147,9 @@ class Person:
             self.on_line(self, command, prefix, target.strip(), text)
 
     def from_dealer(self, dealer: str = "dealer", command: str = "PRIVMSG") -> list[str]:
-        return [t for c, p, _, t in list(self.lines) if c == command and p.split("!")[0] == dealer]
+        """What the dealer said, one clause a line (lines of several clauses split)."""
+        return [clause for c, p, _, t in list(self.lines) if c == command and p.split("!")[0] == dealer
+                for clause in clauses(t)]
 
     def close(self, message: str = "bye") -> None:
         try:

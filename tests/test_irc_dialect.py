@@ -226,7 +226,11 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
     lines = [ln for ln in block.strip().splitlines() if ln.strip()]
     tracker = Tracker()
     wins: list[tuple[str, int]] = []
-    msgs = [d.parse_line(ln) for ln in lines]
+    msgs = [m for ln in lines for m in d.parse_lines(ln)]
+    assert len(lines) < len(msgs)  # the doc's hand joins clauses
+    # The dealer would say it so (the first turn comes on its own line, after the hole cards).
+    first_turn = next(k for k, m in enumerate(msgs) if isinstance(m, d.ToAct))
+    assert d.format_lines(msgs[:first_turn]) + d.format_lines(msgs[first_turn:]) == lines
     kinds_seen = []
     record = None
     for msg in msgs:
@@ -363,6 +367,9 @@ def test_verify_lines_finds_a_deck_that_is_not_the_one_dealt() -> None:
     good = [f"[12:00] <dealer> {x}" for x in (start, commit, flop, "Hand 4: ends. Stacks: a 90, b 110.", reveal)]
     check = verify_lines(good)
     assert check.verified == 1 and not check.failed
+    # The same hand as the dealer says it, a step's clauses joined on one line.
+    joined = d.format_lines([d.parse_line(x) for x in (start, commit, flop, "Hand 4: ends. Stacks: a 90, b 110.", reveal)])
+    assert len(joined) < 5 and verify_lines(joined).verified == 1
     wrong_flop = f"Hand 4: flop {names[7]} {names[5]} {names[6]}."
     assert verify_lines([start, commit, wrong_flop, reveal]).failed
     late = verify_lines([start, flop, commit, reveal])
@@ -371,3 +378,47 @@ def test_verify_lines_finds_a_deck_that_is_not_the_one_dealt() -> None:
     assert verify_lines([start, commit, flop]).unverifiable == [4]
     other_salt = d.format_line(d.DeckRevealed(4, deck, "cd" * 16))
     assert "does not match" in verify_lines([start, commit, other_salt]).failed[0].problems[0]
+
+
+def test_clauses_of_one_hand_share_a_line_and_read_back_in_order() -> None:
+    turn = d.ToAct(17, "poki", (d.Option("check"), d.Option("bet", 10)), 45, 30)
+    msgs = [d.Acted(17, "bob", "c", 10), d.BoardCards(17, "flop", cards("7h 8d 2c"), cards("7h 8d 2c")), turn,
+            d.Acted(17, "poki", "b", 10, timed_out=False), d.Acted(17, "alice", "f"),
+            d.Wins(17, "poki", 55), d.HandEnds(17, (("alice", 990), ("bob", 985), ("poki", 1025)))]
+    lines = d.format_lines(msgs)
+    assert lines == [
+        "Hand 17: bob calls 10. | flop 7h 8d 2c. | poki to act: check or bet 10; pot 45 (30s).",
+        "Hand 17: poki bets 10. | alice folds. | poki wins 55. | ends. Stacks: alice 990, bob 985, poki 1025.",
+    ]
+    assert [m for ln in lines for m in d.parse_lines(ln)] == msgs
+    for ln in lines:
+        assert len(ln.encode()) <= d.MAX_LINE_TEXT and ln.startswith("Hand 17: ")
+    # The one-clause form is still a line: a reader takes both.
+    for msg in msgs:
+        assert d.parse_lines(d.format_line(msg)) == (msg,)
+
+
+def test_clauses_never_join_across_hands_table_lines_or_hole_cards() -> None:
+    a, b = d.Acted(3, "bob", "f"), d.Acted(4, "bob", "f")
+    sit = d.TableSit("amy", 100, 900)
+    hole = d.HoleCards(4, "#t", cards("As Kd"))
+    assert d.format_lines([a, b]) == [d.format_line(a), d.format_line(b)]
+    assert d.format_lines([a, sit, a]) == [d.format_line(a), d.format_line(sit), d.format_line(a)]
+    assert d.format_lines([b, hole, b]) == [d.format_line(b), d.format_line(hole), d.format_line(b)]
+    with pytest.raises(d.DialectError, match="hole cards"):
+        d.parse_lines("Hand 4: bob folds. | your cards at #t: As Kd.")
+
+
+def test_a_long_hand_end_is_split_to_fit_a_line() -> None:
+    seats = tuple((f"player{k:02d}abcdefg", 123456789 + k) for k in range(10))
+    msgs = [d.Acted(9, seats[0][0], "f"), *[d.Wins(9, n, 5000) for n, _ in seats[:3]], d.HandEnds(9, seats)]
+    lines = d.format_lines(msgs)
+    assert len(lines) == 2 and all(len(ln.encode()) <= d.MAX_LINE_TEXT for ln in lines)
+    assert [m for ln in lines for m in d.parse_lines(ln)] == msgs
+
+
+def test_a_broken_clause_breaks_the_line() -> None:
+    with pytest.raises(d.DialectError):
+        d.parse_lines("Hand 3: bob folds. | alice dances.")
+    with pytest.raises(d.DialectError):
+        d.parse_lines("Hand 3: bob folds. | ")

@@ -22,7 +22,7 @@ from agent.play.irc_player import PlayerBot
 from connectors.irc.server import LoopbackServer
 from db.database import Database
 
-from irc_live import (DOC_LINES, HOLE, Person, acpc_lines, check_against_acpc_log, classify,  # noqa: F401
+from irc_live import (DOC_LINES, HOLE, Person, acpc_lines, check_against_acpc_log, classify, clauses,  # noqa: F401
                       running, stored_hands, wait_for)
 
 BASE = Config()
@@ -109,6 +109,10 @@ def test_person_plays_by_the_doc_alone(server, running, tmp_path) -> None:
             mismatches.append(text)
         if command != "PRIVMSG" or target != "#holdem":
             return
+        for clause in clauses(text):  # a line may carry several clauses (docs/irc-dialect.md)
+            on_clause(p, clause)
+
+    def on_clause(p: Person, text: str) -> None:
         kind = classify(text)
         if kind is None:
             mismatches.append(text)

@@ -38,15 +38,15 @@ _NETWORK_SETTINGS = {
              ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"), ("dealer_tls_cert_file", "--tls-cert"),
              ("sasl", "--sasl"), ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
              ("server_password_file", "--server-password-file"), ("services_nick", ""),
-             ("connect_timeout_seconds", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
+             ("connect_timeout_seconds", ""), ("flood_profile", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
              ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
     "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
              ("dealer_account", "--dealer-account"),
              ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
              ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
              ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
-             ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_burst", ""),
-             ("flood_lines_per_second", "--no-flood-limit"), ("reconnect_min_seconds", ""),
+             ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_profile", ""),
+             ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"), ("answer_gap_seconds", ""), ("reconnect_min_seconds", ""),
              ("reconnect_max_seconds", "")),
 }
 # Each role's files: (what, the setting giving its default, the option).

@@ -256,6 +256,8 @@ class DealerHost:
     min_players: int = 2  # seated before the session's first hand
     network_options: NetworkOptions | None = None  # TLS and the dealer's login (None: plain text, no login)
     deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
+    joined_clauses: bool = True  # off: one clause a line (the dialect's older form; `poki bench` compares)
+    fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -280,11 +282,12 @@ class DealerHost:
         network = self.network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
         self.client = IrcClient(
             self.host, self.port, self.nick, name=f"dealer {self.nick}",
-            flood_burst=irc.flood_burst,
-            flood_rate=irc.flood_lines_per_second if self.flood_rate is None else self.flood_rate,
+            flood_burst=irc.send_budget[0],
+            flood_rate=irc.send_budget[1] if self.flood_rate is None else self.flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng(None if self.seed is None else [self.seed, 1]), tls=network.tls, login=network.login,
-            connect_timeout=network.connect_timeout, on_failure=self._network_failed)
+            connect_timeout=network.connect_timeout, on_failure=self._network_failed,
+            answer_gap=irc.answer_gap_seconds)
         client = self.client
         started = threading.Event()
 
@@ -315,7 +318,8 @@ class DealerHost:
                     hand_pause=irc.hand_pause_seconds if self.hand_pause is None else self.hand_pause,
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
-                    done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted)
+                    done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted,
+                    joined_clauses=self.joined_clauses, fair_clock=self.fair_clock)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 opening.append(exc)

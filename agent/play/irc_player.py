@@ -38,7 +38,7 @@ from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.game.rules import Action
 from connectors.irc import dialect as d
 from connectors.irc.address import network_of, split_server
-from connectors.irc.client import IrcClient
+from connectors.irc.client import IrcClient, Priority
 from connectors.irc.player import PlayerFeed
 
 __all__ = ["PlayerBot"]
@@ -54,6 +54,7 @@ class TableStatus:
     voids: int = 0
     leaving: bool = False  # an owner said leave: at the end of the hand in progress
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
+    sent_late: int = 0  # replies that left our queue after the limit the turn line showed
 
 
 class PlayerBot:
@@ -84,8 +85,8 @@ class PlayerBot:
         self.failure: str | None = None  # why the network refused us for good, if it did
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
-            flood_burst=irc.flood_burst,
-            flood_rate=irc.flood_lines_per_second if flood_rate is None else flood_rate,
+            flood_burst=irc.send_budget[0],
+            flood_rate=irc.send_budget[1] if flood_rate is None else flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
@@ -162,7 +163,7 @@ class PlayerBot:
             # Our view of the hand is lost (we joined mid-hand, a line was refused): answer
             # what a time-out would, at once.
             status.turn_mismatch += 1
-            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel))
+            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel), Priority.GAME)
             return
         # The real deadline: what the turn line gives, less the answer margin. The seat
         # tells the engine (its simulator spends a share of it) and, on the IRC loop (no
@@ -176,7 +177,14 @@ class PlayerBot:
             status.latencies.append(time.perf_counter() - t0)
             # Said to the dealer alone: the dealer announces the move to the table anyway,
             # and the other players' programs are not woken for a line they would ignore.
-            client.say(dealer, d.format_move(d.action_word(action, to_act), channel))
+            client.say(dealer, d.format_move(d.action_word(action, to_act), channel), Priority.GAME,
+                       on_sent=sent)
+
+        def sent() -> None:
+            # Late is when the move left, not when it was decided: a move held in our own
+            # queue past the limit is late however fast the engine was.
+            if time.perf_counter() - t0 > to_act.seconds:
+                status.sent_late += 1
 
         seat.decide_async(deadline, reply, call_later=client.call_later)
 
@@ -225,7 +233,7 @@ class PlayerBot:
     def _ask_seat(self, channel: str) -> None:
         status = self.status[channel]
         status.sit_asked = True
-        self.client.say(channel, d.sit_command())
+        self.client.say(channel, d.sit_command(), Priority.GAME)
 
     def on_order(self, nick: str, order: str, args: list[str]) -> str:
         if order == "help":
@@ -254,7 +262,7 @@ class PlayerBot:
         part once the dealer says so, or at once when we hold no seat."""
         status = self.status[channel]
         if status.seated:
-            self.client.say(channel, d.leave_command())
+            self.client.say(channel, d.leave_command(), Priority.GAME)
         else:
             status.leaving = False
             self.client.part(channel, "leaving the table")
@@ -309,7 +317,8 @@ class PlayerBot:
                 continue
             s = seat.stats
             parts.append(f"{channel}: {s.hands} hands, {s.sb_per_hand:+.2f} sb/hand "
-                         f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late")
+                         f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late "
+                         f"({status.sent_late} sent after the limit)")
         f = self.feed.stats
         w = self.writer
         parts.append(f"ignored: {f.impostor} impostor lines, {f.malformed} malformed; "

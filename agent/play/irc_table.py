@@ -9,7 +9,9 @@ tracker) with cards drawn from an injected seeded generator, so the rules here a
 rules everywhere.
 
 * Turn order and a time limit per action: on time-out the player checks if that is free
-  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out.
+  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out. The limit
+  starts when the turn line has reached the table (:class:`TurnClock`), and the lines of
+  one step (a move, a board, the next turn) go out as one line of several clauses.
 * A seat belongs to the connection that took it (nick and user@host): a nick change
   follows the seat; someone else who takes a departed player's nick gets neither the
   seat nor the chips (the bank binds bankrolls to user@host too).
@@ -42,7 +44,7 @@ from agent.game.tracker import Tracker, TrackerError
 from agent.play.dealer import SeededDeals
 from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
 from connectors.irc import dialect as d
-from connectors.irc.client import IrcClient, IrcEvent
+from connectors.irc.client import IrcClient, IrcEvent, Priority
 from agent.play.irc_seats import Bank, BankError, TableSeat
 from evaluator_pyx import evaluate_cards, hand_category
 
@@ -63,6 +65,65 @@ class DealerStats:
     refused: int = 0  # commands refused (with a notice)
     ignored: int = 0  # action words from someone whose turn it was not
     errors: int = 0
+    lines: int = 0  # lines said at the tables (hand and table lines; hole cards not counted)
+    turns: int = 0  # turns whose clock started
+    delivery_max: float = 0.0  # the longest a turn line took to reach the table (s)
+    delivery_total: float = 0.0  # summed over the turns
+
+
+class TurnClock:
+    """A turn's time limit, started when the turn line has reached the table rather than
+    when the dealer queued it (IrcClient.when_delivered: past the dealer's own queue and
+    past the server's flood delay), so the seconds the line shows are the seconds the
+    player has. The wait for the delivery is itself limited: should the server never
+    answer, the clock starts after ``backstop`` seconds anyway, with a warning."""
+
+    def __init__(self, client: IrcClient, seconds: float, expire: Callable[[], object],
+                 delivered: Callable[[float], object], backstop: float) -> None:
+        self.client = client
+        self.seconds = seconds
+        self.expire = expire
+        self.delivered = delivered
+        self.backstop = backstop
+        self.queued_at = time.monotonic()
+        self.started_at: float | None = None
+        self.cancelled = False
+        self._timer = None
+        self._backstop = None
+
+    def arm(self) -> None:
+        """The turn line is queued: ask to hear when it has gone out."""
+        if self.cancelled or self._backstop is not None:
+            return
+        self.queued_at = time.monotonic()
+        self._backstop = self.client.call_later(self.backstop, self._overdue)
+        self.client.when_delivered(self.start)
+
+    def start(self) -> None:
+        if self.cancelled or self.started_at is not None:
+            return
+        self.started_at = time.monotonic()
+        if self._backstop is not None:
+            self._backstop.cancel()
+        self.delivered(self.started_at - self.queued_at)
+        self._timer = self.client.call_later(self.seconds, self._expired)
+
+    def _overdue(self) -> None:
+        if not self.cancelled and self.started_at is None:
+            log.warning("the server did not confirm a turn line within %.0f s: the clock starts now",
+                        time.monotonic() - self.queued_at)
+            self.start()
+
+    def _expired(self) -> None:
+        if not self.cancelled:
+            self.expire()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self._backstop is not None:
+            self._backstop.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 @dataclass
@@ -94,6 +155,7 @@ class _Table:
     other_dealer: str = ""  # another dealer deals here: we do not (one dealer a channel)
     told: tuple = ()  # the last move out of turn answered (one answer a turn)
     next_hand_first: bool = True  # no hand dealt yet in this session
+    outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
 
 
 class DealerBot:
@@ -109,7 +171,8 @@ class DealerBot:
                  tiers: Callable[[str], int] = lambda channel: 0,
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
                  done: Callable[[], object] | None = None, deals: SeededDeals | None = None,
-                 decks: DeckSource | None = None, interrupted: dict[str, int] | None = None) -> None:
+                 decks: DeckSource | None = None, interrupted: dict[str, int] | None = None,
+                 joined_clauses: bool = True, fair_clock: bool = True) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -131,6 +194,10 @@ class DealerBot:
         # when none is given (tests), and the table then says it is seeded.
         self.decks: DeckSource = decks if decks is not None else SeededDecks(rng)
         self.seeded = self.decks.seeded or deals is not None
+        # Both on in play; off, the dealer says one clause a line and starts the clock when
+        # it queues the turn line, as it did before: `poki bench` measures the difference.
+        self.joined_clauses = joined_clauses
+        self.fair_clock = fair_clock
         self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
@@ -148,10 +215,38 @@ class DealerBot:
     # --- helpers ---------------------------------------------------------------------------
 
     def _say(self, table: _Table, msg: d.Line) -> None:
-        self.client.say(table.channel, d.format_line(msg))
+        """Say ``msg`` at the table with the rest of this step: the lines of one step (a
+        move, the board it completes, the next turn) leave as one line where they fit
+        (dialect.format_lines), after the handler that made them returns."""
+        if not table.outgoing:
+            self.client.call_soon(lambda: self._flush(table))
+        table.outgoing.append(msg)
+
+    def _flush(self, table: _Table) -> None:
+        msgs, table.outgoing = table.outgoing, []
+        lines = d.format_lines(msgs) if self.joined_clauses else [d.format_line(m) for m in msgs]
+        for line in lines:
+            self.client.say(table.channel, line, Priority.GAME)
+            self.stats.lines += 1
+        hand = table.hand
+        if hand is not None and isinstance(hand.timer, TurnClock):
+            if self.fair_clock:
+                hand.timer.arm()  # behind the turn line, never before it
+            else:
+                hand.timer.start()
 
     def _tell(self, nick: str, text: str) -> None:
-        self.client.notice(nick, text)
+        """An answer to one person: before strangers' when the person is seated; answers
+        to one nick coalesced and spaced (connectors.irc.send_queue), so a flood of
+        commands earns a few answers and never holds up the game."""
+        seated = any(s.nick == nick for t in self.tables.values() for s in t.seats)
+        self.client.notice(nick, text, Priority.SEATED if seated else Priority.OTHER,
+                           key=f"answer:{nick.lower()}")
+
+    def _refuse_move(self, nick: str, text: str) -> None:
+        """A refused move goes to the player whose turn it is, at once, never held back."""
+        self.stats.refused += 1
+        self.client.notice(nick, text, Priority.SEATED)
 
     def _table(self, channel: str) -> _Table | None:
         return self.tables.get(channel.lower())
@@ -515,9 +610,10 @@ class DealerBot:
         for op in tracker.state.operations:  # type: ignore[union-attr]
             if isinstance(op, BlindPosted):
                 self._say(table, d.BlindPosted(number, names[op.seat], op.big, op.amount, op.all_in))
+        self._flush(table)  # the start line before the cards it deals
         for k, seat in enumerate(seats):
             tracker.apply(HoleCards(names[k], holes[k]))
-            self._tell(seat.nick, d.format_line(d.HoleCards(number, table.channel, holes[k])))
+            self.client.notice(seat.nick, d.format_line(d.HoleCards(number, table.channel, holes[k])), Priority.GAME)
         self._advance(table)
 
     def _options(self, hand: _Hand, seat: int) -> tuple[d.Option, ...]:
@@ -561,7 +657,8 @@ class DealerBot:
                 hand.waiting = actor
                 self._say(table, d.ToAct(hand.number, hand.names[actor], self._options(hand, actor),
                                          st.pot, int(round(self.action_seconds))))
-                hand.timer = self.client.call_later(self.action_seconds, lambda: self._timed_out(table, hand))
+                hand.timer = TurnClock(self.client, self.action_seconds, lambda: self._timed_out(table, hand),
+                                       self._delivered, backstop=max(60.0, 2 * self.action_seconds))
                 return
             if phase == Phase.BOARD_DEALING:
                 count = st.pending_board_count
@@ -580,6 +677,12 @@ class DealerBot:
                 continue
             self._finish(table, hand)
             return
+
+    def _delivered(self, seconds: float) -> None:
+        stats = self.stats
+        stats.turns += 1
+        stats.delivery_total += seconds
+        stats.delivery_max = max(stats.delivery_max, seconds)
 
     @staticmethod
     def _timeout_action(hand: _Hand, seat: int) -> Action:
@@ -622,21 +725,21 @@ class DealerBot:
         legal = st.legal_actions()
         channel = table.channel
         if word == "check" and to_call > 0:
-            self._refuse(ev.nick, d.refusal("cannot_check", channel=channel, hand=hand.number,
-                                            to_call=min(to_call, st.stacks[actor])))
+            self._refuse_move(ev.nick, d.refusal("cannot_check", channel=channel, hand=hand.number,
+                                                 to_call=min(to_call, st.stacks[actor])))
             return
         if word == "fold" and Action.FOLD not in legal:
-            self._refuse(ev.nick, d.refusal("cannot_fold", channel=channel, hand=hand.number))
+            self._refuse_move(ev.nick, d.refusal("cannot_fold", channel=channel, hand=hand.number))
             return
         if word in ("bet", "raise") and Action.BET_RAISE not in legal:
-            self._refuse(ev.nick, d.refusal("cannot_raise", channel=channel, hand=hand.number))
+            self._refuse_move(ev.nick, d.refusal("cannot_raise", channel=channel, hand=hand.number))
             return
         if amount is not None:
             # ``raise to 60`` as the turn line offers it: taken when it is the amount offered.
             options = self._options(hand, actor)
             offered = next((o for o in options if o.kind in (("call",) if word == "call" else ("bet", "raise"))), None)
             if offered is None or offered.amount != amount:
-                self._refuse(ev.nick, d.refusal(
+                self._refuse_move(ev.nick, d.refusal(
                     "wrong_amount", channel=channel, hand=hand.number, word=word,
                     amount=offered.amount if offered is not None else "not possible",
                     options=d.format_options(options)))

@@ -63,37 +63,11 @@ def verify_lines(lines: Iterable[str]) -> DeckCheck:
         if m is None:
             continue
         try:
-            msg = d.parse_line(m.group(1))
+            msgs = d.parse_lines(m.group(1))  # one clause a line, or a step's clauses joined
         except d.DialectError:
             continue  # chatter that looks like a hand line, or another dialect's
-        number = msg.hand  # type: ignore[union-attr]
-        if isinstance(msg, d.HandStarts):
-            h = hands[number] = HandCheck(number, tuple(n for n, _ in msg.seats))
-            order.append(h)
-        elif isinstance(msg, d.DeckCommitment):
-            h = hands.get(number)
-            if h is None:
-                continue  # the log starts mid-hand
-            if h.digest is not None and h.digest != msg.digest:
-                h.problems.append("two different commitments")
-            h.digest = msg.digest
-            if h.seen:
-                h.committed_first = False
-                h.problems.append("the commitment came after cards were shown")
-        elif isinstance(msg, d.DeckRevealed):
-            h = hands.get(number)
-            if h is None:
-                continue  # the log starts mid-hand
-            h.revealed = msg
-        elif isinstance(msg, (d.BoardCards, d.Shows, d.HoleCards)):
-            h = hands.get(number)
-            if h is None or h.revealed is not None:
-                continue
-            if isinstance(msg, d.BoardCards):
-                h.seen.append(("board", msg.board, -1))
-            else:
-                nick = msg.nick if isinstance(msg, d.Shows) else None
-                h.seen.append(("shows" if nick else "hole", msg.cards, h.seats.index(nick) if nick in h.seats else -2))
+        for msg in msgs:
+            _read(msg, hands, order)
     unverifiable = []
     for h in order:
         if h.revealed is None:
@@ -101,6 +75,40 @@ def verify_lines(lines: Iterable[str]) -> DeckCheck:
             continue
         _check_hand(h)
     return DeckCheck([h for h in order if h.revealed is not None], unverifiable)
+
+
+def _read(msg: d.Line, hands: dict[int, HandCheck], order: list[HandCheck]) -> None:
+    """One clause of a dealer line, into its hand's check."""
+    number = getattr(msg, "hand", None)
+    if number is None:
+        return
+    if isinstance(msg, d.HandStarts):
+        h = hands[number] = HandCheck(number, tuple(n for n, _ in msg.seats))
+        order.append(h)
+    elif isinstance(msg, d.DeckCommitment):
+        h = hands.get(number)
+        if h is None:
+            return  # the log starts mid-hand
+        if h.digest is not None and h.digest != msg.digest:
+            h.problems.append("two different commitments")
+        h.digest = msg.digest
+        if h.seen:
+            h.committed_first = False
+            h.problems.append("the commitment came after cards were shown")
+    elif isinstance(msg, d.DeckRevealed):
+        h = hands.get(number)
+        if h is None:
+            return  # the log starts mid-hand
+        h.revealed = msg
+    elif isinstance(msg, (d.BoardCards, d.Shows, d.HoleCards)):
+        h = hands.get(number)
+        if h is None or h.revealed is not None:
+            return
+        if isinstance(msg, d.BoardCards):
+            h.seen.append(("board", msg.board, -1))
+        else:
+            nick = msg.nick if isinstance(msg, d.Shows) else None
+            h.seen.append(("shows" if nick else "hole", msg.cards, h.seats.index(nick) if nick in h.seats else -2))
 
 
 def _check_hand(h: HandCheck) -> None:

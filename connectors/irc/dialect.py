@@ -18,6 +18,7 @@ Anything that starts like a hand line but does not follow the grammar raises
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Union
 
@@ -28,8 +29,8 @@ __all__ = [
     "Acted", "BlindPosted", "BoardCards", "Command", "DeckCommitment", "DeckRevealed", "DialectError", "HandEnds",
     "HandStarts", "HandVoid", "HoleCards", "LeftHand", "Line", "MAX_NICK", "Mucks",
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
-    "format_command", "format_line", "format_move", "hand_id", "is_nick", "parse_command", "parse_line",
-    "parse_move", "turn_of",
+    "format_command", "format_line", "format_lines", "format_move", "hand_id", "is_nick", "parse_command",
+    "parse_line", "parse_lines", "parse_move", "turn_of", "CLAUSE_SEPARATOR", "MAX_LINE_TEXT",
     "HELP", "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
     "is_table_opened", "leave_command", "looks_like_dealer", "DECK_SALT_HEX", "deck_digest", "dealer_conflict", "dealer_here", "format_options", "is_dealer_here",
     "is_dealer_conflict", "is_seeded_table", "player_back", "refusal", "seat_renamed",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
+MAX_LINE_TEXT = 400  # bytes of text a dealer line may hold (the server adds the prefix within 512)
+CLAUSE_SEPARATOR = " | "  # between the clauses of one hand line: never inside a clause
 
 
 class DialectError(ValueError):
@@ -287,6 +290,65 @@ def format_line(msg: Line) -> str:
     if type(hand) is not int or hand < 1:
         raise DialectError(f"hand number must be a positive whole number, got {hand!r}")
     return f"Hand {hand}: {_hand_body(msg)}"
+
+
+def format_lines(msgs: Iterable[Line], limit: int = MAX_LINE_TEXT) -> list[str]:
+    """The lines a dealer says for ``msgs``, in order, in as few lines as fit ``limit``
+    bytes: consecutive messages of one hand share a line, one clause each, joined by
+    :data:`CLAUSE_SEPARATOR` (``Hand 3: alice raises to 20. | bob to act: ...``). A turn
+    ends its line; table lines and hole cards stand alone.
+
+    >>> format_lines([Acted(3, "alice", "r", 20), Acted(3, "bob", "f")])
+    ['Hand 3: alice raises to 20. | bob folds.']
+    """
+    out: list[str] = []
+    hand = None  # the hand of the line being filled, None when it cannot take more
+    for msg in msgs:
+        line = format_line(msg)
+        number = getattr(msg, "hand", None)
+        if isinstance(msg, (TableSit, TableLeave, TableSitOut, TableInfo, HoleCards)):
+            out.append(line)
+            hand = None
+            continue
+        clause = line[line.index(": ") + 2:]
+        if hand == number and len((out[-1] + CLAUSE_SEPARATOR + clause).encode("utf-8")) <= limit:
+            out[-1] += CLAUSE_SEPARATOR + clause
+        else:
+            out.append(line)
+            hand = number
+        if isinstance(msg, ToAct):
+            hand = None  # a turn ends its line: what follows it is the player's answer
+    return out
+
+
+def parse_lines(line: str) -> tuple[Line, ...]:
+    """Every message a dealer line carries, in order: one for a line of one clause, more
+    for a hand line of several (:func:`format_lines`). DialectError as
+    :func:`parse_line` for any clause that does not follow the grammar.
+
+    >>> [type(m).__name__ for m in parse_lines("Hand 3: alice raises to 20. | bob folds.")]
+    ['Acted', 'Acted']
+    """
+    if not isinstance(line, str):
+        raise DialectError(f"a line must be text, got {type(line).__name__}")
+    text = line.rstrip("\r\n")
+    joint = "." + CLAUSE_SEPARATOR
+    if joint not in text or not text.startswith("Hand "):
+        return (parse_line(text),)
+    m = _HAND_RE.fullmatch(text)
+    if m is None:
+        raise _bad(text, "a hand line needs 'Hand <number>: ' first")
+    prefix = f"Hand {m.group(1)}: "
+    clauses = m.group(2).split(joint)
+    if len(clauses) > 64:
+        raise _bad(text[:120], "too many clauses")
+    msgs = []
+    for k, clause in enumerate(clauses):
+        msg = parse_line(prefix + clause + ("." if k < len(clauses) - 1 else ""))
+        if isinstance(msg, HoleCards):
+            raise _bad(text, "hole cards never share a line")
+        msgs.append(msg)
+    return tuple(msgs)
 
 
 def _table_body(msg: Line) -> str:

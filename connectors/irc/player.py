@@ -268,17 +268,20 @@ class PlayerFeed:
         self.stats.dealer_lines += 1
         turn = d.turn_of(text)
         if turn is not None and turn != self.client.nick:
-            # A third of a table's lines are someone else's turn, which moves nothing
-            # here (the move itself comes on its own line): not worth parsing.
+            # Someone else's turn alone on its line moves nothing here: not worth parsing.
             return
         try:
-            msg = d.parse_line(text)
+            msgs = d.parse_lines(text)
         except d.DialectError as exc:
             self.stats.malformed += 1
             self.stats.last_error = f"{name}: dealer line skipped: {exc}"
             log.warning("%s", self.stats.last_error)
             return
         table = self.tables[channel]
+        for msg in msgs:  # a hand line may carry several clauses: a move, the board, the next turn
+            self._dealer_message(table, name, msg)
+
+    def _dealer_message(self, table: _TableFeed, name: str, msg: d.Line) -> None:
         if isinstance(msg, (d.TableSit, d.TableLeave, d.TableSitOut, d.TableInfo)):
             self.listener.on_table(name, msg)
             return
@@ -345,7 +348,7 @@ class PlayerFeed:
         if not self.is_owner(ev.nick, ev.userhost):
             self.stats.refused_orders += 1
             log.warning("order refused from %s!%s: %r", ev.nick, ev.userhost, ev.text[:80])
-            self.client.notice(ev.nick, "I take orders from my owners only.")
+            self.client.notice(ev.nick, "I take orders from my owners only.", key=f"answer:{ev.nick.lower()}")
             return
         order = words[0].lower().lstrip("!")
         if order not in ORDERS:
