@@ -1,7 +1,10 @@
 """The one place config.toml is read: TOML in, frozen dataclasses out.
 
-Every value is checked here, so a bad config file fails at start-up with the file and key
-named instead of deep inside a hand.
+Every value is checked here, by type and range, so a bad config file fails at start-up
+with the file and key named instead of deep inside a hand: a whole number where one is
+meant (``seats = 9.5`` and ``seed = 1.5`` are refused), within bounds a run can use
+(chips, seeds and counts), finite numbers only. The file itself is read bounded
+(agent.toml_input: size, nesting, UTF-8, a byte-order mark allowed).
 """
 from __future__ import annotations
 
@@ -10,9 +13,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import tomllib
+from agent import toml_input
 
 DEFAULT_PATH = Path("config.toml")
+MAX_CONFIG_BYTES = 1 << 20
 
 
 class ConfigError(ValueError):
@@ -30,20 +34,35 @@ class TableConfig:
     starting_stack: int = 1000
 
     def __post_init__(self) -> None:
-        if not 2 <= self.seats <= 10:
-            raise ConfigError(f"table.seats must be 2-10, got {self.seats}")
+        _whole("table", "seats", self.seats, 2, 10)
         for name in ("small_blind", "big_blind", "small_bet", "big_bet", "starting_stack"):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"table.{name} must be positive, got {getattr(self, name)}")
+            _whole("table", name, getattr(self, name), 1, MAX_CHIPS)
         if self.small_blind > self.big_blind:
             raise ConfigError("table.small_blind must not exceed table.big_blind")
-        if self.max_bets < 1:
-            raise ConfigError(f"table.max_bets must be at least 1, got {self.max_bets}")
+        _whole("table", "max_bets", self.max_bets, 1, 100)
+
+
+# Bounds of whole numbers read from the file: chip amounts stay far inside SQLite's 64-bit
+# integers however many bets a hand holds, seeds inside what every generator and the
+# database take, counts of work inside what finishes.
+MAX_CHIPS = 10**9
+MAX_SEED = 2**63 - 1
+MAX_COUNT = 10**6
+
+
+def _whole(section: str, name: str, value: Any, low: int, high: int) -> int:
+    """``value`` as a whole number in [low, high], else ConfigError naming the key."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{section}.{name} must be a whole number from {low:,} to {high:,}, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
 class RandomConfig:
     seed: int = 1995
+
+    def __post_init__(self) -> None:
+        _whole("random", "seed", self.seed, 0, MAX_SEED)
 
 
 @dataclass(frozen=True)
@@ -75,13 +94,12 @@ class DatabaseConfig:
             raise ConfigError(f"database.path must be a file name, got {self.path!r}")
         if self.synchronous not in ("normal", "full"):
             raise ConfigError(f"database.synchronous must be \"normal\" or \"full\", got {self.synchronous!r}")
-        if not isinstance(self.batch_hands, int) or self.batch_hands < 1:
-            raise ConfigError(f"database.batch_hands must be a positive integer, got {self.batch_hands!r}")
+        _whole("database", "batch_hands", self.batch_hands, 1, MAX_COUNT)
 
 
 ENGINE_CHOICES = {
     "bettor": ("triples", "loki1", "simulator"),
-    "reweight": ("triples", "loki1", "none"),
+    "reweight": ("triples", "loki1", "learned", "none"),
     "weights": ("modeled", "uniform"),
     "opponent_model": ("specific", "generic"),
     "preflop": ("tight", "moderate", "loose"),
@@ -154,9 +172,7 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         for name in ("sim_trials", "sim_min_trials"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-                raise ConfigError(f"engine.{name} must be a whole number >= 2, got {value!r}")
+            _whole("engine", name, getattr(self, name), 2, MAX_COUNT)
         for name in ("sim_time_ms", "sim_close"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1e9:
@@ -209,15 +225,22 @@ class ReportConfig:
         except Exception:
             raise ConfigError(f"report.timezone: unknown time zone {self.timezone!r}") from None
         for name in ("charts", "min_sample", "style_min_hands"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"report.{name} must be a whole number >= 0, got {value!r}")
+            _whole("report", name, getattr(self, name), 0, MAX_COUNT)
         if not 0.0 < self.loose_vpip < 1.0:
             raise ConfigError(f"report.loose_vpip must be in (0, 1), got {self.loose_vpip!r}")
         if not (math.isfinite(self.aggressive_af) and self.aggressive_af > 0):
             raise ConfigError(f"report.aggressive_af must be a positive number, got {self.aggressive_af!r}")
         object.__setattr__(self, "loose_vpip", float(self.loose_vpip))
         object.__setattr__(self, "aggressive_af", float(self.aggressive_af))
+
+
+# Lines a bot may send at once, then a second, under each server's default flood limits
+# (no exemption), a little under what docs/irc-networks.md measured so the server never
+# holds a line back: ngircd 26 lets 3 through at once then 3 a second; InspIRCd 3's
+# default connect class (threshold 10, commandrate 1000) 9 at once then 1 a second.
+# "exempt": no limit, for a bot the server exempts (ngircd user mode +F, InspIRCd's
+# users/flood/no-throttle privilege): only on a server one runs oneself.
+FLOOD_PROFILES = {"safe": (5, 0.5), "ngircd": (3, 2.5), "inspircd": (8, 0.9), "exempt": (1, 0.0)}
 
 
 @dataclass(frozen=True)
@@ -229,7 +252,7 @@ class IrcConfig:
     nick: str = "poki"  # the player bot's nick (another is picked if taken)
     channels: tuple = ("#holdem",)
     dealer_nick: str = "dealer"  # the player bot acts only on lines from this nick ...
-    dealer_host: str = ""  # ... and, when set, from this host (user@host or host)
+    dealer_host: str = ""  # ... and from this identity (host, user@host or a nick!user@host mask); "": pinned when first seen
     owners: tuple = ()  # nick!user@host masks (* and ? allowed) that may command the bot
     action_seconds: int = 30  # the dealer's time limit per action
     max_timeouts: int = 3  # time-outs in a row before a player is sat out
@@ -238,6 +261,10 @@ class IrcConfig:
     min_bankroll: Any = ()  # channel -> bankroll needed to sit (tiers)
     flood_burst: int = 5  # lines sent at once ...
     flood_lines_per_second: float = 0.5  # ... then this many a second (0: no limit)
+    # The send budget for the network's server software, measured against its defaults
+    # (docs/irc-networks.md); "custom" takes flood_burst and flood_lines_per_second.
+    flood_profile: str = "custom"
+    answer_gap_seconds: float = 10.0  # the dealer answers one nick's commands at most this often (coalesced)
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 60.0
     decision_margin_seconds: float = 2.0  # the player bot answers this long before the dealer's limit
@@ -263,6 +290,14 @@ class IrcConfig:
     services_nick: str = "NickServ"  # who takes IDENTIFY and REGAIN
     connect_timeout_seconds: float = 30.0  # connecting, TLS and registering (the login included) must end within this
 
+    @property
+    def send_budget(self) -> tuple[int, float]:
+        """(lines at once, lines a second) the bots send: the flood profile's, or
+        flood_burst and flood_lines_per_second when it is custom."""
+        if self.flood_profile == "custom":
+            return self.flood_burst, self.flood_lines_per_second
+        return FLOOD_PROFILES[self.flood_profile]
+
     def __post_init__(self) -> None:
         host, sep, port = self.server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -280,11 +315,13 @@ class IrcConfig:
             raise ConfigError(f"irc.channels must be channel names (#...), got {self.channels!r}")
         if not all(isinstance(o, str) and o for o in self.owners):
             raise ConfigError(f"irc.owners must be nick!user@host masks, got {self.owners!r}")
-        for name in ("action_seconds", "max_timeouts", "flood_burst", "initial_bankroll"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"irc.{name} must be a positive whole number, got {value!r}")
-        for name in ("hand_pause_seconds", "flood_lines_per_second", "reconnect_min_seconds",
+        for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT), ("flood_burst", MAX_COUNT),
+                           ("initial_bankroll", MAX_CHIPS)):
+            _whole("irc", name, getattr(self, name), 1, high)
+        if self.flood_profile not in FLOOD_PROFILES and self.flood_profile != "custom":
+            raise ConfigError(f"irc.flood_profile must be custom or one of {', '.join(FLOOD_PROFILES)}, "
+                              f"got {self.flood_profile!r}")
+        for name in ("hand_pause_seconds", "flood_lines_per_second", "answer_gap_seconds", "reconnect_min_seconds",
                      "reconnect_max_seconds", "decision_margin_seconds", "store_batch_seconds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
@@ -317,7 +354,8 @@ class IrcConfig:
         if not isinstance(tiers, (dict, tuple)):
             raise ConfigError(f"irc.min_bankroll must be a table of channel = chips, got {tiers!r}")
         for channel, need in (tiers.items() if isinstance(tiers, dict) else tiers):
-            if isinstance(need, bool) or not isinstance(need, int) or need < 0 or channel[:1] not in "#&":
+            if (isinstance(need, bool) or not isinstance(need, int) or not 0 <= need <= MAX_CHIPS
+                    or channel[:1] not in "#&"):
                 raise ConfigError(f"irc.min_bankroll: {channel!r} = {need!r}: expected \"#channel\" = chips")
         # Kept as sorted pairs so the config stays hashable.
         object.__setattr__(self, "min_bankroll", tuple(sorted(dict(tiers).items())))
@@ -338,11 +376,14 @@ class AcpcConfig:
     response_timeout: float = 60.0  # dealer: seconds for one answer, then taken as a call
     budget_per_hand: float = 7.0  # dealer: a seat's seconds per hand over the match, then folded
     connect_timeout: float = 600.0  # dealer: seconds to wait for every player (0: forever)
+    greet_timeout: float = 10.0  # dealer: seconds a new connection has to greet before it is closed
+    dealer_timeout: float = 1800.0  # client: seconds the dealer may be silent before the match is given up
     host: str = "127.0.0.1"  # dealer: the address to listen on
     max_line_bytes: int = 1 << 20  # both: the longest line accepted
 
     def __post_init__(self) -> None:
-        for name in ("decision_deadline", "hand_budget", "response_timeout", "budget_per_hand"):
+        for name in ("decision_deadline", "hand_budget", "response_timeout", "budget_per_hand", "greet_timeout",
+                     "dealer_timeout"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"acpc.{name} must be a positive number of seconds, got {value!r}")
@@ -352,9 +393,7 @@ class AcpcConfig:
         object.__setattr__(self, "connect_timeout", float(self.connect_timeout))
         if not isinstance(self.host, str) or not self.host.strip():
             raise ConfigError(f"acpc.host must be an address, got {self.host!r}")
-        if not isinstance(self.max_line_bytes, int) or self.max_line_bytes < 1024:
-            raise ConfigError(f"acpc.max_line_bytes must be a whole number of at least 1024, "
-                              f"got {self.max_line_bytes!r}")
+        _whole("acpc", "max_line_bytes", self.max_line_bytes, 1024, 1 << 26)
 
 
 @dataclass(frozen=True)
@@ -379,11 +418,17 @@ def _build(cls: type, values: dict[str, Any], where: str) -> Any:
     for key, value in values.items():
         if key not in known:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(known)})")
-        default = getattr(cls(), key) if key in known else None
+        default = getattr(cls(), key)
         if isinstance(default, bool) != isinstance(value, bool) or (
-            isinstance(default, (int, float)) and not isinstance(value, (int, float))
-        ):
-            raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
+            isinstance(default, int) and not isinstance(value, int)  # a count: 9.5 seats is no count
+        ) or (
+            isinstance(default, float) and not isinstance(value, (int, float))
+        ) or (isinstance(default, str) and not isinstance(value, str)):
+            kind = {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}.get(
+                type(default), type(default).__name__)
+            raise ConfigError(f"{where}.{key}: expected {kind}, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{where}.{key}: expected a finite number, got {value!r}")
         kwargs[key] = value
     try:
         return cls(**kwargs)
@@ -413,9 +458,17 @@ def load_config(path: str | Path | None = None) -> Config:
     path = Path(path)
     try:
         with path.open("rb") as handle:
-            data = tomllib.load(handle)
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes; not a config file")
+    try:
+        data = toml_input.loads(toml_input.decode(raw, str(path)), str(path), max_bytes=MAX_CONFIG_BYTES)
+    except toml_input.TomlInputError as exc:
+        raise ConfigError(str(exc)) from None
     return parse_config(data, str(path))

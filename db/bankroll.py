@@ -206,6 +206,17 @@ class Bankrolls:
 
         self.database.write_hands([h[1] for h in hands], self.network, batch_hands=len(hands), also=also)
 
+    def skip_hand(self, channel: str, number: int) -> None:
+        """Hand ``number`` at ``channel`` was void: the table's next hand comes after it
+        (a void keeps its number, so a hand id names one hand only)."""
+
+        def move(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO irc_tables (network, channel, next_hand) VALUES (?, ?, ?) "
+                         "ON CONFLICT (network, channel) DO UPDATE SET next_hand = MAX(next_hand, excluded.next_hand)",
+                         (self.network, channel, number + 1))
+
+        self._run(move)
+
     def next_hand(self, channel: str) -> int | None:
         """The hand number the table at ``channel`` deals next (None: never opened)."""
         row = self.conn.execute("SELECT next_hand FROM irc_tables WHERE network = ? AND channel = ?",

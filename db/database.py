@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,9 +29,10 @@ from agent.game.prepared import PreparedHand, prepare_hand
 from agent.game.records import HandRecord, WriteReport
 from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.models.prediction import DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.ranges import RangeCounts
 from agent.models.store import OffModelCounts
 
-from . import schema
+from . import opening, schema
 from .inserts import _Counters, _groups, _insert, _Prepared
 from .models import (
     _compare_states,
@@ -55,6 +56,28 @@ class DatabaseError(Exception):
     """A database file that cannot be used as it is; the message names the file."""
 
 
+class DatabaseWriteError(DatabaseError):
+    """A write that failed (a full disk, a file or folder made read-only meanwhile): the
+    transaction left nothing in the file, and what was committed before it is kept."""
+
+
+class StoredHands:
+    """Which hands a database holds, through a read-only connection of its own (a reading
+    process beside the writer: it never writes, nor waits for the write lock)."""
+
+    def __init__(self, path: str | Path) -> None:
+        try:
+            self.conn = opening.open_read_only(path)
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"{path}: cannot open read-only: {exc}") from None
+
+    def has_hand(self, hand_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM hands WHERE hand_id = ?", (hand_id,)).fetchone() is not None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 class Database:
     """The Poki database. Implements the model store the engine reads and writes
     (agent.models.store.ModelStore: models, predictor, off-model counts, learned weights)."""
@@ -70,10 +93,18 @@ class Database:
         model_cache: int = 1024,
         timeout: float = 30.0,
         strengths: Strengths = DEFAULT_STRENGTHS,
+        verify: bool = True,
     ) -> None:
         """Open (and with `create`, make) the file and bring its schema up to date.
         `half_life` None means the one the file was built with; a different number for a
-        file holding hands is an error until `recompute(half_life)` rebuilds the models."""
+        file holding hands is an error until `recompute(half_life)` rebuilds the models.
+
+        The file is looked at read-only first (db.opening): a folder, a file that is not
+        SQLite, another application's SQLite file, one of a newer Poki, an empty file
+        when not creating and (with `verify`) a damaged one are refused untouched with
+        a DatabaseError. Then, opened for writing, it must take a write (the application
+        id in its header), so a file that cannot be written is refused before any work,
+        not after it."""
         self.path = Path(path)
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, got {synchronous!r}")
@@ -89,8 +120,11 @@ class Database:
         self._populations: dict[str, PlayerState] = {}
         self._pop_snaps: dict[str, PlayerState] = {}
         self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
+        self._ranges_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()  # (hand, network, nick)
         self.strengths = strengths
         self._data_version: int | None = None
+        opening.inspect(self.path, schema.known(), schema.MIGRATION_SET, create=create, verify=verify,
+                        error=DatabaseError)
         try:
             conn = sqlite3.connect(str(self.path), timeout=timeout)
         except sqlite3.Error as exc:
@@ -99,12 +133,19 @@ class Database:
             self.db = sqlite_utils.Database(conn, execute_plugins=False)
             self._configure(synchronous)
             self._migrate(create)
+            with self._write():
+                # Marks the file ours, and proves it can be written (a read-only file or
+                # folder, a full disk) before a match is played or a log is read.
+                conn.execute(f"PRAGMA application_id = {opening.APPLICATION_ID}")
             self.decay = self._settle_half_life(half_life)
             self.predictor = Predictor(self.decay, strengths)
             if self._meta("fine_models_built") != FINE_SCHEME:
                 # Files from before the fine contexts, or numbered another way: work the
                 # fine contexts out again and rebuild the richer models, once.
                 self.recompute(refine=True)
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            raise DatabaseError(f"{self.path}: cannot be written: {exc}") from None
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise DatabaseError(f"{self.path}: not a usable SQLite database: {exc}") from None
@@ -193,17 +234,22 @@ class Database:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it is committed or none of it."""
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            self._sync_caches()
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            # The in-memory models may hold changes that were just rolled back.
-            self._drop_caches()
-            raise
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._sync_caches()
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                # The in-memory models may hold changes that were just rolled back.
+                self._drop_caches()
+                raise
+        except sqlite3.OperationalError as exc:
+            # A full disk, a file or folder that became read-only, a lock held too long:
+            # nothing of the transaction is in the file.
+            raise DatabaseWriteError(f"{self.path}: cannot write: {exc} (nothing of this write was kept)") from None
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -500,15 +546,38 @@ class Database:
         False. ValueError for counts that are not counts."""
         from db.off_model import add_off_model
 
-        seen = self._off_model_seen
-        if (hand_id, network, nick) in seen:
+        return self._add_once(self._off_model_seen, (hand_id, network, nick),
+                              lambda conn: add_off_model(conn, network, nick, counts))
+
+    def _add_once(self, seen: OrderedDict[tuple[str, str, str], None], key: tuple[str, str, str],
+                  add: Callable[[sqlite3.Connection], None]) -> bool:
+        """Run ``add`` in one write transaction unless ``key`` (hand, network, nick) was
+        added through this connection already (False then); the last 4,096 keys are kept."""
+        if key in seen:
             return False
         with self._write() as conn:
-            add_off_model(conn, network, nick, counts)
-        seen[(hand_id, network, nick)] = None
+            add(conn)
+        seen[key] = None
         if len(seen) > 4096:
             seen.popitem(last=False)
         return True
+
+    def range_counts(self, nick: str, network: str) -> tuple[RangeCounts, RangeCounts]:
+        """(the player's, its network's) learned-range counts (db.ranges; the engine's
+        reweight = "learned"); ValueError for a damaged row."""
+        from db.ranges import read_ranges
+
+        return read_ranges(self.db.conn, network, nick)
+
+    def add_range_counts(self, nick: str, network: str, hand_id: str,
+                         observations: Sequence[tuple[int, int]]) -> bool:
+        """Add one shown-down holding's range observations for `nick` (and its network's
+        population); a (hand, nick) already added through this connection is skipped:
+        False. ValueError for observations out of range."""
+        from db.ranges import add_ranges
+
+        return self._add_once(self._ranges_seen, (hand_id, network, nick),
+                              lambda conn: add_ranges(conn, network, nick, observations))
 
     def player_id(self, nick: str, network: str) -> int | None:
         row = self.db.conn.execute(

@@ -73,3 +73,43 @@ class ScriptedDealer:
 
 def states(*lines: str, end: bytes = b"\r\n") -> tuple:
     return ("send", b"".join(line.encode() + end for line in lines))
+
+
+class DealerThread:
+    """Our ACPC dealer (agent.play.acpc_match.host_match) in a thread, heads-up: seat 0
+    waits for a remote player on ``port``, seat 1 plays ``house`` in-process."""
+
+    def __init__(self, hands: int, seed: int, house: str = "house=call", limits=None, log_file=None) -> None:
+        from agent.play.acpc_dealer_seats import DealerLimits
+        from agent.play.acpc_match import host_match
+        from connectors.acpc.game import standard_game
+
+        game = "holdem.limit.2p.reverse_blinds.game"
+        self.ready = threading.Event()
+        self.port = 0
+        self.outcome = None
+        self.error: BaseException | None = None
+
+        def listening(ports):
+            self.port = ports[0]
+            self.ready.set()
+
+        def run():
+            try:
+                self.outcome, _ = host_match(standard_game(game), ["remote", "house"], hands, seed, seats={1: house},
+                                             game_name=game, on_listen=listening, log_file=log_file,
+                                             limits=limits or DealerLimits(30, 30, 60))
+            except BaseException as exc:  # noqa: BLE001 - raised by join()
+                self.error = exc
+            finally:
+                self.ready.set()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert self.ready.wait(60) and self.port
+
+    def join(self):
+        self.thread.join(120)
+        assert not self.thread.is_alive()
+        assert self.error is None, self.error
+        return self.outcome

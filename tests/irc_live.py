@@ -57,12 +57,24 @@ DOC_LINES = {
     "wins": re.compile(rf"Hand (\d+): ({NICK}) wins (\d+)\."),
     "ends": re.compile(r"Hand (\d+): ends\. Stacks: (.+)\."),
     "void": re.compile(r"Hand (\d+): void, chips restored\."),
+    "commit": re.compile(r"Hand (\d+): deck commitment ([0-9a-f]{64})\."),
+    "reveal": re.compile(r"Hand (\d+): deck ((?:[2-9TJQKA][cdhs] ){51}[2-9TJQKA][cdhs]), salt ([0-9a-f]{32})\."),
     "sit": re.compile(rf"Table: ({NICK}) sits with (\d+) chips \(bankroll (\d+)\)\."),
     "leave": re.compile(rf"Table: ({NICK}) leaves with (\d+) chips \(bankroll (\d+)\)\."),
     "sitout": re.compile(rf"Table: ({NICK}) sits out( \(.+\))?\."),
     "info": re.compile(r"Table: .+"),
 }
 HOLE = re.compile(r"Hand (\d+): your cards at ([#&]\S+): ([2-9TJQKA][cdhs]) ([2-9TJQKA][cdhs])\.")
+
+
+def clauses(line: str) -> list[str]:
+    """A hand line of several clauses (docs/irc-dialect.md: joined by ` | `, each
+    ending with a full stop) as the one-clause lines it stands for."""
+    m = re.fullmatch(r"(Hand \d+: )(.*)", line)
+    if m is None or ". | " not in line:
+        return [line]
+    parts = m.group(2).split(". | ")
+    return [m.group(1) + part + ("." if k < len(parts) - 1 else "") for k, part in enumerate(parts)]
 
 
 def classify(line: str) -> tuple[str, re.Match] | None:
@@ -135,7 +147,9 @@ class Person:
             self.on_line(self, command, prefix, target.strip(), text)
 
     def from_dealer(self, dealer: str = "dealer", command: str = "PRIVMSG") -> list[str]:
-        return [t for c, p, _, t in list(self.lines) if c == command and p.split("!")[0] == dealer]
+        """What the dealer said, one clause a line (lines of several clauses split)."""
+        return [clause for c, p, _, t in list(self.lines) if c == command and p.split("!")[0] == dealer
+                for clause in clauses(t)]
 
     def close(self, message: str = "bye") -> None:
         try:

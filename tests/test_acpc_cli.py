@@ -134,7 +134,7 @@ def test_a_database_that_cannot_be_opened(tmp_path, capsys):
     bad = tmp_path / "not.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
     assert main(["acpc", "play", "127.0.0.1", "1", "--player", "call", "--db", str(bad)]) == 1
-    assert "not a usable SQLite database" in capsys.readouterr().err
+    assert "not an SQLite database" in capsys.readouterr().err
     assert bad.read_bytes() == b"this is not a database" * 100  # left as it was
 
 

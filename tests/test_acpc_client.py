@@ -41,7 +41,10 @@ def _nets(path):
             "SELECT a.nick, SUM(r.won - r.put_in), COUNT(*) FROM results r "
             "JOIN aliases a ON a.player = r.player GROUP BY a.nick").fetchall()
         hands = conn.execute("SELECT hand_id FROM hands ORDER BY seq").fetchall()
-    return {nick: (net, n) for nick, net, n in rows}, [h[0] for h in hands]
+    # Stored ids end in a digest of the hand's content (agent.game.records.with_content_id).
+    named = [h[0].rsplit(":", 1) for h in hands]
+    assert all(len(digest) == 12 and int(digest, 16) >= 0 for _, digest in named)
+    return {nick: (net, n) for nick, net, n in rows}, [name for name, _ in named]
 
 
 def _play(port, spec="call", game=HU, db=None, **kw):

@@ -85,7 +85,7 @@ def test_missing_and_corrupt_files_get_clear_errors(tmp_path, monkeypatch, capsy
     assert "no database at poki.sqlite" in capsys.readouterr().err
     (tmp_path / "junk.sqlite").write_bytes(b"this is not sqlite" * 300)
     assert main(["db", "check", "--db", "junk.sqlite"]) == 1
-    assert "not a usable SQLite database" in capsys.readouterr().err
+    assert "not an SQLite database" in capsys.readouterr().err
     assert not (tmp_path / "poki.sqlite").exists()  # nothing was created by looking
 
 

@@ -71,9 +71,9 @@ class _Spy(PokiPlayer):
         self.given: list[tuple[str, int, tuple[float, float, float]]] = []
         observe = self._modeler.observe
 
-        def spy(player, action, triple, mask, active):
+        def spy(player, action, triple, mask, active, context=-1):
             self.given.append((player, len(self.given), tuple(triple)))
-            return observe(player, action, triple, mask, active)
+            return observe(player, action, triple, mask, active, context)
 
         self._modeler.observe = spy
 

@@ -100,10 +100,10 @@ def test_irc_settings_are_checked() -> None:
     hash(irc)  # frozen settings stay hashable
     for bad, why in (({"server": "nohost"}, "HOST:PORT"), ({"server": "h:99999"}, "HOST:PORT"),
                      ({"channels": "#a"}, "list of channels"), ({"channels": ["a"]}, "channel names"),
-                     ({"min_bankroll": {"high": 5}}, "#channel"), ({"action_seconds": 0}, "positive"),
+                     ({"min_bankroll": {"high": 5}}, "#channel"), ({"action_seconds": 0}, "whole number from 1"),
                      ({"flood_lines_per_second": -1}, ">= 0"), ({"owners": [""]}, "masks"),
                      ({"reconnect_min_seconds": 9, "reconnect_max_seconds": 1}, "must not exceed"),
-                     ({"store_batch_seconds": -1}, ">= 0"), ({"store_batch_seconds": "1"}, "expected float"),
+                     ({"store_batch_seconds": -1}, ">= 0"), ({"store_batch_seconds": "1"}, "expected a number"),
                      ({"nickname": "x"}, "unknown key")):
         with pytest.raises(ConfigError, match=why):
             parse_config({"irc": bad})

@@ -134,6 +134,8 @@ GARBAGE = [
     ("hello there", "not a dealer line"),
     ("", "not a dealer line"),
     ("Hand 5: a wins 10 chips.", "unknown hand line"),
+    ("Table: \ralice sits with 1000.", "free text must be one line"),  # found by test_fuzz_parsers
+    ("Table: bob sits out (away\0).", "free text must be one line"),
 ]
 
 
@@ -195,10 +197,15 @@ def test_commands_players_type() -> None:
     for chatter in ("hello", "I call you a liar", "call me", "raise the roof", "", "folded", "ok!"):
         assert d.parse_command(chatter) is None
     for wrong, why in (("!dance", "unknown command"), ("!leave 5", "takes no amount"),
-                       ("raise 40", "bet size is fixed"), ("!sit -5", "not a command"),
+                       ("fold 40", "takes no amount"), ("!sit -5", "not a command"),
+                       ("!sit to 5", "takes no 'to'"),
                        ("!", "not a command")):
         with pytest.raises(d.DialectError, match=why):
             d.parse_command(wrong)
+    # The amount the turn line shows may be typed with the move (the dealer checks it).
+    assert d.parse_command("raise to 60") == d.parse_command("Raise 60") == d.Command("raise", 60)
+    assert d.parse_command("call 10") == d.Command("call", 10)
+    assert d.parse_command("check to 5") is None and d.parse_command("bet to 10") is None
     with pytest.raises(d.DialectError):
         d.format_command(d.Command("call", 10))
     with pytest.raises(d.DialectError):
@@ -219,7 +226,11 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
     lines = [ln for ln in block.strip().splitlines() if ln.strip()]
     tracker = Tracker()
     wins: list[tuple[str, int]] = []
-    msgs = [d.parse_line(ln) for ln in lines]
+    msgs = [m for ln in lines for m in d.parse_lines(ln)]
+    assert len(lines) < len(msgs)  # the doc's hand joins clauses
+    # The dealer would say it so (the first turn comes on its own line, after the hole cards).
+    first_turn = next(k for k, m in enumerate(msgs) if isinstance(m, d.ToAct))
+    assert d.format_lines(msgs[:first_turn]) + d.format_lines(msgs[first_turn:]) == lines
     kinds_seen = []
     record = None
     for msg in msgs:
@@ -244,7 +255,11 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
             kinds_seen.append(msg.kind)
     assert record is not None
     start = dict(msgs[0].seats)
-    end = dict(msgs[-1].stacks)
+    end = dict(next(m for m in msgs if isinstance(m, d.HandEnds)).stacks)
+    # The hand's deck was committed before its cards and deals what the doc shows.
+    from connectors.irc.deck_log import verify_lines
+
+    assert verify_lines(lines).verified == 1
     for r in record.results:
         assert start[r.player] - r.put_in + r.won == end[r.player]
     assert set(kinds_seen) == {RAISE, FOLD, CALL, CHECK, BET}
@@ -254,7 +269,8 @@ def test_the_worked_example_in_the_doc_adds_up_under_the_rules() -> None:
                  "turn <card> (board", "river <card> (board", "shows <card> <card>", "mucks.",
                  "wins <n>.", "ends. Stacks:", "void, chips restored.", "your cards at <channel>:",
                  "sits with <n> chips (bankroll <n>).", "leaves with <n> chips", "sits out (<reason>).",
-                 "`!sit`", "`!stand`", "`!leave`", "`!stats`", "`!help`"):
+                 "`!sit`", "`!stand`", "`!leave`", "`!stats`", "`!help`", "deck commitment <h>.",
+                 "deck <card> <card> ... <card>, salt <s>."):
         assert word in text, word
     assert re.search(r"at most 16 characters", text) and d.MAX_NICK == 16
 
@@ -297,3 +313,112 @@ def test_the_words_the_bots_say_read_back() -> None:
     assert d.looks_like_dealer("Table: x") and d.looks_like_dealer("Hand 1: x") and not d.looks_like_dealer("hi")
     assert d.refusal("table_full", channel="#t", seats=9) == "#t: the table is full (9 seats)"
     assert str(d.MAX_NICK) in d.refusal("long_nick", channel="#t")
+
+
+def test_deck_commitment_and_reveal_lines() -> None:
+    """The commitment is the SHA-256 (hashlib here) of the reveal line's exact text; both
+    lines round-trip and malformed ones are refused."""
+    import hashlib
+
+    deck = tuple(np.random.default_rng(4).permutation(52).tolist())
+    salt = "0123456789abcdef" * 2
+    reveal = d.DeckRevealed(7, deck, salt)
+    line = d.format_line(reveal)
+    assert line.startswith("Hand 7: deck ") and line.endswith(f", salt {salt}.")
+    assert d.parse_line(line) == reveal
+    digest = d.deck_digest(7, deck, salt)
+    assert digest == hashlib.sha256(line.encode()).hexdigest()
+    commit = d.DeckCommitment(7, digest)
+    assert d.format_line(commit) == f"Hand 7: deck commitment {digest}."
+    assert d.parse_line(d.format_line(commit)) == commit
+    assert d.deck_digest(8, deck, salt) != digest  # tied to its hand
+    for bad in (line.replace(f"salt {salt}", "salt 12"), line.replace("Hand 7: deck ", "Hand 7: deck As "),
+                f"Hand 7: deck commitment {digest[:-1]}.", f"Hand 7: deck commitment {digest.upper()}."):
+        with pytest.raises(d.DialectError):
+            d.parse_line(bad)
+    with pytest.raises(d.DialectError):
+        d.format_line(d.DeckRevealed(7, deck[:51] + (deck[0],), salt))  # a card twice
+    assert d.is_seeded_table(d.table_opened(10, 20, seeded=True))
+    assert d.is_table_opened(d.table_opened(10, 20, seeded=True)) and not d.is_seeded_table(d.table_opened(10, 20))
+
+
+def test_refusals_never_start_like_a_hand_line() -> None:
+    facts = dict(channel="#t", hand=3, to_call=10, chips=5, seats=9, reason="x", nick="bob", word="raise",
+                 amount=20, options="fold or call 10")
+    for kind in d.REFUSALS:
+        text = d.refusal(kind, **facts)
+        assert not d.is_hand_line(text) and not d.looks_like_dealer(text), kind
+
+
+def test_verify_lines_finds_a_deck_that_is_not_the_one_dealt() -> None:
+    """connectors.irc.deck_log on made-up logs: a good hand verifies; a board not dealt
+    from the revealed deck, a commitment after the cards, a missing commitment and a hand
+    without its reveal are each reported."""
+    from connectors.irc.deck_log import verify_lines
+
+    rng = np.random.default_rng(1)
+    deck = tuple(rng.permutation(52).tolist())
+    salt = "ab" * 16
+    names = [d.CARD_NAMES[c] for c in deck]
+    start = "Hand 4: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100."
+    commit = d.format_line(d.DeckCommitment(4, d.deck_digest(4, deck, salt)))
+    flop = f"Hand 4: flop {names[4]} {names[5]} {names[6]}."
+    reveal = d.format_line(d.DeckRevealed(4, deck, salt))
+    good = [f"[12:00] <dealer> {x}" for x in (start, commit, flop, "Hand 4: ends. Stacks: a 90, b 110.", reveal)]
+    check = verify_lines(good)
+    assert check.verified == 1 and not check.failed
+    # The same hand as the dealer says it, a step's clauses joined on one line.
+    joined = d.format_lines([d.parse_line(x) for x in (start, commit, flop, "Hand 4: ends. Stacks: a 90, b 110.", reveal)])
+    assert len(joined) < 5 and verify_lines(joined).verified == 1
+    wrong_flop = f"Hand 4: flop {names[7]} {names[5]} {names[6]}."
+    assert verify_lines([start, commit, wrong_flop, reveal]).failed
+    late = verify_lines([start, flop, commit, reveal])
+    assert late.failed and "after cards" in late.failed[0].problems[0]
+    assert "no commitment" in verify_lines([start, flop, reveal]).failed[0].problems[0]
+    assert verify_lines([start, commit, flop]).unverifiable == [4]
+    other_salt = d.format_line(d.DeckRevealed(4, deck, "cd" * 16))
+    assert "does not match" in verify_lines([start, commit, other_salt]).failed[0].problems[0]
+
+
+def test_clauses_of_one_hand_share_a_line_and_read_back_in_order() -> None:
+    turn = d.ToAct(17, "poki", (d.Option("check"), d.Option("bet", 10)), 45, 30)
+    msgs = [d.Acted(17, "bob", "c", 10), d.BoardCards(17, "flop", cards("7h 8d 2c"), cards("7h 8d 2c")), turn,
+            d.Acted(17, "poki", "b", 10, timed_out=False), d.Acted(17, "alice", "f"),
+            d.Wins(17, "poki", 55), d.HandEnds(17, (("alice", 990), ("bob", 985), ("poki", 1025)))]
+    lines = d.format_lines(msgs)
+    assert lines == [
+        "Hand 17: bob calls 10. | flop 7h 8d 2c. | poki to act: check or bet 10; pot 45 (30s).",
+        "Hand 17: poki bets 10. | alice folds. | poki wins 55. | ends. Stacks: alice 990, bob 985, poki 1025.",
+    ]
+    assert [m for ln in lines for m in d.parse_lines(ln)] == msgs
+    for ln in lines:
+        assert len(ln.encode()) <= d.MAX_LINE_TEXT and ln.startswith("Hand 17: ")
+    # The one-clause form is still a line: a reader takes both.
+    for msg in msgs:
+        assert d.parse_lines(d.format_line(msg)) == (msg,)
+
+
+def test_clauses_never_join_across_hands_table_lines_or_hole_cards() -> None:
+    a, b = d.Acted(3, "bob", "f"), d.Acted(4, "bob", "f")
+    sit = d.TableSit("amy", 100, 900)
+    hole = d.HoleCards(4, "#t", cards("As Kd"))
+    assert d.format_lines([a, b]) == [d.format_line(a), d.format_line(b)]
+    assert d.format_lines([a, sit, a]) == [d.format_line(a), d.format_line(sit), d.format_line(a)]
+    assert d.format_lines([b, hole, b]) == [d.format_line(b), d.format_line(hole), d.format_line(b)]
+    with pytest.raises(d.DialectError, match="hole cards"):
+        d.parse_lines("Hand 4: bob folds. | your cards at #t: As Kd.")
+
+
+def test_a_long_hand_end_is_split_to_fit_a_line() -> None:
+    seats = tuple((f"player{k:02d}abcdefg", 123456789 + k) for k in range(10))
+    msgs = [d.Acted(9, seats[0][0], "f"), *[d.Wins(9, n, 5000) for n, _ in seats[:3]], d.HandEnds(9, seats)]
+    lines = d.format_lines(msgs)
+    assert len(lines) == 2 and all(len(ln.encode()) <= d.MAX_LINE_TEXT for ln in lines)
+    assert [m for ln in lines for m in d.parse_lines(ln)] == msgs
+
+
+def test_a_broken_clause_breaks_the_line() -> None:
+    with pytest.raises(d.DialectError):
+        d.parse_lines("Hand 3: bob folds. | alice dances.")
+    with pytest.raises(d.DialectError):
+        d.parse_lines("Hand 3: bob folds. | ")

@@ -188,7 +188,7 @@ def test_secret_files_are_read_with_care(tmp_path, caplog) -> None:
 def test_the_network_settings_are_checked() -> None:
     for section, why in [({"tls": "maybe"}, "irc.tls must be one of auto, on, off"),
                          ({"sasl": "scram"}, "irc.sasl must be one of"),
-                         ({"tls_verify": "no"}, "expected bool"),
+                         ({"tls_verify": "no"}, "expected true or false"),
                          ({"connect_timeout_seconds": 0}, "connect_timeout_seconds must be a positive number"),
                          ({"account": "two words"}, "cannot hold a space"),
                          ({"dealer_db": ""}, "dealer_db must be a non-empty string"),

@@ -292,13 +292,14 @@ def test_sasl_secrets_stay_out_of_debug_logs(inspircd, running, tmp_path, caplog
 def test_players_accept_the_dealer_by_its_account(inspircd, running, tmp_path) -> None:
     """With the dealer's account given, a player bot follows only lines the server tags
     with that account (IRCv3 account-tag). Someone not logged in who holds the dealer's
-    nick before the dealer comes is an impostor to it, while a bot checking the nick
-    alone takes him for the dealer; the real dealer then takes its nick back and deals to
-    the checking bot."""
+    nick before the dealer comes is an impostor to it, while a bot with no account to
+    check pins the first user@host it saw under the dealer's nick, the impostor's (trust
+    on first use), and then refuses the real dealer; the real dealer takes its nick back
+    and deals to the checking bots."""
     inspircd.register("shuffler", password("shuffler"))
     cfg = INSPIRCD_CFG
     plain = network_options(cfg, "play", inspircd.tls_port, tls=True, ca_file=str(inspircd.ca_file))
-    fake = Person(inspircd.tls_port, "shuffler", ca_file=inspircd.ca_file)
+    fake = Person(inspircd.tls_port, "shuffler", user="mallory", ca_file=inspircd.ca_file)
     running(fake)
     wait_for(lambda: any(c == "001" for c, *_ in fake.lines), what="the impostor on the network")
     fake.send("JOIN #acct")
@@ -316,6 +317,11 @@ def test_players_accept_the_dealer_by_its_account(inspircd, running, tmp_path) -
     wait_for(lambda: checking.feed.stats.impostor >= 1 and trusting.feed.stats.dealer_lines >= 1,
              what="the line to reach both bots")
     assert checking.feed.stats.dealer_lines == 0
+    assert trusting.feed.pinned.endswith("@127.0.0.1") and trusting.feed.pinned.split("@")[0] == "mallory"
+    second = PlayerBot(cfg, server=inspircd.tls_address, channels=["#acct"], dealer="shuffler",
+                       dealer_account="shuffler", spec="call", nick="checker2", seed=3,
+                       network_options=plain).start()
+    running(second)
     host = DealerHost(inspircd.tls_address, ["#acct"], tmp_path / "dealer.sqlite", cfg, nick="shuffler", hands=2,
                       log_dir=tmp_path / "logs", seed=4,
                       network_options=login_options(inspircd, tmp_path, "deal", "shuffler", cfg)).start()

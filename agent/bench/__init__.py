@@ -187,11 +187,12 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "report": ("agent.bench.report", "run_report_bench"),
     "acpc": ("agent.bench.acpc", "run_acpc_bench"),
     "irc": ("agent.bench.irc", "run_irc_bench"),
+    "irc_pace": ("agent.bench.irc_pace", "run_irc_pace_bench"),
     "cluster": ("agent.bench.cluster", "run_cluster_bench"),
     "cfr": ("agent.bench.cfr", "run_cfr_bench"),
 }
 # Sections run only when named (--only): they need an optional extra or take minutes.
-ON_REQUEST = ("cluster",)
+ON_REQUEST = ("cluster", "irc_pace")
 
 
 def run_all(quick: bool = False, only: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -258,8 +259,8 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                          f"{t['hands_per_cpu_s']:,.0f} per CPU s", ">= 2,000 hands/s"))
     en = figures.get("engine")
     if en:
-        for kind, label in (("stations", "vs 9 callers"), ("poki", "10 Poki players"),
-                            ("stations_learned", "vs 9 callers, learned predictor")):
+        for kind, label in (("stations", "vs 9 callers"), ("stations_ranges", "vs 9 callers, learned ranges"),
+                            ("poki", "10 Poki players"), ("stations_learned", "vs 9 callers, learned predictor")):
             if kind in en:
                 rows.append((f"Poki post-flop decision, 10 seats, {label}",
                              f"{en[kind]['median_ms']:.2f} ms median", f"p90 {en[kind]['p90_ms']:.2f} ms", ""))
@@ -309,6 +310,16 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         if irc.get("poki_latency_median_ms") is not None:
             rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
                          f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))
+    pace = figures.get("irc_pace")
+    if pace and pace.get("rows"):
+        load = pace.get("load_average")
+        for row in pace["rows"]:
+            rows.append((f"IRC table, 4 seats, {row['server']} default limits, {row['variant']}",
+                         f"{row['hands_per_minute']:.1f} hands/min",
+                         f"{row['seconds_per_hand']:.1f} s/hand; {row['dealer_lines_per_hand']:.1f} dealer lines/hand; "
+                         f"{row['timeouts']} time-outs; {row['hands']} hands"
+                         + (f"; load {load:.1f}" if load is not None else ""),
+                         f"<= {pace['target_seconds_per_hand']:.0f} s/hand" if row["server"] == "ngircd" else ""))
     cf = figures.get("cfr")
     if cf:
         from agent.bench.cfr import format_cfr_bench

@@ -6,7 +6,10 @@ after each of its actions, EHS against every table, the triple and the draw).
 Two tables: Poki against nine calling stations (every opponent stays to the river: nine
 live weight tables, the worst case) and ten Poki players (a typical field); and the
 first table again with Poki reading the learned predictor (``[model] predictor =
-"learned"``, agent.models.learned) instead of the default meta-predictor. The board
+"learned"``, agent.models.learned) instead of the default meta-predictor, and with Poki
+re-weighting by learned ranges (``[engine] reweight = "learned"``, agent.models.ranges)
+instead of the triples (``stations_ranges``: timed in turn with ``stations``, so load
+changes fall on both alike). The board
 strengths shared by the table are computed once per board per process; the first
 decision on a new board pays for them and is counted like any other.
 """
@@ -17,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from agent.config import ModelConfig, TableConfig
+from agent.config import EngineConfig, ModelConfig, TableConfig
 from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
-from agent.players import Player, create_player
+from agent.players import create_player
 
 
 class _Timed(PokiPlayer):
@@ -56,12 +59,13 @@ def _table(kind: str, hands: int, seed: int) -> list[float]:
     times: list[float] = []
     rng = np.random.default_rng(seed)
     if kind == "stations_learned":
-        players: list[Player] = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
+        players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
                           model=ModelConfig(predictor="learned"))]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]
-    elif kind == "stations":
-        players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times)]
+    elif kind in ("stations", "stations_ranges"):
+        engine = EngineConfig(reweight="learned") if kind == "stations_ranges" else None
+        players = [_Timed("poki", np.random.default_rng(seed + 1), engine, sink=times)]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]
     else:
@@ -77,8 +81,12 @@ def run_engine_bench(quick: bool = False) -> dict[str, Any]:
     """Median (and 90th percentile) seconds per post-flop decision, per table."""
     hands = 60 if quick else 400
     out: dict[str, Any] = {"hands": hands}
-    for kind in ("stations", "poki", "stations_learned"):
-        times = _table(kind, hands if kind == "poki" else hands * 2, seed=2024)
+    rounds: dict[str, list[float]] = {"stations": [], "stations_ranges": []}
+    for part in range(4):  # the two alternate, a quarter of the hands at a time
+        for kind in rounds:
+            rounds[kind] += _table(kind, hands // 2, seed=2024 + part)
+    for kind in ("stations", "stations_ranges", "poki", "stations_learned"):
+        times = rounds[kind] if kind in rounds else _table(kind, hands if kind == "poki" else hands * 2, seed=2024)
         arr = np.array(times)
         out[kind] = {
             "decisions": int(arr.size),

@@ -23,6 +23,8 @@ import logging
 import os
 import sys
 
+from agent.cli import arguments
+
 STANDARD_HEADS_UP = "holdem.limit.2p.reverse_blinds.game"
 
 
@@ -33,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="Connect to an ACPC dealer, greet, play every hand it deals, store them in "
                     "the opponent database, print our result when the dealer closes the match.")
     play.add_argument("host", metavar="HOST", help="the dealer's address, e.g. 127.0.0.1")
-    play.add_argument("port", metavar="PORT", type=int, help="the port the dealer printed for our seat")
+    play.add_argument("port", metavar="PORT", type=arguments.port, help="the port the dealer printed for our seat")
     play.add_argument("--player", metavar="SPEC", default="poki",
                       help="who plays (a player spec, see `poki match --list`; default poki)")
     play.add_argument("--game", metavar="FILE", default=STANDARD_HEADS_UP,
@@ -46,8 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     play.add_argument("--db", metavar="FILE", default=None,
                       help="opponent database (default: [database] path)")
     play.add_argument("--no-db", action="store_true", help="store nothing")
-    play.add_argument("--seed", type=int, default=None, help="seed of the player's choices (default: [random] seed)")
+    play.add_argument("--seed", type=arguments.seed, default=None, help="seed of the player's choices (default: [random] seed)")
     play.add_argument("--match", default=None, help="match name in hand ids (default: host, port and start time)")
+    play.add_argument("--dealer-timeout", type=arguments.seconds, default=None, metavar="S",
+                      help="seconds the dealer may send nothing before we give the match up "
+                           "(default: [acpc] dealer_timeout)")
     play.add_argument("--cpu", type=int, default=None, metavar="N",
                       help="run on CPU N only (a dealer on this machine is best given the same N: "
                            "the two sides take turns, and one core hands over faster than two)")
@@ -67,16 +72,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     deal.add_argument("--game", metavar="FILE", default=None,
                       help="ACPC game definition or standard game name (default: the standard "
                            "limit game for the number of players)")
-    deal.add_argument("--hands", type=int, default=1000, help="hands to deal (default 1000)")
-    deal.add_argument("--seed", type=int, default=None, help="seed of the cards (default: [random] seed)")
-    deal.add_argument("--port", type=int, nargs="+", default=(), metavar="P",
+    deal.add_argument("--hands", type=arguments.count, default=1000, help="hands to deal (default 1000)")
+    deal.add_argument("--seed", type=arguments.seed, default=None, help="seed of the cards (default: [random] seed)")
+    deal.add_argument("--port", type=arguments.listen_port, nargs="+", default=(), metavar="P",
                       help="listening port of each remote seat, in seat order (default: any free port)")
     deal.add_argument("--host", default=None, help="address to listen on (default: [acpc] host, loopback)")
     deal.add_argument("--log", metavar="FILE", default=None, help="write the match log (ACPC STATE:/SCORE: lines)")
     deal.add_argument("--match", default="poki", help="match name in the log and hand ids (default poki)")
-    deal.add_argument("--t-response", type=float, default=None, metavar="S",
+    deal.add_argument("--t-response", type=arguments.seconds, default=None, metavar="S",
                       help="seconds for one answer before it is taken as a call (default: [acpc])")
-    deal.add_argument("--t-per-hand", type=float, default=None, metavar="S",
+    deal.add_argument("--t-per-hand", type=arguments.seconds, default=None, metavar="S",
                       help="seconds per hand a seat may use over the match before it is folded "
                            "for the rest of it (default: [acpc])")
     deal.add_argument("--cpu", type=int, default=None, metavar="N",
@@ -163,9 +168,14 @@ def _play(args: argparse.Namespace) -> int:
               f"{game.players}-player game", file=sys.stderr)
         return 2
     db_path = None if args.no_db else (args.db or settings.database.path)
+    config = settings.acpc
+    if args.dealer_timeout is not None:
+        import dataclasses
+
+        config = dataclasses.replace(config, dealer_timeout=args.dealer_timeout)
     with _progress(args.no_progress, None, "hand") as bar:
         try:
-            result = play_at_dealer(args.host, args.port, player, game, config=settings.acpc,
+            result = play_at_dealer(args.host, args.port, player, game, config=config,
                                     db_path=db_path, settings=settings, names=args.opponents,
                                     match=args.match, progress=bar.update,
                                     on_ready=lambda text: print(text, flush=True))
@@ -174,8 +184,13 @@ def _play(args: argparse.Namespace) -> int:
             return 1
     print(result.summary(args.name))
     if db_path is not None:
-        print(f"hands stored in {db_path} (network acpc)")
-    return 1 if result.ended_mid_hand and result.hands == 0 else 0
+        print(f"{result.stored} hands stored in {db_path} (network acpc)")
+        if result.stats.not_stored:
+            print(f"poki acpc play: {result.stats.not_stored} of {result.hands} finished hands were NOT stored; "
+                  f"the last: {result.stats.last_storage_error}", file=sys.stderr)
+    # Success only for a whole match: closed by the dealer between hands, every hand
+    # followed to its end and stored.
+    return 0 if result.complete else 1
 
 
 def _deal(args: argparse.Namespace) -> int:
@@ -209,7 +224,7 @@ def _deal(args: argparse.Namespace) -> int:
     limits = DealerLimits(
         args.t_response if args.t_response is not None else config.response_timeout,
         args.t_per_hand if args.t_per_hand is not None else config.budget_per_hand,
-        config.connect_timeout or None, config.max_line_bytes)
+        config.connect_timeout or None, config.max_line_bytes, config.greet_timeout)
     seed = settings.random.seed if args.seed is None else args.seed
 
     def announce(ports: list[int]) -> None:

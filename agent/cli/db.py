@@ -48,7 +48,16 @@ def run(args: argparse.Namespace) -> int:
 
     path = args.db or args.settings.database.path
     try:
-        with Database(path, create=False, synchronous=args.settings.database.synchronous) as database:
+        if args.db_command == "check":
+            # A damaged file is examined read-only and never opened for writing.
+            damage = _damage(path)
+            if damage:
+                for problem in damage:
+                    print(problem)
+                print(f"{path}: {len(damage)} problem(s) found: the file is damaged", file=sys.stderr)
+                return 1
+        with Database(path, create=False, synchronous=args.settings.database.synchronous,
+                      verify=args.db_command != "check") as database:
             return _ACTIONS[args.db_command](database, args)
     except DatabaseError as exc:
         print(f"poki db: {exc}", file=sys.stderr)
@@ -56,6 +65,25 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.DatabaseError as exc:  # a file damaged past what `check` can report
         print(f"poki db: {path}: {exc}", file=sys.stderr)
         return 1
+
+
+def _damage(path: str) -> list[str]:
+    """What SQLite's integrity check finds wrong with a file of ours, read-only (a file
+    that is not ours is refused as the Database would refuse it)."""
+    from db import opening, schema
+    from db.database import DatabaseError
+
+    opening.inspect(path, schema.known(), schema.MIGRATION_SET, create=False, verify=False, error=DatabaseError,
+                    write=False)
+    try:
+        conn = opening.open_read_only(path)
+        try:
+            rows = [r[0] for r in conn.execute("PRAGMA integrity_check(20)")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return [f"integrity_check: {exc}"]
+    return [] if rows == ["ok"] else [f"integrity_check: {r}" for r in rows]
 
 
 def _stats(database: Database, args: argparse.Namespace) -> int:

@@ -21,6 +21,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from agent.cli import arguments
+
 if TYPE_CHECKING:
     from db.database import Database
 
@@ -77,7 +79,7 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hidden", type=_hidden_list, default=[DEFAULT_HIDDEN], metavar="N[,M...]",
                         help=f"hidden tanh units of Billings et al.'s [poki-2002] network on top of the logistic model (default "
                              f"{DEFAULT_HIDDEN}: the logistic model alone); several: choose on the validation window")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+    parser.add_argument("--seed", type=arguments.seed, default=DEFAULT_SEED,
                         help=f"seed of the hidden layer's starting weights (default {DEFAULT_SEED})")
     parser.add_argument("--holdout", type=_share, default=DEFAULT_HOLDOUT, metavar="SHARE",
                         help=f"with --hidden: the last SHARE of the fitting window's hands stop the fit early "

@@ -14,9 +14,10 @@ Each step is the same code as its own sub-command (`poki match`, `poki replay`,
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
+
+from agent.cli import arguments
 
 DEFAULT_FIELD = (
     "poki",
@@ -30,10 +31,11 @@ DEFAULT_FIELD = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="out/demo", metavar="DIR",
-                        help="folder for the logs and the database (default out/demo; emptied first)")
-    parser.add_argument("--deals", type=int, default=100,
+                        help="folder for the logs and the database (default out/demo): a new or empty "
+                             "folder, or one an earlier demo wrote, whose files are replaced")
+    parser.add_argument("--deals", type=arguments.positive_count, default=100,
                         help="deals in the match, each played once per seat rotation (default 100)")
-    parser.add_argument("--seed", type=int, default=None, help="match seed (default: [random] seed)")
+    parser.add_argument("--seed", type=arguments.seed, default=None, help="match seed (default: [random] seed)")
     parser.add_argument("--players", nargs="+", default=list(DEFAULT_FIELD), metavar="SPEC",
                         help="player specs for the match (default: Poki, the rate-of-return bot "
                         "and the four tight/loose x aggressive/passive styles)")
@@ -42,8 +44,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--offline", action="store_true",
                         help="no IRC: the duplicate match and log replay pipeline instead")
-    parser.add_argument("--hands", type=int, default=600,
+    parser.add_argument("--hands", type=arguments.positive_count, default=600,
                         help="hands the IRC demo plays (default 600)")
+
+
+# What each demo writes into --out: the demo clears these (and nothing else) on its next run.
+_DATABASE = ("poki.sqlite", "poki.sqlite-wal", "poki.sqlite-shm")
+OFFLINE_ENTRIES = ("match.acpc.log", "phh", "report", *_DATABASE)
+IRC_ENTRIES = ("logs", "report", *_DATABASE, "dealer.sqlite", "dealer.sqlite-wal", "dealer.sqlite-shm",
+               "dealer.sqlite.pending-hands")
+DEMO_KIND = "demo"
+
+
+def _demo_folder(out: str, entries: tuple[str, ...]) -> Path | None:
+    """--out made ready for a demo (agent.output_folder: a new or empty folder, or one an
+    earlier demo wrote, cleared of what that demo made); None, said on stderr, if not."""
+    from agent.output_folder import OutputFolderError, clear_folder
+
+    try:
+        return clear_folder(out, DEMO_KIND, entries)
+    except (OutputFolderError, OSError) as exc:
+        print(f"poki demo: --out {exc}", file=sys.stderr)
+        return None
 
 
 def _step(title: str) -> None:
@@ -56,10 +78,9 @@ def run(args: argparse.Namespace) -> int:
     from agent.cli import main as poki
     from agent.play.replay import shared_irc_logs
 
-    out = Path(args.out)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = _demo_folder(args.out, OFFLINE_ENTRIES)
+    if out is None:
+        return 2
     db_path = out / "poki.sqlite"
     phh_dir = out / "phh"
     seed = args.seed if args.seed is not None else args.settings.random.seed
@@ -128,10 +149,6 @@ def _irc_demo(args: argparse.Namespace) -> int:
     if args.hands < 1:
         print("poki demo: --hands must be at least 1", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
     seed = args.seed if args.seed is not None else args.settings.random.seed
     specs = args.players if args.players != list(DEFAULT_FIELD) else list(DEMO_FIELD)
     from agent.players import SpecError, parse_spec
@@ -144,6 +161,9 @@ def _irc_demo(args: argparse.Namespace) -> int:
         return 2
     if not 2 <= len(specs) <= args.settings.table.seats:
         print(f"poki demo: 2-{args.settings.table.seats} players, got {len(specs)}", file=sys.stderr)
+        return 2
+    out = _demo_folder(args.out, IRC_ENTRIES)
+    if out is None:
         return 2
     config = ["--config", args.config] if args.config else []
     figures = run_irc_demo(args.settings, out, hands=args.hands, specs=specs, seed=seed,

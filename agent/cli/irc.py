@@ -26,6 +26,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from agent.cli import arguments
+
 if TYPE_CHECKING:
     from agent.play.irc_network import NetworkOptions
 
@@ -36,15 +38,15 @@ _NETWORK_SETTINGS = {
              ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"), ("dealer_tls_cert_file", "--tls-cert"),
              ("sasl", "--sasl"), ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
              ("server_password_file", "--server-password-file"), ("services_nick", ""),
-             ("connect_timeout_seconds", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
+             ("connect_timeout_seconds", ""), ("flood_profile", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
              ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
     "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
              ("dealer_account", "--dealer-account"),
              ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
              ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
              ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
-             ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_burst", ""),
-             ("flood_lines_per_second", "--no-flood-limit"), ("reconnect_min_seconds", ""),
+             ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_profile", ""),
+             ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"), ("answer_gap_seconds", ""), ("reconnect_min_seconds", ""),
              ("reconnect_max_seconds", "")),
 }
 # Each role's files: (what, the setting giving its default, the option).
@@ -114,7 +116,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_argument("--server", metavar="HOST:PORT", help="IRC server (default: [irc] server)")
     common.add_argument("--channel", action="append", metavar="CHANNEL",
                         help="a table's channel; repeat for several tables (default: [irc] channels)")
-    common.add_argument("--seed", type=int, default=None, help="seed (default: [random] seed)")
+    common.add_argument("--seed", type=arguments.seed, default=None,
+                        help="seed (play: default [random] seed; deal: decks from the seed, for tests and "
+                        "demos only, said at the table; default: from the OS's entropy)")
     common.add_argument("--no-flood-limit", action="store_true",
                         help="send without flood control (only on a server of your own)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
@@ -146,10 +150,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "database and to ACPC/PHH logs.")
     deal.add_argument("--nick", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     deal.add_argument("--db", metavar="FILE", help="database (default: [irc] dealer_db, dealer.sqlite)")
-    deal.add_argument("--hands", type=int, default=None, help="stop after this many hands (default: until stopped)")
+    deal.add_argument("--hands", type=arguments.positive_count, default=None,
+                      help="stop after this many hands (default: until stopped)")
     deal.add_argument("--logs", metavar="DIR", default="irc-logs",
                       help="folder for the hand logs, <table>.acpc.log and <table>.phhs (default irc-logs)")
-    deal.add_argument("--action-seconds", type=float, default=None,
+    deal.add_argument("--action-seconds", type=arguments.seconds, default=None,
                       help="time limit per action (default: [irc] action_seconds)")
     deal.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -160,7 +165,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "learns the opponents. It acts only on what the dealer says. Owners ([irc] owners "
                           "or --owner) may /msg it: status, leave #channel, report, quit.")
     play.add_argument("--dealer", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
-    play.add_argument("--dealer-host", default=None, help="accept the dealer only from this host or user@host")
+    play.add_argument("--dealer-host", default=None, metavar="MASK",
+                      help="accept the dealer only from this identity: host, user@host or a nick!user@host mask "
+                      "(* and ? wildcards; a ~ before the user is ignored). Default: the user@host the dealer's "
+                      "nick has when first seen, pinned for the session")
     play.add_argument("--dealer-account", default=None, metavar="ACCOUNT",
                       help="accept the dealer only when the server vouches it is logged in to ACCOUNT "
                       "(IRCv3 account-tag; default: [irc] dealer_account)")
@@ -171,14 +179,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     play.add_argument("--owner", action="append", metavar="MASK",
                       help="nick!user@host mask allowed to give orders (default: [irc] owners)")
 
+    verify = sub.add_parser("verify", help="check a table's decks against their commitments in a channel log",
+                            description="Reads a channel log (an IRC client's log or the bare lines) and "
+                            "checks every hand the dealer committed: the revealed deck hashes to the "
+                            "commitment announced at the hand's start, and every card the log shows (board, "
+                            "shown hands, your hole cards) is where that deck puts it. Exit status 0 when "
+                            "every revealed hand checks out, 1 otherwise (docs/irc-dialect.md).")
+    verify.add_argument("log", metavar="LOG", help="the channel log (text; '-' reads standard input)")
+    verify.add_argument("-v", "--verbose", action="store_true", help="one line per hand")
+
     server = sub.add_parser("server", help="run an IRC server (miniircd) on 127.0.0.1 until stopped",
                             description="A real IRC server on loopback for your own tables.")
-    server.add_argument("--port", type=int, default=6667, help="port (default 6667)")
+    server.add_argument("--port", type=arguments.listen_port, default=6667, help="port (default 6667)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.irc_command is None:
-        print("poki irc: choose deal, play or server (poki irc --help)", file=sys.stderr)
+        print("poki irc: choose deal, play, verify or server (poki irc --help)", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(name)s: %(message)s")
@@ -190,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
         from agent.bench.irc_profile import install_from_env
 
         install_from_env()
-    return {"deal": _deal, "play": _play, "server": _server}[args.irc_command](args)
+    return {"deal": _deal, "play": _play, "server": _server, "verify": _verify}[args.irc_command](args)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -244,7 +261,8 @@ def _deal(args: argparse.Namespace) -> int:
         print("poki irc deal: --hands must be at least 1", file=sys.stderr)
         return 2
     db = args.db or args.settings.irc.dealer_db
-    host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=seed,
+    # Real play deals from the OS's entropy; only --seed (tests, demos) makes decks repeat.
+    host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=args.seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
                       flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
     try:
@@ -277,10 +295,12 @@ def _deal(args: argparse.Namespace) -> int:
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
               f"{stats.refused} commands refused")
+    if host.unstored:
+        print(f"poki irc deal: {host.unstored} finished hand(s) could not be stored in {db}; they are kept in "
+              f"its journal and stored at the next start", file=sys.stderr)
     if host.error is not None:
         print(f"poki irc deal: {host.error}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if host.unstored or host.error is not None else 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -310,6 +330,8 @@ def _play(args: argparse.Namespace) -> int:
     print(bot.describe(), flush=True)
     bot.start()
     job = _start_report_job(args, db, args.settings.report.out)
+    if job is not None:
+        bot.report_now = job.run_once  # the owner's `report` order: one run now, in a child
     last = time.monotonic()
     try:
         while not bot.wait(1.0):
@@ -323,10 +345,15 @@ def _play(args: argparse.Namespace) -> int:
         _stop_report_job(job)
         bot.stop()
     print(summary)
+    failed = False
+    if bot.writer.not_stored:
+        print(f"poki irc play: {bot.writer.not_stored} finished hand(s) were NOT stored in {db}; the last: "
+              f"{bot.writer.last_error}", file=sys.stderr)
+        failed = True
     if bot.failure is not None:
         print(f"poki irc play: {bot.failure}", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    return 1 if failed else 0
 
 
 def _start_report_job(args: argparse.Namespace, db: str, default_out: str):
@@ -356,6 +383,34 @@ def _stop_report_job(job) -> None:
     job.shutdown()
     s = job.status
     print(f"opponent report: {s.runs} run(s), {s.failures} failed", flush=True)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from connectors.irc.deck_log import verify_lines
+
+    try:
+        if args.log == "-":
+            check = verify_lines(sys.stdin)
+        else:
+            with open(args.log, encoding="utf-8", errors="replace") as f:
+                check = verify_lines(f)
+    except OSError as exc:
+        print(f"poki irc verify: {exc}", file=sys.stderr)
+        return 2
+    for hand in check.hands:
+        if hand.problems:
+            print(f"hand {hand.hand}: FAILED: {'; '.join(hand.problems)}")
+        elif args.verbose:
+            print(f"hand {hand.hand}: ok ({len(hand.seen)} card lines checked)")
+    if check.unverifiable:
+        shown = ", ".join(map(str, check.unverifiable[:10])) + (" ..." if len(check.unverifiable) > 10 else "")
+        print(f"{len(check.unverifiable)} hand(s) without a revealed deck in the log (not checked): {shown}")
+    failed = len(check.failed)
+    print(f"{check.verified} hand(s) verified, {failed} failed")
+    if not check.hands:
+        print("poki irc verify: no revealed deck in the log", file=sys.stderr)
+        return 1
+    return 1 if failed else 0
 
 
 def _server(args: argparse.Namespace) -> int:

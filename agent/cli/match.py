@@ -24,6 +24,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from agent.cli import arguments
 from agent.cli.cluster_option import NoCluster, open_cluster
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("specs", nargs="*", metavar="SPEC",
                         help="one player spec per seat (2-10), e.g. rr call 'loose-passive(vpip=0.5)'")
-    parser.add_argument("--deals", type=int, default=1000, help="deals to play (default 1000)")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--deals", type=arguments.positive_count, default=1000, help="deals to play (default 1000)")
+    parser.add_argument("--seed", type=arguments.seed, default=None,
                         help="seed of the cards, seatings and players (default: [random] seed)")
     parser.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
                         help="replay every deal once per seat rotation (default: on)")
@@ -148,4 +149,8 @@ def _play(args: argparse.Namespace, setup: TournamentSetup, cluster: Any) -> int
         print(json.dumps(result.to_json(hands=args.json_hands), indent=2))
     else:
         print(result.format_table())
+    if result.rejected_hands:
+        print(f"poki match: {result.rejected_hands} hand(s) were NOT stored in {args.db}: the database refused them",
+              file=sys.stderr)
+        return 1
     return 0

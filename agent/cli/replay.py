@@ -13,7 +13,9 @@ the header names; --blinds, --bets and --cap override single figures.
 
 --predict scores the opponent model: before every real decision, how often its most
 likely action was the one taken and the mean log-likelihood of the actual actions,
-beside a baseline of the player's own pooled frequencies.
+beside a baseline of the player's own pooled frequencies; and, for every holding shown
+down, its log-likelihood under the weight tables of uniform, Loki-1, the triples and the
+learned ranges, which it learns into the database as it goes (docs/prediction.md, "Ranges").
 
 --cluster ADDRESS reads, checks and prepares the chunks as tasks on a Dask cluster (a
 scheduler's tcp://HOST:PORT, or `local`; needs the `cluster` extra) while this process
@@ -77,6 +79,17 @@ def _strengths(text: str) -> Strengths:
         raise argparse.ArgumentTypeError(f"--strengths wants P,C,F[,H], positive numbers: {text!r} ({exc})") from None
 
 
+def _range_settings(text: str) -> Any:
+    from agent.models.ranges import RangeSettings
+
+    try:
+        player, population = (float(p) for p in text.split(","))
+        return RangeSettings(player, population)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--ranges wants PLAYER,POPULATION, positive numbers: {text!r} ({exc})") \
+            from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
@@ -112,6 +125,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strengths", type=_strengths, default=None, metavar="P,C,F[,H]",
                         help="back-off pseudo-counts: population, coarse, fine (and the population's "
                              "half-life in hands); default: those fitted in docs/prediction.md")
+    parser.add_argument("--ranges", type=_range_settings, default=None, metavar="PLAYER,POPULATION",
+                        help="--predict: pseudo-counts of the learned ranges' back-off (the population's shape in "
+                             "a player's rows, the flat shape in the population's); default: those fitted in "
+                             "docs/prediction.md")
     parser.add_argument("--tune", action="store_true",
                         help="with --predict: fit the back-off strengths to these hands (scored from the "
                              "models stored in --db) and print them; nothing is stored")
@@ -156,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         until=args.until,
         tune=args.tune,
         **({"strengths": args.strengths} if args.strengths is not None else {}),
+        **({"ranges": args.ranges} if args.ranges is not None else {}),
     )
     if args.tune and not args.predict:
         print("poki replay: --tune needs --predict", file=sys.stderr)
@@ -188,7 +206,7 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
     from agent.play.replay import replay
     from connectors.acpc.game import GameError
-    from db.database import DatabaseError
+    from db.database import DatabaseError, DatabaseWriteError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError)
     pool_context: Any = nullcontext(None)
@@ -199,6 +217,18 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         pool_context = ReplayPool(cluster, args.paths)
     bar = None
     progress = on_total = None
+    skipped_file = None
+    on_problem = None
+    if args.skipped:
+        # Every skipped hand written as it is met (the summary keeps only the first ones).
+        try:
+            skipped_file = open(args.skipped, "w", encoding="utf-8")
+        except OSError as exc:
+            print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+
+        def on_problem(p: Any) -> None:
+            skipped_file.write(f"{p.where}\t{p.reason}\n")
     if not args.no_progress:
         from tqdm import tqdm
 
@@ -213,17 +243,19 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         progress = bar.update
     try:
         with pool_context as pool:
-            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool)
+            summary = replay(args.paths, options, progress=progress, on_total=on_total, pool=pool,
+                             on_problem=on_problem)
     except expected as exc:
         print(f"poki replay: {exc}", file=sys.stderr)
+        if isinstance(exc, DatabaseWriteError):
+            print("poki replay: every hand stored before this is kept; the same command resumes where it stopped",
+                  file=sys.stderr)
         return 2 if isinstance(exc, (FileNotFoundError, GameError)) else 1
     finally:
         if bar is not None:
             bar.close()
-    if args.skipped:
-        with open(args.skipped, "w", encoding="utf-8") as out:
-            for p in summary.problems:
-                out.write(f"{p.where}\t{p.reason}\n")
+        if skipped_file is not None:
+            skipped_file.close()
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:

@@ -1,7 +1,8 @@
 """Write the opponent report: HUD statistics of every opponent in the database (as FPDB
 defines them, each with its sample size), per-context models, charts and results against
 us, as one page (DIR/index.html, works offline) plus DIR/players.csv and DIR/report.json.
-The previous report in DIR is replaced whole.
+The previous report in DIR is replaced whole; a DIR holding anything but a report of
+ours, or holding the database, is refused untouched (exit 1).
 
 With --schedule, stay running and write it on the [report] cron schedule (the nightly
 report), until interrupted.

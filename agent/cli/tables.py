@@ -6,6 +6,8 @@ import argparse
 import shlex
 import sys
 
+from agent.cli import arguments
+
 
 # Defaults live in agent/engine/income_rates.py (DEFAULT_*); they are repeated in the help text
 # only, so `poki --help` need not import the simulation.
@@ -16,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="roll-out trials per hand type and field, also the iterated tables' final pass (default 2,000,000)")
     build.add_argument("--iteration-trials", type=int, default=None,
                        help="trials per hand type and field in each iteration (default 200,000)")
-    build.add_argument("--seed", type=int, default=None, help="random seed (default 20240)")
+    build.add_argument("--seed", type=arguments.seed, default=None, help="random seed (default 20240)")
     build.add_argument("--workers", type=int, default=1, help="threads running the simulation (default 1)")
     build.add_argument("--noise", type=float, default=None, help="initial noise of the iterations, milli-bets (default 200)")
     build.add_argument("--cooling", type=float, default=None, help="noise factor per iteration (default 0.85)")

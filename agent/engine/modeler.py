@@ -40,6 +40,12 @@ kept in the opponent-model store) under a Beta prior centred on ``reweight_floor
 (:func:`learned_eps`). The evidence compounds as with "action", but an opponent that bets
 medium hands at a fixed rate gets a larger ε and its tables stop collapsing onto the few
 holdings the thresholds say it bets with. docs/strength.md §10.
+
+``rule="learned"`` (learned ranges, agent.models.ranges) drops the thresholds: a
+holding's factor is the density, learned from the opponent's (backed off to the
+population's) shown-down holdings, of its percentile on the current table in the row of
+the action's class, coarse context and predicted share (``freq``); the bin of each action is kept so that a
+showdown can add the shown holding's bins to the store.
 """
 from __future__ import annotations
 
@@ -51,6 +57,7 @@ import numpy as np
 
 import evaluator_pyx as ev
 from agent.engine.income_rates import field_of_players, load_income_rates
+from agent.models.ranges import bins_of, range_row, table_percentiles
 
 FOLD, CALL, RAISE = 0, 1, 2
 N_HOLDINGS = 1326
@@ -299,16 +306,30 @@ class OpponentModeler:
         # action it took this hand, for counting at a showdown.
         self.eps: dict[str, tuple[float, float]] = {}
         self.factors: dict[str, list[tuple[int, np.ndarray]]] = {}
+        # rule = "learned": each opponent's densities (agent.models.ranges.densities) and
+        # the (range row, bin of every holding) of each action re-weighted for.
+        self.densities: dict[str, np.ndarray] = {}
+        self.range_bins: dict[str, list[tuple[int, np.ndarray]]] = {}
 
     def new_hand(self, opponents: Iterable[str], hole_mask: int,
-                 eps: dict[str, tuple[float, float]] | None = None) -> None:
+                 eps: dict[str, tuple[float, float]] | None = None,
+                 densities: dict[str, np.ndarray] | None = None) -> None:
         """Fresh tables: weight 1 except holdings touching our cards ([poki-2002]); `eps`:
-        each opponent's learned (call, raise) ε (floor_on = "learned"; missing: the floor)."""
+        each opponent's learned (call, raise) ε (floor_on = "learned"; missing: the floor);
+        `densities`: each opponent's learned ranges (rule = "learned"; missing: flat, the
+        action read as no evidence)."""
         base = live_holdings(hole_mask).astype(np.float64)
         self.tables = {nick: base.copy() for nick in opponents}
         self._known = hole_mask
         self.eps = dict(eps or {})
         self.factors = {}
+        self.densities = dict(densities or {})
+        self.range_bins = {}
+
+    def range_observations(self, nick: str, holding: int) -> list[tuple[int, int]]:
+        """rule = "learned": the (row, bin) of `holding` at each of `nick`'s actions
+        re-weighted for this hand, what its showdown teaches the learned ranges."""
+        return [(row, int(bins[holding])) for row, bins in self.range_bins.get(nick, ())]
 
     def eps_of(self, nick: str, action: int) -> float:
         """The mixture weight ε used for `nick`'s `action` (CALL or RAISE)."""
@@ -330,14 +351,23 @@ class OpponentModeler:
         return board_strengths(board_mask, self.potential)
 
     def observe(self, nick: str, action: int, freq: Sequence[float], board_mask: int,
-                players: int) -> None:
+                players: int, context: int = -1) -> None:
         """Re-weight `nick`'s table after it took `action` with `players` in the hand,
-        its frequencies in the context being `freq`."""
+        its frequencies in the context being `freq` (rule = "learned" reads the coarse
+        `context` besides)."""
         table = self.tables.get(nick)
         if table is None or action == FOLD or self.rule == "none":
             return
         self.see_board(board_mask)
         strength = self.strengths(board_mask, players)
+        if self.rule == "learned":
+            row = range_row(context, action, min(1.0, max(0.0, float(freq[action]))))
+            bins = bins_of(table_percentiles(strength, table))
+            self.range_bins.setdefault(nick, []).append((row, bins))
+            dens = self.densities.get(nick)
+            if dens is not None:
+                self.tables[nick] = apply_action(table, dens[row][bins], 0.0, "action")
+            return
         if self.floor_on == "learned":
             f = model_factors(table, strength, freq, action, self.rule, sigma=self.sigma, width=self.width,
                               mix=self.mix, floor_on="learned")

@@ -41,6 +41,7 @@ from agent.models.opponent_model import (
     predict_learned,
     predict_model,
 )
+from agent.models.ranges import densities as range_densities
 from agent.models.store import MemoryModelStore, ModelStore, require_store
 from agent.players import BasePlayer, Param, PlayerKind
 
@@ -157,6 +158,8 @@ class PokiPlayer(BasePlayer):
         floor = cfg.floor_on
         if floor == "learned":
             floor += ", off-model counts kept in the store"
+        if cfg.reweight == "learned":
+            floor = "none: ranges learned from showdowns, kept in the store"
         writes = "this player writes its hands" if self._store_writes else "the table writes the hands"
         heads_up = (f"heads-up the equilibrium of {cfg.heads_up_strategy or 'the shipped strategy'} "
                     f"(responses up to p {cfg.heads_up_p:g})" if cfg.heads_up == "equilibrium"
@@ -184,8 +187,11 @@ class PokiPlayer(BasePlayer):
         if self._responder is not None and len(record.seats) == 2:
             # At a live table (a seat told us a deadline) the response is solved aside.
             self._responder.observe(record, self.name, background=self._deadline_s is not None)
-        if self.settings.floor_on == "learned" and record.hand_id == self._hand:
+        learned_ranges = self.settings.reweight == "learned"
+        if self.settings.floor_on == "learned" and not learned_ranges and record.hand_id == self._hand:
             self._count_off_model(record)
+        if learned_ranges and self._reweighting and record.hand_id == self._hand:
+            self._count_ranges(record)
         if self.settings.opponent_model == "specific" and self._store_writes:
             try:
                 self.store.write_hand(record, self.network)
@@ -208,6 +214,33 @@ class PokiPlayer(BasePlayer):
                 add(shown.player, self.network, record.hand_id, off_model_counts(acts, holding))
             except (ValueError, TypeError, IndexError):
                 continue  # cards that name no holding teach nothing; play goes on
+
+    def _count_ranges(self, record: HandRecord) -> None:
+        """reweight = "learned": for each opponent whose cards were shown, the bins of its
+        holding at each of its actions re-weighted for, added to the store's learned ranges
+        (agent.models.ranges; once per hand and opponent)."""
+        add = self.store.add_range_counts
+        for shown in record.shown:
+            if shown.player == self.name or shown.player not in self._modeler.range_bins or len(shown.cards) != 2:
+                continue
+            try:
+                holding = ev.holding_index_of_cards(*shown.cards)
+                add(shown.player, self.network, record.hand_id,
+                    self._modeler.range_observations(shown.player, holding))
+            except (ValueError, TypeError, IndexError):
+                continue  # cards that name no holding teach nothing; play goes on
+
+    def _range_densities(self, opponents: list[str]) -> dict[str, np.ndarray]:
+        """Each opponent's learned ranges from the store; counts a damaged file cannot
+        give read as none (flat: actions re-weight nothing), counted in ``bad_off_model``."""
+        read = self.store.range_counts
+        out: dict[str, np.ndarray] = {}
+        for nick in opponents:
+            try:
+                out[nick] = range_densities(*read(nick, self.network))
+            except (ValueError, TypeError):
+                self.bad_off_model += 1
+        return out
 
     def _learned_eps(self, opponents: list[str]) -> dict[str, tuple[float, float]]:
         """Each opponent's (call, raise) ε from the off-model counts its model holds;
@@ -232,8 +265,12 @@ class PokiPlayer(BasePlayer):
         hole = ctx.hole_cards or ()
         self._hole_mask = ev.cards_to_mask(hole) if hole else 0
         opponents = [p for p in ctx.players if p != self.name]
-        eps = self._learned_eps(opponents) if self.settings.floor_on == "learned" and self._reweighting else None
-        self._modeler.new_hand(opponents, self._hole_mask, eps)
+        cfg = self.settings
+        learned_ranges = cfg.reweight == "learned" and self._reweighting
+        eps = self._learned_eps(opponents) if cfg.floor_on == "learned" and self._reweighting \
+            and not learned_ranges else None
+        dens = self._range_densities(opponents) if learned_ranges else None
+        self._modeler.new_hand(opponents, self._hole_mask, eps, dens)
         self._models: dict[str, Any] = {}
         self._seen = 0  # actions of this hand already re-weighted for
         # Fine contexts of this hand's actions (agent.game.context), followed as they come.
@@ -302,7 +339,7 @@ class PokiPlayer(BasePlayer):
                 if mask is None:
                     mask = masks[rnd] = ev.cards_to_mask(ctx.board[:_BOARD_AT_ROUND[rnd]]) if rnd else 0
                 self._modeler.observe(player, action, self._freq(player, a.context, fine, public, rnd), mask,
-                                      a.players_active)
+                                      a.players_active, a.context)
         self._seen = len(actions)
 
     def _to_act_after(self, ctx: GameContext) -> int:

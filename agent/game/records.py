@@ -6,7 +6,8 @@ boundary or be written as JSON unchanged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 
 from agent.game.context import decision_context
 
@@ -153,3 +154,21 @@ class WriteReport:
 
     def __str__(self) -> str:
         return f"{self.stored} stored, {self.duplicates} duplicates, {len(self.rejected)} rejected"
+
+
+def content_digest(record: HandRecord, dealt: tuple[int, ...] = ()) -> str:
+    """A short digest of what happened in a hand: when it started, who sat where with
+    what, the board, every action, the cards shown and the results, and ``dealt`` (every
+    card dealt, where the table knows them); the same for the same hand however it was
+    named or numbered."""
+    text = repr((record.started_at, record.small_blind, record.big_blind, record.small_bet, record.big_bet,
+                 record.max_bets, record.seats, record.board, record.actions, record.shown, record.results,
+                 tuple(int(c) for c in dealt)))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def with_content_id(record: HandRecord, dealt: tuple[int, ...] = ()) -> HandRecord:
+    """``record`` under an id that names its content too (``<id>:<digest>``), so hands are
+    told apart by what happened in them, not only by a match name and a hand number (a
+    reused name, a repeated number), and the same hand is still recognised as stored."""
+    return replace(record, hand_id=f"{record.hand_id}:{content_digest(record, dealt)}")

@@ -10,7 +10,10 @@ What the Poki engine reads and writes ([loki2-1999], [poki-2002]; docs/strength.
 * ``write_hand(record, network)``: a finished hand learnt (each hand once);
 * ``off_model`` / ``add_off_model``: the off-model counts of the learned re-weighting
   floor (``[engine] floor_on = "learned"``), kept per player across sessions;
-* ``learned_model()``: the learned predictor's fitted weights, if the store holds some.
+* ``learned_model()``: the learned predictor's fitted weights, if the store holds some;
+* ``range_counts`` / ``add_range_counts``: the learned ranges (agent.models.ranges) of a
+  player and of its network's population, learned from shown-down holdings
+  (``[engine] reweight = "learned"``).
 
 The SQLite database (db.Database) and :class:`MemoryModelStore` implement all of it; a
 live bot reaches its database through :class:`ThreadBoundStore`, which forwards every call
@@ -28,6 +31,14 @@ from agent.game.prepared import prepare_hand
 from agent.game.records import HandRecord, RecordError, WriteReport
 from agent.models.frequencies import DEFAULT_HALF_LIFE, Decay, PlayerModel, PlayerState
 from agent.models.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, Predictor, Strengths
+from agent.models.ranges import (
+    NO_RANGE_COUNTS,
+    PLAYER_HALF_LIFE,
+    POPULATION_HALF_LIFE,
+    RangeCounts,
+    add_observations,
+    check_observations,
+)
 
 if TYPE_CHECKING:
     from agent.models.learned import LearnedModel
@@ -83,11 +94,17 @@ class ModelStore(Protocol):
 
     def learned_model(self) -> LearnedModel | None: ...
 
+    def range_counts(self, nick: str, network: str) -> tuple[RangeCounts, RangeCounts]: ...
+
+    def add_range_counts(self, nick: str, network: str, hand_id: str,
+                         observations: Sequence[tuple[int, int]]) -> bool: ...
+
     def describe(self) -> str: ...
 
 
 # The parts a store must have, in the order a refusal lists them.
-STORE_PARTS = ("get", "write_hand", "off_model", "add_off_model", "learned_model", "describe", "predictor")
+STORE_PARTS = ("get", "write_hand", "off_model", "add_off_model", "learned_model", "range_counts",
+               "add_range_counts", "describe", "predictor")
 
 
 class StoreError(TypeError):
@@ -111,6 +128,13 @@ def require_store(store: object, who: str) -> None:
                          "(agent.models.store.ModelStore says what a store must serve)")
 
 
+def _remember(seen: OrderedDict[tuple[str, str, str], None], key: tuple[str, str, str]) -> None:
+    """Keep ``key`` (hand, network, nick) among the last 4,096 added."""
+    seen[key] = None
+    if len(seen) > 4096:
+        seen.popitem(last=False)
+
+
 class MemoryModelStore:
     """The same models without a database, for play with nothing stored: hands are
     checked and counted once each exactly as the database does; learned weights only when
@@ -128,6 +152,10 @@ class MemoryModelStore:
         # Off-model counts (floor_on = "learned") and the (hand, network, nick) already added.
         self._off_model: dict[tuple[str, str], OffModelCounts] = {}
         self._off_model_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
+        # Learned ranges: per (network, nick) and per network; (hand, network, nick) added.
+        self._ranges: dict[tuple[str, str], RangeCounts] = {}
+        self._range_population: dict[str, RangeCounts] = {}
+        self._ranges_seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
 
     def describe(self) -> str:
         return "memory (nothing kept after the run)"
@@ -214,14 +242,39 @@ class MemoryModelStore:
         add = check_off_model(counts, f"off-model counts of {nick!r} in {hand_id}")
         old = self._off_model.get((network, nick), NO_OFF_MODEL)
         self._off_model[(network, nick)] = OffModelCounts(*(a + b for a, b in zip(old, add)))
-        self._off_model_seen[key] = None
-        if len(self._off_model_seen) > 4096:
-            self._off_model_seen.popitem(last=False)
+        _remember(self._off_model_seen, key)
         return True
 
     def learned_model(self) -> LearnedModel | None:
         """The learned predictor's weights given at construction (None: none)."""
         return self.learned
+
+    def range_counts(self, nick: str, network: str) -> tuple[RangeCounts, RangeCounts]:
+        """(the player's, its network's) learned-range counts (zeros when none)."""
+        return (self._ranges.get((network, nick), NO_RANGE_COUNTS),
+                self._range_population.get(network, NO_RANGE_COUNTS))
+
+    def seed_ranges(self, nick: str, network: str, player: RangeCounts, population: RangeCounts | None) -> None:
+        """Start a player's (and, given, the population's) ranges from counts learned elsewhere."""
+        self._ranges[(network, nick)] = player
+        if population is not None:
+            self._range_population[network] = population
+
+    def add_range_counts(self, nick: str, network: str, hand_id: str,
+                         observations: Sequence[tuple[int, int]]) -> bool:
+        """Add one shown-down holding's (row, bin) observations for ``nick`` and its
+        network, once per (hand, nick) (False when already added); ValueError for
+        observations out of range."""
+        key = (hand_id, network, nick)
+        if key in self._ranges_seen:
+            return False
+        obs = check_observations(observations, f"range observations of {nick!r} in {hand_id}")
+        self._ranges[(network, nick)] = add_observations(self._ranges.get((network, nick), NO_RANGE_COUNTS), obs,
+                                                         PLAYER_HALF_LIFE)
+        self._range_population[network] = add_observations(
+            self._range_population.get(network, NO_RANGE_COUNTS), obs, POPULATION_HALF_LIFE)
+        _remember(self._ranges_seen, key)
+        return True
 
     def players(self) -> list[tuple[str, str]]:
         """(network, nick) of every player seen."""
@@ -275,3 +328,10 @@ class ThreadBoundStore:
 
     def learned_model(self) -> LearnedModel | None:
         return self._call(lambda: self._store.learned_model())
+
+    def range_counts(self, nick: str, network: str) -> tuple[RangeCounts, RangeCounts]:
+        return self._call(lambda: self._store.range_counts(nick, network))
+
+    def add_range_counts(self, nick: str, network: str, hand_id: str,
+                         observations: Sequence[tuple[int, int]]) -> bool:
+        return self._call(lambda: self._store.add_range_counts(nick, network, hand_id, observations))

@@ -24,6 +24,8 @@ the whole match, the match goes on):
 * a line that is not a response, or answers a state that is not the current one, is
   logged and ignored (the ACPC dealer's "un-requested response");
 * a malformed or invalid action is logged and taken as a call (the ACPC dealer's rule);
+  an action is read as the ACPC dealer reads it (protocol.parse_action: its first letter
+  decides, so ``r100`` in a limit game is a raise);
 * no answer within ``response_timeout`` seconds is taken as a call; a seat whose
   answers have used more than ``budget_per_hand`` seconds per hand of the match is
   folded for the rest of the match (it checks when checking is free: folding is not a
@@ -53,7 +55,6 @@ from __future__ import annotations
 import logging
 import select
 import socket
-import struct
 import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
@@ -66,16 +67,27 @@ from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStar
 from agent.game.rules import Action, Phase
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
-from agent.play.acpc_dealer_seats import DealerError, DealerLimits, LocalSeat, MatchOutcome, SeatReport, TableSeat
+from agent.play.acpc_dealer_seats import (
+    MAX_CALLERS,
+    Caller,
+    DealerError,
+    DealerLimits,
+    LocalSeat,
+    MatchOutcome,
+    SeatReport,
+    TableSeat,
+)
 from agent.play.acpc_fast_deal import FastHands
 from agent.play.dealer import SeededDeals
-from connectors.acpc.client import SocketPoller
+from connectors.acpc.client import LineFramer, SocketPoller, socket_timeval
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
     ACTION_CHAR,
     NO_STACK,
+    VERSION_LINE,
     ProtocolError,
     is_comment,
+    parse_action,
     parse_response,
     parse_version,
 )
@@ -181,15 +193,20 @@ class AcpcDealer(FastHands):
                 lsock.close()
                 self.close()
                 raise DealerError(f"cannot listen on {self.host}:{port or 0} for {seat.where}: {exc}") from None
-            lsock.listen(1)
+            lsock.listen(MAX_CALLERS)
             lsock.setblocking(False)
             seat.listener = lsock
             ports.append(lsock.getsockname()[1])
         return ports
 
     def wait_for_players(self) -> None:
-        """Accept one connection per remote seat and read each greeting. A connection
-        that does not greet properly is closed and the port waits for another."""
+        """Accept one connection per remote seat and read each greeting. Every connection
+        at a port is a caller until it greets: the first caller to send the version line
+        takes the seat; one that sends anything else, or nothing within
+        ``greet_timeout`` seconds, is closed (logged), and so is the oldest caller when a
+        port has MAX_CALLERS waiting, so connections that never greet cannot keep a
+        player from its seat. Raises DealerError when a seat is still empty after
+        ``connect_timeout`` seconds."""
         sel = self._selector
         waiting = {}
         for seat in self.seats:
@@ -198,61 +215,129 @@ class AcpcDealer(FastHands):
                 waiting[seat.index] = seat
         limit = self.limits.connect_timeout
         end = None if limit is None else self.clock() + limit
-        while any(not s.greeted for s in waiting.values()):
-            timeout = None if end is None else end - self.clock()
-            if timeout is not None and timeout <= 0:
-                missing = ", ".join(s.where for s in waiting.values() if not s.greeted)
-                raise DealerError(f"players did not connect and greet within {limit:g} s: {missing}")
-            for kind, seat in sel.select(timeout):
-                if kind == "listen":
-                    self._accept(seat)
-                else:
-                    self._read(seat)
-                    self._check_greeting(seat)
-        for seat in waiting.values():
-            sel.unregister(seat.listener)
-            seat.listener.close()
-            seat.listener = None
+        try:
+            while any(not s.greeted for s in waiting.values()):
+                now = self.clock()
+                self._drop_silent_callers(waiting.values(), now)
+                timeout = None if end is None else end - now
+                if timeout is not None and timeout <= 0:
+                    raise DealerError(f"players did not connect and greet within {limit:g} s: "
+                                      + "; ".join(self._why_empty(s) for s in waiting.values() if not s.greeted))
+                soonest = min((c.deadline for s in waiting.values() for c in s.callers), default=None)
+                if soonest is not None:
+                    timeout = max(0.0, soonest - now) if timeout is None else max(0.0, min(timeout, soonest - now))
+                for kind, item in sel.select(timeout):
+                    if kind == "listen":
+                        self._accept(item)
+                    elif kind == "caller":
+                        self._hear_caller(*item)
+                    else:
+                        self._read(item)  # a seated player's lines, kept for the match
+        finally:
+            for seat in waiting.values():
+                for caller in seat.callers:
+                    self._close_caller(seat, caller, None)
+                if seat.listener is not None:
+                    sel.unregister(seat.listener)
+                    seat.listener.close()
+                    seat.listener = None
+
+    @staticmethod
+    def _why_empty(seat: TableSeat) -> str:
+        if seat.refused:
+            return (f"{seat.where} (its port had {seat.refused} connection(s) that did not greet with "
+                    f"{VERSION_LINE!r} in time)")
+        return f"{seat.where} (nobody connected)"
 
     def _accept(self, seat: TableSeat) -> None:
         try:
             conn, addr = seat.listener.accept()
         except OSError:
             return
-        if seat.sock is not None:
-            conn.close()  # the seat is taken
+        where = f"{addr[0]}:{addr[1]}"
+        if seat.greeted:
+            log.warning("%s: connection from %s closed: the seat is taken", seat.where, where)
+            conn.close()
             return
+        if len(seat.callers) >= MAX_CALLERS:
+            oldest = seat.callers[0]
+            self._close_caller(seat, oldest, f"closed to make room: {MAX_CALLERS} connections were waiting "
+                                             "to greet")
+        conn.setblocking(False)
+        caller = Caller(conn, where, self.clock() + self.limits.greet_timeout,
+                        LineFramer(f"{seat.where} caller {where}", self.limits.max_line))
+        seat.callers.append(caller)
+        self._selector.register(conn, ("caller", (seat, caller)))
+        log.info("%s: connection from %s; waiting for its greeting", seat.where, where)
+
+    def _close_caller(self, seat: TableSeat, caller: Caller, why: str | None) -> None:
+        """Close a connection that did not take the seat; ``why`` is logged (None: quietly,
+        the waiting is over)."""
+        if caller in seat.callers:
+            seat.callers.remove(caller)
+        try:
+            self._selector.unregister(caller.sock)
+        except (KeyError, ValueError):
+            pass
+        caller.sock.close()
+        if why is not None:
+            seat.refused += 1
+            log.warning("%s: connection from %s %s", seat.where, caller.where, why)
+
+    def _drop_silent_callers(self, seats, now: float) -> None:
+        for seat in seats:
+            for caller in [c for c in seat.callers if c.deadline <= now]:
+                self._close_caller(seat, caller, f"closed: no greeting within {self.limits.greet_timeout:g} s")
+
+    def _hear_caller(self, seat: TableSeat, caller: Caller) -> None:
+        """Read what a caller sent: its greeting gives it the seat."""
+        try:
+            data = caller.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._close_caller(seat, caller, f"lost before it greeted: {exc}")
+            return
+        if not data:
+            self._close_caller(seat, caller, "closed before it greeted")
+            return
+        lines = caller.framer.feed(data)
+        while lines and is_comment(lines[0]):
+            lines.pop(0)
+        if not lines:
+            if caller.framer.dropped:
+                self._close_caller(seat, caller, "closed: an over-long line instead of a greeting")
+            return
+        try:
+            major, minor, _ = parse_version(lines[0])
+        except ProtocolError as exc:
+            seat.report.ignored += 1
+            self._close_caller(seat, caller, f"closed: {exc}")
+            return
+        if major != 2:
+            log.warning("%s speaks protocol version %d.%d; this dealer speaks 2.0.0", seat.where, major, minor)
+        self._take_seat(seat, caller, lines[1:])
+
+    def _take_seat(self, seat: TableSeat, caller: Caller, lines: list[str]) -> None:
+        seat.callers.remove(caller)
+        self._selector.unregister(caller.sock)
+        for other in list(seat.callers):
+            self._close_caller(seat, other, f"closed: {caller.where} greeted first and took the seat")
+        conn = caller.sock
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # The descriptor blocks, but every read and send of the dealer's own asks not to
         # (MSG_DONTWAIT) except the wait of a lone remote seat for its answer, which blocks
         # in recv itself, at most response_timeout (SO_RCVTIMEO): one syscall, not two.
         conn.setblocking(True)
-        limit = max(self.limits.response_timeout, 1e-6)  # a zero timeval would never end
-        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
-                        struct.pack("ll", int(limit), max(1, int((limit - int(limit)) * 1e6))))
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, socket_timeval(self.limits.response_timeout))
         seat.sock = conn
-        seat.greeted = False  # every connection greets, a second one at a port too
+        seat.framer = caller.framer
+        seat.framer.source = seat.where
+        seat.lines.extend(lines)
+        seat.greeted = True
         seat.report.disconnected = False
         self._selector.register(conn, ("player", seat))
-        log.info("%s connected from %s", seat.where, addr)
-
-    def _check_greeting(self, seat: TableSeat) -> None:
-        while seat.lines and not seat.greeted:
-            line = seat.lines.pop(0)
-            try:
-                major, minor, _ = parse_version(line)
-            except ProtocolError as exc:
-                log.error("%s: %s; connection closed", seat.where, exc)
-                seat.report.ignored += 1
-                self._hang_up(seat)
-                seat.report.disconnected = False  # the port takes another connection
-                return
-            if major != 2:
-                log.warning("%s speaks protocol version %d.%d; this dealer speaks 2.0.0",
-                            seat.where, major, minor)
-            seat.greeted = True
-        if seat.sock is None and not seat.greeted:
-            seat.report.disconnected = False
+        log.info("%s: %s greeted and took the seat", seat.where, caller.where)
 
     # --- reading ------------------------------------------------------------------------
 
@@ -487,7 +572,7 @@ class AcpcDealer(FastHands):
                 report.ignored += 1
                 log.warning("%s: answer to another state ignored: %r", seat.where, line[:80])
                 continue
-            action = _ACTIONS.get(action_text)
+            action = parse_action(action_text)
             if action is None:
                 report.invalid += 1
                 log.warning("%s: bad action %r in %r; taken as a call", seat.where,

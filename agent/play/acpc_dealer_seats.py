@@ -12,7 +12,12 @@ from agent.game.rules import Action
 from connectors.acpc.client import LineFramer
 from connectors.acpc.protocol import MAX_LINE_BYTES
 
-__all__ = ["DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport", "TableSeat"]
+__all__ = ["MAX_CALLERS", "Caller", "DealerError", "DealerLimits", "LocalSeat", "MatchOutcome", "SeatReport",
+           "TableSeat"]
+
+# Connections a port keeps waiting for their greeting; one more closes the oldest, so a
+# crowd that never greets cannot keep the seat's player out.
+MAX_CALLERS = 8
 
 
 class LocalSeat(Protocol):
@@ -33,6 +38,7 @@ class DealerLimits:
     budget_per_hand: float = 7.0  # seconds per hand of the match a seat's answers may use
     connect_timeout: float | None = 600.0  # seconds to wait for every player (None: forever)
     max_line: int = MAX_LINE_BYTES
+    greet_timeout: float = 10.0  # seconds a new connection has to send its greeting
 
 
 @dataclass
@@ -66,6 +72,16 @@ class MatchOutcome:
         return {s.name: s.total for s in self.seats}
 
 
+@dataclass(eq=False)
+class Caller:
+    """A connection at a seat's port that has not greeted yet."""
+
+    sock: socket.socket
+    where: str  # address:port
+    deadline: float  # on the dealer's clock: greet by then or be closed
+    framer: LineFramer
+
+
 class TableSeat:
     """A seat's connection (remote) or in-process seat (local)."""
 
@@ -79,6 +95,8 @@ class TableSeat:
         self.framer = LineFramer(f"seat {index + 1} ({name})", limits.max_line)
         self.lines: list[str] = []
         self.greeted = local is not None
+        self.callers: list[Caller] = []  # connections at its port waiting to greet
+        self.refused = 0  # connections closed without taking the seat
         self.out: list[bytes] = []  # lines not yet sent (written when we next wait)
         self.out_bytes = 0
         self.acted = {a: PlayerActed(name, a) for a in Action}  # its moves, built once

@@ -30,6 +30,7 @@ import numpy as np
 
 from agent.config import AcpcConfig
 from agent.game.events import HandEnded
+from agent.game.records import with_content_id
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker, TrackerError
 from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
@@ -37,7 +38,7 @@ from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
 from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import Player, create_player
-from connectors.acpc.client import AcpcConnection
+from connectors.acpc.client import AcpcConnection, DealerSilent
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
     MatchState,
@@ -104,11 +105,13 @@ class AcpcSession:
 
     def __init__(self, game: AcpcGame, seat: Seat, *, names: Sequence[str] = (),
                  match: str = "acpc", source: str = "acpc",
-                 clock: DecisionClock | None = None) -> None:
+                 clock: DecisionClock | None = None,
+                 hand_clock: Callable[[], float] | None = None) -> None:
         self.game = game
         self.seat = seat
         self.source = source
-        self.translator = StateTranslator(game, seat.me, names=names, match=match, source=source)
+        self.translator = StateTranslator(game, seat.me, names=names, match=match, source=source,
+                                          clock=hand_clock)
         self.clock = clock
         self.lines = 0
         self.errors = 0
@@ -191,12 +194,13 @@ class AcpcSession:
         return self.translator.last is not None and not self.translator.hand_over
 
 
-def _open_models(seat: Seat, db_path: str | None, network: str, settings: Any = None) -> Callable[[], None]:
+def _open_models(seat: Seat, db_path: str | None, network: str, settings: Any = None) -> DatabaseWriter | None:
     """The opponent database at ``db_path`` on its own writer thread (as at IRC tables):
     finished hands go there through the seat's sink, and the player reads and writes its
-    models through the same thread (agent.play.stores). Returns the closer."""
+    models through the same thread (agent.play.stores). Returns the writer (None: no
+    database)."""
     if db_path is None:
-        return lambda: None
+        return None
     kwargs: dict[str, Any] = {"half_life": None}
     if settings is not None:
         kwargs = {"synchronous": settings.database.synchronous, "half_life": settings.model.half_life_hands}
@@ -206,8 +210,23 @@ def _open_models(seat: Seat, db_path: str | None, network: str, settings: Any = 
     except BaseException:
         writer.close()
         raise
-    seat.sink = lambda record: writer.write(record, network)
-    return writer.close
+    # Stored under an id that names the hand's content (when it was dealt, who sat, what
+    # happened): a reused match name or a hand number the dealer repeats never makes a
+    # new hand look stored already.
+    seat.sink = lambda record: writer.write(with_content_id(record), network)
+    return writer
+
+
+def _count_storage(stats: SeatStats, writer: DatabaseWriter) -> None:
+    """Add what the (closed) writer did with the seat's hands to its stats: the writer
+    stores them on its own thread, so the sink's return says nothing. A hand handed over
+    and neither stored nor found stored already counts as not stored."""
+    stats.already_stored += writer.duplicates
+    unaccounted = stats.hands - stats.not_stored - writer.stored - writer.duplicates
+    if unaccounted > 0:
+        stats.not_stored += unaccounted
+        stats.last_storage_error = writer.last_error or (
+            f"{unaccounted} hand(s) still waiting for the database writer when it was closed")
 
 
 @dataclass
@@ -218,6 +237,22 @@ class ClientResult:
     ended_mid_hand: bool
     dealer: str
     messages: list[str] = field(default_factory=list)
+    storing: bool = False  # finished hands went to a database
+    lost: bool = False  # the connection broke or the dealer went silent
+
+    @property
+    def stored(self) -> int:
+        """Finished hands stored by this match (0 when not storing)."""
+        s = self.stats
+        return s.hands - s.not_stored - s.already_stored if self.storing else 0
+
+    @property
+    def complete(self) -> bool:
+        """The dealer closed the match between hands, every hand was followed to its
+        end and, when storing, every one of them was stored."""
+        s = self.stats
+        return (not self.lost and not self.ended_mid_hand and not s.hands_abandoned
+                and not (self.storing and s.not_stored))
 
     def summary(self, name: str) -> str:
         s = self.stats
@@ -231,8 +266,11 @@ class ClientResult:
             problems.append(f"{s.hands_abandoned} hands abandoned")
         if self.protocol_errors:
             problems.append(f"{self.protocol_errors} bad lines from the dealer")
-        if s.sink_errors:
-            problems.append(f"{s.sink_errors} hands not stored")
+        if s.not_stored:
+            problems.append(f"{s.not_stored} hands not stored (the last: {s.last_storage_error})")
+        if s.already_stored:
+            problems.append(f"{s.already_stored} hands already in the database (the same hand: same start, "
+                            "cards and actions), not stored twice")
         if self.ended_mid_hand:
             problems.append("the dealer closed the match in the middle of a hand")
         problems.extend(self.messages)
@@ -249,14 +287,15 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                    on_ready: Callable[[str], None] | None = None) -> ClientResult:
     """Connect to an ACPC dealer, greet, play every hand it deals with ``player`` until it
     closes the match; finished hands go to the database at ``db_path`` (None: nowhere).
-    ``on_ready`` is told what the player runs with (bettor, predictor, floor, store) once
-    its models are attached, before connecting."""
+    A dealer silent for ``config.dealer_timeout`` seconds ends the match for us (the
+    result says so: ``lost``). ``on_ready`` is told what the player runs with (bettor,
+    predictor, floor, store) once its models are attached, before connecting."""
     config = config or AcpcConfig()
     where = f"dealer {host}:{port}"
     match = match or f"acpc:{host}:{port}:{int(time.time())}"
     seat = Seat(player, source=where)
     try:
-        close_db = _open_models(seat, db_path, NETWORK, settings)
+        writer = _open_models(seat, db_path, NETWORK, settings)
     except BaseException:
         seat.close()
         raise
@@ -264,7 +303,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         on_ready(describe_player(player))
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     if seat.follows_events:
-        session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock)
+        session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock,
+                              hand_clock=time.time)
     else:
         # No hooks, no sink: the lean path answers from the betting string
         # (agent.play.acpc_lean); its answers and summary are the full path's.
@@ -272,9 +312,11 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
 
         session = LeanSession(game, seat, names=names, match=match, source=where, clock=clock)
     try:
-        conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes)
+        conn = AcpcConnection(host, port, timeout=connect_timeout, max_line=config.max_line_bytes,
+                              silence=config.dealer_timeout)
     except ConnectionError:
-        close_db()
+        if writer is not None:
+            writer.close()
         seat.close()
         raise
     counted = [0]  # hands reported to ``progress``
@@ -296,8 +338,15 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         conn.greet()
         with _frozen_heap():
             conn.serve(session.on_line, after_send)
+    except DealerSilent as exc:
+        last = session.translator.last
+        waited = ("the first state of the match" if last is None else
+                  f"the next state of hand {last.hand_number}" if session.mid_hand else
+                  f"the state after hand {last.hand_number}")
+        lost = f"{exc} while we waited for {waited}; the match is given up"
+        log.error("%s", lost)
     except (ConnectionError, OSError) as exc:
-        lost = f"{where}: connection lost: {exc}"
+        lost = str(exc) if str(exc).startswith(where) else f"{where}: connection lost: {exc}"
         log.error("%s", lost)
     finally:
         conn.close()
@@ -308,10 +357,12 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
             log.warning("%s closed the match in the middle of hand %d; that hand is not stored",
                         where, hand)
         seat.flush(60)
-        close_db()
+        if writer is not None:
+            writer.close()
+            _count_storage(seat.stats, writer)
         seat.close()
     return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where,
-                        [lost] if lost else [])
+                        [lost] if lost else [], storing=db_path is not None, lost=bool(lost))
 
 
 def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
@@ -335,7 +386,8 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
         player = create_player(spec, np.random.default_rng(player_seeds[index]), names[index])
         local[index] = Seat(player, me=names[index], source=f"seat {index + 1} ({names[index]})")
     limits = limits or DealerLimits(config.response_timeout, config.budget_per_hand,
-                                    config.connect_timeout or None, config.max_line_bytes)
+                                    config.connect_timeout or None, config.max_line_bytes,
+                                    config.greet_timeout)
     dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
                         host=host or config.host, ports=ports, local=local, limits=limits,
                         log_file=log_file, fast=fast)

@@ -23,6 +23,7 @@ import numpy as np
 from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
 from agent.play.dealer import SeededDeals
+from agent.play.irc_deck import EntropyDecks
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
 from agent.play.irc_network import NetworkOptions
 from agent.play.irc_seats import BankError
@@ -33,7 +34,8 @@ from connectors.logs import acpc_log, phh
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 
-__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "journal_path", "replay_journal"]
+__all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "dealing_path", "interrupted_hands", "journal_path",
+           "replay_journal"]
 
 log = logging.getLogger("poki.irc.dealer")
 
@@ -41,6 +43,38 @@ log = logging.getLogger("poki.irc.dealer")
 def journal_path(db_path: str | Path) -> Path:
     """The dealer's journal of hands not yet in the database at ``db_path``."""
     return Path(f"{db_path}.pending-hands")
+
+
+def dealing_path(db_path: str | Path) -> Path:
+    """The dealer's record of the hands it started (``<channel> <number>`` a line): a hand
+    started but neither stored nor void when the dealer was killed is announced void when
+    it comes back, and its number is never dealt again."""
+    return Path(f"{db_path}.hands-started")
+
+
+def interrupted_hands(path: Path, bankrolls: Bankrolls) -> dict[str, int]:
+    """The hands a killed session started and did not finish, by channel (lower case);
+    each is recorded void in ``bankrolls`` (its number skipped). Call after the journal
+    is replayed. Lines that cannot be read are skipped."""
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return {}
+    started: dict[str, tuple[str, int]] = {}
+    for line in text.splitlines()[-10000:]:
+        channel, _, number = line.rpartition(" ")
+        if channel and number.isdigit() and len(number) < 16:
+            key = channel.lower()
+            if key not in started or int(number) > started[key][1]:
+                started[key] = (channel, int(number))
+    interrupted = {}
+    for key, (channel, number) in started.items():
+        next_hand = bankrolls.next_hand(channel)
+        if next_hand is not None and number >= next_hand:
+            bankrolls.skip_hand(channel, number)
+            interrupted[key] = number
+            log.warning("%s: hand %d was interrupted by the last session's end: void", channel, number)
+    return interrupted
 
 
 class SqliteBank:
@@ -66,6 +100,17 @@ class SqliteBank:
         self.transactions = 0  # groups committed
         self.errors = 0
         self._timer: object | None = None
+        self.started_fd = -1  # the dealing record (dealing_path), when the host opened it
+
+    def hand_started(self, channel: str, number: int) -> None:
+        """Hand ``number`` is being dealt (one write: it survives a kill)."""
+        if self.started_fd >= 0:
+            os.write(self.started_fd, f"{channel} {number}\n".encode())
+
+    def hand_void(self, channel: str, number: int) -> None:
+        """Hand ``number`` is void: its number is not dealt again."""
+        self.settle()
+        self.bankrolls.skip_hand(channel, number)
 
     def settle(self) -> None:
         """Commit the hands waiting in the journal (all of them or none; raises on
@@ -201,7 +246,7 @@ class DealerHost:
     config: Config
     nick: str = "dealer"
     hands: int | None = None
-    seed: int = 1995
+    seed: int | None = None  # None: decks from the OS's entropy (real play); a seed: tests and demos
     log_dir: str | Path | None = None
     action_seconds: float | None = None
     hand_pause: float | None = None
@@ -210,6 +255,8 @@ class DealerHost:
     min_players: int = 2  # seated before the session's first hand
     network_options: NetworkOptions | None = None  # TLS and the dealer's login (None: plain text, no login)
     deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
+    joined_clauses: bool = True  # off: one clause a line (the dialect's older form; `poki bench` compares)
+    fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -223,18 +270,23 @@ class DealerHost:
         self.bank: SqliteBank | None = None
         self.journal: HandJournal | None = None
         self.replayed = 0  # hands stored from a killed session's journal at start
+        self.interrupted: dict[str, int] = {}  # hands a killed session left unfinished (void)
+        self.started_fd = -1
+        self.unstored = 0  # hands left in the journal, not in the database, when it stopped
 
     def start(self) -> DealerHost:
         irc = self.config.irc
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.seed)  # no seed: from the OS's entropy
+        decks = EntropyDecks() if self.seed is None and self.deals is None else None
         network = self.network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
         self.client = IrcClient(
             self.host, self.port, self.nick, name=f"dealer {self.nick}",
-            flood_burst=irc.flood_burst,
-            flood_rate=irc.flood_lines_per_second if self.flood_rate is None else self.flood_rate,
+            flood_burst=irc.send_budget[0],
+            flood_rate=irc.send_budget[1] if self.flood_rate is None else self.flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
-            rng=np.random.default_rng([self.seed, 1]), tls=network.tls, login=network.login,
-            connect_timeout=network.connect_timeout, on_failure=self._network_failed)
+            rng=np.random.default_rng(None if self.seed is None else [self.seed, 1]), tls=network.tls, login=network.login,
+            connect_timeout=network.connect_timeout, on_failure=self._network_failed,
+            answer_gap=irc.answer_gap_seconds)
         client = self.client
         started = threading.Event()
 
@@ -247,12 +299,16 @@ class DealerHost:
                 # Hands a killed session announced but did not store, before any table opens.
                 path = journal_path(self.db_path)
                 self.replayed = replay_journal(path, self.bankrolls)
+                started_path = dealing_path(self.db_path)
+                self.interrupted = interrupted_hands(started_path, self.bankrolls)
+                self.started_fd = os.open(started_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
                 journal = None
                 if irc.store_batch_seconds > 0:
                     journal = self.journal = HandJournal(path)
                     journal.clear()
                 self.bank = SqliteBank(self.bankrolls, journal=journal, batch_seconds=irc.store_batch_seconds,
                                        later=client.call_later, idle=client.call_idle)
+                self.bank.started_fd = self.started_fd
                 self.bot = DealerBot(
                     client, self.channels, self.table or self.config.table, self.bank,
                     rng=rng,
@@ -261,19 +317,22 @@ class DealerHost:
                     hand_pause=irc.hand_pause_seconds if self.hand_pause is None else self.hand_pause,
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
-                    done=self._session_over, deals=self.deals)
+                    done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted,
+                    joined_clauses=self.joined_clauses, fair_clock=self.fair_clock)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
+                opening.append(exc)
                 self.finished.set()
             finally:
                 started.set()
 
+        opening: list[BaseException] = []  # what failed opening the database (the network's refusals end the session instead)
         client.call_soon(open_db)
         client.start()
         started.wait(60)
-        if self.error is not None:
+        if opening:
             client.stop()
-            raise self.error
+            raise opening[0]
         return self
 
     def _network_failed(self, reason: str) -> None:
@@ -301,6 +360,7 @@ class DealerHost:
             try:
                 self.bank.settle()
             except Exception as exc:  # noqa: BLE001 - kept in the journal for the next start
+                self.unstored = len(self.bank.pending)
                 log.error("storing the last hands failed (kept in the journal): %s", exc)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -336,8 +396,16 @@ class DealerHost:
             return
 
         def close() -> None:
+            if self.bot is not None:
+                try:
+                    self.bot.close_tables()  # the hand in progress: void, said before we go
+                except Exception as exc:  # noqa: BLE001 - stopping goes on
+                    log.error("voiding the hands in progress: %s", exc)
             client.handler = None  # no more events: the tables are closed
             self._settle()
+            if self.started_fd >= 0:
+                os.close(self.started_fd)
+                self.started_fd = -1
             db = getattr(self, "database", None)
             if db is not None:
                 db.close()

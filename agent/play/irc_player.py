@@ -22,14 +22,14 @@ import logging
 import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from agent.config import Config
-from agent.game.events import Event, HandStarted
+from agent.game.events import Event, HandEnded, HandStarted
 from agent.game.rules import Action
 from agent.play.irc_network import NetworkOptions
 from agent.play.kinds import ensure_kinds
@@ -38,7 +38,7 @@ from agent.play.stores import DatabaseWriter, attach_models, describe_player
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.irc import dialect as d
 from connectors.irc.address import network_of, split_server
-from connectors.irc.client import IrcClient
+from connectors.irc.client import IrcClient, Priority
 from connectors.irc.player import PlayerFeed
 
 __all__ = ["PlayerBot"]
@@ -52,7 +52,9 @@ class TableStatus:
     turns: int = 0
     turn_mismatch: int = 0
     voids: int = 0
+    leaving: bool = False  # an owner said leave: at the end of the hand in progress
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
+    sent_late: int = 0  # replies that left our queue after the limit the turn line showed
 
 
 class PlayerBot:
@@ -83,8 +85,8 @@ class PlayerBot:
         self.failure: str | None = None  # why the network refused us for good, if it did
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
-            flood_burst=irc.flood_burst,
-            flood_rate=irc.flood_lines_per_second if flood_rate is None else flood_rate,
+            flood_burst=irc.send_budget[0],
+            flood_rate=irc.send_budget[1] if flood_rate is None else flood_rate,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
@@ -97,6 +99,11 @@ class PlayerBot:
         self.seats: dict[str, Seat] = {}
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
         self.quit = threading.Event()
+        # The owner's ``report`` order: a callable writing the opponent report (in a child
+        # process, as the schedule does) and returning its result, set by whoever runs the
+        # bot (poki irc play); None: there is no report here.
+        self.report_now: Callable[[], object] | None = None
+        self._report_thread: threading.Thread | None = None
         self._stopping = False
         # One player per table, seeded as every runner seeds table k's player from the
         # command's seed, with its models from the writer thread.
@@ -144,6 +151,8 @@ class PlayerBot:
         seat = self._seat(channel) if type(event) is HandStarted else self.seats.get(channel)
         if seat is not None:
             seat.feed(event)
+        if type(event) is HandEnded and self.status[channel].leaving:
+            self._leave_now(channel)
 
     def on_turn(self, channel: str, to_act: d.ToAct) -> None:
         status = self.status[channel]
@@ -154,7 +163,7 @@ class PlayerBot:
             # Our view of the hand is lost (we joined mid-hand, a line was refused): answer
             # what a time-out would, at once.
             status.turn_mismatch += 1
-            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel))
+            self.client.say(self.feed.dealer_nick, d.format_move(d.timeout_word(to_act), channel), Priority.GAME)
             return
         # The real deadline: what the turn line gives, less the answer margin. The seat
         # tells the engine (its simulator spends a share of it) and, on the IRC loop (no
@@ -168,7 +177,14 @@ class PlayerBot:
             status.latencies.append(time.perf_counter() - t0)
             # Said to the dealer alone: the dealer announces the move to the table anyway,
             # and the other players' programs are not woken for a line they would ignore.
-            client.say(dealer, d.format_move(d.action_word(action, to_act), channel))
+            client.say(dealer, d.format_move(d.action_word(action, to_act), channel), Priority.GAME,
+                       on_sent=sent)
+
+        def sent() -> None:
+            # Late is when the move left, not when it was decided: a move held in our own
+            # queue past the limit is late however fast the engine was.
+            if time.perf_counter() - t0 > to_act.seconds:
+                status.sent_late += 1
 
         seat.decide_async(deadline, reply, call_later=client.call_later)
 
@@ -176,12 +192,18 @@ class PlayerBot:
         seat = self.seats.get(channel)
         if seat is not None and seat.abandon(f"the dealer voided hand {hand}"):
             self.status[channel].voids += 1
+        if self.status[channel].leaving:
+            self._leave_now(channel)
 
     def on_table(self, channel: str, msg: d.Line) -> None:
         status = self.status[channel]
         me = self.client.nick
         if isinstance(msg, d.TableSit) and msg.nick == me:
             status.seated = True
+        elif isinstance(msg, d.TableLeave) and msg.nick == me and status.leaving:
+            status.seated = False
+            status.leaving = False
+            self.client.part(channel, "leaving the table")
         elif isinstance(msg, (d.TableLeave, d.TableSitOut)) and msg.nick == me:
             status.seated = False
             status.sit_asked = False
@@ -192,6 +214,17 @@ class PlayerBot:
             # holding its nick, say, or of a dealer that went away).
             self._ask_seat(channel)
 
+    def on_dealer_gone(self, channel: str) -> None:
+        """The dealer left (quit, part): its table is closed, so we are no longer seated
+        there; a hand in progress is void (the dealer announces it when it is back) and we
+        sit again when it returns."""
+        status = self.status[channel]
+        status.seated = False
+        status.sit_asked = False
+        seat = self.seats.get(channel)
+        if seat is not None and seat.abandon("the dealer left mid-hand"):
+            status.voids += 1
+
     def on_presence(self, channel: str, nick: str) -> None:
         """The dealer is in the channel (it joined, or WHO listed it): take a seat."""
         if nick.lower() == self.feed.dealer_nick.lower() and not self.status[channel].sit_asked:
@@ -200,24 +233,64 @@ class PlayerBot:
     def _ask_seat(self, channel: str) -> None:
         status = self.status[channel]
         status.sit_asked = True
-        self.client.say(channel, d.sit_command())
+        self.client.say(channel, d.sit_command(), Priority.GAME)
 
     def on_order(self, nick: str, order: str, args: list[str]) -> str:
         if order == "help":
             return "orders: status, leave #channel, report, quit"
-        if order == "status" or order == "report":
+        if order == "status":
             return self.summary()
+        if order == "report":
+            return self._report(nick)
         if order == "leave":
             channel = args[0] if args else ""
             if channel not in self.status:
                 return f"not at {channel or '(no channel given)'}; tables: {', '.join(self.channels)}"
-            self.client.say(channel, d.leave_command())
-            self.client.call_later(1.0, lambda: self.client.part(channel, "leaving the table"))
+            status = self.status[channel]
+            status.leaving = True
+            if self.feed.tables[channel.lower()].hand is not None:
+                return f"leaving {channel} when the hand in progress is over"
+            self._leave_now(channel)
             return f"leaving {channel}"
         if order == "quit":
             self.quit.set()
             return "quitting"
         return ""
+
+    def _leave_now(self, channel: str) -> None:
+        """Give the seat up (no hand in progress): the chips go back to the bankroll; we
+        part once the dealer says so, or at once when we hold no seat."""
+        status = self.status[channel]
+        if status.seated:
+            self.client.say(channel, d.leave_command(), Priority.GAME)
+        else:
+            status.leaving = False
+            self.client.part(channel, "leaving the table")
+
+    def _report(self, nick: str) -> str:
+        runner = self.report_now
+        if runner is None:
+            return "no opponent report here (started with --no-report)"
+        if self._report_thread is not None and self._report_thread.is_alive():
+            return "the opponent report is being written already"
+        client = self.client
+
+        def work() -> None:
+            try:
+                result = runner()
+            except Exception as exc:  # noqa: BLE001 - told to the owner
+                result, error = None, f"{type(exc).__name__}: {exc}"
+            else:
+                error = "see the bot's log"
+            index = getattr(result, "index", None)
+            text = (f"opponent report written: {index} ({getattr(result, 'players', '?')} opponents, "
+                    f"{getattr(result, 'hands', '?')} hands)" if index is not None
+                    else f"the opponent report failed: {error}")
+            client.call_soon(lambda: client.notice(nick, text))
+
+        self._report_thread = threading.Thread(target=work, name="owner report", daemon=True)
+        self._report_thread.start()
+        return "writing the opponent report (in a child process); I will say when it is done"
 
     def on_connection(self, connected: bool) -> None:
         if connected and self.feed.dealer_account and "account-tag" not in self.client.enabled:
@@ -237,17 +310,20 @@ class PlayerBot:
 
     def summary(self) -> str:
         parts = []
-        for channel, _status in self.status.items():
+        for channel, status in self.status.items():
             seat = self.seats.get(channel)
             if seat is None:
                 parts.append(f"{channel}: no hand yet")
                 continue
             s = seat.stats
             parts.append(f"{channel}: {s.hands} hands, {s.sb_per_hand:+.2f} sb/hand "
-                         f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late")
+                         f"(+/- {s.interval95:.2f}), {s.hands_abandoned} abandoned, {s.late} late "
+                         f"({status.sent_late} sent after the limit)")
         f = self.feed.stats
+        w = self.writer
         parts.append(f"ignored: {f.impostor} impostor lines, {f.malformed} malformed; "
-                     f"database: {self.writer.stored} hands stored")
+                     f"database: {w.stored} hands stored"
+                     + (f", {w.not_stored} NOT stored ({w.last_error})" if w.not_stored else ""))
         return "; ".join(parts)
 
     def latency(self) -> dict[str, float]:

@@ -9,7 +9,9 @@ tracker) with cards drawn from an injected seeded generator, so the rules here a
 rules everywhere.
 
 * Turn order and a time limit per action: on time-out the player checks if that is free
-  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out.
+  and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out. The limit
+  starts when the turn line has reached the table (:class:`TurnClock`), and the lines of
+  one step (a move, a board, the next turn) go out as one line of several clauses.
 * A seat belongs to the connection that took it (nick and user@host): a nick change
   follows the seat; someone else who takes a departed player's nick gets neither the
   seat nor the chips (the bank binds bankrolls to user@host too).
@@ -40,9 +42,10 @@ from agent.game.records import HandRecord
 from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, Phase
 from agent.game.tracker import Tracker, TrackerError
 from agent.play.dealer import SeededDeals
+from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
 from agent.play.irc_seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
-from connectors.irc.client import IrcClient, IrcEvent
+from connectors.irc.client import IrcClient, IrcEvent, Priority
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
@@ -62,6 +65,65 @@ class DealerStats:
     refused: int = 0  # commands refused (with a notice)
     ignored: int = 0  # action words from someone whose turn it was not
     errors: int = 0
+    lines: int = 0  # lines said at the tables (hand and table lines; hole cards not counted)
+    turns: int = 0  # turns whose clock started
+    delivery_max: float = 0.0  # the longest a turn line took to reach the table (s)
+    delivery_total: float = 0.0  # summed over the turns
+
+
+class TurnClock:
+    """A turn's time limit, started when the turn line has reached the table rather than
+    when the dealer queued it (IrcClient.when_delivered: past the dealer's own queue and
+    past the server's flood delay), so the seconds the line shows are the seconds the
+    player has. The wait for the delivery is itself limited: should the server never
+    answer, the clock starts after ``backstop`` seconds anyway, with a warning."""
+
+    def __init__(self, client: IrcClient, seconds: float, expire: Callable[[], object],
+                 delivered: Callable[[float], object], backstop: float) -> None:
+        self.client = client
+        self.seconds = seconds
+        self.expire = expire
+        self.delivered = delivered
+        self.backstop = backstop
+        self.queued_at = time.monotonic()
+        self.started_at: float | None = None
+        self.cancelled = False
+        self._timer = None
+        self._backstop = None
+
+    def arm(self) -> None:
+        """The turn line is queued: ask to hear when it has gone out."""
+        if self.cancelled or self._backstop is not None:
+            return
+        self.queued_at = time.monotonic()
+        self._backstop = self.client.call_later(self.backstop, self._overdue)
+        self.client.when_delivered(self.start)
+
+    def start(self) -> None:
+        if self.cancelled or self.started_at is not None:
+            return
+        self.started_at = time.monotonic()
+        if self._backstop is not None:
+            self._backstop.cancel()
+        self.delivered(self.started_at - self.queued_at)
+        self._timer = self.client.call_later(self.seconds, self._expired)
+
+    def _overdue(self) -> None:
+        if not self.cancelled and self.started_at is None:
+            log.warning("the server did not confirm a turn line within %.0f s: the clock starts now",
+                        time.monotonic() - self.queued_at)
+            self.start()
+
+    def _expired(self) -> None:
+        if not self.cancelled:
+            self.expire()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self._backstop is not None:
+            self._backstop.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 @dataclass
@@ -76,6 +138,7 @@ class _Hand:
     dealt: int = 0
     waiting: int | None = None  # seat index we wait for
     timer: object | None = None
+    deck: HandDeck | None = None  # committed at the start, revealed when the hand is over
 
 
 @dataclass
@@ -87,8 +150,12 @@ class _Table:
     hand: _Hand | None = None
     pause: object | None = None
     void_to_say: int | None = None
+    reveal_to_say: HandDeck | None = None  # the voided hand's deck, said with its void
     opened: bool = False
+    other_dealer: str = ""  # another dealer deals here: we do not (one dealer a channel)
+    told: tuple = ()  # the last move out of turn answered (one answer a turn)
     next_hand_first: bool = True  # no hand dealt yet in this session
+    outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
 
 
 class DealerBot:
@@ -103,7 +170,9 @@ class DealerBot:
                  hand_pause: float = 3.0, hands: int | None = None, min_players: int = 2,
                  tiers: Callable[[str], int] = lambda channel: 0,
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
-                 done: Callable[[], object] | None = None, deals: SeededDeals | None = None) -> None:
+                 done: Callable[[], object] | None = None, deals: SeededDeals | None = None,
+                 decks: DeckSource | None = None, interrupted: dict[str, int] | None = None,
+                 joined_clauses: bool = True, fair_clock: bool = True) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -121,11 +190,22 @@ class DealerBot:
         self.done = done
         self.stats = DealerStats()
         self.deals = deals  # each hand's cards by position, when given (agent.play.dealer)
+        # Each hand's deck (agent.play.irc_deck): the OS's entropy in real play; from ``rng``
+        # when none is given (tests), and the table then says it is seeded.
+        self.decks: DeckSource = decks if decks is not None else SeededDecks(rng)
+        self.seeded = self.decks.seeded or deals is not None
+        # Both on in play; off, the dealer says one clause a line and starts the clock when
+        # it queues the turn line, as it did before: `poki bench` measures the difference.
+        self.joined_clauses = joined_clauses
+        self.fair_clock = fair_clock
         self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
             key = channel.lower()
             self.tables[key] = _Table(channel)
+            if interrupted and key in interrupted:
+                # A hand a killed session had started: void, announced on arrival.
+                self.tables[key].void_to_say = interrupted[key]
             if channel not in client.channels:
                 client.channels.append(channel)
                 if client.registered:  # built after the welcome: join now
@@ -135,10 +215,38 @@ class DealerBot:
     # --- helpers ---------------------------------------------------------------------------
 
     def _say(self, table: _Table, msg: d.Line) -> None:
-        self.client.say(table.channel, d.format_line(msg))
+        """Say ``msg`` at the table with the rest of this step: the lines of one step (a
+        move, the board it completes, the next turn) leave as one line where they fit
+        (dialect.format_lines), after the handler that made them returns."""
+        if not table.outgoing:
+            self.client.call_soon(lambda: self._flush(table))
+        table.outgoing.append(msg)
+
+    def _flush(self, table: _Table) -> None:
+        msgs, table.outgoing = table.outgoing, []
+        lines = d.format_lines(msgs) if self.joined_clauses else [d.format_line(m) for m in msgs]
+        for line in lines:
+            self.client.say(table.channel, line, Priority.GAME)
+            self.stats.lines += 1
+        hand = table.hand
+        if hand is not None and isinstance(hand.timer, TurnClock):
+            if self.fair_clock:
+                hand.timer.arm()  # behind the turn line, never before it
+            else:
+                hand.timer.start()
 
     def _tell(self, nick: str, text: str) -> None:
-        self.client.notice(nick, text)
+        """An answer to one person: before strangers' when the person is seated; answers
+        to one nick coalesced and spaced (connectors.irc.send_queue), so a flood of
+        commands earns a few answers and never holds up the game."""
+        seated = any(s.nick == nick for t in self.tables.values() for s in t.seats)
+        self.client.notice(nick, text, Priority.SEATED if seated else Priority.OTHER,
+                           key=f"answer:{nick.lower()}")
+
+    def _refuse_move(self, nick: str, text: str) -> None:
+        """A refused move goes to the player whose turn it is, at once, never held back."""
+        self.stats.refused += 1
+        self.client.notice(nick, text, Priority.SEATED)
 
     def _table(self, channel: str) -> _Table | None:
         return self.tables.get(channel.lower())
@@ -182,12 +290,17 @@ class DealerBot:
                 self._present(table, ev.nick, ev.userhost, True)
         elif kind in ("part", "kick"):
             table = self._table(ev.target)
+            if table is not None and table.other_dealer and (ev.other if kind == "kick" else ev.nick) \
+                    and (ev.other if kind == "kick" else ev.nick).lower() == table.other_dealer.lower():
+                table.other_dealer = ""
+                self._schedule(table)
             if table is not None:
                 nick = ev.other if kind == "kick" else ev.nick
                 for seat in list(table.seats):
                     if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
                         self._gone(table, seat)
         elif kind == "quit":
+            self._other_dealer_gone(ev.nick)
             for table in self.tables.values():
                 seat = self._seat_of(table, ev.nick, ev.userhost)
                 if seat is not None:
@@ -205,10 +318,13 @@ class DealerBot:
         if not table.opened:
             table.next_hand = self.bank.open_table(table.channel)
             table.opened = True
-            self._say(table, d.table_opened(self.config.small_bet, self.config.big_bet))
+            self._say(table, d.table_opened(self.config.small_bet, self.config.big_bet, self.seeded))
         if table.void_to_say is not None:
             self._say(table, d.HandVoid(table.void_to_say))
             table.void_to_say = None
+            if table.reveal_to_say is not None:
+                self._say(table, table.reveal_to_say.reveal())
+                table.reveal_to_say = None
         self._schedule(table)
 
     def _present(self, table: _Table, nick: str, userhost: str, present: bool) -> None:
@@ -224,6 +340,9 @@ class DealerBot:
                 hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
             table.hand = None
             table.void_to_say = hand.number
+            table.reveal_to_say = hand.deck
+            table.next_hand = hand.number + 1  # a void keeps its number
+            self._void_stored(table, hand)
             self.stats.voided += 1
             log.warning("%s: server lost during hand %d: void, stacks as before it", table.channel, hand.number)
         if table.pause is not None:
@@ -286,6 +405,9 @@ class DealerBot:
             self._tell(ev.nick, d.refusal("in_channel"))
 
     def _on_line(self, table: _Table, ev: IrcEvent) -> None:
+        if d.looks_like_dealer(ev.text) and ev.nick != self.client.nick:
+            self._other_dealer(table, ev)
+            return
         try:
             cmd = d.parse_command(ev.text)
         except d.DialectError as exc:
@@ -295,9 +417,45 @@ class DealerBot:
         if cmd is None:
             return  # chatter
         if cmd.name in d.ACTIONS:
-            self._action(table, ev, cmd.name)
+            self._action(table, ev, cmd.name, cmd.amount)
         else:
             self._table_command(table, ev, cmd)
+
+    def _other_dealer(self, table: _Table, ev: IrcEvent) -> None:
+        """Someone else speaks the dealer dialect here. A dealer that was here first answers
+        a newcomer's opening line by saying it deals here; a dealer that hears another deal
+        (its hands, its table lines, that answer) stops dealing at the table and says why,
+        until the other leaves. One dealer a channel: never two interleaving hands."""
+        try:
+            msg = d.parse_line(ev.text)
+        except d.DialectError:
+            return  # chatter that looks like a dealer line
+        if d.is_dealer_conflict(msg) or table.other_dealer or any(s.nick == ev.nick for s in table.seats):
+            return
+        if not (d.is_table_opened(msg) or d.is_dealer_here(msg) or isinstance(msg, d.HandStarts)):
+            return  # a dealer opens tables and starts hands; other lines alone prove nothing
+        if d.is_table_opened(msg) and table.opened:
+            log.warning("%s: %s!%s opens a table here too; telling it this table is dealt", table.channel,
+                        ev.nick, ev.userhost)
+            self._say(table, d.dealer_here(self.client.nick))
+            return
+        table.other_dealer = ev.nick
+        log.error("%s: another dealer, %s!%s, deals here: not dealing at this table", table.channel, ev.nick,
+                  ev.userhost)
+        hand = table.hand
+        if hand is not None:
+            self._void(table, hand)
+        if table.pause is not None:
+            table.pause.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
+            table.pause = None
+        self._say(table, d.dealer_conflict(ev.nick))
+
+    def _other_dealer_gone(self, nick: str) -> None:
+        for table in self.tables.values():
+            if table.other_dealer and table.other_dealer.lower() == nick.lower():
+                table.other_dealer = ""
+                log.warning("%s: the other dealer %s left: dealing again", table.channel, nick)
+                self._schedule(table)
 
     def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
         nick, userhost = ev.nick, ev.userhost
@@ -386,7 +544,7 @@ class DealerBot:
 
     def _schedule(self, table: _Table) -> None:
         """Start the next hand after the pause, if one can be dealt."""
-        if (table.hand is not None or table.pause is not None or self._finished
+        if (table.hand is not None or table.pause is not None or self._finished or table.other_dealer
                 or not table.opened or table.channel not in self.client.joined):
             return
         if self.hands_left is not None and self.hands_left <= 0:
@@ -398,7 +556,7 @@ class DealerBot:
 
     def _start(self, table: _Table) -> None:
         table.pause = None
-        if table.hand is not None or table.channel not in self.client.joined:
+        if table.hand is not None or table.channel not in self.client.joined or table.other_dealer:
             return
         if self.hands_left is not None and self.hands_left <= 0:
             return
@@ -422,13 +580,18 @@ class DealerBot:
         number = table.next_hand
         cfg = self.config
         if self.deals is None:
-            cards = self.rng.permutation(52)[: 2 * len(seats) + 5].tolist()
+            deck = self.decks.deck(number)
+            cards = list(deck.order[: 2 * len(seats) + 5])
             holes = [(cards[2 * k], cards[2 * k + 1]) for k in range(len(seats))]
         else:
             deal = self.deals.deal(self._started, len(seats), button)
             holes = list(deal.holes)
             cards = [c for hole in holes for c in hole] + list(deal.board)
+            deck = deck_of(number, holes, deal.board, self.decks.deck(number).salt)
         self._started += 1
+        started_hand = getattr(self.bank, "hand_started", None)
+        if started_hand is not None:
+            started_hand(table.channel, number)  # a kill from here on leaves a void to announce
         tracker = Tracker()
         started = HandStarted(
             hand_id=hand_id_for(table.channel, number), source=f"irc {table.channel} hand {number}",
@@ -437,18 +600,20 @@ class DealerBot:
             big_bet=cfg.big_bet, max_bets=cfg.max_bets, started_at=time.time())
         tracker.apply(started)
         hand = _Hand(number, started.hand_id, seats, started.players, started.stacks, tracker,
-                     cards[2 * len(seats):])
+                     cards[2 * len(seats):], deck=deck)
         table.hand = hand
         table.next_hand_first = False
         self._say(table, d.HandStarts(number, names[button], cfg.small_blind, cfg.big_blind,
                                       cfg.small_bet, cfg.big_bet, cfg.max_bets,
                                       tuple(zip(names, started.stacks))))
+        self._say(table, deck.commitment())
         for op in tracker.state.operations:  # type: ignore[union-attr]  # a hand in play has its rules state
             if isinstance(op, BlindPosted):
                 self._say(table, d.BlindPosted(number, names[op.seat], op.big, op.amount, op.all_in))
+        self._flush(table)  # the start line before the cards it deals
         for k, seat in enumerate(seats):
             tracker.apply(HoleCards(names[k], holes[k]))
-            self._tell(seat.nick, d.format_line(d.HoleCards(number, table.channel, holes[k])))
+            self.client.notice(seat.nick, d.format_line(d.HoleCards(number, table.channel, holes[k])), Priority.GAME)
         self._advance(table)
 
     def _options(self, hand: _Hand, seat: int) -> tuple[d.Option, ...]:
@@ -492,7 +657,8 @@ class DealerBot:
                 hand.waiting = actor
                 self._say(table, d.ToAct(hand.number, hand.names[actor], self._options(hand, actor),
                                          st.pot, int(round(self.action_seconds))))
-                hand.timer = self.client.call_later(self.action_seconds, lambda: self._timed_out(table, hand))
+                hand.timer = TurnClock(self.client, self.action_seconds, lambda: self._timed_out(table, hand),
+                                       self._delivered, backstop=max(60.0, 2 * self.action_seconds))
                 return
             if phase == Phase.BOARD_DEALING:
                 count = st.pending_board_count
@@ -511,6 +677,12 @@ class DealerBot:
                 continue
             self._finish(table, hand)
             return
+
+    def _delivered(self, seconds: float) -> None:
+        stats = self.stats
+        stats.turns += 1
+        stats.delivery_total += seconds
+        stats.delivery_max = max(stats.delivery_max, seconds)
 
     @staticmethod
     def _timeout_action(hand: _Hand, seat: int) -> Action:
@@ -533,29 +705,45 @@ class DealerBot:
         self._act(table, hand, seat_index, self._timeout_action(hand, seat_index), timed_out=True)
         self._advance(table)
 
-    def _action(self, table: _Table, ev: IrcEvent, word: str) -> None:
+    def _action(self, table: _Table, ev: IrcEvent, word: str, amount: int | None = None) -> None:
         hand = table.hand
         if hand is None or hand.waiting is None:
             self.stats.ignored += 1
+            if hand is None and self._seat_of(table, ev.nick, ev.userhost) is not None:
+                self._out_of_turn(table, ev, None)
             return
         seat = hand.seats[hand.waiting]
         if seat.nick != ev.nick or seat.userhost != ev.userhost:
-            self.stats.ignored += 1  # not your turn (or not your seat): silently, no flood
+            self.stats.ignored += 1
+            if any(s.nick == ev.nick and s.userhost == ev.userhost for s in hand.seats):
+                self._out_of_turn(table, ev, hand)  # a seated player is told; strangers are not answered
             return
         st = hand.tracker.state
         assert st is not None
         actor = hand.waiting
         to_call = st.to_call(actor)
         legal = st.legal_actions()
+        channel = table.channel
         if word == "check" and to_call > 0:
-            self._refuse(ev.nick, d.refusal("cannot_check", hand=hand.number, to_call=min(to_call, st.stacks[actor])))
+            self._refuse_move(ev.nick, d.refusal("cannot_check", channel=channel, hand=hand.number,
+                                                 to_call=min(to_call, st.stacks[actor])))
             return
         if word == "fold" and Action.FOLD not in legal:
-            self._refuse(ev.nick, d.refusal("cannot_fold", hand=hand.number))
+            self._refuse_move(ev.nick, d.refusal("cannot_fold", channel=channel, hand=hand.number))
             return
         if word in ("bet", "raise") and Action.BET_RAISE not in legal:
-            self._refuse(ev.nick, d.refusal("cannot_raise", hand=hand.number))
+            self._refuse_move(ev.nick, d.refusal("cannot_raise", channel=channel, hand=hand.number))
             return
+        if amount is not None:
+            # ``raise to 60`` as the turn line offers it: taken when it is the amount offered.
+            options = self._options(hand, actor)
+            offered = next((o for o in options if o.kind in (("call",) if word == "call" else ("bet", "raise"))), None)
+            if offered is None or offered.amount != amount:
+                self._refuse_move(ev.nick, d.refusal(
+                    "wrong_amount", channel=channel, hand=hand.number, word=word,
+                    amount=offered.amount if offered is not None else "not possible",
+                    options=d.format_options(options)))
+                return
         action = d.action_of(word)
         seat.timeouts = 0
         if hand.timer is not None:
@@ -563,6 +751,19 @@ class DealerBot:
             hand.timer = None
         self._act(table, hand, actor, action)
         self._advance(table)
+
+    def _out_of_turn(self, table: _Table, ev: IrcEvent, hand: _Hand | None) -> None:
+        """A seated player's move out of turn: told once per turn (no flood)."""
+        key = (ev.nick, hand.number if hand else 0, hand.waiting if hand else -1,
+               len(hand.tracker.state.operations) if hand and hand.tracker.state else 0)
+        if table.told == key:
+            return
+        table.told = key
+        if hand is None:
+            self._refuse(ev.nick, d.refusal("no_hand", channel=table.channel))
+        else:
+            self._refuse(ev.nick, d.refusal("not_your_turn", channel=table.channel, hand=hand.number,
+                                            nick=hand.names[hand.waiting] if hand.waiting is not None else "nobody"))
 
     def _act(self, table: _Table, hand: _Hand, seat: int, action: Action, *, timed_out: bool = False) -> None:
         st = hand.tracker.state
@@ -614,8 +815,32 @@ class DealerBot:
             hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
         table.hand = None
         self.stats.voided += 1
+        table.next_hand = hand.number + 1  # a void keeps its number
+        self._void_stored(table, hand)
         self._say(table, d.HandVoid(hand.number))
+        if hand.deck is not None:
+            self._say(table, hand.deck.reveal())
         self._after_hand(table, hand)
+
+    def _void_stored(self, table: _Table, hand: _Hand) -> None:
+        """The bank skips the voided hand's number, so no later hand takes it."""
+        skip = getattr(self.bank, "hand_void", None)
+        if skip is None:
+            return
+        try:
+            skip(table.channel, hand.number)
+        except Exception as exc:  # noqa: BLE001 - the number is still skipped in this session
+            self.stats.errors += 1
+            log.error("%s: recording void hand %d failed: %s", table.channel, hand.number, exc)
+
+    def close_tables(self) -> None:
+        """The dealer is stopping: every hand in progress is void, said before it goes."""
+        for table in self.tables.values():
+            hand = table.hand
+            if hand is not None and self.client.registered:
+                self._finished = True  # no next hand
+                self._void(table, hand)
+                log.warning("%s: stopping during hand %d: void, stacks as before it", table.channel, hand.number)
 
     def _finish(self, table: _Table, hand: _Hand) -> None:
         record = hand.tracker.apply(HandEnded())
@@ -648,6 +873,8 @@ class DealerBot:
             if r.won > 0:
                 self._say(table, d.Wins(hand.number, r.player, r.won))
         self._say(table, d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names)))
+        if hand.deck is not None:
+            self._say(table, hand.deck.reveal())
         self.stats.hands += 1
         if self.on_hand is not None:
             holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]  # a hand in play has its rules state

@@ -50,6 +50,7 @@ from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordErr
 from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker, TrackerError
 from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
+from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 from connectors.logs.sources import (
     OTHER_GAME,
     AcpcSettings,
@@ -86,6 +87,7 @@ INCOMPLETE = "incomplete"
 REFUSED = "refused"  # any other event the tracker refused (a bad start, board or show)
 REJECTED = "rejected"  # refused by the database
 EXAMPLES = 3  # problems quoted per reason in the summary
+KEPT_PROBLEMS = 1000  # problems the summary keeps whole; the rest are counted (and streamed to on_problem)
 # A replay leaving the file with at most this many hands keeps the by-player indexes up
 # to date as it writes instead of building them at the end (Database.deferred_indexes):
 # while they fit in the writer's page cache (about 400 bytes a hand against 64 MiB),
@@ -169,9 +171,9 @@ def _skipper(db_path: str) -> Callable[[str], bool]:
     """has_hand of a read connection to the database, one per process."""
     db = _known_dbs.get(db_path)
     if db is None:
-        from db.database import Database
+        from db.database import StoredHands
 
-        db = _known_dbs[db_path] = Database(db_path, create=False)
+        db = _known_dbs[db_path] = StoredHands(db_path)
     return db.has_hand
 
 
@@ -329,6 +331,7 @@ class ReplayOptions:
     until: float | None = None  # only hands started before this Unix time
     strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.models.prediction)
     tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
+    ranges: RangeSettings = DEFAULT_RANGE_SETTINGS  # predict: how the learned ranges are read
 
 
 @dataclass
@@ -342,7 +345,8 @@ class ReplaySummary:
     outside: int = 0  # read, but started outside [since, until): left alone
     skipped_by_reason: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[LogProblem] = field(default_factory=list)
+    problems: list[LogProblem] = field(default_factory=list)  # the first KEPT_PROBLEMS
+    on_problem: Callable[[LogProblem], None] | None = None  # told of every problem as it comes
     players: int = 0  # distinct players in the hands tracked
     actions: int = 0  # actions (blinds included) in the hands tracked
     seconds: float = 0.0
@@ -363,7 +367,11 @@ class ReplaySummary:
         self.hands += 1
         self.skipped += 1
         self.skipped_by_reason[problem.category] += 1
-        self.problems.append(problem)
+        # Kept up to a bound: a log of garbage must not fill memory with its problems.
+        if len(self.problems) < KEPT_PROBLEMS:
+            self.problems.append(problem)
+        if self.on_problem is not None:
+            self.on_problem(problem)
         examples = self.examples.setdefault(problem.category, [])
         if len(examples) < EXAMPLES:
             examples.append(str(problem.reason) if problem.where in problem.reason
@@ -425,7 +433,8 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def replay(paths: Sequence[str | Path], options: ReplayOptions,
            progress: Callable[[int], None] | None = None,
            on_total: Callable[[int], None] | None = None,
-           pool: Any = None) -> ReplaySummary:
+           pool: Any = None,
+           on_problem: Callable[[LogProblem], None] | None = None) -> ReplaySummary:
     """Replay the logs at ``paths`` into the database of ``options``; see the module
     docstring. ``on_total(hands)`` is told how many hands the logs hold (roughly, for a
     progress bar) and ``progress(hands)`` how many more are done. FileNotFoundError for
@@ -436,11 +445,13 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     ``options.workers`` (anything with multiprocessing's ``apply_async(fn, args).get()``,
     e.g. agent.play.cluster.ReplayPool; ``options.workers`` then sizes the window of
     chunks under way). A pool whose ``reads_database`` is false cannot see the database
-    file: stored hands are then dropped by the writer rather than before reading."""
+    file: stored hands are then dropped by the writer rather than before reading.
+    ``on_problem`` hears of every problem as it is counted (the summary keeps the first
+    KEPT_PROBLEMS)."""
     from db.database import Database
 
     start = time.perf_counter()
-    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers))
+    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers), on_problem=on_problem)
     chunks, problems = plan(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
     if on_total is not None:
         on_total(sum(c.units for c in chunks) + len(problems))
@@ -455,7 +466,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         from agent.play.shadow import ShadowScorer
 
         scorer = ShadowScorer(half_life=options.half_life, blend=options.blend_observations,
-                              epsilon=options.epsilon, min_hands=options.min_hands, strengths=options.strengths)
+                              epsilon=options.epsilon, min_hands=options.min_hands, strengths=options.strengths,
+                              ranges=options.ranges)
     # Hands already stored are recognised by id only when there can be some (and when
     # the scorer does not need every hand).
     known_db = str(options.db_path) if Path(options.db_path).is_file() and scorer is None else None
@@ -496,6 +508,8 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             scorer.known = database.has_hand
             if not options.tune:
                 _load_learned(database, scorer)
+                # The range score starts players from the ranges stored and stores what it learns.
+                scorer.ranges.source = database
         stored = database.hand_count()
         if known_db is not None and stored == 0:
             known_db = None

@@ -43,7 +43,10 @@ table plays is the hand the dealer would have made of it.
 When a hand ends the seat hands its :class:`~agent.game.records.HandRecord` to the injected
 ``sink`` (e.g. a database writer; on the worker thread, after the player's ``end_hand``)
 and adds our result to :class:`SeatStats` (net chips, small bets per hand, a 95%
-interval).
+interval). A hand the sink did not store is counted in ``not_stored`` with the reason
+(the sink raised, or its :class:`~agent.game.records.WriteReport` says it was refused),
+and one it found stored already in ``already_stored``, so a table never reports hands as
+stored that are not.
 """
 from __future__ import annotations
 
@@ -61,7 +64,7 @@ import numpy as np
 
 from agent.game.context import GameContext
 from agent.game.events import Event, HandStarted, HoleCards
-from agent.game.records import HandRecord
+from agent.game.records import HandRecord, WriteReport
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker, TrackerError
 from agent.players import HOOKS, Player
@@ -111,9 +114,12 @@ class SeatStats:
     illegal: int = 0  # decisions the player answered with an illegal move: the fallback
     player_errors: int = 0  # exceptions raised by the player (hooks or act)
     sink_errors: int = 0  # exceptions raised by the sink
+    not_stored: int = 0  # hands given to the sink and not stored (errors, refusals)
+    already_stored: int = 0  # hands the sink found stored already (the same hand)
     net_chips: int = 0  # our chips won minus put in over the finished hands
     decision_seconds: float = 0.0  # time spent waiting for decisions
     last_error: str = ""
+    last_storage_error: str = ""  # why the last hand not stored was not
     # Sums of our result per finished hand, in small bets, and of its square: the mean
     # and its interval without keeping every hand (a live table runs for weeks).
     _sb_sum: float = 0.0
@@ -296,11 +302,24 @@ class Seat:
 
     def _sink(self, record: HandRecord) -> None:
         try:
-            self.sink(record)  # type: ignore[misc]  # checked not None where the seat was made
+            report = self.sink(record)  # type: ignore[misc]  # checked not None where the seat was made
         except Exception as exc:  # noqa: BLE001 - a storage failure must not stop play
             self.stats.sink_errors += 1
-            self.stats.last_error = f"{self.source}: storing hand {record.hand_id} failed: {exc}"
-            log.error("%s", self.stats.last_error)
+            self._not_stored(record, f"storing it failed: {exc}")
+            return
+        if isinstance(report, WriteReport):
+            if report.duplicates:
+                # The same hand (the store's id names its content) is in the store already.
+                self.stats.already_stored += 1
+                log.warning("%s: hand %s was already stored", self.source, record.hand_id)
+            for _, reason in report.rejected:
+                self._not_stored(record, f"the database refused it: {reason}")
+
+    def _not_stored(self, record: HandRecord, why: str) -> None:
+        self.stats.not_stored += 1
+        self.stats.last_error = f"{self.source}: hand {record.hand_id} not stored: {why}"
+        self.stats.last_storage_error = self.stats.last_error
+        log.error("%s", self.stats.last_error)
 
     # --- decisions -----------------------------------------------------------------------
 

@@ -22,6 +22,10 @@ counts as call and bet as raise:
   context pooled, Laplace-smoothed: (count + 1) / (total + 3);
 * **defaults**: the context's default triple alone (what the model knows of a stranger).
 
+Besides, the **range score** (agent.play.range_score): for every player who showed
+down, the log-likelihood of its holding under the weight tables of uniform, Loki-1, the
+triples and the learned ranges, street by street (``ranges`` in the report).
+
 Every prediction uses the models as they stood before the hand: models learn hand by
 hand, in log order, and a replay into a database that already holds hands starts from
 the models stored there (``seed``), so a month can be learned and the next one scored;
@@ -52,7 +56,9 @@ from agent.game.records import ROUND_NAMES, HandRecord, RecordError
 from agent.models.frequencies import DEFAULT_HALF_LIFE, PlayerState
 from agent.models.learned import LearnedModel, hand_features
 from agent.models.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Strengths
+from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 from agent.models.store import MemoryModelStore
+from agent.play.range_score import RangeScorer, format_ranges
 
 __all__ = ["EPSILON", "MIN_HANDS", "PREDICTORS", "ShadowScorer", "format_report", "format_tuning", "tune_strengths"]
 
@@ -114,10 +120,12 @@ class ShadowScorer:
     def __init__(self, *, half_life: float = DEFAULT_HALF_LIFE, blend: float = DEFAULT_BLEND_OBSERVATIONS,
                  epsilon: float = EPSILON, min_hands: int = MIN_HANDS, strengths: Strengths = DEFAULT_STRENGTHS,
                  seed: Seeder | None = None, known: Callable[[str], bool] | None = None,
-                 learned: LearnedModel | None = None) -> None:
+                 learned: LearnedModel | None = None, ranges: RangeSettings = DEFAULT_RANGE_SETTINGS) -> None:
         if not 0.0 < epsilon < 1.0 / 3.0:
             raise ValueError(f"epsilon must be in (0, 1/3), got {epsilon}")
         self.store = MemoryModelStore(half_life, strengths, blend)
+        self.ranges = RangeScorer(self.store, settings=ranges)
+        self.score_ranges = True  # off while fitting the back-off strengths (tune_strengths)
         self.blend = float(blend)
         self.epsilon = float(epsilon)
         self.min_hands = int(min_hands)
@@ -174,12 +182,14 @@ class ShadowScorer:
             t = record.started_at
             if t is not None and first is not None and last is not None and first <= t <= last:
                 self.learned_inside_fit += 1
+        metas = []  # the engine's prediction of each decision, for the range score
         for i, ((seat, ctx, actual, fine), rnd) in enumerate(zip(prepared.observations, rounds)):
             state = states[seat]
             twelve, backoff, meta = predictor.all(state, population, ctx, fine)
             if learned is not None:
                 lt = learned.triple(feats[i][4])
                 meta = self._meta3(network, players[seat], state, twelve, backoff, lt, actual)
+            metas.append(meta)
             baseline = pooled_cache.get(seat)
             if baseline is None:
                 pooled = [1, 1, 1]
@@ -205,6 +215,8 @@ class ShadowScorer:
             if tally is None:
                 tally = self.by_player[key] = _Tally(self.predictors)
             tally.add(scores)
+        if record.shown and self.score_ranges:
+            self.ranges.observe(record, prepared, network, metas)
         store.write_hand(record, network)
         if learned is not None:
             self._learn_scores()
@@ -214,9 +226,11 @@ class ShadowScorer:
         """Score ``learned`` too (before the first hand is observed)."""
         if self.hands or self.overall.decisions:
             raise ValueError("the learned predictor must be given before any hand is scored")
+        source = self.ranges.source
         self.__init__(half_life=self.store.half_life, blend=self.blend, epsilon=self.epsilon,  # type: ignore[misc]  # a fresh start with the learned predictor
                       min_hands=self.min_hands, strengths=self.store.predictor.strengths, seed=self.seeder,
-                      known=self.known, learned=learned)
+                      known=self.known, learned=learned, ranges=self.ranges.settings)
+        self.ranges.source = source
 
     def _meta3(self, network: str, nick: str, state: PlayerState, twelve: tuple[float, float, float],
                backoff: tuple[float, float, float], learned: tuple[float, float, float], actual: int
@@ -302,6 +316,7 @@ class ShadowScorer:
             "by_context": {context_name(c): t.to_json() for c, t in enumerate(self.by_context)},
             "regulars": {"players": len(rows), **regulars.to_json()},
             "regular_players": rows if top is None else rows[:top],
+            "ranges": self.ranges.report(),
         }
 
 
@@ -375,6 +390,9 @@ def format_report(report: dict[str, Any], players: int = 15) -> str:
     lines.append("by context:")
     for name, t in report["by_context"].items():
         lines.append(_row(f"  {name}", t, names))
+    if "ranges" in report:
+        lines.append("")
+        lines.append(format_ranges(report["ranges"]))
     return "\n".join(lines)
 
 
@@ -396,6 +414,7 @@ def tune_strengths(hands: list[tuple[HandRecord, str]], options: Any, seeder: Se
     def score(s: Strengths) -> float:
         scorer = ShadowScorer(half_life=options.half_life, blend=options.blend_observations,
                               epsilon=options.epsilon, min_hands=options.min_hands, strengths=s, seed=seeder)
+        scorer.score_ranges = False
         for record, network in hands:
             scorer.observe(record, network)
         t = scorer.overall

@@ -94,6 +94,7 @@ class DatabaseWriter:
         self.duplicates = 0
         self.rejected = 0
         self.errors = 0
+        self.not_stored = 0  # hands given to the writer and not stored (failed or refused)
         self.transactions = 0  # groups written
         self.last_error = ""
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -190,12 +191,14 @@ class DatabaseWriter:
                             report.rejected.append((record.hand_id, str(exc)))
             except Exception as exc:  # noqa: BLE001 - the database failed: counted, play goes on
                 self.errors += 1
+                self.not_stored += len(records)
                 self.last_error = f"{len(records)} hand(s) not stored: {exc}"
                 log.error("database writer: %s", self.last_error)
                 continue
             self.transactions += 1
             self.stored += report.stored
             self.duplicates += report.duplicates
+            self.not_stored += len(report.rejected)
             for hand_id, reason in report.rejected:
                 self.rejected += 1
                 self.last_error = f"hand {hand_id} not stored: {reason}"

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from agent.config import TableConfig
-from agent.game.records import RecordError
+from agent.game.records import RecordError, with_content_id
 from agent.play.dealer import Deal, Dealer, HandLog
 from agent.play.kinds import ensure_kinds
 from agent.play.stores import attach_models
@@ -133,6 +133,7 @@ class BatchResult:
     invalid_actions: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     rejected_hands: int = 0  # hands the database refused (setup.db)
+    already_stored: int = 0  # hands the database held already (the same deal played the same way)
 
 
 def _batch_players(setup: TournamentSetup, index: int) -> list[Player]:
@@ -177,6 +178,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
         for player in players:
             attach_models(player, store, setup.network)
     rejected = 0
+    known = 0  # hands found stored already: the same deal played the same way
     log = HandLog(acpc=log_acpc, phh=log_phh) if (log_acpc or log_phh) else None
     dealer = Dealer(setup.table, source=setup.name, log=log)
     cards = [deal_cards(setup.seed, first + d, n) for d in range(deals)]
@@ -205,9 +207,14 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
                 hand_seats[d, r, p] = seat
             if store is not None:
                 try:
-                    store.write_hand(record, setup.network)
+                    # Named by content as well (the cards dealt included): a match that
+                    # reuses a name never finds its hands taken for stored ones.
+                    dealt = (*(c for hole in cards[d].holes for c in hole), *cards[d].board)
+                    report = store.write_hand(with_content_id(record, dealt), setup.network)
                 except RecordError:
                     rejected += 1  # a hand the database refuses is not stored; play goes on
+                else:
+                    known += report.duplicates
     return BatchResult(
         index=index,
         first_deal=first,
@@ -219,6 +226,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
         invalid_actions=dict(dealer.invalid_actions),
         seconds=time.perf_counter() - start,
         rejected_hands=rejected,
+        already_stored=known,
     )
 
 
@@ -261,6 +269,7 @@ class TournamentResult:
     invalid_actions: dict[str, int]
     seconds: float
     rejected_hands: int = 0  # hands the database (setup.db) refused to store
+    already_stored: int = 0  # hands it held already (the same deal played the same way)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -349,6 +358,7 @@ class TournamentResult:
         if self.setup.db is not None:
             out["db"] = self.setup.db
             out["rejected_hands"] = self.rejected_hands
+            out["already_stored_hands"] = self.already_stored
         if hands:
             out["hand_results"] = list(self.hand_rows())
         return out
@@ -386,6 +396,9 @@ class TournamentResult:
             lines.append(f"illegal moves turned into calls: {self.invalid_actions}")
         if self.rejected_hands:
             lines.append(f"hands the database refused (not stored): {self.rejected_hands}")
+        if self.already_stored:
+            lines.append(f"hands the database held already (the same deal played the same way; not stored "
+                         f"twice): {self.already_stored}")
         return "\n".join(lines)
 
 
@@ -491,4 +504,4 @@ def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
     writer.close(deal_chips.sum(axis=0).tolist(), setup.names)
     return TournamentResult(setup, deals, deal_chips, hand_chips, hand_seats, invalid,
                             time.perf_counter() - start,
-                            sum(b.rejected_hands for b in ordered))
+                            sum(b.rejected_hands for b in ordered), sum(b.already_stored for b in ordered))

@@ -1,7 +1,8 @@
 """The opponent report as files: ``index.html`` (one page, works offline: CSS, JavaScript
 and SVG charts inline), ``players.csv`` and ``report.json``, written into a temporary
 folder beside the target and then put in its place, so a reader sees the old report or
-the new one and never half of one.
+the new one and never half of one. Only a folder that holds a report of ours and nothing
+else is ever replaced, and never one that holds the database (agent.output_folder).
 
 The page is a Jinja2 template (templates/report.html.j2) with autoescaping: player names
 come from the outside world (IRC nicknames) and are never trusted as HTML.
@@ -22,6 +23,7 @@ from typing import Any
 
 import jinja2
 
+from agent.output_folder import OutputFolderError, check_replaceable, replace_folder
 from db.reads import open_readonly
 
 from .situations import POSITION_GROUPS
@@ -38,6 +40,7 @@ from .stats import (
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+REPORT_KIND = "report"  # the kind of folder a report is (agent.output_folder)
 
 
 class ReportWriteError(Exception):
@@ -269,23 +272,6 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
 # ------------------------------------------------------------------------------ writing
 
 
-def replace_folder(tmp: Path, out: Path) -> None:
-    """Put the finished folder ``tmp`` where ``out`` is: renames only, so readers of
-    ``out`` see the old report or the new one. (Between the two renames ``out`` is
-    briefly absent; it is never partly written.)"""
-    if out.exists() or out.is_symlink():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}-{time.monotonic_ns()}")
-        os.rename(out, old)
-        try:
-            os.rename(tmp, out)
-        except BaseException:
-            os.rename(old, out)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(tmp, out)
-
-
 def write_report(
     db_path: str | Path,
     out: str | Path,
@@ -294,12 +280,19 @@ def write_report(
     progress: Callable[[str], None] | None = None,
 ) -> ReportResult:
     """Compute the statistics of the database and write the report folder ``out``
-    (index.html, players.csv, report.json), replacing any previous one whole.
+    (index.html, players.csv, report.json), replacing any previous report whole.
     Raises stats.ReportDataError for a missing or foreign database, ReportWriteError when
-    the folder cannot be written."""
+    the folder cannot be written or is not ours to replace: a folder holding anything but
+    a report of ours, or holding the database (agent.output_folder)."""
     t0 = time.perf_counter()
     step = progress or (lambda _: None)
-    out = Path(out)
+    shown = out
+    try:
+        # Refused before any work: a folder that is not a report of ours, or that holds
+        # the database, is never replaced (agent.output_folder).
+        out = check_replaceable(out, REPORT_KIND, protect=[db_path])
+    except OutputFolderError as exc:
+        raise ReportWriteError(f"will not write the report: {exc}") from None
     conn = open_readonly(str(db_path))
     try:
         data = compute(conn, str(db_path), network=options.network, since=options.since,
@@ -332,12 +325,17 @@ def write_report(
         (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), separators=(",", ":")),
                                           encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is meant to be read
-        replace_folder(tmp, out)
+        # Checked again just before the swap: the folder may have changed meanwhile.
+        check_replaceable(out, REPORT_KIND, protect=[db_path])
+        replace_folder(tmp, out, REPORT_KIND)
+    except OutputFolderError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ReportWriteError(f"will not write the report: {exc}") from None
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ReportWriteError(f"cannot write the report into {out}: {exc.strerror or exc}") from None
+        raise ReportWriteError(f"cannot write the report into {shown}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return ReportResult(out=out, index=out / "index.html", players=len(data.players), hands=data.hands,
+    return ReportResult(out=Path(shown), index=Path(shown) / "index.html", players=len(data.players), hands=data.hands,
                         seconds=time.perf_counter() - t0, bad_actions=data.bad_actions)

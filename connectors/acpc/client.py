@@ -18,17 +18,34 @@ from __future__ import annotations
 import logging
 import select
 import socket
+import struct
 from collections.abc import Callable, Iterator
 
 from connectors.acpc.protocol import MAX_LINE_BYTES, VERSION_LINE
 
-__all__ = ["AcpcConnection", "LineFramer", "LineTooLong", "SocketPoller"]
+__all__ = ["AcpcConnection", "DealerSilent", "LineFramer", "LineTooLong", "SocketPoller", "socket_timeval"]
 
 log = logging.getLogger("poki.acpc")
 
 
 class LineTooLong(ValueError):
     """A peer sent a line over the cap; it was dropped."""
+
+
+class DealerSilent(ConnectionError):
+    """The dealer sent nothing for the whole of the silence limit."""
+
+    def __init__(self, source: str, seconds: float) -> None:
+        super().__init__(f"{source}: sent nothing for {seconds:g} s")
+        self.seconds = seconds
+
+
+def socket_timeval(seconds: float) -> bytes:
+    """The value of SO_RCVTIMEO / SO_SNDTIMEO for ``seconds``: never zero, which would
+    mean no limit at all."""
+    whole = int(seconds)
+    micros = int((seconds - whole) * 1e6)
+    return struct.pack("ll", whole, micros if whole or micros else 1)
 
 
 class LineFramer:
@@ -130,17 +147,28 @@ class AcpcConnection:
     dealer's lines until it closes the connection."""
 
     def __init__(self, host: str, port: int, *, timeout: float | None = 30.0,
-                 max_line: int = MAX_LINE_BYTES, recv_size: int = 65536) -> None:
+                 max_line: int = MAX_LINE_BYTES, recv_size: int = 65536,
+                 silence: float | None = None) -> None:
         self.source = f"dealer {host}:{port}"
         self.framer = LineFramer(self.source, max_line)
         self.recv_size = recv_size
         self.closed_by_peer = False
+        self.silence = silence
         try:
             self.sock = socket.create_connection((host, port), timeout=timeout)
+        except TimeoutError:
+            raise ConnectionError(f"cannot connect to the dealer at {host}:{port}: no answer within "
+                                  f"{timeout:g} s") from None
         except OSError as exc:
             raise ConnectionError(f"cannot connect to the dealer at {host}:{port}: {exc}") from None
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock.settimeout(None)  # the dealer takes its time between states
+        # The dealer takes its time between states, but not forever: the blocking read
+        # itself gives up after ``silence`` seconds (SO_RCVTIMEO, no poll before each
+        # read), and so does a send to a dealer that stopped reading.
+        self.sock.settimeout(None)
+        if silence is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, socket_timeval(silence))
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, socket_timeval(silence))
 
     def greet(self) -> None:
         """Send the version greeting, the first line a player sends."""
@@ -164,6 +192,8 @@ class AcpcConnection:
         while True:
             try:
                 data = recv(size)
+            except (BlockingIOError, TimeoutError):
+                raise DealerSilent(self.source, self.silence or 0.0) from None
             except OSError as exc:
                 raise ConnectionError(f"{self.source}: connection lost: {exc}") from None
             if not data:
@@ -194,7 +224,11 @@ class AcpcConnection:
                     else:
                         answers += answer + "\r\n"
             if answers is not None:
-                sendall(answers.encode("ascii"))
+                try:
+                    sendall(answers.encode("ascii"))
+                except (BlockingIOError, TimeoutError):
+                    raise ConnectionError(f"{self.source}: did not read our answer for "
+                                          f"{self.silence or 0.0:g} s") from None
             if after is not None:
                 after()
 

@@ -26,7 +26,7 @@ and a position number names a different opponent every hand.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards, PlayerActed
@@ -47,6 +47,7 @@ __all__ = [
     "format_matchstate",
     "format_response",
     "is_comment",
+    "parse_action",
     "parse_matchstate",
     "parse_response",
     "parse_version",
@@ -186,6 +187,21 @@ def format_response(state_text: str, action: Action) -> str:
     return f"{state_text}:{ACTION_CHAR[action if type(action) is Action else Action(action)]}"
 
 
+# The letters the ACPC dealer reads as actions (project_acpc_server, game.c: readAction):
+# f fold, c or k check/call, r or b bet/raise, in either case.
+_RESPONSE_ACTION = {"f": Action.FOLD, "c": Action.CHECK_CALL, "k": Action.CHECK_CALL, "r": Action.BET_RAISE,
+                    "b": Action.BET_RAISE}
+_RESPONSE_ACTION.update({k.upper(): v for k, v in list(_RESPONSE_ACTION.items())})
+
+
+def parse_action(text: str) -> Action | None:
+    """The action of a response's action text as the ACPC dealer reads it in a limit game:
+    its first letter alone decides (f, c/k, r/b, either case) and what follows it, such as
+    a no-limit raise size (``r100``), is ignored, so ``r100`` is a raise; None when the
+    first letter is none of these (the dealer then takes the answer as a call)."""
+    return _RESPONSE_ACTION.get(text[:1])
+
+
 def parse_response(line: str) -> tuple[str, str]:
     """Split a player's answer into (state text, action text). The action text is what
     follows the state's last ':'; the caller checks both (ProtocolError if the line is
@@ -204,11 +220,13 @@ class StateTranslator:
 
     ``me`` is our name; ``names`` optionally names the other seats by how many seats
     they sit after ours (1 = the next seat clockwise); others are ``acpc:<k>``.
-    ``match`` prefixes hand ids so hands of different matches never collide.
+    ``match`` prefixes hand ids. ``clock`` (Unix time, e.g. time.time) dates each hand
+    when its first state arrives; without it hands have no start time.
     """
 
     def __init__(self, game: AcpcGame, me: str, *, names: Sequence[str] = (),
-                 match: str = "acpc", source: str = "acpc") -> None:
+                 match: str = "acpc", source: str = "acpc",
+                 clock: Callable[[], float] | None = None) -> None:
         if game.players is None:
             raise ValueError("the game must say how many players sit at the table")
         self.game = game
@@ -216,6 +234,7 @@ class StateTranslator:
         self.names = tuple(names)
         self.match = match
         self.source = source
+        self.clock = clock
         self._last: MatchState | None = None
         # _advance() leaves the last state to be built when asked for (see ``last``): its
         # betting text and line are then newer than ``_last``.
@@ -566,7 +585,7 @@ class StateTranslator:
             _make_started(self.hand_id(hand), f"{self.source} hand {hand}", players,
                           (game.stack or NO_STACK,) * n, n - 1, game.small_blind,
                           game.big_blind, game.small_bet, game.big_bet, game.max_bets,
-                          True, None, False, None, None, None),
+                          True, None if self.clock is None else self.clock(), False, None, None, None),
             HoleCards(self.me, state.holes[state.position]),
         ]
         self.hand_over = False

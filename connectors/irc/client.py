@@ -16,7 +16,10 @@ What every bot needs, done once here:
   registered within ``connect_timeout`` seconds is dropped and tried again with back-off;
 * **flood control**: every line we send goes through a token bucket (``burst`` lines at
   once, then ``rate`` lines a second; rate 0 means no limit), so the bot never trips a
-  server's flood limit however fast its owner talks;
+  server's flood limit however fast its owner talks; what waits for the bucket waits in
+  a priority queue (connectors.irc.send_queue: the game's lines before answers, answers
+  to one nick coalesced), and :meth:`IrcClient.when_delivered` tells when the lines
+  queued so far have gone past the server's own flood delay (a PING behind them);
 * **cheap lines**: a table is a stream of PRIVMSG and NOTICE lines, so those take a short
   path from the socket to the owner (:class:`_Connection`), without the library's generic
   event machinery; every other line (registration, PING, JOIN, numerics) goes through
@@ -50,8 +53,9 @@ import numpy as np
 
 from connectors.irc import identity
 from connectors.irc.identity import Login, Negotiation, Tls, nickserv_verdict, parse_line
+from connectors.irc.send_queue import OutLine, Priority, SendQueue
 
-__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "TokenBucket", "Tls", "account_tag"]
+__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "Priority", "TokenBucket", "Tls", "account_tag"]
 
 log = logging.getLogger("poki.irc")
 
@@ -66,6 +70,7 @@ _IDENTITY_LINES = identity.COMMANDS | {"464", "ERROR"}
 # An ERROR before registration that trying again will not change (a server password, a ban).
 _REFUSED_AT_THE_DOOR = re.compile(r"password|access denied|banned|k-?lined|g-?lined|z-?lined", re.IGNORECASE)
 REGAIN_PAUSE_SECONDS = 1.5  # after asking the services for our nick, and after taking it
+_DELIVERY_TOKEN = "poki-delivered-"  # our PINGs that mark a line as gone past the server
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +229,9 @@ class _Connection(irc.client.ServerConnection):
                     return
         if owner is not None:
             _, command, params = parse_line(line)
+            if command == "PONG" and params and params[-1].startswith(_DELIVERY_TOKEN):
+                owner._on_delivered(params[-1])
+                return
             if command in _IDENTITY_LINES:
                 owner._on_identity_line(command, params)
                 if command != "ERROR" or owner.failure is not None:
@@ -307,7 +315,8 @@ class IrcClient:
                  reconnect_min: float = 1.0, reconnect_max: float = 60.0,
                  rng: np.random.Generator | None = None, name: str | None = None,
                  tls: Tls | None = None, login: Login | None = None, connect_timeout: float = 30.0,
-                 on_failure: Callable[[str], object] | None = None, capabilities: tuple[str, ...] = ()) -> None:
+                 on_failure: Callable[[str], object] | None = None, capabilities: tuple[str, ...] = (),
+                 answer_gap: float = 10.0) -> None:
         self.host, self.port = host, port
         self.tls = tls
         # Built now: a certificate file that cannot be read fails the bot at start-up.
@@ -339,7 +348,11 @@ class IrcClient:
         self.joined: set[str] = set()
         self._nick_tries = 0
         self._next_connect = 0.0
-        self._outbox: collections.deque[str] = collections.deque()
+        # What waits for the bucket, game lines first; answers to one person coalesced and
+        # at least answer_gap seconds apart (connectors.irc.send_queue).
+        self._outbox = SendQueue(answer_gap)
+        self._deliveries: dict[str, Callable[[], object]] = {}  # PING token -> what waits for it
+        self._delivery_seq = itertools.count(1)
         self._send_lock = threading.Lock()  # one writer at a time: the loop or _send_now
         self._calls: collections.deque[Callable[[], object]] = collections.deque()
         self._idle: collections.deque[Callable[[], object]] = collections.deque()
@@ -405,14 +418,35 @@ class IrcClient:
         (work that must not hold them up). Call from the loop thread."""
         self._idle.append(fn)
 
-    def send_raw(self, line: str) -> None:
-        """Queue one raw line (flood-controlled); dropped while disconnected."""
+    def send_raw(self, line: str, priority: Priority = Priority.PROTOCOL, *, key: str | None = None,
+                 on_sent: Callable[[], object] | None = None) -> None:
+        """Queue one raw line (flood-controlled, by ``priority``: connectors.irc.send_queue);
+        dropped while disconnected. ``key`` coalesces and spaces lines (answers to one
+        person); ``on_sent`` runs on the loop thread once the line is written."""
         if "\r" in line or "\n" in line or "\0" in line:
             raise ValueError(f"an IRC line cannot hold CR, LF or NUL: {line!r}")
-        if threading.get_ident() != self._loop_ident and self._send_now(line):
+        if key is None and threading.get_ident() != self._loop_ident and self._send_now(line):
+            if on_sent is not None:
+                self.call_soon(on_sent)
             return
-        self._outbox.append(line)
+        self._outbox.push(OutLine(line, priority, key, on_sent))
         self._wake()
+
+    def when_delivered(self, fn: Callable[[], object]) -> None:
+        """Run ``fn()`` on the loop thread once every line queued so far has gone past our
+        queue *and* the server's flood delay: a PING queued behind them (with the game's
+        priority) is answered only after the server has handled them, since a server
+        handles one client's lines in order. Lost on a disconnection (the lines are too).
+        Call from the loop thread."""
+        token = f"{_DELIVERY_TOKEN}{next(self._delivery_seq)}"
+        self._deliveries[token] = fn
+        self._outbox.push(OutLine(f"PING :{token}", Priority.GAME))
+        self._wake()
+
+    def _on_delivered(self, token: str) -> None:
+        fn = self._deliveries.pop(token, None)
+        if fn is not None:
+            self._guard(fn)
 
     def _send_now(self, line: str) -> bool:
         """From a thread other than the loop's: send ``line`` at once if nothing is queued
@@ -440,14 +474,24 @@ class IrcClient:
             self.lines_sent += 1
             return True
 
-    def say(self, target: str, text: str) -> None:
-        """PRIVMSG ``text`` to a channel or nick, one line per text line."""
-        for part in _lines(text):
-            self.send_raw(f"PRIVMSG {target} :{part}")
+    def say(self, target: str, text: str, priority: Priority = Priority.OTHER, *, key: str | None = None,
+            on_sent: Callable[[], object] | None = None) -> None:
+        """PRIVMSG ``text`` to a channel or nick, one line per text line (``on_sent`` after
+        the last; ``priority`` and ``key`` as for :meth:`send_raw`)."""
+        self._send_text("PRIVMSG", target, text, priority, key, on_sent)
 
-    def notice(self, target: str, text: str) -> None:
-        for part in _lines(text):
-            self.send_raw(f"NOTICE {target} :{part}")
+    def notice(self, target: str, text: str, priority: Priority = Priority.OTHER, *, key: str | None = None,
+               on_sent: Callable[[], object] | None = None) -> None:
+        self._send_text("NOTICE", target, text, priority, key, on_sent)
+
+    def _send_text(self, command: str, target: str, text: str, priority: Priority, key: str | None,
+                   on_sent: Callable[[], object] | None) -> None:
+        parts = _lines(text)
+        if key is not None and len(parts) > 1:
+            key = None  # a keyed answer replaces one line: several parts go as they are
+        for k, part in enumerate(parts):
+            self.send_raw(f"{command} {target} :{part}", priority, key=key,
+                          on_sent=on_sent if k == len(parts) - 1 else None)
 
     def join(self, channel: str) -> None:
         if channel not in self.channels:
@@ -538,13 +582,14 @@ class IrcClient:
             log.exception("%s: error in a scheduled call", self.name)
 
     def _flush(self) -> float | None:
-        """Send what the bucket allows, in one write; the seconds until the next line may
-        go, if any wait."""
+        """Send what the bucket allows, best priority first, in one write; the seconds
+        until the next line may go, if any wait."""
         outbox = self._outbox
         conn = self.connection
         if not outbox or conn is None or conn.socket is None:
             return None
         batch: list[bytes] = []
+        sent: list[Callable[[], object]] = []
         pause = None
         take = self.bucket.take
         with self._send_lock:
@@ -553,22 +598,33 @@ class IrcClient:
                 if pause > 0:
                     break
                 pause = None
-                line = outbox.popleft()
+                line = outbox.pop()
+                if line is None:  # only answers held for their gap
+                    self.bucket.tokens += 1  # not spent
+                    pause = outbox.ready_in()
+                    break
                 try:
-                    batch.append(conn._prep_message(line))
+                    batch.append(conn._prep_message(line.text))
                 except (irc.client.MessageTooLong, irc.client.InvalidCharacters):
-                    log.error("%s: line not sent (over 512 bytes or bad characters): %.80r", self.name, line)
+                    log.error("%s: line not sent (over 512 bytes or bad characters): %.80r", self.name, line.text)
+                    continue
+                if line.on_sent is not None:
+                    sent.append(line.on_sent)
             if not batch:
                 return pause
             try:
                 conn.socket.sendall(b"".join(batch))
             except OSError:
-                pass
+                written = False
             else:
+                written = True
                 self.lines_sent += len(batch)
-                return pause
-        conn.disconnect("Connection reset by peer.")  # outside the lock: it runs handlers
-        return None
+        if not written:
+            conn.disconnect("Connection reset by peer.")  # outside the lock: it runs handlers
+            return None
+        for fn in sent:  # outside the lock too: they may queue lines
+            self._guard(fn)
+        return pause
 
     def _connect(self) -> None:
         self.registered = False
@@ -576,6 +632,7 @@ class IrcClient:
         self.joined.clear()
         self._nick_tries = 0
         self._outbox.clear()  # lines for a lost connection mean nothing on a new one
+        self._deliveries.clear()
         self._last_error = ""
         self._services_wait = ""
         if self.connection is None:

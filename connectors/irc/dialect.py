@@ -18,23 +18,27 @@ Anything that starts like a hand line but does not follow the grammar raises
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agent.game.rules import Action
 from evaluator_pyx.cards import CARD_INDEX, CARD_NAMES
 
 __all__ = [
-    "Acted", "BlindPosted", "BoardCards", "Command", "DialectError", "HandEnds",
+    "Acted", "BlindPosted", "BoardCards", "Command", "DeckCommitment", "DeckRevealed", "DialectError", "HandEnds",
     "HandStarts", "HandVoid", "HoleCards", "LeftHand", "Line", "MAX_NICK", "Mucks",
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
-    "format_command", "format_line", "format_move", "hand_id", "is_nick", "parse_command", "parse_line",
-    "parse_move", "turn_of",
+    "format_command", "format_line", "format_lines", "format_move", "hand_id", "is_nick", "parse_command",
+    "parse_line", "parse_lines", "parse_move", "turn_of", "CLAUSE_SEPARATOR", "MAX_LINE_TEXT",
     "HELP", "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
-    "is_table_opened", "leave_command", "looks_like_dealer", "player_back", "refusal", "seat_renamed",
+    "is_table_opened", "leave_command", "looks_like_dealer", "DECK_SALT_HEX", "deck_digest", "dealer_conflict", "dealer_here", "format_options", "is_dealer_here",
+    "is_dealer_conflict", "is_seeded_table", "player_back", "refusal", "seat_renamed",
     "session_over", "sit_command", "stats_answer", "table_opened", "timed_out_reason", "timeout_word",
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
+MAX_LINE_TEXT = 400  # bytes of text a dealer line may hold (the server adds the prefix within 512)
+CLAUSE_SEPARATOR = " | "  # between the clauses of one hand line: never inside a clause
 
 
 class DialectError(ValueError):
@@ -143,6 +147,19 @@ class HandVoid:
 
 
 @dataclass(frozen=True, slots=True)
+class DeckCommitment:
+    hand: int
+    digest: str  # SHA-256 (64 lower-case hex digits) of the hand's DeckRevealed line
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRevealed:
+    hand: int
+    deck: tuple[int, ...]  # all 52 cards in dealing order
+    salt: str  # the secret mixed into the commitment (32 lower-case hex digits)
+
+
+@dataclass(frozen=True, slots=True)
 class HoleCards:
     hand: int
     channel: str
@@ -175,7 +192,8 @@ class TableInfo:
 
 
 Line = (HandStarts | BlindPosted | ToAct | Acted | LeftHand | BoardCards | Shows | Mucks | Wins
-        | HandEnds | HandVoid | HoleCards | TableSit | TableLeave | TableSitOut | TableInfo)
+        | HandEnds | HandVoid | HoleCards | TableSit | TableLeave | TableSitOut | TableInfo
+        | DeckCommitment | DeckRevealed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +291,65 @@ def format_line(msg: Line) -> str:
     return f"Hand {hand}: {_hand_body(msg)}"
 
 
+def format_lines(msgs: Iterable[Line], limit: int = MAX_LINE_TEXT) -> list[str]:
+    """The lines a dealer says for ``msgs``, in order, in as few lines as fit ``limit``
+    bytes: consecutive messages of one hand share a line, one clause each, joined by
+    :data:`CLAUSE_SEPARATOR` (``Hand 3: alice raises to 20. | bob to act: ...``). A turn
+    ends its line; table lines and hole cards stand alone.
+
+    >>> format_lines([Acted(3, "alice", "r", 20), Acted(3, "bob", "f")])
+    ['Hand 3: alice raises to 20. | bob folds.']
+    """
+    out: list[str] = []
+    hand = None  # the hand of the line being filled, None when it cannot take more
+    for msg in msgs:
+        line = format_line(msg)
+        number = getattr(msg, "hand", None)
+        if isinstance(msg, (TableSit, TableLeave, TableSitOut, TableInfo, HoleCards)):
+            out.append(line)
+            hand = None
+            continue
+        clause = line[line.index(": ") + 2:]
+        if hand == number and len((out[-1] + CLAUSE_SEPARATOR + clause).encode("utf-8")) <= limit:
+            out[-1] += CLAUSE_SEPARATOR + clause
+        else:
+            out.append(line)
+            hand = number
+        if isinstance(msg, ToAct):
+            hand = None  # a turn ends its line: what follows it is the player's answer
+    return out
+
+
+def parse_lines(line: str) -> tuple[Line, ...]:
+    """Every message a dealer line carries, in order: one for a line of one clause, more
+    for a hand line of several (:func:`format_lines`). DialectError as
+    :func:`parse_line` for any clause that does not follow the grammar.
+
+    >>> [type(m).__name__ for m in parse_lines("Hand 3: alice raises to 20. | bob folds.")]
+    ['Acted', 'Acted']
+    """
+    if not isinstance(line, str):
+        raise DialectError(f"a line must be text, got {type(line).__name__}")
+    text = line.rstrip("\r\n")
+    joint = "." + CLAUSE_SEPARATOR
+    if joint not in text or not text.startswith("Hand "):
+        return (parse_line(text),)
+    m = _HAND_RE.fullmatch(text)
+    if m is None:
+        raise _bad(text, "a hand line needs 'Hand <number>: ' first")
+    prefix = f"Hand {m.group(1)}: "
+    clauses = m.group(2).split(joint)
+    if len(clauses) > 64:
+        raise _bad(text[:120], "too many clauses")
+    msgs = []
+    for k, clause in enumerate(clauses):
+        msg = parse_line(prefix + clause + ("." if k < len(clauses) - 1 else ""))
+        if isinstance(msg, HoleCards):
+            raise _bad(text, "hole cards never share a line")
+        msgs.append(msg)
+    return tuple(msgs)
+
+
 def _table_body(msg: Line) -> str:
     if isinstance(msg, TableSit):
         return (f"{_nick(msg.nick)} sits with {_amount(msg.chips, 'chips')} chips "
@@ -287,8 +364,13 @@ def _table_body(msg: Line) -> str:
     return _free_text(msg.text)
 
 
+def _one_line(text: str) -> bool:
+    """No line break or NUL inside: what free text may hold, said or read."""
+    return "\r" not in text and "\n" not in text and "\0" not in text
+
+
 def _free_text(text: str) -> str:
-    if not isinstance(text, str) or any(ch in text for ch in "\r\n\0"):
+    if not isinstance(text, str) or not _one_line(text):
         raise DialectError(f"free text must be one line, got {text!r}")
     return text
 
@@ -355,6 +437,8 @@ def _hand_body(msg: Line) -> str:
         return f"ends. Stacks: {_seats(msg.stacks)}."
     if isinstance(msg, HandVoid):
         return "void, chips restored."
+    if isinstance(msg, (DeckCommitment, DeckRevealed)):
+        return _deck_body(msg)
     if isinstance(msg, HoleCards):
         if not _CHANNEL_RE.fullmatch(msg.channel or ""):
             raise DialectError(f"not a channel: {msg.channel!r}")
@@ -437,6 +521,9 @@ def parse_line(line: str) -> Line:
     text = line.rstrip("\r\n")
     if text.startswith("Table: "):
         body = text[7:]
+        if not _one_line(body):
+            # Read only what could be said back: a dealer never says a break inside a line.
+            raise _bad(text, "free text must be one line (a line break or NUL inside)")
         for regex, cls in ((_SIT_RE, TableSit), (_LEAVE_RE, TableLeave)):
             m = regex.fullmatch(body)
             if m:
@@ -487,6 +574,8 @@ def parse_line(line: str) -> Line:
         if s is None:
             raise _bad(text, "malformed hand end")
         return HandEnds(hand, _seat_list(s.group(1), text))
+    if body.startswith("deck "):
+        return _parse_deck(hand, body, text)
     if body.startswith("void"):
         if _VOID_RE.fullmatch(body) is None:
             raise _bad(text, "malformed void")
@@ -604,7 +693,11 @@ def parse_move(text: str) -> tuple[str, str] | None:
     return word, channel
 
 
-_COMMAND_RE = re.compile(r"\s*(!?)([A-Za-z]+)(?:\s+([0-9]{1,12}))?\s*")
+_COMMAND_RE = re.compile(r"\s*(!?)([A-Za-z]+)(?:\s+(to\s+)?([0-9]{1,12}))?\s*")
+
+
+def _not_command(word: str) -> Command:
+    raise DialectError(f"!{word} takes no 'to'")
 
 
 def parse_command(text: str) -> Command | None:
@@ -618,12 +711,18 @@ def parse_command(text: str) -> Command | None:
         if text.lstrip().startswith("!"):
             raise DialectError(f"not a command: {text.strip()[:40]!r} (try !help)")
         return None
-    bang, word, amount = m.group(1), m.group(2).lower(), m.group(3)
+    bang, word, amount = m.group(1), m.group(2).lower(), m.group(4)
+    if m.group(3) and (bang or word != "raise"):
+        return None if not bang else _not_command(word)
     if not bang:
         if word in ACTIONS and amount is None:
             return Command(word)
+        if word in ("call", "bet", "raise"):
+            # ``raise to 60`` as the turn line offers it: the dealer takes it when the
+            # amount is the one offered (limit poker: there is no other).
+            return Command(word, int(amount))
         if word in ACTIONS:
-            raise DialectError(f"{word} takes no amount: the bet size is fixed")
+            raise DialectError(f"{word} takes no amount")
         return None
     if word not in TABLE_COMMANDS:
         raise DialectError(f"unknown command !{word} (commands: {', '.join('!' + c for c in TABLE_COMMANDS)})")
@@ -657,9 +756,12 @@ REFUSALS = {
     "table_full": "{channel}: the table is full ({seats} seats)",
     "bad_command": "{channel}: {reason}",
     "bank": "{channel}: {reason}",
-    "cannot_check": "Hand {hand}: you cannot check, {to_call} to call",
-    "cannot_fold": "Hand {hand}: nothing to call, check for free",
-    "cannot_raise": "Hand {hand}: no raise possible now (cap reached or nobody can call)",
+    "cannot_check": "{channel}: hand {hand}: you cannot check, {to_call} to call",
+    "cannot_fold": "{channel}: hand {hand}: nothing to call, check for free",
+    "cannot_raise": "{channel}: hand {hand}: no raise possible now (cap reached or nobody can call)",
+    "not_your_turn": "{channel}: hand {hand}: not your turn, {nick} is to act",
+    "no_hand": "{channel}: no hand in progress",
+    "wrong_amount": "{channel}: hand {hand}: {word} is {amount} now ({options})",
 }
 SIT_OUT_ASKED = "by request"
 
@@ -669,9 +771,11 @@ def refusal(kind: str, **facts: object) -> str:
     return REFUSALS[kind].format(max_nick=MAX_NICK, **facts)
 
 
-def table_opened(small_bet: int, big_bet: int) -> TableInfo:
-    """What the dealer says when it opens a table (the player bot takes a seat on it)."""
-    return TableInfo(f"{_OPENING} {small_bet}/{big_bet}. Type !sit to play, !help for help.")
+def table_opened(small_bet: int, big_bet: int, seeded: bool = False) -> TableInfo:
+    """What the dealer says when it opens a table (the player bot takes a seat on it);
+    a table dealing from a seed (tests, demos) says so."""
+    seeded_text = _SEEDED if seeded else ""
+    return TableInfo(f"{_OPENING} {small_bet}/{big_bet}{seeded_text}. Type !sit to play, !help for help.")
 
 
 def is_table_opened(msg: Line) -> bool:
@@ -740,3 +844,77 @@ def timeout_word(to_act: ToAct) -> str:
     """What a time-out would make of the turn (check when free, else fold): what a player
     that lost its view of the hand answers at once."""
     return "check" if to_act.option("check") is not None else "fold"
+
+
+# --- the deck's commitment (docs/irc-dialect.md, "A verifiable deck") -----------------------
+# At a hand's start the dealer says ``Hand <n>: deck commitment <sha-256 hex>.``; once the
+# hand is over (ended or void) it says ``Hand <n>: deck <52 cards>, salt <hex>.``, and the
+# commitment is the SHA-256 of exactly that reveal line (UTF-8). The secret salt keeps the
+# commitment from giving the deck away; the hand number in the line ties it to its hand.
+
+DECK_SALT_HEX = 32  # hex digits of salt: 128 secret bits
+_COMMIT_RE = re.compile(r"deck commitment ([0-9a-f]{64})\.")
+_REVEAL_RE = re.compile(rf"deck ((?:{_CARD} ){{51}}{_CARD}), salt ([0-9a-f]{{{DECK_SALT_HEX}}})\.")
+
+
+def _deck_body(msg: DeckCommitment | DeckRevealed) -> str:
+    if isinstance(msg, DeckCommitment):
+        if not re.fullmatch(r"[0-9a-f]{64}", msg.digest or ""):
+            raise DialectError(f"a deck commitment is 64 lower-case hex digits, got {msg.digest!r}")
+        return f"deck commitment {msg.digest}."
+    if len(set(msg.deck)) != 52:
+        raise DialectError("a revealed deck holds each of the 52 cards once")
+    if not re.fullmatch(rf"[0-9a-f]{{{DECK_SALT_HEX}}}", msg.salt or ""):
+        raise DialectError(f"a deck's salt is {DECK_SALT_HEX} lower-case hex digits, got {msg.salt!r}")
+    return f"deck {_cards(msg.deck, 52, 'deck')}, salt {msg.salt}."
+
+
+def _parse_deck(hand: int, body: str, text: str) -> DeckCommitment | DeckRevealed:
+    m = _COMMIT_RE.fullmatch(body)
+    if m is not None:
+        return DeckCommitment(hand, m.group(1))
+    m = _REVEAL_RE.fullmatch(body)
+    if m is None:
+        raise _bad(text, "malformed deck line")
+    deck = _card_tuple(m.group(1).split(), text)
+    return DeckRevealed(hand, deck, m.group(2))
+
+
+def deck_digest(hand: int, deck: tuple[int, ...], salt: str) -> str:
+    """The commitment to ``deck`` for hand ``hand``: SHA-256 of its reveal line."""
+    import hashlib
+
+    line = format_line(DeckRevealed(hand, tuple(deck), salt))
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+_SEEDED = " (seeded deck, for tests and demos only)"
+_CONFLICT = "another dealer deals here"
+
+
+def is_seeded_table(msg: Line) -> bool:
+    """A table-opened line saying the deck comes from a seed, not from entropy."""
+    return is_table_opened(msg) and _SEEDED in msg.text  # type: ignore[union-attr]
+
+
+def dealer_conflict(other: str) -> TableInfo:
+    """What a dealer says when it meets another dealer in its channel (and deals no more there)."""
+    return TableInfo(f"{_CONFLICT} ({other}); I will not deal at this table while it is here.")
+
+
+def is_dealer_conflict(msg: Line) -> bool:
+    return isinstance(msg, TableInfo) and msg.text.startswith(_CONFLICT)
+
+
+def dealer_here(nick: str) -> TableInfo:
+    """What a dealer already dealing at a table answers another dealer's opening line."""
+    return TableInfo(f"{nick} deals at this table.")
+
+
+def format_options(options: tuple[Option, ...]) -> str:
+    """A turn's options as the turn line lists them (``fold, call 10 or raise to 20``)."""
+    return _options(options)
+
+
+def is_dealer_here(msg: Line) -> bool:
+    return isinstance(msg, TableInfo) and msg.text.endswith(" deals at this table.")

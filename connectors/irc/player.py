@@ -1,9 +1,13 @@
 """The player bot's IRC side: turns what the configured dealer says into typed events
 (agent.game.events) for each table, tells its owner when it is our turn, and types our moves.
 
-Trust (docs/architecture.md, "Trust and input"): only lines from the configured dealer move a game
-(its nick and, where configured, its host and the account the server vouches it is
-logged in to: IRCv3 account-tag). Dealer-like lines or NOTICEs from anyone else
+Trust (docs/architecture.md, "Trust and input"): only lines from the configured dealer move a game:
+its nick, and its identity: the account the server vouches it is logged in to (IRCv3
+account-tag) where one is configured, the ``--dealer-host`` mask where one is given
+(``*!*dealer@host``, ``dealer@host`` or ``host``; a leading ``~`` on the user, which
+servers add when ident does not answer, is ignored on both sides), and otherwise the
+user@host the dealer's nick had when first seen, pinned for the session: a different
+connection under that nick is an impostor, refused and logged loudly. Dealer-like lines or NOTICEs from anyone else
 (fake hole cards, a fake "your turn") are ignored, counted and logged; so are dealer
 lines that do not follow the dialect (connectors.irc.dialect). Private orders are taken
 only from owners (``nick!user@host`` masks, ``*`` and ``?`` wildcards); everyone else is
@@ -43,6 +47,31 @@ log = logging.getLogger("poki.irc.player")
 _KIND_ACTION = {"f": Action.FOLD, "k": Action.CHECK_CALL, "c": Action.CHECK_CALL,
                 "b": Action.BET_RAISE, "r": Action.BET_RAISE}
 ORDERS = ("status", "leave", "report", "quit", "help")
+
+
+def _without_tilde(mask: str) -> str:
+    """``nick!~user@host`` -> ``nick!user@host``: the ``~`` a server puts before a user
+    name ident did not confirm says nothing about who it is."""
+    nick, bang, rest = mask.rpartition("!")
+    user, at, host = rest.partition("@")
+    return f"{nick}{bang}{user.lstrip('~')}{at}{host}" if at else mask
+
+
+def _host_mask(spec: str) -> str | None:
+    """A ``--dealer-host`` as a ``nick!user@host`` mask (lower case, ``~`` dropped):
+    ``host`` -> ``*!*@host``, ``user@host`` -> ``*!user@host``, a full mask as given;
+    ``*``/``?`` wildcards. None when no host is configured."""
+    spec = spec.strip().lower()
+    if not spec:
+        return None
+    if "!" not in spec:
+        spec = ("*!" + spec) if "@" in spec else f"*!*@{spec}"
+    nick, _, rest = spec.partition("!")
+    user, _, host = rest.partition("@")
+    if user.startswith("*") and len(user) > 1:
+        user = "*" + user[1:].lstrip("~")  # *!*dealer@host and *!*~dealer@host: the same user
+        return f"{nick}!{user}@{host}"
+    return _without_tilde(f"{nick}!{user}@{host}")
 
 
 def events_of(channel: str, msg: d.Line, wins: list[tuple[str, int]],
@@ -96,12 +125,15 @@ class TableListener(Protocol):
 
     def on_connection(self, connected: bool) -> None: ...
 
+    def on_dealer_gone(self, channel: str) -> None: ...
+
 
 @dataclass
 class FeedStats:
     dealer_lines: int = 0
     malformed: int = 0  # dealer lines that do not follow the dialect
     impostor: int = 0  # dealer-like lines or notices from someone else
+    impostor_private: int = 0  # private messages and notices from someone holding the dealer's nick
     stale: int = 0  # dealer lines of a hand we do not follow (we joined mid-hand, ...)
     refused_orders: int = 0
     orders: int = 0
@@ -126,6 +158,8 @@ class PlayerFeed:
         self.listener = listener
         self.dealer_nick = dealer_nick
         self.dealer_host = dealer_host
+        self.pinned = ""  # the dealer's user@host, pinned when first seen (no --dealer-host)
+        self._mask = _host_mask(dealer_host)
         self.dealer_account = dealer_account.lower()
         self.owners = tuple(owners)
         self.stats = FeedStats()
@@ -145,11 +179,26 @@ class PlayerFeed:
             return False
         if self.dealer_account and account is not None and account.lower() != self.dealer_account:
             return False
-        if not self.dealer_host:
+        if self._mask is not None:
+            return fnmatch.fnmatchcase(_without_tilde(f"{nick}!{userhost}".lower()), self._mask)
+        if self.dealer_account:
+            return True  # the account is the identity (lines without it: presence only)
+        return self._pin(nick, userhost)
+
+    def _pin(self, nick: str, userhost: str) -> bool:
+        have = _without_tilde(userhost.lower())
+        if not have or "@" not in have:
+            return False
+        if not self.pinned:
+            self.pinned = have
+            log.info("the dealer %s is %s: pinned for this session", nick, userhost)
             return True
-        want = self.dealer_host.lower()
-        have = userhost.lower()
-        return have == want if "@" in want else have.rpartition("@")[2] == want
+        if have != self.pinned:
+            self.stats.last_error = (f"REFUSED: {nick}!{userhost} holds the dealer's nick but is not the dealer "
+                                     f"seen before ({self.pinned}); its lines are ignored")
+            log.error("%s", self.stats.last_error)
+            return False
+        return True
 
     def is_owner(self, nick: str, userhost: str) -> bool:
         mask = f"{nick}!{userhost}".lower()
@@ -180,6 +229,26 @@ class PlayerFeed:
                 table.hand = None
                 table.wins.clear()
             self.listener.on_connection(False)
+        elif kind in ("quit", "part"):
+            # The dealer went away: its tables close (a hand in progress is void) and we
+            # sit again when it comes back.
+            if ev.nick.lower() == self.dealer_nick.lower() and self.is_dealer(ev.nick, ev.userhost):
+                channels = list(self.tables) if kind == "quit" else [ev.target.lower()]
+                for channel in channels:
+                    if channel in self.tables:
+                        self.tables[channel].hand = None
+                        self.tables[channel].wins.clear()
+                        self.listener.on_dealer_gone(self.channel_names[channel])
+        elif kind == "nick":
+            dealer = self.dealer_nick.lower()
+            if ev.nick.lower() == dealer and self.is_dealer(ev.nick, ev.userhost):
+                for channel, table in self.tables.items():  # the dealer's nick is gone: as a quit
+                    table.hand = None
+                    table.wins.clear()
+                    self.listener.on_dealer_gone(self.channel_names[channel])
+            elif ev.other.lower() == dealer and self.is_dealer(ev.other, ev.userhost):
+                for channel in self.tables:  # the dealer is back under its nick
+                    self.listener.on_presence(self.channel_names[channel], ev.other)
         elif kind in ("join", "who"):
             # Only asks for a seat, so the dealer's nick and host suffice (a WHO answer
             # carries no account).
@@ -199,21 +268,26 @@ class PlayerFeed:
         self.stats.dealer_lines += 1
         turn = d.turn_of(text)
         if turn is not None and turn != self.client.nick:
-            # A third of a table's lines are someone else's turn, which moves nothing
-            # here (the move itself comes on its own line): not worth parsing.
+            # Someone else's turn alone on its line moves nothing here: not worth parsing.
             return
         try:
-            msg = d.parse_line(text)
+            msgs = d.parse_lines(text)
         except d.DialectError as exc:
             self.stats.malformed += 1
             self.stats.last_error = f"{name}: dealer line skipped: {exc}"
             log.warning("%s", self.stats.last_error)
             return
         table = self.tables[channel]
+        for msg in msgs:  # a hand line may carry several clauses: a move, the board, the next turn
+            self._dealer_message(table, name, msg)
+
+    def _dealer_message(self, table: _TableFeed, name: str, msg: d.Line) -> None:
         if isinstance(msg, (d.TableSit, d.TableLeave, d.TableSitOut, d.TableInfo)):
             self.listener.on_table(name, msg)
             return
         hand = msg.hand
+        if isinstance(msg, (d.DeckCommitment, d.DeckRevealed)):
+            return  # for people and `poki irc verify`; they move no game
         if isinstance(msg, d.HandVoid):
             if table.hand == hand:
                 table.hand = None
@@ -267,10 +341,14 @@ class PlayerFeed:
         words = ev.text.split()
         if not words:
             return
+        if ev.nick.lower() == self.dealer_nick.lower() and not self.is_dealer(ev.nick, ev.userhost, ev.account):
+            self.stats.impostor_private += 1
+            self._impostor(ev, "private message")
+            return
         if not self.is_owner(ev.nick, ev.userhost):
             self.stats.refused_orders += 1
             log.warning("order refused from %s!%s: %r", ev.nick, ev.userhost, ev.text[:80])
-            self.client.notice(ev.nick, "I take orders from my owners only.")
+            self.client.notice(ev.nick, "I take orders from my owners only.", key=f"answer:{ev.nick.lower()}")
             return
         order = words[0].lower().lstrip("!")
         if order not in ORDERS:

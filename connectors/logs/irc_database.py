@@ -11,11 +11,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from connectors.logs import bounded
+from connectors.logs.bounded import RunCollector
 from connectors.logs.irc_format import *  # noqa: F403  (the format's constants and types)
 from connectors.logs.irc_format import PdbLine
 from connectors.logs.irc_hand import HandRejected, build_hand
 
 _new_tuple = tuple.__new__  # builds a NamedTuple without its __new__'s argument handling
+CHECKPOINT = 1024  # hdb lines between the offsets IrcMonth keeps
 
 
 # --------------------------------------------------------------------------- files
@@ -38,11 +41,20 @@ def find_month_folders(folder: Path | str) -> list[Path]:
     raise FileNotFoundError(f"no IRC poker month folder (with hdb, hroster, pdb/) in {folder}")
 
 
-def _read_lines(path: Path | str) -> list[str]:
-    # latin-1 maps every byte to one character, so odd bytes in a nick never stop a read;
-    # splitting on '\n' alone keeps line numbers right whatever other bytes a line holds.
-    with open(path, "rb") as f:
-        return f.read().decode("latin-1").split("\n")
+def _too_long(path: str, line: bounded.Line, stray: list[SkippedHand], runs: RunCollector) -> None:
+    """A line of the month over the length cap: reported (in a run), never held."""
+    _note(stray, runs.add(path, line.number, f"a line of {line.size:,} bytes, over the "
+                                             f"{bounded.MAX_LINE_BYTES:,} a line may have", ""))
+
+
+def _note(stray: list[SkippedHand], run: bounded.Run | None) -> None:
+    """Keep a finished run of unusable lines as one stray (one problem, not one a line)."""
+    if run is not None:
+        stray.append(_run_problem(run))
+
+
+def _run_problem(run: bounded.Run) -> SkippedHand:
+    return SkippedHand(None, run.where, f"{MALFORMED}: {run.describe()}")
 
 
 def _stray(path: str, lineno: int, why: str, text: str) -> SkippedHand:
@@ -50,7 +62,8 @@ def _stray(path: str, lineno: int, why: str, text: str) -> SkippedHand:
 
 
 def _index_pdb(pdb_dir: Path, stray: list[SkippedHand]) -> dict[int, list[PdbLine]]:
-    """Every pdb line of a month by hand timestamp; lines without one go to ``stray``."""
+    """Every pdb line of a month by hand timestamp; lines without one go to ``stray``
+    (consecutive ones as one run)."""
     index: dict[int, list[PdbLine]] = {}
     get = index.get
     try:
@@ -58,56 +71,68 @@ def _index_pdb(pdb_dir: Path, stray: list[SkippedHand]) -> dict[int, list[PdbLin
     except OSError as e:
         stray.append(SkippedHand(None, str(pdb_dir), f"{INCOMPLETE}: cannot list the pdb folder: {e}"))
         return index
+    runs = RunCollector()
     for name in names:
         spath = os.path.join(pdb_dir, name)
         try:
-            lines = _read_lines(spath)
+            # Streamed; latin-1 maps every byte to one character, so odd bytes in a nick
+            # never stop a read; splitting on '\n' alone keeps line numbers right.
+            for line in bounded.lines(spath):
+                lineno, _, raw, _ = line
+                if raw is None:
+                    _too_long(spath, line, stray, runs)
+                    continue
+                text = raw.decode("latin-1")
+                head = text.split(None, 2)
+                if not head:
+                    continue
+                try:
+                    t = int(head[1])
+                except (IndexError, ValueError):
+                    _note(stray, runs.add(spath, lineno, "no hand timestamp in column 2", text))
+                    continue
+                if runs.run is not None:
+                    _note(stray, runs.flush())
+                entry = _new_tuple(PdbLine, (text, spath, lineno))
+                bucket = get(t)
+                if bucket is None:
+                    index[t] = [entry]
+                else:
+                    bucket.append(entry)
         except OSError as e:
             stray.append(SkippedHand(None, spath, f"{INCOMPLETE}: cannot read {spath}: {e}"))
-            continue
-        lineno = 0
-        for text in lines:
-            lineno += 1
-            head = text.split(None, 2)
-            if not head:
-                continue
-            try:
-                t = int(head[1])
-            except (IndexError, ValueError):
-                stray.append(_stray(spath, lineno, "no hand timestamp in column 2", text))
-                continue
-            entry = _new_tuple(PdbLine, (text, spath, lineno))
-            bucket = get(t)
-            if bucket is None:
-                index[t] = [entry]
-            else:
-                bucket.append(entry)
+        _note(stray, runs.flush())
     return index
 
 
 def _index_roster(path: Path, stray: list[SkippedHand]) -> dict[int, tuple[str, int]]:
     index: dict[int, tuple[str, int]] = {}
     spath = str(path)
+    runs = RunCollector()
     try:
-        lines = _read_lines(path)
+        for line in bounded.lines(path):
+            lineno, _, raw, _ = line
+            if raw is None:
+                _too_long(spath, line, stray, runs)
+                continue
+            text = raw.decode("latin-1")
+            head = text.split(None, 1)
+            if not head:
+                continue
+            try:
+                t = int(head[0])
+            except ValueError:
+                _note(stray, runs.add(spath, lineno, "no hand timestamp in column 1", text))
+                continue
+            if runs.run is not None:
+                _note(stray, runs.flush())
+            if t in index:
+                stray.append(_stray(spath, lineno, f"a second hroster line for hand {t}", text))
+                continue
+            index[t] = (text, lineno)
     except OSError as e:
         stray.append(SkippedHand(None, spath, f"{INCOMPLETE}: cannot read {spath}: {e}"))
-        return index
-    lineno = 0
-    for text in lines:
-        lineno += 1
-        head = text.split(None, 1)
-        if not head:
-            continue
-        try:
-            t = int(head[0])
-        except ValueError:
-            stray.append(_stray(spath, lineno, "no hand timestamp in column 1", text))
-            continue
-        if t in index:
-            stray.append(_stray(spath, lineno, f"a second hroster line for hand {t}", text))
-            continue
-        index[t] = (text, lineno)
+    _note(stray, runs.flush())
     return index
 
 
@@ -132,45 +157,81 @@ class IrcMonth:
         self.roster_path = str(folder / "hroster")
         # Lines no hand can own, found while indexing: hroster's first, then pdb's.
         self.index_problems: list[SkippedHand] = []
-        self.hdb_lines = _read_lines(folder / "hdb")
         self.roster = _index_roster(folder / "hroster", self.index_problems)
         self.pdb = _index_pdb(folder / "pdb", self.index_problems)
-        # The first hdb line of each hand: a later line for the same hand is a problem.
+        # The first hdb line of each hand (a later line for the same hand is a problem),
+        # and where every CHECKPOINT-th line starts, so a range of lines is read from
+        # the file without the month's hdb held in memory.
         first: dict[int, int] = {}
-        for lineno, text in enumerate(self.hdb_lines, start=1):
-            head = text.split(None, 1)
+        checkpoints: list[int] = []
+        count = 0
+        for line in bounded.lines(self.hdb_path):
+            if (line.number - 1) % CHECKPOINT == 0:
+                checkpoints.append(line.offset)
+            count = line.number
+            raw = line.raw
+            if raw is None:
+                continue
+            # Split as read() splits (text, not bytes: the same whitespace).
+            head = raw.decode("latin-1").split(None, 1)
             if head:
                 try:
-                    first.setdefault(int(head[0]), lineno)
+                    first.setdefault(int(head[0]), line.number)
                 except ValueError:
                     pass
         self.first_line = first
+        self._checkpoints = checkpoints
+        self._count = count
 
     def __len__(self) -> int:
         """hdb lines (blank ones included)."""
-        return len(self.hdb_lines)
+        return self._count
+
+    def _hdb_lines(self, start: int, end: int) -> Iterator[bounded.Line]:
+        """hdb lines ``start + 1`` to ``end`` (numbers from 1), read from the nearest
+        checkpoint before them."""
+        if start >= end:
+            return
+        k = start // CHECKPOINT
+        for line in bounded.lines(self.hdb_path, start=self._checkpoints[k], first=k * CHECKPOINT + 1,
+                                  count=end - k * CHECKPOINT):
+            if line.number > start:
+                yield line
 
     def read(self, start: int = 0, stop: int | None = None,
              skip: Callable[[int], bool] | None = None) -> Iterator[IrcHand | SkippedHand | NotRead]:
         """The hands of hdb lines ``start + 1`` to ``stop`` (line numbers from 1; all of
         them by default), in order: each an IrcHand or a SkippedHand saying why not; a hand
-        whose timestamp ``skip`` accepts comes out as NotRead, unbuilt."""
+        whose timestamp ``skip`` accepts comes out as NotRead, unbuilt. Consecutive lines
+        without a hand (no timestamp, over-long) come out as one SkippedHand."""
         spath = self.hdb_path
-        lines = self.hdb_lines
         first = self.first_line
         roster_get = self.roster.get
         pdb_get = self.pdb.get
-        end = len(lines) if stop is None else min(stop, len(lines))
-        for lineno in range(start + 1, end + 1):
-            text = lines[lineno - 1]
+        end = self._count if stop is None else min(stop, self._count)
+        runs = RunCollector()
+        for line in self._hdb_lines(start, end):
+            lineno = line.number
+            raw = line.raw
+            if raw is None:
+                run = runs.add(spath, lineno, f"a line of {line.size:,} bytes, over the "
+                                              f"{bounded.MAX_LINE_BYTES:,} a line may have", "")
+                if run is not None:
+                    yield _run_problem(run)
+                continue
+            text = raw.decode("latin-1")
             fields = text.split()
             if not fields:
                 continue
             try:
                 timestamp = int(fields[0])
             except ValueError:
-                yield _stray(spath, lineno, "no hand timestamp in column 1", text)
+                run = runs.add(spath, lineno, "no hand timestamp in column 1", text)
+                if run is not None:
+                    yield _run_problem(run)
                 continue
+            if runs.run is not None:
+                yield _run_problem(runs.flush())  # type: ignore[arg-type]
             source = f"{spath}:{lineno}"
             if first[timestamp] != lineno:
                 yield SkippedHand(timestamp, source,
@@ -184,6 +245,9 @@ class IrcMonth:
                                   pdb_get(timestamp), self.roster_path)
             except HandRejected as e:
                 yield SkippedHand(timestamp, source, e.reason)
+        run = runs.flush()
+        if run is not None:
+            yield _run_problem(run)
 
     def strays(self) -> Iterator[SkippedHand]:
         """Lines of the month that belong to no hand of hdb: those found while indexing,

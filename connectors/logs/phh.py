@@ -31,8 +31,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import tomllib
-
+from agent import toml_input
 from agent.game.events import (
     BoardDealt,
     CardsMucked,
@@ -61,6 +60,8 @@ __all__ = [
 _CARD = {name: c for c, name in enumerate(CARD_NAMES)}
 _CARD.update({name[0].lower() + name[1]: c for name, c in list(_CARD.items())})
 _ACTIONS = {"f": Action.FOLD, "cc": Action.CHECK_CALL, "cbr": Action.BET_RAISE}
+MAX_HAND_TEXT = 1 << 20  # one hand's document
+MAX_HANDS_TEXT = 1 << 26  # a .phhs document parsed whole
 _REQUIRED = ("variant", "antes", "blinds_or_straddles", "small_bet", "big_bet",
              "starting_stacks", "actions")
 
@@ -245,20 +246,23 @@ def _hand_from_doc(doc: Mapping, where: str) -> PhhHand:
     )
 
 
-def parse_hand(text: str, where: str = "phh") -> PhhHand:
+def _toml(text: str, where: str, max_bytes: int) -> dict:
+    """The TOML document, bounded in size and nesting (agent.toml_input): a hand needs
+    arrays one deep, and a file of nested brackets must be a clear error, not a
+    RecursionError that stops a whole replay."""
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"{where}: not valid TOML: {exc}") from None
-    return _hand_from_doc(doc, where)
+        return toml_input.loads(text, where, max_bytes=max_bytes)
+    except toml_input.TomlInputError as exc:
+        raise PhhError(str(exc)) from None
+
+
+def parse_hand(text: str, where: str = "phh") -> PhhHand:
+    return _hand_from_doc(_toml(text, where, MAX_HAND_TEXT), where)
 
 
 def parse_hands(text: str, where: str = "phhs") -> list[PhhHand]:
     """Every hand of a ``.phhs`` text (one TOML table per hand), in file order."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"{where}: not valid TOML: {exc}") from None
+    doc = _toml(text, where, MAX_HANDS_TEXT)
     return [_hand_from_doc(value, f"{where} [{key}]") for key, value in doc.items()]
 
 

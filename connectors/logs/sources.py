@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
+import stat
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,6 +52,7 @@ from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
 from connectors.logs import (
     absolute,
     acpc_log,
+    bounded,
     fulltilt,
     ipoker,
     irc_database,
@@ -87,6 +90,8 @@ UNREADABLE = "unreadable"
 UNKNOWN_FORMAT = "unknown-format"
 NO_GAME = "no-game-definition"
 OTHER_GAME = rooms.OTHER_GAME  # a room's hand of another game: skipped, counted, not an error
+
+LINK_LOOP = "link-loop"
 
 IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phhs", "phh-files", "room"
 
@@ -158,6 +163,8 @@ class Chunk:
     game: AcpcGame | str | None = None  # ACPC: the figures, or why there are none
     name: str = ""  # ACPC: the match name in hand ids; ROOM: the room (ROOM_READERS)
     paths: tuple[str, ...] = ()  # PHH_FILES
+    offset: int = 0  # ACPC, PHHS: the byte offset of the chunk's first line
+    first_line: int = 1  # ACPC, PHHS: that line's number
 
 
 # --------------------------------------------------------------------------- finding logs
@@ -189,22 +196,53 @@ def _sniff(path: Path) -> str | None:
 
 
 def _is_irc_month(folder: Path) -> bool:
-    return (folder / "hdb").is_file()
+    try:
+        return (folder / "hdb").is_file()
+    except OSError:
+        return False
 
 
-def _find(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool) -> None:
-    if path.is_dir():
-        if _is_irc_month(path):
-            found.append(("irc", path))
-            return
+def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]]) -> None:
+    """Every log at or under the folder ``root``, depth first in name order, without
+    recursion (a tree deeper than the interpreter's stack is still walked). A folder or
+    file reached a second time (a link to a folder above it, two links to one file) is
+    recognised by its device and inode and read once; a path the system cannot use
+    (too long, unreadable) is a problem and the walk goes on."""
+    stack: list[Path] = [root]
+    while stack:
+        folder = stack.pop()
         try:
-            entries = sorted(path.iterdir())
+            entries = sorted(folder.iterdir())
         except OSError as exc:
-            problems.append(LogProblem(str(path), UNREADABLE, f"{UNREADABLE}: cannot list {path}: {exc}"))
-            return
+            problems.append(LogProblem(str(folder), UNREADABLE, f"{UNREADABLE}: cannot list {folder}: "
+                                                                f"{exc.strerror or exc}"))
+            continue
+        folders = []
         for entry in entries:
-            _find(entry, found, problems, False)
-        return
+            try:
+                st = entry.stat()
+            except OSError as exc:
+                problems.append(LogProblem(str(entry), UNREADABLE,
+                                           f"{UNREADABLE}: cannot read {entry}: {exc.strerror or exc}"))
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
+                if entry.is_symlink() and stat.S_ISDIR(st.st_mode):
+                    problems.append(LogProblem(str(entry), LINK_LOOP,
+                                               f"{LINK_LOOP}: {entry} leads to a folder already read; not read again"))
+                continue
+            seen.add(key)
+            if stat.S_ISDIR(st.st_mode):
+                if _is_irc_month(entry):
+                    found.append(("irc", entry))
+                else:
+                    folders.append(entry)
+                continue
+            _found_file(entry, found, problems, False)
+        stack.extend(reversed(folders))
+
+
+def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool) -> None:
     if path.name == "hdb" and _is_irc_month(path.parent):
         found.append(("irc", path.parent))
         return
@@ -219,14 +257,37 @@ def _find(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem],
 
 def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
     """Every log at or under ``paths`` as (format, path), in the order given and sorted
-    within folders; FileNotFoundError for a path that does not exist."""
+    within folders, each file and folder once however many links lead to it;
+    FileNotFoundError for a path that does not exist."""
     found: list[tuple[str, Path]] = []
     problems: list[LogProblem] = []
+    seen: set[tuple[int, int]] = set()
     for p in paths:
         path = Path(p)
-        if not path.exists():
-            raise FileNotFoundError(f"no such file or folder: {p}")
-        _find(path.resolve(), found, problems, True)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"no such file or folder: {p}") from None
+        except OSError as exc:  # a link loop, a name too long
+            problems.append(LogProblem(str(p), UNREADABLE, f"{UNREADABLE}: cannot read {p}: {exc.strerror or exc}"))
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            continue
+        seen.add(key)
+        path = Path(os.path.abspath(path))
+        if stat.S_ISDIR(st.st_mode):
+            if _is_irc_month(path):
+                found.append(("irc", path))
+            else:
+                _walk(path, found, problems, seen)
+        else:
+            _found_file(path, found, problems, True)
+    if len({p for _, p in found}) != len(found):  # a month reached as a folder and as its hdb
+        unique: dict[Path, str] = {}
+        for kind, p in found:
+            unique.setdefault(p, kind)
+        found = [(kind, p) for p, kind in unique.items()]
     return found, problems
 
 
@@ -235,14 +296,15 @@ def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list
 
 def _read_text(path: str | Path) -> str:
     # Undecodable bytes become U+FFFD, so the line holding them is reported, not the file.
-    with open(path, "rb") as f:
-        return f.read().decode("utf-8", "replace")
+    return bounded.read_small_text(path, "a game definition")
 
 
-def _acpc_header(lines: list[str]) -> tuple[str | None, str | None]:
+def _acpc_header(path: Path) -> tuple[str | None, str | None]:
     """(match name, game name) from the dealer's first comment line, if there is one."""
-    for line in lines[:20]:
-        words = line.split()
+    for line in bounded.lines(path, count=20):
+        if line.raw is None:
+            continue
+        words = line.raw.decode("utf-8", "replace").split()
         if len(words) >= 4 and words[0] == "#" and words[1] == "name/game/hands/seed":
             return words[2], words[3]
     return None, None
@@ -262,7 +324,7 @@ def _acpc_game(path: Path, game_name: str | None, settings: AcpcSettings) -> Acp
             if candidate.is_file():
                 try:
                     game = parse_game(_read_text(candidate), str(candidate))
-                except (GameError, OSError) as exc:
+                except (GameError, OSError, ValueError) as exc:
                     return f"{NO_GAME}: {exc}"
                 break
         if game is None and game_name:
@@ -278,39 +340,60 @@ def _acpc_game(path: Path, game_name: str | None, settings: AcpcSettings) -> Acp
     return dataclasses.replace(game, **over) if over else game
 
 
-def _phhs_tables(text: str) -> tuple[list[tuple[str, int, str]], list[tuple[int, str]]]:
-    """A .phhs text cut at its ``[key]`` lines: (key, line of the header, body text) per
-    table, and (line, what) for anything outside a table."""
-    tables: list[tuple[str, int, str]] = []
-    stray: list[tuple[int, str]] = []
-    key = None
-    start = 0
-    body: list[str] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        m = _TABLE_HEADER.match(line)
-        if m is not None:
-            if key is not None:
-                tables.append((key, start, "\n".join(body)))
-            key, start, body = m.group(1), lineno, []
-            continue
-        if key is None:
-            bare = line.split("#", 1)[0].strip()
-            if bare:
-                stray.append((lineno, f"text outside any [hand] table: {line.strip()[:60]!r}"))
-            continue
-        body.append(line)
-    if key is not None:
-        tables.append((key, start, "\n".join(body)))
-    return tables, stray
-
-
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+MAX_TABLE_BYTES = bounded.MAX_FILE_TEXT  # one hand's table in a .phhs file
 
 
-def _line_marks(path: Path) -> list[bool]:
-    """For each line of a file, whether it holds anything."""
-    with open(path, "rb") as f:
-        return [bool(line.strip()) for line in f.read().split(b"\n")]
+def _phhs_header(raw: bytes | None) -> str | None:
+    """The key of a ``[key]`` table header line, else None."""
+    if raw is None or b"[" not in raw:
+        return None
+    m = _TABLE_HEADER.match(raw.decode("utf-8", "replace").rstrip("\r"))
+    return None if m is None else m.group(1)
+
+
+def _plan_by_lines(path: Path, per_chunk: int, is_unit: Callable[[bytes | None], bool]
+                   ) -> list[tuple[int, int, int, int, int]]:
+    """A file cut every ``per_chunk`` lines, streamed: (offset, first line number, start,
+    stop, units) per chunk, lines counted from 0 and ``units`` the lines ``is_unit``
+    accepts; one chunk for an empty file."""
+    chunks: list[tuple[int, int, int, int, int]] = []
+    offset, first, start, units, index = 0, 1, 0, 0, 0
+    for line in bounded.lines(path):
+        if index - start == per_chunk:
+            chunks.append((offset, first, start, index, units))
+            offset, first, start, units = line.offset, line.number, index, 0
+        index += 1
+        if is_unit(line.raw):
+            units += 1
+    if index > start or not chunks:
+        chunks.append((offset, first, start, index, units))
+    return chunks
+
+
+def _plan_phhs(path: Path, per_chunk: int) -> list[tuple[int, int, int, int]]:
+    """A .phhs file cut every ``per_chunk`` tables, streamed: (offset, first line number,
+    start, stop) per chunk, tables counted from 0; each chunk starts at its first table's
+    header, the first at the top of the file (text before any table is its to report).
+    A file of no tables is one chunk of one (its text is all stray)."""
+    chunks: list[tuple[int, int, int, int]] = []
+    offset, first, start, tables = 0, 1, 0, 0
+    for line in bounded.lines(path):
+        if _phhs_header(line.raw) is not None:
+            if tables - start == per_chunk:
+                chunks.append((offset, first, start, tables))
+                offset, first, start = line.offset, line.number, tables
+            tables += 1
+    chunks.append((offset, first, start, max(tables, start + 1)))
+    return chunks
+
+
+def _is_state(raw: bytes | None) -> bool:
+    return raw is not None and raw.lstrip().startswith(b"STATE:")
+
+
+def _holds_something(raw: bytes | None) -> bool:
+    return raw is None or bool(raw.strip())
 
 
 def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
@@ -318,11 +401,17 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
     """The chunks of every log at or under ``paths``, in reading order, and the problems
     found on the way (unreadable folders, files of no known format). ``network`` names
     the players' network for every log (default: one per format). FileNotFoundError for a
-    path that does not exist; GameError for a bad ``acpc.game_file``."""
+    path that does not exist; GameError for a bad ``acpc.game_file``. Files are read as
+    streams: planning holds a few numbers a chunk, not the logs."""
     if chunk_hands < 1:
         raise ValueError(f"chunk_hands must be at least 1, got {chunk_hands}")
     if acpc.game_file is not None:
-        parse_game(_read_text(acpc.game_file), acpc.game_file)
+        try:
+            parse_game(_read_text(acpc.game_file), acpc.game_file)
+        except ValueError as exc:
+            if isinstance(exc, GameError):
+                raise
+            raise GameError(str(exc)) from None
     found, problems = find_logs(paths)
     chunks: list[Chunk] = []
     phh_files: list[str] = []
@@ -341,20 +430,17 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
         try:
             if kind == "irc":
                 net = network or IRC_NETWORK
-                marks = _line_marks(path / "hdb")
+                cut = _plan_by_lines(path / "hdb", chunk_hands, _holds_something)
                 chunks.append(Chunk(IRC_STRAYS, spath, 0, 0, net, 0))
-                for start in range(0, len(marks), chunk_hands):
-                    stop = min(len(marks), start + chunk_hands)
-                    chunks.append(Chunk(IRC, spath, start, stop, net, sum(marks[start:stop])))
+                for _, _, start, stop, units in cut:
+                    if stop > start:
+                        chunks.append(Chunk(IRC, spath, start, stop, net, units))
             elif kind == "acpc":
-                lines = _read_text(path).split("\n")
-                name, game_name = _acpc_header(lines)
+                name, game_name = _acpc_header(path)
                 game = _acpc_game(path, game_name, acpc)
-                for start in range(0, len(lines), chunk_hands):
-                    stop = min(len(lines), start + chunk_hands)
-                    units = sum(1 for line in lines[start:stop] if line.startswith("STATE:"))
+                for offset, first, start, stop, units in _plan_by_lines(path, chunk_hands, _is_state):
                     chunks.append(Chunk(ACPC, spath, start, stop, network or ACPC_NETWORK, units,
-                                        game=game, name=name or path.stem))
+                                        game=game, name=name or path.stem, offset=offset, first_line=first))
             elif kind.startswith("room:"):
                 room = kind.split(":", 1)[1]
                 count = max(1, len(_room_file(spath, room)))  # a file of no hand is reported once
@@ -362,15 +448,14 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
                     stop = min(count, start + chunk_hands)
                     chunks.append(Chunk(ROOM, spath, start, stop, network or room, stop - start, name=room))
             elif path.suffix.lower() == ".phhs":
-                tables, _ = _phhs_tables(_read_text(path))
-                count = max(1, len(tables))  # stray text is reported by the first chunk
-                for start in range(0, count, chunk_hands):
-                    stop = min(count, start + chunk_hands)
-                    chunks.append(Chunk(PHHS, spath, start, stop, network or PHH_NETWORK, stop - start))
+                for offset, first, start, stop in _plan_phhs(path, chunk_hands):
+                    chunks.append(Chunk(PHHS, spath, start, stop, network or PHH_NETWORK, stop - start,
+                                        offset=offset, first_line=first))
             else:
                 phh_files.append(spath)
         except OSError as exc:
-            problems.append(LogProblem(f"{spath}:1", UNREADABLE, f"{UNREADABLE}: cannot read {spath}: {exc}"))
+            problems.append(LogProblem(f"{spath}:1", UNREADABLE, f"{UNREADABLE}: cannot read {spath}: "
+                                                                 f"{exc.strerror or exc}"))
     flush_phh_files()
     return chunks, problems
 
@@ -483,8 +568,18 @@ def _category(message: str) -> str:
     return MALFORMED
 
 
+def _run_item(run: bounded.Run | None) -> LogProblem | None:
+    """A run of unusable lines as one problem."""
+    if run is None:
+        return None
+    return LogProblem(run.where, MALFORMED, f"{MALFORMED}: {run.describe()}")
+
+
+def _too_long(line: bounded.Line) -> str:
+    return f"a line of {line.size:,} bytes, over the {bounded.MAX_LINE_BYTES:,} a line may have"
+
+
 def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    lines: list[str] = _cached(ACPC, chunk.path, lambda: _read_text(chunk.path).split("\n"))  # type: ignore[assignment]  # the cache returns what the loader made
     game = chunk.game
     table = None
     if isinstance(game, AcpcGame):
@@ -493,14 +588,26 @@ def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[It
                                 big_bet=game.big_bet, max_bets=game.max_bets)
         except ConfigError as exc:
             game = f"{NO_GAME}: {exc}"
-    for lineno in range(chunk.start + 1, min(chunk.stop, len(lines)) + 1):
-        text = lines[lineno - 1].strip()
+    runs = bounded.RunCollector()
+    path = chunk.path
+    for line in bounded.lines(path, start=chunk.offset, first=chunk.first_line, count=chunk.stop - chunk.start):
+        lineno = line.number
+        if line.raw is None:
+            problem = _run_item(runs.add(path, lineno, _too_long(line), ""))
+            if problem is not None:
+                yield problem
+            continue
+        text = line.raw.decode("utf-8", "replace").strip()
         if not text or text.startswith("#") or text.startswith("SCORE:"):
             continue
-        where = f"{chunk.path}:{lineno}"
         if not text.startswith("STATE:"):
-            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: not a STATE or SCORE line: {text[:80]!r}")
+            problem = _run_item(runs.add(path, lineno, "not a STATE or SCORE line", text))
+            if problem is not None:
+                yield problem
             continue
+        if runs.run is not None:
+            yield _run_item(runs.flush())  # type: ignore[misc]
+        where = f"{path}:{lineno}"
         try:
             hand = acpc_log.parse_state(text, where)
         except acpc_log.AcpcLogError as exc:
@@ -523,6 +630,9 @@ def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[It
         assert isinstance(started, HandStarted)
         events[0] = dataclasses.replace(started, source=where)
         yield LogHand(hand_id, where, events)
+    problem = _run_item(runs.flush())
+    if problem is not None:
+        yield problem
 
 
 # PHH ----------------------------------------------------------------------------------------
@@ -543,22 +653,92 @@ def _phh_hand(text: str, where: str, label: str, skip: Callable[[str], bool] | N
     return LogHand(hand_id, where, events)
 
 
+class _Table:
+    """A .phhs table being read: its key, header line and body, bounded in size."""
+
+    __slots__ = ("key", "line", "body", "size")
+
+    def __init__(self, key: str, line: int) -> None:
+        self.key, self.line, self.body, self.size = key, line, [], 0
+
+    def add(self, text: str, size: int) -> None:
+        if self.body is not None:
+            self.size += size
+            if self.size > MAX_TABLE_BYTES:
+                self.body = None  # too large for one hand: reported, never parsed
+            else:
+                self.body.append(text)
+
+
 def _phhs_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    tables, stray = _cached(PHHS, chunk.path, lambda: _phhs_tables(_read_text(chunk.path)))  # type: ignore[misc]  # the cache returns what the loader made
-    if chunk.start == 0:
-        for lineno, what in stray:
-            yield LogProblem(f"{chunk.path}:{lineno}", MALFORMED, f"{MALFORMED}: {chunk.path}:{lineno}: {what}")
-    stem = Path(chunk.path).stem
-    for key, lineno, body in tables[chunk.start:chunk.stop]:
-        yield _phh_hand(body, f"{chunk.path}:{lineno}", f"{stem}:{key}", skip)
+    """The tables ``start`` to ``stop`` of a .phhs file, streamed from the chunk's first
+    line; text outside any table is reported (a run of such lines as one problem)."""
+    path = chunk.path
+    stem = Path(path).stem
+    wanted = chunk.stop - chunk.start
+    runs = bounded.RunCollector()
+    table: _Table | None = None
+    taken = 0
+    ended_with_newline = False
+    for line in bounded.lines(path, start=chunk.offset, first=chunk.first_line):
+        raw = line.raw
+        key = _phhs_header(raw)
+        if key is not None:
+            problem = _run_item(runs.flush())  # stray text ends where a table begins
+            if problem is not None:
+                yield problem
+            if table is not None:
+                yield _table_item(path, stem, table, skip)
+            if taken == wanted:
+                table = None
+                break  # the next chunk's first table
+            taken += 1
+            table = _Table(key, line.number)
+            continue
+        if raw is None:
+            if table is not None:
+                table.add("", line.size)
+            else:
+                problem = _run_item(runs.add(path, line.number, _too_long(line), ""))
+                if problem is not None:
+                    yield problem
+            continue
+        text = raw.decode("utf-8", "replace")
+        ended_with_newline = line.size > len(raw)
+        if table is not None:
+            table.add(text, line.size)
+            continue
+        if text.split("#", 1)[0].strip():
+            problem = _run_item(runs.add(path, line.number, "text outside any [hand] table", text.strip()))
+            if problem is not None:
+                yield problem
+    else:
+        if table is not None:
+            if ended_with_newline and table.body is not None:
+                table.body.append("")  # the file's last line end, as a table's text has always had it
+            yield _table_item(path, stem, table, skip)
+    problem = _run_item(runs.flush())
+    if problem is not None:
+        yield problem
+
+
+def _table_item(path: str, stem: str, table: _Table, skip: Callable[[str], bool] | None) -> Item:
+    where = f"{path}:{table.line}"
+    if table.body is None:
+        return LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: the table [{table.key[:40]}] is larger than "
+                                            f"{MAX_TABLE_BYTES:,} bytes, too large for one hand")
+    return _phh_hand("\n".join(table.body), where, f"{stem}:{table.key}", skip)
 
 
 def _phh_files(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
     for path in chunk.paths:
         try:
-            text = _read_text(path)
+            text = bounded.read_small_text(path, "one hand")
         except OSError as exc:
-            yield LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc}")
+            yield LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc.strerror or exc}")
+            continue
+        except ValueError as exc:
+            yield LogProblem(f"{path}:1", MALFORMED, f"{MALFORMED}: {exc}")
             continue
         yield _phh_hand(text, f"{path}:1", Path(path).stem, skip)
 

@@ -1,0 +1,106 @@
+"""`poki bench` section ``irc_pace`` (on request: it takes minutes): the pace of a 4-seat
+table under real servers' default flood limits, with no exemption.
+
+The dealer and four house bots play on ngircd and on InspIRCd (connectors.irc.daemons:
+Debian's packages, their default connect classes), each table twice:
+
+* *before*: the dealer as it was, one clause a line, its clock started when it queued a
+  turn line, and the bots' cautious default budget (5 lines at once, then one every 2 s);
+* *after*: joined clauses (docs/irc-dialect.md), the fair clock (a PING behind each turn
+  line), and the send budget of the server's flood profile ([irc] flood_profile).
+
+Figures: hands a minute (timed from the end of the first hand, so connecting and sitting
+do not count) and the lines the dealer sent a hand, every line it wrote to the server
+(hand and table lines, hole cards, the clock's PINGs). Wall-clock figures on a shared
+machine: say the load beside them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HOUSE = ("rr", "tight-aggressive", "loose-passive", "loose-aggressive")
+TARGET_SECONDS_PER_HAND = 30.0  # 4 seats under ngircd's defaults
+
+
+@dataclasses.dataclass(frozen=True)
+class PaceRow:
+    server: str
+    variant: str  # before / after
+    hands: int  # hands timed
+    seconds_per_hand: float
+    dealer_lines_per_hand: float
+    timeouts: int
+
+    @property
+    def hands_per_minute(self) -> float:
+        return 60.0 / self.seconds_per_hand
+
+
+def table_pace(server: str, variant: str, hands: int, directory: Path, seed: int = 7) -> PaceRow:
+    """One table of four house bots on a fresh ``server`` ("ngircd" or "inspircd") for
+    ``hands`` + 1 hands; the first is not timed."""
+    from agent.config import load_config
+    from agent.play.irc_dealer import DealerHost
+    from agent.play.irc_player import PlayerBot
+    from connectors.irc.daemons import Inspircd, Ngircd
+
+    base = load_config()
+    profile = server if variant == "after" else "custom"
+    config = dataclasses.replace(base, irc=dataclasses.replace(
+        base.irc, flood_profile=profile, hand_pause_seconds=3.0, reconnect_min_seconds=0.2,
+        reconnect_max_seconds=2.0))
+    daemon = Ngircd() if server == "ngircd" else Inspircd(services=False)
+    started: list = []
+    with daemon as net:
+        try:
+            host = DealerHost(net.address, ["#pace"], directory / f"dealer-{server}-{variant}.sqlite", config,
+                              hands=hands + 1, seed=seed, min_players=len(HOUSE),
+                              joined_clauses=variant == "after", fair_clock=variant == "after")
+            started.append(host.start())
+            if not host.wait_tables(120):
+                raise RuntimeError(f"the dealer did not open its table on {server}")
+            for k, spec in enumerate(HOUSE):
+                started.append(PlayerBot(config, server=net.address, channels=["#pace"], dealer="dealer",
+                                         spec=spec, nick=f"house{k}", db_path=None, seed=seed + k).start())
+            deadline = time.monotonic() + 600
+            while host.call(lambda: host.bot.stats.hands) < 1:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"no hand finished on {server} within 600 s")
+                time.sleep(0.05)
+            lines0 = host.call(lambda: host.client.lines_sent)
+            t0 = time.perf_counter()
+            if not host.wait(hands * 300):
+                raise RuntimeError(f"the table on {server} did not finish its hands")
+            elapsed = time.perf_counter() - t0
+            lines = host.call(lambda: host.client.lines_sent) - lines0
+            timeouts = host.call(lambda: host.bot.stats.timeouts)
+        finally:
+            for thing in reversed(started):
+                thing.stop()
+    return PaceRow(server, variant, hands, elapsed / hands, lines / hands, timeouts)
+
+
+def run_irc_pace_bench(quick: bool = False) -> dict[str, Any]:
+    from connectors.irc.daemons import missing_programs
+
+    hands = 3 if quick else 8
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="poki-irc-pace-") as tmp:
+        for server in ("ngircd", "inspircd"):
+            if missing_programs(server):
+                continue
+            for variant in ("before", "after"):
+                rows.append(table_pace(server, variant, hands, Path(tmp)))
+    return {
+        "rows": [dict(dataclasses.asdict(r), hands_per_minute=r.hands_per_minute) for r in rows],
+        "target_seconds_per_hand": TARGET_SECONDS_PER_HAND,
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "note": "4 house bots + the dealer on loopback ngircd / InspIRCd with their default flood "
+                "limits; before: one clause a line, clock from queueing, 5 lines then 0.5/s; "
+                "after: joined clauses, fair clock, the server's flood profile",
+    }

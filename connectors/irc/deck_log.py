@@ -1,0 +1,138 @@
+"""Checking a table's decks from a channel log (``poki irc verify``).
+
+A log is any text with one channel line per line: an IRC client's log (irssi, weechat,
+a ZNC buffer), with timestamps and ``<nick>`` before the text, or the bare lines. Each
+dealer line is found by its ``Hand <n>: `` start (docs/irc-dialect.md). For each hand
+the checks are: a commitment was announced before the hand's first card; the revealed
+line hashes to it (SHA-256); the revealed deck holds each card once; every card the log
+shows (the board, hands shown down, the hole cards a player's own log holds) is the one
+the deck puts there. Pure functions: the caller reads the file.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from connectors.irc import dialect as d
+
+__all__ = ["DeckCheck", "HandCheck", "verify_lines"]
+
+_DEALER_LINE = re.compile(r"(?:^|\s|>)(Hand [1-9][0-9]{0,15}: .*)$")
+MAX_LINE = 2048  # longer lines are no dealer's (a ten-seat start line is ~300 characters)
+
+
+@dataclass
+class HandCheck:
+    hand: int
+    seats: tuple[str, ...] = ()
+    digest: str | None = None
+    committed_first: bool = True  # the commitment came before any card of the hand
+    revealed: d.DeckRevealed | None = None
+    seen: list[tuple[str, tuple[int, ...], int]] = field(default_factory=list)  # (what, cards, deck position)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.revealed is not None and self.digest is not None
+
+
+@dataclass
+class DeckCheck:
+    hands: list[HandCheck]
+    unverifiable: list[int]  # started hands with no reveal in the log (the log ends, ...)
+
+    @property
+    def verified(self) -> int:
+        return sum(1 for h in self.hands if h.ok)
+
+    @property
+    def failed(self) -> list[HandCheck]:
+        return [h for h in self.hands if h.problems]
+
+
+def verify_lines(lines: Iterable[str]) -> DeckCheck:
+    """Check every hand of a channel log; see the module docstring."""
+    hands: dict[int, HandCheck] = {}
+    order: list[HandCheck] = []
+
+    for raw in lines:
+        if len(raw) > MAX_LINE:
+            continue
+        m = _DEALER_LINE.search(raw.rstrip("\r\n"))
+        if m is None:
+            continue
+        try:
+            msgs = d.parse_lines(m.group(1))  # one clause a line, or a step's clauses joined
+        except d.DialectError:
+            continue  # chatter that looks like a hand line, or another dialect's
+        for msg in msgs:
+            _read(msg, hands, order)
+    unverifiable = []
+    for h in order:
+        if h.revealed is None:
+            unverifiable.append(h.hand)
+            continue
+        _check_hand(h)
+    return DeckCheck([h for h in order if h.revealed is not None], unverifiable)
+
+
+def _read(msg: d.Line, hands: dict[int, HandCheck], order: list[HandCheck]) -> None:
+    """One clause of a dealer line, into its hand's check."""
+    number = getattr(msg, "hand", None)
+    if number is None:
+        return
+    if isinstance(msg, d.HandStarts):
+        h = hands[number] = HandCheck(number, tuple(n for n, _ in msg.seats))
+        order.append(h)
+    elif isinstance(msg, d.DeckCommitment):
+        h = hands.get(number)
+        if h is None:
+            return  # the log starts mid-hand
+        if h.digest is not None and h.digest != msg.digest:
+            h.problems.append("two different commitments")
+        h.digest = msg.digest
+        if h.seen:
+            h.committed_first = False
+            h.problems.append("the commitment came after cards were shown")
+    elif isinstance(msg, d.DeckRevealed):
+        h = hands.get(number)
+        if h is None:
+            return  # the log starts mid-hand
+        h.revealed = msg
+    elif isinstance(msg, (d.BoardCards, d.Shows, d.HoleCards)):
+        h = hands.get(number)
+        if h is None or h.revealed is not None:
+            return
+        if isinstance(msg, d.BoardCards):
+            h.seen.append(("board", msg.board, -1))
+        else:
+            nick = msg.nick if isinstance(msg, d.Shows) else None
+            h.seen.append(("shows" if nick else "hole", msg.cards, h.seats.index(nick) if nick in h.seats else -2))
+
+
+def _check_hand(h: HandCheck) -> None:
+    revealed = h.revealed
+    assert revealed is not None
+    if h.digest is None:
+        h.problems.append("no commitment before the hand")
+        return
+    if d.deck_digest(h.hand, revealed.deck, revealed.salt) != h.digest:
+        h.problems.append("the revealed deck does not match the commitment")
+        return
+    deck = revealed.deck
+    seats = len(h.seats)
+    if seats < 2:
+        h.problems.append("no start line for the hand in the log")
+        return
+    board = deck[2 * seats: 2 * seats + 5]
+    holes = [tuple(deck[2 * k: 2 * k + 2]) for k in range(seats)]
+    for what, cards, seat in h.seen:
+        if what == "board":
+            if tuple(cards) != tuple(board[:len(cards)]):
+                h.problems.append(f"the board {' '.join(d.CARD_NAMES[c] for c in cards)} is not the deck's")
+        elif what == "shows":
+            if seat < 0 or set(cards) != set(holes[seat]):
+                h.problems.append(f"shown cards {' '.join(d.CARD_NAMES[c] for c in cards)} are not the deck's")
+        elif set(cards) not in [set(x) for x in holes]:
+            h.problems.append(f"hole cards {' '.join(d.CARD_NAMES[c] for c in cards)} are no seat's in the deck")

@@ -1,0 +1,433 @@
+"""A fair and secure IRC table, over real IRC servers on loopback: decks nobody can
+predict and everyone can check, a dealer nobody can impersonate, a dealer that stops or
+is killed and comes back, and one dealer a channel. Checked against what the code under
+test does not produce: a person's plain IRC client reading the doc's lines, SHA-256 by
+hashlib on the lines as they arrived, the databases' files and chip arithmetic."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from test_irc_live import CFG, server  # noqa: F401 - the loopback server and the quick table settings
+
+from agent.config import Config
+from agent.play.irc_dealer import DealerHost
+from agent.play.irc_player import PlayerBot
+from connectors.irc.address import network_of
+from connectors.irc.deck_log import verify_lines
+from db.bankroll import Bankrolls
+from db.database import Database
+
+from irc_live import DOC_LINES, HANG, Person, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
+from irc_servers import ngircd  # noqa: F401 - fixtures and helpers used by name
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = Config()
+
+
+def bot(running, srv, nick, spec, *, db=None, **kw) -> PlayerBot:
+    b = PlayerBot(CFG, server=srv.address, channels=["#holdem"], dealer="dealer", spec=spec, nick=nick,
+                  db_path=db, seed=sum(map(ord, nick)), **kw).start()
+    running(b)
+    return b
+
+
+def said(person: Person, kind: str, dealer: str = "dealer") -> list[re.Match]:
+    return [m for t in person.from_dealer(dealer) if (m := DOC_LINES[kind].fullmatch(t))]
+
+
+def log_of(person: Person) -> list[str]:
+    """The channel as an IRC client's log shows it: ``<nick> text``."""
+    return [f"12:00 <{p.split('!')[0]}> {t}" for c, p, target, t in list(person.lines)
+            if c == "PRIVMSG" and target.startswith("#")]
+
+
+def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, running, tmp_path) -> None:
+    """Two dealer sessions on one database, neither seeded: the first hands' decks differ
+    (a fixed default seed dealt the same cards after every restart), the table does not
+    call itself seeded, hand numbers carry on, and every hand's revealed deck hashes
+    (hashlib, here) to the commitment said before its first card and deals exactly the
+    board and shown cards the channel saw; `poki irc verify` agrees, and fails on a log
+    with one card of a reveal changed."""
+    watcher = Person(server.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    first_decks = []
+    for session in range(2):
+        host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=3,
+                          log_dir=tmp_path / "logs").start()
+        assert host.wait(HANG), f"session {session} did not deal its hands"
+        host.stop()
+        wait_for(lambda: len(said(watcher, "reveal")) >= 3 * (session + 1), what="the decks revealed")
+        first_decks.append(said(watcher, "reveal")[3 * session].group(2))
+    assert first_decks[0] != first_decks[1]
+    print(f"first decks of the two sessions: {first_decks[0][:14]}... / {first_decks[1][:14]}...")
+    opened = [t for t in watcher.from_dealer() if t.startswith("Table: dealing")]
+    assert len(opened) == 2 and not any("seeded" in t for t in opened)
+    starts = [int(m.group(1)) for m in said(watcher, "start")]
+    assert starts == [1, 2, 3, 4, 5, 6]
+    # The commitments, checked with hashlib on the lines as they arrived.
+    commits = {int(m.group(1)): m.group(2) for m in said(watcher, "commit")}
+    reveals = {int(m.group(1)): m.group(0) for m in said(watcher, "reveal")}
+    assert sorted(commits) == sorted(reveals) == starts
+    for number, line in reveals.items():
+        assert hashlib.sha256(line.encode()).hexdigest() == commits[number]
+    # The commitment comes right after the start line, before any blind or card.
+    lines = watcher.from_dealer()
+    for number in starts:
+        k = lines.index(next(t for t in lines if t.startswith(f"Hand {number}: starts.")))
+        assert lines[k + 1] == f"Hand {number}: deck commitment {commits[number]}."
+    log = tmp_path / "channel.log"
+    log.write_text("\n".join(log_of(watcher)) + "\n")
+    check = verify_lines(log.read_text().splitlines())
+    assert check.verified == 6 and not check.failed and not check.unverifiable
+    cli = [sys.executable, "-m", "agent.cli", "irc", "verify"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ok = subprocess.run([*cli, str(log)], capture_output=True, text=True, env=env, timeout=HANG)
+    assert ok.returncode == 0 and "6 hand(s) verified, 0 failed" in ok.stdout, ok.stdout + ok.stderr
+    # One card of hand 2's revealed deck swapped with the next: it no longer verifies.
+    text = log.read_text()
+    line = reveals[2]
+    cards = line.split("deck ", 1)[1].split(", salt")[0].split()
+    cards[0], cards[1] = cards[1], cards[0]
+    forged = line.replace(line.split("deck ", 1)[1].split(", salt")[0], " ".join(cards))
+    (tmp_path / "forged.log").write_text(text.replace(line, forged))
+    bad = subprocess.run([*cli, str(tmp_path / "forged.log")], capture_output=True, text=True, env=env,
+                         timeout=HANG)
+    assert bad.returncode == 1 and "hand 2: FAILED" in bad.stdout, bad.stdout + bad.stderr
+
+
+def test_a_seeded_table_says_so(server, running, tmp_path) -> None:
+    watcher = Person(server.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in watcher.lines), what="the watcher in the channel")
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=1, seed=5).start()
+    running(host)
+    wait_for(lambda: any(t.startswith("Table: dealing") for t in watcher.from_dealer()), what="the opening line")
+    assert any("seeded deck" in t for t in watcher.from_dealer() if t.startswith("Table: dealing"))
+
+
+def test_a_takeover_of_the_dealers_nick_gets_no_move_and_nothing_stored(server, running, tmp_path) -> None:
+    """With default options Poki pins the dealer's user@host when it first sees it. The
+    dealer quits; someone else (another user) takes the nick ``dealer`` and plays the
+    dealer's part to the letter: a table, a hand with Poki's cards and Poki's turn, the
+    hand's end, and private messages. Poki sends him no move, stores nothing of it, and
+    counts every line as an impostor's; when the real dealer comes back Poki plays on."""
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=2, seed=3).start()
+    running(host)
+    poki = bot(running, server, "poki", "poki", db=tmp_path / "poki.sqlite")
+    bot(running, server, "rr", "rr")
+    assert host.wait(HANG)
+    wait_for(lambda: poki.writer.stored == 2, what="Poki to store both hands")
+    host.stop()
+    wait_for(lambda: not poki.status["#holdem"].seated, what="Poki to see the dealer gone")
+    eve = Person(server.port, "dealer", user="eve")
+    running(eve)
+    eve.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in eve.lines), what="eve in the channel")
+    fake = [
+        "Table: dealing limit hold'em 10/20. Type !sit to play, !help for help.",
+        "Hand 3: starts. Button rr. Blinds 5/10, bets 10/20, cap 4. Seats: rr 1000, poki 1000.",
+        "Hand 3: rr posts the small blind, 5.",
+        "Hand 3: poki posts the big blind, 10.",
+        "Hand 3: rr calls 5.",
+        "Hand 3: poki to act: check or raise to 20; pot 20 (30s).",
+    ]
+    for line in fake:
+        eve.say("#holdem", line)
+    eve.send("NOTICE poki :Hand 3: your cards at #holdem: As Ah.")
+    eve.say("poki", "Hand 3: poki to act: check or raise to 20; pot 20 (30s).")
+    eve.say("poki", "status")
+    for line in ["Hand 3: poki checks.", "Hand 3: flop 2c 3d 4h.", "Hand 3: rr wins 20.",
+                 "Hand 3: ends. Stacks: rr 1010, poki 990."]:
+        eve.say("#holdem", line)
+    wait_for(lambda: poki.feed.stats.impostor >= len(fake) + 5, what="Poki to count the impostor's lines")
+    print(f"impostor lines counted {poki.feed.stats.impostor}, private {poki.feed.stats.impostor_private}; "
+          f"pinned {poki.feed.pinned}")
+    assert poki.feed.stats.impostor_private >= 2
+    assert poki.feed.pinned.lstrip("~").startswith("dealer@")  # the real dealer's, pinned first
+    # Nothing reached Eve from Poki: no move, no !sit answer to her table, no notice.
+    assert not [t for c, p, target, t in eve.lines if p.startswith("poki!") and target == "dealer"]
+    assert poki.writer.stored == 2
+    assert set(stored_hands(tmp_path / "poki.sqlite")) == {"irc:#holdem:1", "irc:#holdem:2"}
+    assert poki.seats["#holdem"].stats.hands == 2
+
+
+def test_the_dealer_host_mask_ignores_the_ident_tilde() -> None:
+    """``--dealer-host dealer@127.0.0.1`` accepts the dealer whose server shows its user
+    as ``~dealer`` (ident did not answer), and masks with wildcards work; another user
+    under the dealer's nick is refused."""
+    from connectors.irc.player import PlayerFeed
+
+    class Client:
+        channels: list = []
+        nick = "poki"
+        handler = None
+
+    for mask in ("dealer@127.0.0.1", "*!*dealer@127.0.0.1", "*!~dealer@127.0.0.1", "127.0.0.1",
+                 "dealer!*@127.0.*"):
+        feed = PlayerFeed(Client(), ["#t"], None, dealer_nick="dealer", dealer_host=mask)  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
+        assert feed.is_dealer("dealer", "~dealer@127.0.0.1"), mask
+        assert feed.is_dealer("dealer", "dealer@127.0.0.1"), mask
+        if mask != "127.0.0.1" and not mask.startswith("dealer!"):
+            assert not feed.is_dealer("dealer", "eve@127.0.0.1"), mask
+        assert not feed.is_dealer("dealer", "dealer@10.0.0.1"), mask
+    pinned = PlayerFeed(Client(), ["#t"], None, dealer_nick="dealer")  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
+    assert pinned.is_dealer("dealer", "~croupier@host")
+    assert pinned.is_dealer("dealer", "croupier@host")  # the same connection's user, tilde or not
+    assert not pinned.is_dealer("dealer", "eve@host")
+    assert "REFUSED" in pinned.stats.last_error
+
+
+def _dealer_command(srv, tmp_path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "agent.cli", "irc", "deal", "--config", str(tmp_path / "config.toml"),
+            "--server", srv.address, "--channel", "#holdem", "--db", str(tmp_path / "dealer.sqlite"),
+            "--logs", str(tmp_path / "logs"), "--no-flood-limit", "--no-report", "--no-progress", *extra]
+
+
+def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> None:
+    """`poki irc deal` (a real process, no seed) is killed with SIGKILL in the middle of a
+    hand, started again, stopped with SIGTERM in the middle of a hand, and started again
+    for two hands. The bots (Poki and a house bot) sit again by themselves each time; the
+    killed hand's void is announced when the dealer comes back and the stopped hand's
+    before it goes; no hand number is dealt twice; every hand the dealer stored is in
+    Poki's database exactly as in the dealer's; chips are conserved."""
+    (tmp_path / "config.toml").write_text(
+        "[irc]\nhand_pause_seconds = 0.2\naction_seconds = 60\nmax_timeouts = 100\n"
+        "reconnect_min_seconds = 0.2\nreconnect_max_seconds = 2\n")
+    hold = {"on": False}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        if text.startswith("Table: dealing"):
+            person.say("#holdem", "!sit")
+        m = DOC_LINES["turn"].fullmatch(text)
+        if m and m.group(2) == "alice" and not hold["on"]:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    alice = Person(server.port, "alice", on_line=play)
+    running(alice)
+    alice.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    poki = bot(running, server, "poki", "poki", db=tmp_path / "poki.sqlite")
+    bot(running, server, "rr", "rr")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def dealer(*extra: str) -> subprocess.Popen:
+        p = subprocess.Popen(_dealer_command(server, tmp_path, *extra), cwd=tmp_path, env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        running(lambda: (p.kill(), p.wait()))  # noqa: B023
+        return p
+
+    def ended() -> list[int]:
+        return [int(m.group(1)) for m in said(alice, "ends")]
+
+    def held_turn(after: int) -> int:
+        """Wait for alice's held turn in a hand numbered above ``after``: its number."""
+        hold["on"] = True
+        found: list[int] = []
+
+        def turn() -> bool:
+            found[:] = [int(m.group(1)) for m in said(alice, "turn") if m.group(2) == "alice"
+                        and int(m.group(1)) > after and int(m.group(1)) not in ended()]
+            return bool(found)
+
+        wait_for(turn, what="alice's turn in a new hand")
+        return found[-1]
+
+    # Session 1: two hands, then SIGKILL while alice holds her turn.
+    first = dealer()
+    wait_for(lambda: len(ended()) >= 2, what="two hands in the first session")
+    killed = held_turn(max(ended()))
+    first.send_signal(signal.SIGKILL)
+    first.wait(HANG)
+    wait_for(lambda: not poki.status["#holdem"].seated, what="Poki to see the dealer gone")
+    # Session 2: the void of the killed hand on arrival; the bots sit again by themselves.
+    hold["on"] = False
+    second = dealer()
+    wait_for(lambda: any(int(m.group(1)) == killed for m in said(alice, "void")), what="the killed hand's void")
+    wait_for(lambda: len([n for n in ended() if n > killed]) >= 2, what="two hands after the restart")
+    seated_again = [m.group(8) for m in said(alice, "start") if int(m.group(1)) > killed]
+    assert all("poki " in s and "rr " in s for s in seated_again)
+    stopped = held_turn(max(ended()))
+    second.send_signal(signal.SIGTERM)
+    assert second.wait(HANG) == 0, second.stdout.read()
+    voids = [int(m.group(1)) for m in said(alice, "void")]
+    assert stopped in voids, "the stopped hand's void was not said before the dealer went"
+    # Session 3: two hands, and it ends by itself.
+    hold["on"] = False
+    third = dealer("--hands", "2")
+    assert third.wait(HANG * 3) == 0, third.stdout.read()
+    starts = [int(m.group(1)) for m in said(alice, "start")]
+    assert len(starts) == len(set(starts)), f"a hand number dealt twice: {starts}"
+    assert sorted(voids) == [killed, stopped] and voids.count(killed) == 1
+    print(f"hands started {starts}; SIGKILL in hand {killed}, SIGTERM in hand {stopped}; voids said {voids}")
+    assert sorted(ended() + voids) == sorted(starts)
+    dealt = stored_hands(tmp_path / "dealer.sqlite")
+    assert sorted(int(h.rsplit(":", 1)[1]) for h in dealt) == sorted(ended())
+    wait_for(lambda: set(stored_hands(tmp_path / "poki.sqlite")) >= {h for h, v in dealt.items()
+                                                                     if "poki" in {p for p, _, _ in v[2]}},
+             what="Poki to store every hand the dealer counted with it")
+    poki_hands = stored_hands(tmp_path / "poki.sqlite")
+    assert {h: poki_hands[h] for h in dealt if h in poki_hands} == {h: v for h, v in dealt.items() if h in poki_hands}
+    with Database(tmp_path / "dealer.sqlite", create=False) as db:
+        bank = Bankrolls(db, network_of("127.0.0.1"))
+        assert bank.total() == bank.granted() == 3 * BASE.irc.initial_bankroll
+        assert db.check() == []
+
+
+def test_two_dealers_in_one_channel_the_second_refuses(server, running, tmp_path) -> None:
+    """A second dealer joins a channel where one deals: it hears the first, refuses to
+    deal there and says why; only the first dealer's hands are dealt, and a player's
+    !sit is answered by the first alone."""
+    watcher = Person(server.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    first = DealerHost(server.address, ["#holdem"], tmp_path / "one.sqlite", CFG, hands=6, seed=1).start()
+    running(first)
+    bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    wait_for(lambda: first.call(lambda: first.bot.stats.hands) >= 1, what="the first dealer's first hand")
+    second = DealerHost(server.address, ["#holdem"], tmp_path / "two.sqlite", CFG, nick="croupier", hands=6,
+                        seed=2).start()
+    running(second)
+    wait_for(lambda: any(t.startswith("Table: another dealer deals here (dealer)")
+                         for t in watcher.from_dealer("croupier")), what="the second dealer to refuse")
+    assert first.wait(HANG)
+    assert second.call(lambda: second.bot.stats.hands) == 0
+    assert not [t for t in watcher.from_dealer("croupier") if t.startswith("Hand ")]
+    assert first.call(lambda: first.bot.stats.hands) == 6
+
+
+def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server, running, tmp_path) -> None:
+    """An owner's ``leave`` in the middle of a hand takes effect when the hand is over (no
+    fold, no lost blind: Poki's last hand ends with it in the end line, then it leaves with
+    its chips); ``report`` writes the opponent report in a child process and says where."""
+    from agent.report.schedule import NightlyReport
+
+    hold = {"on": False}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        m = DOC_LINES["turn"].fullmatch(text)
+        if m and m.group(2) == "alice" and not hold["on"]:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=None, seed=9).start()
+    running(host)
+    alice = Person(server.port, "alice", on_line=play)
+    running(alice)
+    alice.send("JOIN #holdem")
+    poki = bot(running, server, "poki", "call", db=tmp_path / "poki.sqlite", owners=["boss!*@*"])
+    poki.report_now = NightlyReport(tmp_path / "poki.sqlite", tmp_path / "report").run_once
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    alice.say("#holdem", "!sit")
+    wait_for(lambda: len(said(alice, "ends")) >= 2, what="two hands")
+    hold["on"] = True
+    wait_for(lambda: any(m.group(2) == "alice" and int(m.group(1)) > max(int(e.group(1)) for e in said(alice, "ends"))
+                         for m in said(alice, "turn")), what="alice's held turn")
+    held = max(int(m.group(1)) for m in said(alice, "turn") if m.group(2) == "alice")
+    boss = Person(server.port, "boss")
+    running(boss)
+    boss.say("poki", "leave #holdem")
+    wait_for(lambda: any("when the hand in progress is over" in t for c, p, _, t in boss.lines
+                         if c == "NOTICE" and p.startswith("poki!")), what="Poki's answer")
+    assert not any(t.startswith("Table: poki leaves") for t in alice.from_dealer())
+    hold["on"] = False
+    alice.say("#holdem", "call")
+    wait_for(lambda: any(t.startswith("Table: poki leaves with") for t in alice.from_dealer()), what="Poki to leave")
+    lines = alice.from_dealer()
+    end = next(t for t in lines if t.startswith(f"Hand {held}: ends."))
+    assert "poki " in end and f"Hand {held}: poki leaves the hand." not in lines
+    assert lines.index(end) < lines.index(next(t for t in lines if t.startswith("Table: poki leaves with")))
+    wait_for(lambda: "#holdem" not in poki.client.joined, what="Poki to part")
+    boss.say("poki", "report")
+    wait_for(lambda: any("opponent report written" in t for c, p, _, t in boss.lines
+                         if c == "NOTICE" and p.startswith("poki!")), what="the report written")
+    assert (tmp_path / "report" / "index.html").exists()
+
+
+def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(server, running, tmp_path) -> None:
+    """A seated player who types a move out of turn is told whose turn it is (a notice
+    that does not start with ``Hand ``); ``raise to N`` copied from the turn line is
+    taken; ``raise to`` another amount is refused naming the options."""
+    state = {"raised": 0, "bob_held": False, "bob_turn": 0}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        m = DOC_LINES["turn"].fullmatch(text)
+        if not m or m.group(2) != person.nick:
+            return
+        if person.nick == "bob" and not state["bob_held"]:
+            state["bob_held"] = True
+            state["bob_turn"] = int(m.group(1))
+            return  # held: alice types out of turn meanwhile
+        r = re.search(r"raise to (\d+)", m.group(3))
+        if person.nick == "alice" and r and state["raised"] == 0:
+            state["raised"] = 1
+            person.say("#holdem", f"raise to {int(r.group(1)) + 5}")  # not the amount: refused
+            person.say("#holdem", f"raise to {r.group(1)}")
+        else:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=3, seed=9).start()
+    running(host)
+    people = []
+    for nick in ("alice", "bob"):
+        p = Person(server.port, nick, on_line=play)
+        running(p)
+        p.send("JOIN #holdem")
+        wait_for(lambda: any(c == "JOIN" for c, *_ in p.lines), what=f"{nick} in the channel")  # noqa: B023
+        p.say("#holdem", "!sit")
+        people.append(p)
+    alice, bob = people
+    wait_for(lambda: state["bob_held"], what="bob's held turn")
+    alice.say("#holdem", "check")
+    wait_for(lambda: any(re.fullmatch(r"#holdem: hand \d+: not your turn, bob is to act", t)
+                         for t in alice.from_dealer(command="NOTICE")), what="alice told it is not her turn")
+    bob.say("#holdem", "call")
+    assert host.wait(HANG)
+    notices = alice.from_dealer(command="NOTICE")
+    assert not [t for t in notices if t.startswith("Hand ") and " your cards at " not in t]
+    assert any(re.fullmatch(r"#holdem: hand \d+: raise is \d+ now \(.+\)", t) for t in notices), notices
+    assert any(re.fullmatch(r"Hand \d+: alice raises to \d+\.", t) for t in alice.from_dealer())
+
+
+def test_the_dealer_host_spelled_naturally_on_ngircd(ngircd, running, tmp_path) -> None:  # noqa: F811
+    """On Debian's ngircd (its default limits; no ident answer, so users may show as
+    ``~user``), ``--dealer-host dealer@127.0.0.1`` accepts the real dealer: two bots
+    configured so play two hands; a stranger under the dealer's nick afterwards moves
+    nothing."""
+    cfg = dataclasses.replace(BASE, irc=dataclasses.replace(
+        BASE.irc, flood_burst=3, flood_lines_per_second=2.0, reconnect_min_seconds=0.2,
+        reconnect_max_seconds=2.0, hand_pause_seconds=0, action_seconds=30, decision_margin_seconds=1.0))
+    watcher = Person(ngircd.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    host = DealerHost(ngircd.address, ["#holdem"], tmp_path / "dealer.sqlite", cfg, hands=2, seed=6).start()
+    running(host)
+    bots = [PlayerBot(cfg, server=ngircd.address, channels=["#holdem"], dealer="dealer", spec=spec, nick=nick,
+                      seed=k, dealer_host="dealer@127.0.0.1").start()
+            for k, (nick, spec) in enumerate((("ann", "rr"), ("ben", "call")))]
+    for b in bots:
+        running(b)
+    assert host.wait(HANG * 2), "the bots did not play with the dealer they were told of"
+    seen = {p for c, p, *_ in watcher.lines if c == "PRIVMSG" and p.startswith("dealer!")}
+    assert len(seen) == 1
+    prefix = seen.pop()
+    print(f"ngircd shows the dealer as {prefix}")
+    assert prefix.split("!", 1)[1].lstrip("~") == "dealer@127.0.0.1"
+    wait_for(lambda: all(b.seats["#holdem"].stats.hands == 2 for b in bots), what="both bots to finish both hands")
+    assert all(b.feed.stats.impostor == 0 for b in bots)
