@@ -13,7 +13,7 @@ import pytest
 import evaluator_pyx as ev
 from agent.engine import abstraction as ab
 from evaluator_pyx import _abstraction_python as ref
-from tests.conftest import reference_package
+from tests.helpers.references import reference_package
 
 
 def _mask(text: str) -> int:

@@ -16,7 +16,7 @@ from agent.engine.response import HeadsUpResponder, ResponseSettings, equilibriu
 from agent.play.dealer import Deal, Dealer
 from agent.play.tournament import TournamentSetup, run_tournament
 from agent.players import create_player
-from tests.conftest import reference_package
+from tests.helpers.references import reference_package
 
 HEADS_UP = TableConfig(seats=2, small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4,
                        starting_stack=1000)

@@ -24,7 +24,7 @@ from connectors.irc.deck_log import verify_lines
 from db.bankroll import Bankrolls
 from db.database import Database
 
-from irc_live import DOC_LINES, HANG, Person, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
+from irc_live import DOC_LINES, HANG, Person, clauses, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
 from irc_servers import ngircd  # noqa: F401 - fixtures and helpers used by name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,10 +96,11 @@ def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, ru
     # One card of hand 2's revealed deck swapped with the next: it no longer verifies.
     text = log.read_text()
     line = reveals[2]
-    cards = line.split("deck ", 1)[1].split(", salt")[0].split()
+    deck = line.split("deck ", 1)[1].split(", salt")[0]  # the deck's cards, as the log has them
+    cards = deck.split()
     cards[0], cards[1] = cards[1], cards[0]
-    forged = line.replace(line.split("deck ", 1)[1].split(", salt")[0], " ".join(cards))
-    (tmp_path / "forged.log").write_text(text.replace(line, forged))
+    assert text.count(deck) == 1
+    (tmp_path / "forged.log").write_text(text.replace(deck, " ".join(cards)))
     bad = subprocess.run([*cli, str(tmp_path / "forged.log")], capture_output=True, text=True, env=env,
                          timeout=HANG)
     assert bad.returncode == 1 and "hand 2: FAILED" in bad.stdout, bad.stdout + bad.stderr
@@ -211,7 +212,7 @@ def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> Non
             return
         if text.startswith("Table: dealing"):
             person.say("#holdem", "!sit")
-        m = DOC_LINES["turn"].fullmatch(text)
+        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
         if m and m.group(2) == "alice" and not hold["on"]:
             person.say("#holdem", "call" if "call" in m.group(3) else "check")
 
@@ -320,7 +321,7 @@ def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server
     def play(person, command, prefix, target, text) -> None:
         if command != "PRIVMSG" or not prefix.startswith("dealer!"):
             return
-        m = DOC_LINES["turn"].fullmatch(text)
+        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
         if m and m.group(2) == "alice" and not hold["on"]:
             person.say("#holdem", "call" if "call" in m.group(3) else "check")
 
@@ -367,7 +368,7 @@ def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(ser
     def play(person, command, prefix, target, text) -> None:
         if command != "PRIVMSG" or not prefix.startswith("dealer!"):
             return
-        m = DOC_LINES["turn"].fullmatch(text)
+        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
         if not m or m.group(2) != person.nick:
             return
         if person.nick == "bob" and not state["bob_held"]:
