@@ -224,3 +224,22 @@ def test_against_an_equilibrium_player_nothing_is_solved(small_strategy):
             responder.observe(record, "me")
         assert responder.solves == solved
         assert bool(responder.last_significant["them"]) == bool(solved)
+
+
+def test_the_strategy_is_read_when_a_heads_up_hand_starts_not_in_a_decision(small_strategy):
+    """The strategy file takes about a second to read: Poki reads it when a heads-up hand
+    starts (before any time limit of its own runs), never at a table of three."""
+    from agent.game.events import HandStarted
+
+    def started(players):
+        return HandStarted("h1", "test", tuple(players), (1000,) * len(players), 0, 5, 10, 10, 20)
+
+    poki = create_player(f"poki(heads_up_strategy='{small_strategy}')", np.random.default_rng(1), "poki")
+    poki.new_hand(started(["poki", "a", "b"]))
+    assert poki._responder is None
+    poki.new_hand(started(["poki", "a"]))
+    assert poki._responder is not None
+    engine = create_player(f"poki(heads_up=engine, heads_up_strategy='{small_strategy}')",
+                           np.random.default_rng(1), "poki")
+    engine.new_hand(started(["poki", "a"]))
+    assert engine._responder is None  # the engine heads-up reads no strategy

@@ -120,6 +120,10 @@ class PokiPlayer(BasePlayer):
 
     def new_hand(self, started: HandStarted) -> None:
         self._hand = None  # tables are built at our first decision, when our cards are known
+        if len(started.players) == 2 and self.settings.heads_up == "equilibrium":
+            # Read the strategy file (about a second) when a heads-up hand starts, not inside
+            # our first decision's time limit.
+            self.responder()
 
     def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> None:
         """Read (and write) opponent models through `store` from the next hand on: the
