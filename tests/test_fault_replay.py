@@ -178,3 +178,20 @@ def test_finding3_garbage_in_every_format_costs_bounded_memory(fmt, tmp_path) ->
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and "malformed" in proc.stderr
     assert peak < 300, f"peak {peak:.0f} MB"
+
+
+def test_a_worker_that_dies_mid_chunk_is_an_error_naming_the_chunk_not_a_hang(acpc_log) -> None:
+    """multiprocessing's pool never answers for a task whose worker died (the out-of-memory
+    killer): the replay's wait for each chunk has a limit, and the error names the chunk."""
+    from collections import deque
+
+    from agent.play.replay import ReplayWorkerError, _pool_context, _pool_results
+    from connectors.logs.sources import Chunk
+
+    chunk = Chunk(kind="acpc", path=str(acpc_log), start=0, stop=10, network="acpc", units=10)
+    with _pool_context().Pool(1) as pool:
+        dying = pool.apply_async(os._exit, (9,))  # the worker ends without a result
+        with pytest.raises(ReplayWorkerError) as caught:
+            list(_pool_results(pool, deque([(chunk, dying)]), iter(()), (None, 0), wait=3))
+    said = str(caught.value)
+    assert "3 s" in said and str(acpc_log) in said and "units 0-10" in said and "resumes" in said

@@ -318,8 +318,8 @@ class _MeasuredPool:
         reports = self.reports
 
         class _Result:
-            def get(self) -> bytes:
-                blob, report = pending.get()
+            def get(self, timeout: float | None = None) -> bytes:
+                blob, report = pending.get(timeout)
                 reports.append(report)
                 return blob
 

@@ -204,11 +204,11 @@ def run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
     from contextlib import nullcontext
 
-    from agent.play.replay import replay
+    from agent.play.replay import ReplayWorkerError, replay
     from connectors.acpc.game import GameError
     from db.database import DatabaseError, DatabaseWriteError
 
-    expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError)
+    expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError, ReplayWorkerError)
     pool_context: Any = nullcontext(None)
     if cluster is not None:
         from agent.play.cluster import ClusterError, ReplayPool

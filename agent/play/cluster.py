@@ -121,9 +121,9 @@ class _Handle:
         self._cluster = cluster
         self._future = future
 
-    def get(self) -> Any:
+    def get(self, timeout: float | None = None) -> Any:
         try:
-            return self._cluster._result(self._future)
+            return self._cluster._result(self._future, timeout)
         finally:
             self._future = None  # the cluster may forget the result once it is here
 
@@ -252,12 +252,13 @@ class Cluster:
 
     # -- running -----------------------------------------------------------------------
 
-    def _result(self, future: Any) -> Any:
+    def _result(self, future: Any, timeout: float | None = None) -> Any:
         """A task's result, with the cluster's own failures turned into ClusterError;
-        an exception the task itself raised is raised as it is."""
+        an exception the task itself raised is raised as it is; TimeoutError after
+        ``timeout`` seconds (None: no limit)."""
         distributed = _distributed()
         try:
-            return future.result()
+            return future.result(timeout=timeout)
         except distributed.KilledWorker as exc:
             raise ClusterError(f"a task's workers kept dying ({exc}); Dask gave up on it. Is a worker short of "
                                "memory? (`dask worker --memory-limit`)") from None

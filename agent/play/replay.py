@@ -293,19 +293,38 @@ def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window:
     pending: deque = deque()
     it = iter(chunks)
     for chunk in it:
-        pending.append(pool.apply_async(track_chunk, ((chunk, *task),)))
+        pending.append((chunk, pool.apply_async(track_chunk, ((chunk, *task),))))
         if len(pending) >= window:
             break
     return _pool_results(pool, pending, it, task)
 
 
-def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple) -> Iterator[bytes]:
-    """The pool's results in order, a new chunk handed out as each one comes back."""
+class ReplayWorkerError(Exception):
+    """The replay's workers gave no result for a chunk within the wait."""
+
+
+# How long a chunk's result is waited for. A chunk is read in well under a minute even on a
+# busy machine; a worker killed mid-chunk (the out-of-memory killer) leaves multiprocessing's
+# pool waiting forever, so the wait has a limit and says what it waited for.
+CHUNK_WAIT_SECONDS = 600.0
+
+
+def _pool_results(pool: Any, pending: deque, it: Iterator[Chunk], task: tuple,
+                  wait: float = CHUNK_WAIT_SECONDS) -> Iterator[bytes]:
+    """The pool's results in order, a new chunk handed out as each one comes back;
+    ReplayWorkerError when one does not come back within ``wait`` seconds."""
     while pending:
-        result = pending.popleft().get()
+        chunk, handle = pending.popleft()
+        try:
+            result = handle.get(wait)
+        except (multiprocessing.TimeoutError, TimeoutError):
+            raise ReplayWorkerError(
+                f"no result from the replay's workers in {wait:g} s for {chunk.path} "
+                f"(units {chunk.start}-{chunk.stop}): a worker died or hangs; every hand stored before "
+                f"this is kept and the same command resumes") from None
         nxt = next(it, None)
         if nxt is not None:
-            pending.append(pool.apply_async(track_chunk, ((nxt, *task),)))
+            pending.append((nxt, pool.apply_async(track_chunk, ((nxt, *task),))))
         yield result
 
 
@@ -442,7 +461,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     db.DatabaseError for a database that cannot be used.
 
     ``pool``: where chunks are read, tracked and prepared instead of a process pool of
-    ``options.workers`` (anything with multiprocessing's ``apply_async(fn, args).get()``,
+    ``options.workers`` (anything with multiprocessing's ``apply_async(fn, args).get(timeout)``,
     e.g. agent.play.cluster.ReplayPool; ``options.workers`` then sizes the window of
     chunks under way). A pool whose ``reads_database`` is false cannot see the database
     file: stored hands are then dropped by the writer rather than before reading.
