@@ -422,3 +422,35 @@ def test_a_broken_clause_breaks_the_line() -> None:
         d.parse_lines("Hand 3: bob folds. | alice dances.")
     with pytest.raises(d.DialectError):
         d.parse_lines("Hand 3: bob folds. | ")
+
+
+def test_the_player_bots_deck_watch_checks_each_hand_as_its_deck_is_revealed() -> None:
+    """connectors.irc.deck_log.DeckWatch (the player bot's live check) on made-up hands:
+    a good hand with our hole cards verifies; hole cards no seat was dealt, a board not
+    the deck's and a reveal that does not hash to the commitment are each caught."""
+    from connectors.irc.deck_log import DeckWatch
+
+    deck = tuple(np.random.default_rng(2).permutation(52).tolist())
+    salt = "cd" * 16
+    names = [d.CARD_NAMES[c] for c in deck]
+
+    def hand(number, hole, flop, reveal_deck=deck):
+        return [d.parse_line(f"Hand {number}: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100."),
+                d.DeckCommitment(number, d.deck_digest(number, deck, salt)),
+                d.HoleCards(number, "#t", hole),
+                d.parse_line(f"Hand {number}: flop {' '.join(names[k] for k in flop)}."),
+                d.DeckRevealed(number, reveal_deck, salt)]
+
+    watch = DeckWatch()
+    checks = [watch.read(m) for m in hand(1, deck[2:4], (4, 5, 6))]
+    assert checks[:-1] == [None] * 4 and checks[-1].ok
+    bad_hole = [watch.read(m) for m in hand(2, (deck[4], deck[5]), (4, 5, 6))][-1]
+    assert not bad_hole.ok and "hole cards" in bad_hole.problems[0]
+    bad_board = [watch.read(m) for m in hand(3, deck[0:2], (5, 4, 6))][-1]
+    assert not bad_board.ok and "board" in bad_board.problems[0]
+    swapped = (deck[1], deck[0]) + deck[2:]
+    bad_reveal = [watch.read(m) for m in hand(4, deck[0:2], (4, 5, 6), swapped)][-1]
+    assert not bad_reveal.ok and "does not match" in bad_reveal.problems[0]
+    for number in range(5, 30):  # hands never revealed are forgotten
+        watch.read(d.parse_line(f"Hand {number}: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100."))
+    assert len(watch.hands) == watch.keep

@@ -58,8 +58,7 @@ def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, ru
     watcher = Person(server.port, "watcher")
     running(watcher)
     watcher.send("JOIN #holdem")
-    bot(running, server, "rr", "rr")
-    bot(running, server, "tag", "tight-aggressive")
+    bots = [bot(running, server, "rr", "rr"), bot(running, server, "tag", "tight-aggressive")]
     first_decks = []
     for session in range(2):
         host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=3,
@@ -104,6 +103,11 @@ def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, ru
     bad = subprocess.run([*cli, str(tmp_path / "forged.log")], capture_output=True, text=True, env=env,
                          timeout=HANG)
     assert bad.returncode == 1 and "hand 2: FAILED" in bad.stdout, bad.stdout + bad.stderr
+    # The player bots checked every deck while they played, their own hole cards included.
+    for b in bots:
+        wait_for(lambda: b.feed.stats.decks_verified == 6, what=f"{b.client.nick} to verify the six decks")  # noqa: B023
+        assert b.feed.stats.decks_failed == 0
+        assert "decks: 6 verified, 0 NOT verified" in b.summary()
 
 
 def test_a_seeded_table_says_so(server, running, tmp_path) -> None:

@@ -321,7 +321,8 @@ class PlayerBot:
                          f"({status.sent_late} sent after the limit)")
         f = self.feed.stats
         w = self.writer
-        parts.append(f"ignored: {f.impostor} impostor lines, {f.malformed} malformed; "
+        parts.append(f"decks: {f.decks_verified} verified, {f.decks_failed} NOT verified; "
+                     f"ignored: {f.impostor} impostor lines, {f.malformed} malformed; "
                      f"database: {w.stored} hands stored"
                      + (f", {w.not_stored} NOT stored ({w.last_error})" if w.not_stored else ""))
         return "; ".join(parts)

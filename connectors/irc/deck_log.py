@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from connectors.irc import dialect as d
 
-__all__ = ["DeckCheck", "HandCheck", "verify_lines"]
+__all__ = ["DeckCheck", "DeckWatch", "HandCheck", "verify_lines"]
 
 _DEALER_LINE = re.compile(r"(?:^|\s|>)(Hand [1-9][0-9]{0,15}: .*)$")
 MAX_LINE = 2048  # longer lines are no dealer's (a ten-seat start line is ~300 characters)
@@ -75,6 +75,35 @@ def verify_lines(lines: Iterable[str]) -> DeckCheck:
             continue
         _check_hand(h)
     return DeckCheck([h for h in order if h.revealed is not None], unverifiable)
+
+
+class DeckWatch:
+    """The checks of :func:`verify_lines`, hand by hand as one table's dealer messages
+    come (the player bot checks every deck it is dealt from while it plays). Keeps the
+    hands of the last ``keep`` starts: a hand whose deck is never revealed is forgotten.
+
+    >>> watch = DeckWatch()
+    >>> watch.read(d.parse_line("Hand 4: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100.")) is None
+    True
+    """
+
+    def __init__(self, keep: int = 8) -> None:
+        self.hands: dict[int, HandCheck] = {}
+        self.keep = keep
+
+    def read(self, msg: d.Line) -> HandCheck | None:
+        """Take one dealer message; the hand's finished check when ``msg`` reveals its deck."""
+        started: list[HandCheck] = []
+        _read(msg, self.hands, started)
+        if started and len(self.hands) > self.keep:
+            for number in sorted(self.hands)[:-self.keep]:
+                del self.hands[number]
+        if not isinstance(msg, d.DeckRevealed):
+            return None
+        h = self.hands.pop(msg.hand, None)
+        if h is not None:
+            _check_hand(h)
+        return h
 
 
 def _read(msg: d.Line, hands: dict[int, HandCheck], order: list[HandCheck]) -> None:

@@ -39,6 +39,7 @@ from agent.game.events import (
 from agent.game.rules import Action
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
+from connectors.irc.deck_log import DeckWatch
 
 __all__ = ["FeedStats", "PlayerFeed", "TableListener", "events_of"]
 
@@ -137,6 +138,8 @@ class FeedStats:
     stale: int = 0  # dealer lines of a hand we do not follow (we joined mid-hand, ...)
     refused_orders: int = 0
     orders: int = 0
+    decks_verified: int = 0  # hands whose revealed deck matched its commitment and every card seen
+    decks_failed: int = 0  # hands whose deck did not (connectors.irc.deck_log)
     last_error: str = ""
     by_channel: dict[str, int] = field(default_factory=dict)
 
@@ -144,6 +147,7 @@ class FeedStats:
 @dataclass
 class _TableFeed:
     hand: int | None = None  # the hand we follow
+    decks: DeckWatch = field(default_factory=DeckWatch)  # each hand's deck checked as it is revealed
     wins: list[tuple[str, int]] = field(default_factory=list)
 
 
@@ -286,8 +290,9 @@ class PlayerFeed:
             self.listener.on_table(name, msg)
             return
         hand = msg.hand
+        self._check_deck(table, name, msg)
         if isinstance(msg, (d.DeckCommitment, d.DeckRevealed)):
-            return  # for people and `poki irc verify`; they move no game
+            return  # checked above; they move no game
         if isinstance(msg, d.HandVoid):
             if table.hand == hand:
                 table.hand = None
@@ -307,6 +312,20 @@ class PlayerFeed:
             self.listener.on_event(name, hand, event)
         if isinstance(msg, d.HandEnds):
             table.hand = None
+
+    def _check_deck(self, table: _TableFeed, name: str, msg: d.Line) -> None:
+        """Every deck we are dealt from is checked when the dealer reveals it: against its
+        commitment, the board, the cards shown down and our own hole cards."""
+        check = table.decks.read(msg)
+        if check is None:
+            return
+        if check.ok:
+            self.stats.decks_verified += 1
+            return
+        self.stats.decks_failed += 1
+        self.stats.last_error = (f"{name}: hand {check.hand}: the dealer's deck does NOT verify: "
+                                 + "; ".join(check.problems))
+        log.warning("%s", self.stats.last_error)
 
     def _notice(self, ev: IrcEvent) -> None:
         if ev.target != self.client.nick:
@@ -334,6 +353,7 @@ class PlayerFeed:
         if table is None or table.hand != msg.hand:
             self.stats.stale += 1
             return
+        table.decks.read(msg)  # our cards, checked against the deck when it is revealed
         self.listener.on_event(self.channel_names[msg.channel.lower()], msg.hand,
                                HoleCards(self.client.nick, msg.cards))
 
