@@ -14,12 +14,10 @@ import subprocess
 import time
 
 import numpy as np
-import pytest
 
 from agent.config import Config
 from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
-from connectors.irc.server import LoopbackServer
 from db.database import Database
 
 from irc_live import (  # noqa: F401 - fixtures and helpers used by name
@@ -39,15 +37,6 @@ BASE = Config()
 CFG = dataclasses.replace(BASE, irc=dataclasses.replace(
     BASE.irc, reconnect_min_seconds=0.2, reconnect_max_seconds=2.0, flood_lines_per_second=0,
     hand_pause_seconds=0, action_seconds=20, decision_margin_seconds=1.0))
-
-
-@pytest.fixture
-def server():
-    srv = LoopbackServer().start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def start_dealer(running, srv, tmp_path, *, hands, channels=("#holdem",), config=CFG, **kw) -> DealerHost:

@@ -13,22 +13,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from connectors.irc.server import LoopbackServer
 from db.database import Database
 from db.testing import synthetic_hands
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def server():
-    srv = LoopbackServer().start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def _start_bot(tmp_path: Path, server: LoopbackServer, *extra: str) -> subprocess.Popen:
