@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_irc_live import CFG, server  # noqa: F401 - the loopback server and the quick table settings
+from test_irc_live import CFG  # the quick table settings (the loopback server is conftest's fixture)
 
 from agent.config import Config
 from agent.play.irc_dealer import DealerHost
