@@ -88,3 +88,29 @@ def test_the_guard_warns_or_refuses_when_a_build_is_stale(monkeypatch) -> None:
         assert len(added) == 1 and set(added[0].paths) == set(compiled)
     finally:
         sys.meta_path[:] = before
+
+
+def test_every_pxd_is_package_data_so_an_installed_copy_checks_clean() -> None:
+    """The staleness check hashes a module's .py with the .pxd beside it; a .pxd the wheel
+    leaves out makes every installed copy of that module look stale (it did for
+    connectors.logs.irc_hand and irc_events). Each .pxd of the tree must be matched by the
+    package data pyproject.toml declares for its package."""
+    import fnmatch
+    from pathlib import Path
+
+    import tomllib
+
+    root = Path(native.ROOT)
+    tool = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data, excluded = tool["package-data"], tool.get("exclude-package-data", {})
+    missing = []
+    for pxd in sorted(root.glob("**/*.pxd")):
+        rel = pxd.relative_to(root)
+        if rel.parts[0] not in ("agent", "connectors", "evaluator_pyx", "db"):
+            continue
+        package = ".".join(rel.parts[:-1])
+        patterns = data.get("*", []) + data.get(package, [])
+        dropped = excluded.get("*", []) + excluded.get(package, [])
+        if not any(fnmatch.fnmatch(pxd.name, p) for p in patterns) or any(fnmatch.fnmatch(pxd.name, p) for p in dropped):
+            missing.append(str(rel))
+    assert not missing, f"not in the wheel: {missing}"
