@@ -23,12 +23,13 @@ HANG = 120.0  # seconds before a wait is taken as a hang
 
 @pytest.fixture
 def running():
-    """Register what a test starts; everything is stopped at teardown, last first."""
+    """Register what a test starts (something with stop() or close(), or a function that
+    stops it); everything is stopped at teardown, last first."""
     things: list = []
     yield things.append
     for thing in reversed(things):
         try:
-            (thing.stop if hasattr(thing, "stop") else thing.close)()
+            (getattr(thing, "stop", None) or getattr(thing, "close", None) or thing)()
         except Exception:  # noqa: BLE001 - stop the rest
             pass
 
