@@ -8,6 +8,7 @@ meant (``seats = 9.5`` and ``seed = 1.5`` are refused), within bounds a run can 
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -446,6 +447,35 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
             raise ConfigError(f"{source}: [{name}] must be a table")
         sections[name] = _build(_SECTIONS[name], values, f"{source} [{name}]")
     return Config(**sections)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)  # finite (checked when the record was made): TOML reads repr's forms
+    if isinstance(value, str):
+        # JSON's string escapes are TOML's, but for DEL, which TOML wants escaped too.
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
+        return "{" + ", ".join(f"{_toml_value(k)} = {_toml_value(v)}" for k, v in value) + "}"  # pairs: a table
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+def config_toml(config: Config) -> str:
+    """``config`` as a config file that load_config reads back equal: the settings that
+    differ from the built-in defaults, section by section (how a process started for a
+    command, such as a benchmark's dealer, is given the settings the command was given)."""
+    lines = []
+    for name, cls in _SECTIONS.items():
+        section, default = getattr(config, name), cls()
+        changed = [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(cls)
+                   if getattr(section, f.name) != getattr(default, f.name)]
+        if changed:
+            lines += [f"[{name}]", *changed, ""]
+    return "\n".join(lines)
 
 
 def load_config(path: str | Path | None = None) -> Config:

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord
 from agent.models.frequencies import ContextCounts, Decay, PlayerModel
 from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 from agent.models.store import MemoryModelStore, ModelStore
 from db import Database
-from db.testing import synthetic_hands
 
 
 def _hand(hand_id: str, players: list[str], acts: list[tuple[str, str, int, int]]) -> HandRecord:

@@ -23,7 +23,7 @@ WRITER = f"""
 import sys, time
 from pathlib import Path
 from db import Database
-from db.testing import synthetic_hands
+from agent.bench.synthetic import synthetic_hands
 
 path, count, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 hands = list(synthetic_hands(count, seed={SEED}, min_players=2, max_players=10))

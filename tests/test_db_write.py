@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, ActionRecord, HandRecord, RecordError, ShownCards
 from db import Database, DatabaseError
-from db.testing import synthetic_hands
 
 TABLES = ("players", "aliases", "hands", "seats", "actions", "showdowns", "results", "models")
 
@@ -291,8 +291,8 @@ def test_schema_stats_and_plain_sqlite_access(tmp_path) -> None:
 
 
 def test_most_seen_players_per_network(tmp_path):
+    from agent.bench.synthetic import synthetic_hands
     from db.database import Database
-    from db.testing import synthetic_hands
 
     database = Database(tmp_path / "seen.sqlite")
     records = list(synthetic_hands(120, seed=5))

@@ -1,5 +1,5 @@
 """The bots on real IRC server software as networks run it (Debian's packages, started on
-127.0.0.1 by connectors.irc.daemons with self-signed certificates and the servers' own
+127.0.0.1 by tests/irc_servers.py with self-signed certificates and the servers' own
 default flood limits): a table over TLS with every bot logged in by SASL on InspIRCd
 linked to Anope services, a TLS table on ngircd, NickServ IDENTIFY, a nick regained from
 an impostor, server passwords, and refusals that stop a bot with the reason instead of
@@ -23,13 +23,12 @@ from agent.play.irc_dealer import DealerHost
 from agent.play.irc_network import network_options
 from agent.play.irc_player import PlayerBot
 from connectors.irc.client import IrcClient
-from connectors.irc.daemons import Ngircd, line_arrivals, make_certificate
 from connectors.irc.identity import Login, Tls
 from connectors.irc.server import LoopbackServer
 from db.database import Database
 
 from irc_live import HANG, Person, acpc_lines, check_against_acpc_log, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
-from irc_servers import inspircd, need, ngircd, secret_file  # noqa: F401 - fixtures
+from irc_servers import Ngircd, inspircd, line_arrivals, make_certificate, need, ngircd, secret_file  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = Config()
@@ -355,10 +354,10 @@ def test_the_servers_keep_their_default_flood_limits(fixture, at_least, request)
 def test_a_server_ends_with_the_process_that_started_it(tmp_path) -> None:
     """Killed outright (no stop(), no atexit), the starter leaves no server behind."""
     need("ngircd")
-    script = ("import os\nfrom connectors.irc.daemons import Ngircd\n"
+    script = ("import os\nfrom irc_servers import Ngircd\n"
               f"net = Ngircd({str(tmp_path / 'ngircd')!r}).start()\n"
               "print(' '.join(str(p.pid) for _, p in net.processes), flush=True)\nos._exit(0)\n")
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "tests")))},
                          capture_output=True, text=True, timeout=HANG)
     pids = [int(p) for p in out.stdout.split()]
     assert pids, out.stderr

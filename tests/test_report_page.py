@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from db.database import Database
-from db.testing import synthetic_hands
 
 from chromium import Chromium, chromium_path
 from helpers.report import play

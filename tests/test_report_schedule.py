@@ -10,10 +10,10 @@ import time
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.report.page import ReportOptions
 from agent.report.schedule import NightlyReport, cron_trigger
 from db.database import Database
-from db.testing import synthetic_hands
 
 
 def test_cron_lines() -> None:

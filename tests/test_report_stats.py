@@ -258,7 +258,7 @@ def test_vpip_and_pfr_of_the_most_seen_players_agree_with_the_raw_pdb_letters(ir
 
 
 def test_since_keeps_the_hands_started_from_then_on(tmp_path) -> None:
-    from db.testing import synthetic_hands
+    from agent.bench.synthetic import synthetic_hands
 
     hands = list(synthetic_hands(400, seed=9, pool=12))
     times = sorted(h.started_at for h in hands)

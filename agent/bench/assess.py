@@ -19,6 +19,7 @@ import numpy as np
 
 import evaluator_pyx as ev
 from agent.bench import median_runs
+from agent.config import Config
 
 # docs/architecture.md's targets.
 TARGET_FLOP_HS_US = 1.0
@@ -61,8 +62,9 @@ def _eval7_tools():
     return eval7, hand_range, as_cards
 
 
-def run_assess_bench(quick: bool = False) -> dict[str, Any]:
-    """Medians of every assessment figure; times in the unit named by each key."""
+def run_assess_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """Medians of every assessment figure; times in the unit named by each key (the
+    evaluator kernels have no settings: ``config`` is not read)."""
     from evaluator_pyx import _assess  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     rng = np.random.default_rng(2024)
@@ -236,4 +238,4 @@ def format_assess_bench(r: dict[str, Any]) -> str:
 if __name__ == "__main__":
     import sys
 
-    print(format_assess_bench(run_assess_bench("--quick" in sys.argv)))
+    print(format_assess_bench(run_assess_bench(Config(), "--quick" in sys.argv)))

@@ -26,6 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.bench import settings_file
+from agent.config import Config
+
 TARGET_HANDS_PER_S = 50.0
 
 
@@ -51,14 +54,16 @@ def stop_processes(procs: list[subprocess.Popen], timeout: float) -> None:
             proc.wait(10)
 
 
-def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int, *,
+def _table(config: Config, directory: Path, specs: list[str], hands: int, seed: int, *,
            in_process: int = 0) -> dict[str, Any]:
     """One table: the dealer in this process, the first ``in_process`` bots too (their
-    latency is measured), the rest as `poki irc play` processes, as they would run."""
+    latency is measured), the rest as `poki irc play` processes, as they would run; all
+    with the settings ``config``."""
     from agent.play.irc_dealer import DealerHost
     from agent.play.irc_player import PlayerBot
     from connectors.irc.server import LoopbackServer
 
+    settings = settings_file(config, directory)
     server = LoopbackServer().start()
     started: list = []
     procs: list[subprocess.Popen] = []
@@ -78,7 +83,8 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
                 bots.append(bot)
             else:
                 procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "agent.cli", "irc", "play", "--server", server.address,
+                    [sys.executable, "-m", "agent.cli", "--config", str(settings), "irc", "play",
+                     "--server", server.address,
                      "--channel", "#bench", "--dealer", "dealer", "--player", spec, "--nick", nick,
                      "--no-flood-limit", "--no-report", "--seed", str(seed + k),
                      "--db", str(directory / f"{nick}-{seed}.sqlite")],
@@ -112,12 +118,11 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
         server.stop()
 
 
-def run_irc_bench(quick: bool = False) -> dict[str, Any]:
-    from agent.config import load_config
-
-    base = load_config()
-    config = dataclasses.replace(base, irc=dataclasses.replace(
-        base.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0, reconnect_min_seconds=0.2,
+def run_irc_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """The figures (module docstring): the dealer and the bots with the settings ``config``,
+    but for no flood limit, no pause between hands and quick reconnections."""
+    config = dataclasses.replace(config, irc=dataclasses.replace(
+        config.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0, reconnect_min_seconds=0.2,
         reconnect_max_seconds=2.0))
     hands = 150 if quick else 500
     repeats = 1 if quick else 3

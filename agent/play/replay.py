@@ -44,6 +44,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agent.config import Config
 from agent.game.events import PlayerActed, PlayerAllIn, PlayerLeft
 from agent.game.prepared import prepare_hand
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
@@ -351,6 +352,14 @@ class ReplayOptions:
     strengths: Strengths = DEFAULT_STRENGTHS  # back-off pseudo-counts (agent.models.prediction)
     tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
     ranges: RangeSettings = DEFAULT_RANGE_SETTINGS  # predict: how the learned ranges are read
+
+    @classmethod
+    def from_settings(cls, settings: Config, db_path: str | Path, **options: Any) -> ReplayOptions:
+        """The options a replay takes from the config file (the models' decay and blend, the
+        database's writes), with ``options`` for the rest: `poki replay` and the benchmark."""
+        return cls(db_path=db_path, half_life=settings.model.half_life_hands,
+                   blend_observations=settings.model.blend_observations,
+                   synchronous=settings.database.synchronous, batch_hands=settings.database.batch_hands, **options)
 
 
 @dataclass
