@@ -34,6 +34,7 @@ from typing import Any
 from agent.config import Config, ConfigError, load_config
 from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
+from agent.play.kinds import install_kinds
 
 from irc_servers import Inspircd, Ngircd, missing_programs
 
@@ -144,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"irc_pace: {exc}", file=sys.stderr)
         return 2
+    install_kinds(config)  # the player kinds, with these settings, as `poki` registers them
     figures = run_irc_pace(config, quick=args.quick)
     print(json.dumps(figures, indent=2) if args.json else format_pace(figures))
     return 0
