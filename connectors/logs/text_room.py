@@ -214,9 +214,9 @@ _PHASES = {"deal": DEAL, "play": PLAY, "summary": SUMMARY, "all": ALL}
 
 
 def rules(table: str) -> tuple[Rule, ...]:
-    """A room's table read (module docstring): ValueError for a row that is not a rule or a
-    name that is no phase or :class:`Line`, re.error for a pattern that does not compile."""
-    rows: list[list[str]] = []
+    """A room's table read (module docstring); ValueError, naming the row, for a row that is
+    not a rule, a name that is no phase or :class:`Line`, or a pattern that does not compile."""
+    rows: list[_Row] = []
     for number, text in enumerate(table.split("\n"), start=1):
         row = text.rstrip()
         if not row or row.startswith("#"):
@@ -224,13 +224,29 @@ def rules(table: str) -> tuple[Rule, ...]:
         if row[0].isspace():
             if not rows:
                 raise ValueError(f"row {number} continues no rule: {row!r}")
-            rows[-1][2] += row.lstrip()
+            rows[-1].pattern += row.lstrip()
             continue
         fields = row.split(None, 2)
         if len(fields) != 3:
             raise ValueError(f"row {number} is not 'phases line pattern': {row!r}")
-        rows.append(fields)
-    return tuple(Rule(Line(kind), re.compile(pattern), _phases(phases)) for phases, kind, pattern in rows)
+        rows.append(_Row(number, *fields))
+    return tuple(row.rule() for row in rows)
+
+
+@dataclass(slots=True)
+class _Row:
+    """A rule of a table as written, its pattern gathered from its continuation rows."""
+
+    number: int
+    phases: str
+    line: str
+    pattern: str
+
+    def rule(self) -> Rule:
+        try:
+            return Rule(Line(self.line), re.compile(self.pattern), _phases(self.phases))
+        except (ValueError, re.error) as exc:
+            raise ValueError(f"row {self.number}: {exc}") from None
 
 
 def _phases(text: str) -> Phase:
@@ -270,6 +286,13 @@ class TextRoom:
     _by_phase: dict[Phase, tuple[Rule, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        """ValueError for a rule whose pattern lacks a group its line reads, or that reads in
+        no phase: a room's table is checked when its module is imported."""
+        for rule in self.rules:
+            missing = _GROUPS[rule.line] - set(rule.pattern.groupindex)
+            if missing or not rule.phases:
+                raise ValueError(f"{self.network}: the {rule.line.value} rule {rule.pattern.pattern[:60]!r} "
+                                 f"{'reads in no phase' if not rule.phases else 'has no group ' + ', '.join(sorted(missing))}")
         object.__setattr__(self, "_by_phase", {phase: tuple(r for r in self.rules if r.phases & phase)
                                                for phase in (DEAL, PLAY, SUMMARY)})
 
@@ -542,6 +565,13 @@ def _skip(r: _Reading, found: re.Match[str], at: str) -> None:
     """A line that says nothing about the play."""
 
 
+# The groups each kind of line reads for certain (the others it reads when the pattern has them).
+_GROUPS: dict[Line, frozenset[str]] = {line: frozenset(groups.split()) for line, groups in {
+    Line.SEAT: "seat name stack", Line.BUTTON: "button", Line.POST: "name amount", Line.DEALT: "name cards",
+    Line.STREET: "street cards", Line.MOVE: "name verb", Line.UNCALLED: "name amount", Line.WON: "name amount",
+    Line.SHOWS: "name cards", Line.MUCKS: "name", Line.RAKE: "", Line.NET: "name", Line.SITS_OUT: "name",
+    Line.OTHER_GAME: "what", Line.TO_PLAY: "", Line.TO_SUMMARY: "", Line.SKIP: "",
+}.items()}
 # The lines that name a player: read only when that player has a seat (module docstring).
 _SEATED = frozenset({Line.POST, Line.MOVE, Line.UNCALLED, Line.WON, Line.SHOWS, Line.MUCKS, Line.NET})
 _READ: dict[Line, Callable[[_Reading, re.Match[str], str], None]] = {
