@@ -289,10 +289,12 @@ class TextRoom:
         """ValueError for a rule whose pattern lacks a group its line reads, or that reads in
         no phase: a room's table is checked when its module is imported."""
         for rule in self.rules:
-            missing = _GROUPS[rule.line] - set(rule.pattern.groupindex)
-            if missing or not rule.phases:
-                raise ValueError(f"{self.network}: the {rule.line.value} rule {rule.pattern.pattern[:60]!r} "
-                                 f"{'reads in no phase' if not rule.phases else 'has no group ' + ', '.join(sorted(missing))}")
+            missing = sorted(_GROUPS[rule.line] - set(rule.pattern.groupindex))
+            problem = f"has no group {', '.join(missing)}" if missing else ""
+            if not rule.phases:
+                problem = "reads in no phase"
+            if problem:
+                raise ValueError(f"{self.network}: the {rule.line.value} rule {rule.pattern.pattern[:60]!r} {problem}")
         object.__setattr__(self, "_by_phase", {phase: tuple(r for r in self.rules if r.phases & phase)
                                                for phase in (DEAL, PLAY, SUMMARY)})
 
@@ -336,7 +338,8 @@ class TextRoom:
 
 
 def first_line(lines: Sequence[str], pattern: re.Pattern[str], where: str, room: str) -> re.Match[str]:
-    """The header's first line read by ``pattern``; RoomError when it is not one."""
+    """The hand's first line read by ``pattern``; RoomError, naming ``room`` ("a PokerStars"),
+    when it is not that room's header."""
     found = pattern.match(lines[0]) if lines else None
     if found is None:
         raise RoomError(f"{where}: not {room} hand header: {(lines[0] if lines else '')[:80]!r}")
