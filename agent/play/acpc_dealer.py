@@ -117,10 +117,22 @@ LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
 
 
-def _local_failed(seat: TableSeat, exc: Exception) -> None:
-    """An in-process seat raised: it folds for the rest of the match."""
-    log.error("%s raised %r; its seat folds from now on", seat.where, exc)
-    seat.report.disconnected = True
+def _each_local(seats: Sequence[TableSeat], arg: Any, hand_done: bool) -> None:
+    """Feed ``arg`` (an event) to each in-process seat still playing, or with ``hand_done``
+    tell it that its hand ended (``arg``: the hand's result); one that raises folds from
+    then on."""
+    for seat in seats:
+        if seat.report.disconnected:
+            continue
+        local = seat.local
+        try:
+            if hand_done:
+                local.hand_done(arg)
+            else:
+                local.feed(arg)
+        except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+            log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+            seat.report.disconnected = True
 
 
 class AcpcDealer(FastHands):
@@ -766,28 +778,14 @@ class AcpcDealer(FastHands):
 
     @staticmethod
     def _tell_now(seats: Sequence[TableSeat], event: Event) -> None:
-        """Pass an event to the in-process seats still playing; one that raises folds from
-        then on."""
-        for seat in seats:
-            if seat.report.disconnected:
-                continue
-            try:
-                seat.local.feed(event)
-            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
-                _local_failed(seat, exc)
+        """Pass an event to in-process seats."""
+        _each_local(seats, event, False)
 
     @staticmethod
     def _hands_done(seats: Sequence[TableSeat], record: Any) -> None:
-        """Tell the in-process seats still playing that decided on snapshots that their
-        hand ended (``record``: a HandRecord, or the fast path's settled hand with the same
-        results); one that raises folds from then on."""
-        for seat in seats:
-            if seat.report.disconnected:
-                continue
-            try:
-                seat.local.hand_done(record)
-            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
-                _local_failed(seat, exc)
+        """Tell the in-process seats that decided on snapshots that their hand ended
+        (``record``: a HandRecord, or the fast path's settled hand with the same results)."""
+        _each_local(seats, record, True)
 
     def close(self) -> None:
         """Close every socket (players see the end of the match as the connection closing)."""
