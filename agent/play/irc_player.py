@@ -115,9 +115,9 @@ class PlayerBot:
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
         self.quit = threading.Event()
         # The owner's ``report`` order: a callable writing the opponent report (in a child
-        # process, as the schedule does) and returning its result, set by whoever runs the
-        # bot (poki irc play), or None when that run failed (logged); None: there is no
-        # report here.
+        # process, as the schedule does) and returning its result (None when the run
+        # failed: it logs why), set by whoever runs the bot (poki irc play); None: there
+        # is no report here.
         self.report_now: Callable[[], ReportOutcome | None] | None = None
         self._report_thread: threading.Thread | None = None
         self._stopping = False

@@ -16,8 +16,8 @@ A connector calls, on its own I/O thread:
   the miss. The answer is always legal in the tracker's state.
 
 One exception: a player that declares ``instant = True`` (a constant-time house bot such
-as always-call) and overrides no hand hook is asked on the caller's thread. It cannot miss a
-deadline, and a hop to the worker and back (tens of microseconds, more on a busy
+as always-call) and overrides no hand hook is asked on the caller's thread. It cannot
+miss a deadline, and a hop to the worker and back (tens of microseconds, more on a busy
 machine) would cost far more than its decision; fast tables (the ACPC bench) measure
 the connector, not thread switches.
 
@@ -31,8 +31,8 @@ calls queued behind it wait, and its answer is dropped.
 A slow engine can leave its best action so far where the seat finds it at the deadline:
 the player's ``interim = (ctx, action)`` (declared by the interface, None by default),
 set during ``act(ctx)`` and replaced as its search improves (one attribute assignment,
-so safe to read from another thread). At the deadline the seat answers that action when it belongs to this very
-decision (``ctx`` is the context the seat passed) and is legal.
+so safe to read from another thread). At the deadline the seat answers that action when
+it belongs to this very decision (``ctx`` is the context the seat passed) and is legal.
 
 The fallback when the player is late with nothing better: check when checking is free,
 otherwise call.
