@@ -130,7 +130,7 @@ def test_an_instant_player_with_a_hand_hook_is_asked_on_the_worker() -> None:
 # The interfaces agent/play calls through: none of their members is ever looked up by name.
 _INTERFACES = (Player, LocalSeat, Bank, ChunkPool, ReportOutcome)
 _MEMBERS = {name for cls in _INTERFACES for name in dir(cls) if not name.startswith("__")} | {
-    "database", "follows_events", "futures"}
+    "database", "follows_events", "futures", "close"}
 
 
 def test_no_runner_looks_a_hook_up_by_name() -> None:
