@@ -21,6 +21,7 @@ from agent.engine.equilibrium import (
 from agent.engine.heads_up import betting_string
 from agent.game.rules import Action
 from agent.play.dealer import Deal, Dealer
+from agent.players import Player
 
 LETTER = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}
 
@@ -44,7 +45,7 @@ def test_tree_has_the_betting_of_heads_up_limit():
     assert int((t.kind == 2).sum()) == 5103 and int((t.kind == 3).sum()) == 7 + 63 + 567
 
 
-class _Script:
+class _Script(Player):
     """Plays the letters of a betting string and checks, at each turn, that the rules'
     legal moves are the tree's moves at the node the hand has reached."""
 

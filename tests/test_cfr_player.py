@@ -17,7 +17,7 @@ from agent.engine.heads_up import HeadsUpError, betting_string, spot_of
 from agent.game.rules import Action
 from agent.play.dealer import Deal, Dealer
 from agent.play.tournament import TournamentSetup, run_tournament
-from agent.players import create_player, known_kinds
+from agent.players import Player, create_player, known_kinds
 
 HEADS_UP = TableConfig(seats=2, small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4,
                        starting_stack=1000)
@@ -37,7 +37,7 @@ def test_cfr_plays_a_duplicate_match_with_only_legal_moves(small_strategy):
     assert result.hand_chips.sum() == 0
 
 
-class _Recorder:
+class _Recorder(Player):
     """A cfr player that keeps, at each decision, the strategy's probabilities for its
     cards and what it chose."""
 

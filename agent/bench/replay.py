@@ -312,6 +312,8 @@ class _MeasuredPool:
     _measured_chunk and keeps what each worker reported (apply_async(...).get() as
     multiprocessing's, returning the chunk's marshalled entries)."""
 
+    reads_database = True  # a pool of this machine (agent.play.replay.ChunkPool)
+
     def __init__(self, pool: Any) -> None:
         self.pool = pool
         self.reports: list[dict[str, Any]] = []

@@ -268,6 +268,7 @@ class DealerHost:
         self.error: BaseException | None = None
         self.logs = HandLogFiles(self.log_dir) if self.log_dir is not None else None
         self.bank: SqliteBank | None = None
+        self.database: Database | None = None  # opened on the loop thread by start()
         self.journal: HandJournal | None = None
         self.replayed = 0  # hands stored from a killed session's journal at start
         self.interrupted: dict[str, int] = {}  # hands a killed session left unfinished (void)
@@ -406,7 +407,7 @@ class DealerHost:
             if self.started_fd >= 0:
                 os.close(self.started_fd)
                 self.started_fd = -1
-            db = getattr(self, "database", None)
+            db = self.database
             if db is not None:
                 db.close()
                 self.database = None
