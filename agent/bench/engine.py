@@ -24,7 +24,7 @@ from agent.config import EngineConfig, ModelConfig, TableConfig
 from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
-from agent.players import create_player
+from agent.players import Player, create_player
 
 
 class _Timed(PokiPlayer):
@@ -59,7 +59,7 @@ def _table(kind: str, hands: int, seed: int) -> list[float]:
     times: list[float] = []
     rng = np.random.default_rng(seed)
     if kind == "stations_learned":
-        players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
+        players: list[Player] = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
                           model=ModelConfig(predictor="learned"))]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]

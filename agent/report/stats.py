@@ -77,7 +77,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -417,6 +417,24 @@ def _continuation_bet(acts: list[tuple[int, str, int]], aggressor: int | None, p
 # ------------------------------------------------------------------------------ players
 
 
+class PositionFigures(TypedDict):
+    """A player's hands, VPIP and PFR in one position group."""
+
+    hands: int
+    vpip: Figure
+    pfr: Figure
+
+
+class _OurTotals(TypedDict):
+    """Our results summed hand by hand (OurResults once done)."""
+
+    hands: int
+    net: float
+    net_sb: float
+    rake: float
+    flows: float
+
+
 @dataclass
 class PlayerStats:
     """Everything the report says about one player."""
@@ -435,7 +453,7 @@ class PlayerStats:
     timeline: dict[str, list[float]] = field(default_factory=dict)  # filled for charted players
     vs_us_curve: list[float] = field(default_factory=list)  # cumulative, small bets, hand by hand shared
     vs_us_chips: float | None = None  # won from / lost to us in all, chips (None: no hand shared)
-    positions: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> hands, vpip, pfr
+    positions: dict[str, PositionFigures] = field(default_factory=dict)  # by position group
     sessions: list[dict[str, Any]] = field(default_factory=list)  # filled for charted players
 
     def to_json(self) -> dict[str, Any]:
@@ -564,7 +582,7 @@ def compute(
     # in small bets, if we sat in it; NaN if we did not.
     row_vs_us = np.full(n_rows, np.nan)
     row_vs_chips = np.zeros(n_rows, dtype=np.float64)
-    our = {"hands": 0, "net": 0.0, "net_sb": 0.0, "rake": 0.0, "flows": 0.0}
+    our = _OurTotals(hands=0, net=0.0, net_sb=0.0, rake=0.0, flows=0.0)
     ai = ri = 0
     n_actions, n_results = len(actions), len(results)
     i = 0
@@ -672,8 +690,8 @@ def compute(
 
     started = [t for _, _, t, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
-    for _, _, _, net in hand_rows:
-        networks[net] = networks.get(net, 0) + 1
+    for _, _, _, hand_network in hand_rows:
+        networks[hand_network] = networks.get(hand_network, 0) + 1
     return ReportData(
         path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
         last_hand_at=max(started) if started else None, networks=networks, players=out,
@@ -719,7 +737,7 @@ def _figures(s: np.ndarray) -> dict[str, Figure]:
     }
 
 
-def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[dict[str, dict[str, Figure]]]:
+def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[dict[str, PositionFigures]]:
     """Per player, per position group: VPIP and PFR over the hands dealt there."""
     group = table[:, _C["pos"]] - 1
     known = group >= 0
@@ -733,7 +751,7 @@ def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[d
     opp, vpip, pfr = count("vpip_opp"), count("vpip"), count("pfr")
     out = []
     for x in range(players):
-        row = {}
+        row: dict[str, PositionFigures] = {}
         for g, name in enumerate(POSITION_GROUPS):
             k = x * len(POSITION_GROUPS) + g
             row[name] = {"hands": int(dealt[k]), "vpip": Figure(int(vpip[k]), int(opp[k])),

@@ -5,6 +5,8 @@ explain is rejected with its reason, never bent to fit.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from connectors.logs.irc_format import *  # noqa: F403  (the format's constants and types)
 from connectors.logs.irc_format import PdbLine
 from evaluator_pyx.cards import CARD_INDEX, CardError, parse_card
@@ -34,7 +36,7 @@ def _parse_letters(letters: tuple[str, str, str, str]) -> tuple[tuple[_Tokens, .
     toks = []
     for text in letters:
         t = _tokens(text)
-        if type(t) is str:
+        if isinstance(t, str):
             return t
         toks.append(t)
     result = (tuple(toks), tuple([len(t) for t in toks]))
@@ -99,7 +101,7 @@ def build_hand(hand_id: int, hf: list[str], source: str, hdb_path: str, hdb_line
             figures.append((int(a), int(b)))
     except ValueError:
         raise _bad_int(hf, _HDB_INTS, f"{hdb_path} line {hdb_line}") from None
-    board = ()
+    board: tuple[int, ...] = ()
     if nf > 8:
         try:
             board = tuple([CARD_INDEX[x] for x in hf[8:]])
@@ -168,9 +170,10 @@ def build_hand(hand_id: int, hf: list[str], source: str, hdb_path: str, hdb_line
         letters = (f0[4], f0[5], f0[6], f0[7])
         parsed = cache.get(letters)
         if parsed is None:
-            parsed = _parse_letters(letters)
-            if type(parsed) is str:
-                raise HandRejected(f"{BAD_LETTER}: {pl.path} line {pl.line}: {f0[0]}: {parsed}")
+            fresh = _parse_letters(letters)
+            if isinstance(fresh, str):
+                raise HandRejected(f"{BAD_LETTER}: {pl.path} line {pl.line}: {f0[0]}: {fresh}")
+            parsed = fresh
         toks, (n0, n1, n2, n3) = parsed
         t0 += n0
         t1 += n1
@@ -195,8 +198,8 @@ def build_hand(hand_id: int, hf: list[str], source: str, hdb_path: str, hdb_line
         _new_tuple(IrcPlayer, (i + 1, s[0], bank_at[i], put_at[i], won_at[i], s[3], s[1], s[2].line, left[i]))
         for i, s in enumerate(seats)
     ])
-    return IrcHand(hand_id, source, game_set, game_number, players, board, tuple(figures), pots, actions,
-                   warnings)
+    return IrcHand(hand_id, source, game_set, game_number, players, board,
+                   (figures[0], figures[1], figures[2], figures[3]), pots, actions, warnings)
 
 
 def _where(seat: tuple) -> str:
@@ -223,6 +226,7 @@ def _replay(seats: list, n: int, nick: list[str], bankroll: list[int], put_in: l
     if not toks[0][0] or toks[0][0][0][0] != "B":
         raise HandRejected(f"{ILLEGAL_ACTION}: {_where(seats[0])} at position 1 did not post a blind "
                       f"({seats[0][1][0]!r})")
+    posts: tuple[tuple[int, int, str], ...]
     if toks[1][0] and toks[1][0][0][0] == "B":
         posts = ((0, SMALL_BLIND, BLIND_SMALL), (1, BIG_BLIND, BLIND_BIG))
     else:
