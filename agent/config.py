@@ -222,7 +222,7 @@ class ReportConfig:
             from zoneinfo import ZoneInfo
 
             ZoneInfo(self.timezone)
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever fails to load, the zone is not usable
             raise ConfigError(f"report.timezone: unknown time zone {self.timezone!r}") from None
         for name in ("charts", "min_sample", "style_min_hands"):
             _whole("report", name, getattr(self, name), 0, MAX_COUNT)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import matplotlib
 
 matplotlib.use("Agg")  # no display: the report is written by a command or a background job
-from matplotlib.figure import Figure  # noqa: E402 - after matplotlib.use('Agg')
+from matplotlib.figure import Figure  # after matplotlib.use('Agg')
 
-from .stats import ACTION_KINDS, ROUNDS, PlayerStats  # noqa: E402 - after matplotlib.use('Agg')
+from .stats import ACTION_KINDS, ROUNDS, PlayerStats  # after matplotlib.use('Agg')
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType  # the rcParams' names
