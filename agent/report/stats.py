@@ -263,6 +263,52 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
         if player in flags:  # an action by someone not seated says nothing of anyone
             by_round[rnd].append((player, kind, all_in))
     pre = by_round[0]
+    _preflop_flags(seated, pre, positions, flags)
+
+    # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
+    # gone quiet while others acted yet won chips, which only an all-in player can).
+    # Quits and kicks are not actions: a player who takes no decision in a round in which
+    # others did, and wins nothing, has left the hand (playersAtStreetX counts folds only,
+    # because the sites it reads record leaving as folding).
+    stuck = {p for p, _, a in pre if a}
+    remaining = _still_in(seated, pre, stuck, won)
+    last_aggressor_pre = next((p for p, k, _ in reversed(pre) if k in (BET, RAISE)), None)
+    postflop: set[int] = set()
+    for rnd in (1, 2, 3):
+        if len(remaining) < 2:
+            break
+        acts = by_round[rnd]
+        remaining = _still_in(remaining, acts, stuck, won, folds=False)
+        if rnd == 1:
+            # A hand counts in a player's post-flop figures only if the player and at
+            # least one other player could still bet after the flop.
+            live = [p for p in remaining if p not in stuck]
+            postflop = set(live) if len(live) >= 2 else set()
+        for p in remaining:
+            if p in postflop:
+                flags[p][_SAW1 + rnd - 1] = 1
+        _street_flags(rnd, by_round[rnd - 1], acts, postflop, stuck, last_aggressor_pre, flags)
+        out = {player for player, kind, _ in acts if kind == FOLD}
+        remaining = [p for p in remaining if p not in out]
+    # Showdown (sawShowdown): two or more still in at the end.
+    if len(remaining) >= 2:
+        for p in remaining:
+            if p in postflop:
+                flags[p][_SD] = 1
+                if won.get(p, 0) > 0:
+                    flags[p][_WSD] = 1
+                if flags[p][_C["fcsd_opp"]]:
+                    flags[p][_C["fcsd"]] = 1
+    for p in postflop:
+        if flags[p][_SAW1] and won.get(p, 0) > 0:
+            flags[p][_WWSF] = 1
+    return flags
+
+
+def _preflop_flags(seated: Sequence[int], pre: list[tuple[int, str, int]], positions: Mapping[int, int] | None,
+                   flags: dict[int, list[int]]) -> None:
+    """Pre-flop: VPIP, PFR, 3-bets and 4-bets; with ``positions``, the position groups
+    and the steals."""
     big_blind = next((p for p, k, _ in pre if k == BIG_BLIND), None)
     vpipers = {p for p, k, _ in pre if k in (CALL, BET, RAISE)}
     raisers = {p for p, k, _ in pre if k in (BET, RAISE)}
@@ -305,69 +351,38 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
             for p in stole[key]:
                 flags[p][_C[column]] = 1
 
-    # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
-    # gone quiet while others acted yet won chips, which only an all-in player can).
-    # Quits and kicks are not actions: a player who takes no decision in a round in which
-    # others did, and wins nothing, has left the hand (playersAtStreetX counts folds only,
-    # because the sites it reads record leaving as folding).
-    stuck = {p for p, _, a in pre if a}
-    remaining = _still_in(seated, pre, stuck, won)
-    last_aggressor_pre = next((p for p, k, _ in reversed(pre) if k in (BET, RAISE)), None)
-    postflop: set[int] = set()
-    for rnd in (1, 2, 3):
-        if len(remaining) < 2:
-            break
-        acts = by_round[rnd]
-        remaining = _still_in(remaining, acts, stuck, won, folds=False)
-        if rnd == 1:
-            # A hand counts in a player's post-flop figures only if the player and at
-            # least one other player could still bet after the flop.
-            live = [p for p in remaining if p not in stuck]
-            postflop = set(live) if len(live) >= 2 else set()
-        for p in remaining:
-            if p in postflop:
-                flags[p][_SAW1 + rnd - 1] = 1
-        for player, kind, all_in in acts:
-            if all_in:
-                stuck.add(player)
-            if player not in postflop:
-                continue
-            f = flags[player]
-            if kind in (BET, RAISE):
-                f[_AGGR1 + rnd - 1] = 1
-                f[_BETS_RAISES] += 1
-            elif kind == CALL:
-                f[_CALLS] += 1
-        if rnd == 1:
-            _continuation_bet(acts, last_aggressor_pre, postflop, flags)
-            flop_callers = showdown_after_flop_call(acts, postflop)
-            for p in flop_callers:
-                flags[p][_C["fcsd_opp"]] = 1
-        else:
-            cbettor, cbet = later_cbets(by_round[rnd - 1], acts, postflop)
-            if cbettor is not None:
-                flags[cbettor][_C[f"cb{rnd}_opp"]] = 1
-                flags[cbettor][_C[f"cb{rnd}"]] = int(cbet)
-        chances, raised = check_raises(acts, postflop)
-        for p in chances:
-            flags[p][_C[f"cr{rnd}_opp"]] = 1
-        for p in raised:
-            flags[p][_C[f"cr{rnd}"]] = 1
-        out = {player for player, kind, _ in acts if kind == FOLD}
-        remaining = [p for p in remaining if p not in out]
-    # Showdown (sawShowdown): two or more still in at the end.
-    if len(remaining) >= 2:
-        for p in remaining:
-            if p in postflop:
-                flags[p][_SD] = 1
-                if won.get(p, 0) > 0:
-                    flags[p][_WSD] = 1
-                if flags[p][_C["fcsd_opp"]]:
-                    flags[p][_C["fcsd"]] = 1
-    for p in postflop:
-        if flags[p][_SAW1] and won.get(p, 0) > 0:
-            flags[p][_WWSF] = 1
-    return flags
+
+def _street_flags(rnd: int, before: list[tuple[int, str, int]], acts: list[tuple[int, str, int]],
+                  postflop: set[int], stuck: set[int], last_aggressor_pre: int | None,
+                  flags: dict[int, list[int]]) -> None:
+    """One post-flop street (``acts``; ``before``: the street before it): aggression,
+    calls, continuation bets and check-raises; a player all-in in it joins ``stuck``."""
+    for player, kind, all_in in acts:
+        if all_in:
+            stuck.add(player)
+        if player not in postflop:
+            continue
+        f = flags[player]
+        if kind in (BET, RAISE):
+            f[_AGGR1 + rnd - 1] = 1
+            f[_BETS_RAISES] += 1
+        elif kind == CALL:
+            f[_CALLS] += 1
+    if rnd == 1:
+        _continuation_bet(acts, last_aggressor_pre, postflop, flags)
+        flop_callers = showdown_after_flop_call(acts, postflop)
+        for p in flop_callers:
+            flags[p][_C["fcsd_opp"]] = 1
+    else:
+        cbettor, cbet = later_cbets(before, acts, postflop)
+        if cbettor is not None:
+            flags[cbettor][_C[f"cb{rnd}_opp"]] = 1
+            flags[cbettor][_C[f"cb{rnd}"]] = int(cbet)
+    chances, raised = check_raises(acts, postflop)
+    for p in chances:
+        flags[p][_C[f"cr{rnd}_opp"]] = 1
+    for p in raised:
+        flags[p][_C[f"cr{rnd}"]] = 1
 
 
 def _still_in(players: Sequence[int], acts: list[tuple[int, str, int]], stuck: set[int],
