@@ -223,7 +223,7 @@ class ReportConfig:
             from zoneinfo import ZoneInfo
 
             ZoneInfo(self.timezone)
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever fails to load, the zone is not usable
             raise ConfigError(f"report.timezone: unknown time zone {self.timezone!r}") from None
         for name in ("charts", "min_sample", "style_min_hands"):
             _whole("report", name, getattr(self, name), 0, MAX_COUNT)
@@ -300,6 +300,14 @@ class IrcConfig:
         return FLOOD_PROFILES[self.flood_profile]
 
     def __post_init__(self) -> None:
+        # In this order: the first setting found wrong is the one reported.
+        self._check_addresses()
+        self._check_numbers()
+        self._check_network()
+        self._check_tiers()
+
+    def _check_addresses(self) -> None:
+        """The server, the nicks, the channels and the owners' masks."""
         host, sep, port = self.server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise ConfigError(f"irc.server must be HOST:PORT, got {self.server!r}")
@@ -316,6 +324,9 @@ class IrcConfig:
             raise ConfigError(f"irc.channels must be channel names (#...), got {self.channels!r}")
         if not all(isinstance(o, str) and o for o in self.owners):
             raise ConfigError(f"irc.owners must be nick!user@host masks, got {self.owners!r}")
+
+    def _check_numbers(self) -> None:
+        """Counts, chips, the flood profile and the times."""
         for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT), ("flood_burst", MAX_COUNT),
                            ("initial_bankroll", MAX_CHIPS)):
             _whole("irc", name, getattr(self, name), 1, high)
@@ -334,6 +345,9 @@ class IrcConfig:
                 or not math.isfinite(self.connect_timeout_seconds) or self.connect_timeout_seconds <= 0:
             raise ConfigError(f"irc.connect_timeout_seconds must be a positive number, got {self.connect_timeout_seconds!r}")
         object.__setattr__(self, "connect_timeout_seconds", float(self.connect_timeout_seconds))
+
+    def _check_network(self) -> None:
+        """TLS, SASL, the role's files and the accounts."""
         for name, choices in (("tls", ("auto", "on", "off")), ("sasl", ("auto", "plain", "external", "off"))):
             if getattr(self, name) not in choices:
                 raise ConfigError(f"irc.{name} must be one of {', '.join(choices)}, got {getattr(self, name)!r}")
@@ -351,6 +365,9 @@ class IrcConfig:
         for name in ("account", "dealer_account", "services_nick"):
             if " " in getattr(self, name):
                 raise ConfigError(f"irc.{name} cannot hold a space, got {getattr(self, name)!r}")
+
+    def _check_tiers(self) -> None:
+        """min_bankroll: channel -> chips, kept as sorted pairs."""
         tiers = self.min_bankroll
         if not isinstance(tiers, (dict, tuple)):
             raise ConfigError(f"irc.min_bankroll must be a table of channel = chips, got {tiers!r}")

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.bench.irc import dealer_bot
 from agent.config import Config, ConfigError, load_config
 from agent.play.irc_dealer import DealerHost
 from agent.play.irc_player import PlayerBot
@@ -78,17 +79,17 @@ def table_pace(base: Config, server: str, variant: str, hands: int, directory: P
                 started.append(PlayerBot(config, server=net.address, channels=["#pace"], dealer="dealer",
                                          spec=spec, nick=f"house{k}", db_path=None, seed=seed + k).start())
             deadline = time.monotonic() + 600
-            while host.call(lambda: host.bot.stats.hands) < 1:
+            while host.call(lambda: dealer_bot(host).stats.hands) < 1:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"no hand finished on {server} within 600 s")
                 time.sleep(0.05)
-            lines0 = host.call(lambda: host.client.lines_sent)
+            lines0 = host.call(lambda: dealer_bot(host).client.lines_sent)
             t0 = time.perf_counter()
             if not host.wait(hands * 300):
                 raise RuntimeError(f"the table on {server} did not finish its hands")
             elapsed = time.perf_counter() - t0
-            lines = host.call(lambda: host.client.lines_sent) - lines0
-            timeouts = host.call(lambda: host.bot.stats.timeouts)
+            lines = host.call(lambda: dealer_bot(host).client.lines_sent) - lines0
+            timeouts = host.call(lambda: dealer_bot(host).stats.timeouts)
         finally:
             for thing in reversed(started):
                 thing.stop()

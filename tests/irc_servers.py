@@ -292,7 +292,7 @@ class _Daemon:
             client.close()
 
     def _spawn(self, label: str, args: list[str], cwd: Path | None = None) -> subprocess.Popen:
-        out = open(self.folder / f"{label}.out", "wb")  # noqa: SIM115 - the process owns it
+        out = open(self.folder / f"{label}.out", "wb")  # the process owns it
         try:
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                     cwd=cwd or self.folder, start_new_session=True)
@@ -352,13 +352,13 @@ class _Daemon:
         if self._made_folder and self.folder.exists():
             shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self):  # noqa: ANN204 - returns self
+    def __enter__(self):  # returns self
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def start(self):  # noqa: ANN201 - each server returns itself
+    def start(self):  # each server returns itself
         raise NotImplementedError
 
 

@@ -35,7 +35,7 @@ RAW = [
 ]
 
 
-def reader(client: IrcClient, short: bool):  # noqa: ANN201 - a test helper
+def reader(client: IrcClient, short: bool):  # a test helper
     """The client's connection, set up as connect() leaves it, to read lines with no
     socket; ``short`` False sends every line the library's way."""
     conn = client.reactor.server()

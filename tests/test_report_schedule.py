@@ -44,7 +44,7 @@ def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_
                     db.write_hands(hands[start:start + 50], "live")
                     written[0] = start + 50
                     time.sleep(0.3)  # play goes on at its own pace
-        except BaseException as exc:  # reported by the test below
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
             writer_errors.append(exc)
 
     # The first runs fail: where the report folder should go there is a file.

@@ -15,7 +15,8 @@ import pytest
 from helpers.references import reference_package
 
 pokerkit = reference_package("pokerkit")
-from pokerkit import (  # noqa: E402 - after the reference package's skip above
+# The imports below come after the reference package's skip above.
+from pokerkit import (
     Automation,
     BettingStructure,
     Mode,
@@ -32,9 +33,9 @@ from pokerkit import (
     Street as PKStreet,
 )
 
-from agent.config import TableConfig  # noqa: E402 - after the reference package's skip above
-from agent.game.rules import Action, BetOrRaised, Deck, Phase, ShowdownBegan, State  # noqa: E402 - after the reference package's skip above
-from evaluator_pyx.cards import card_str  # noqa: E402 - after the reference package's skip above
+from agent.config import TableConfig
+from agent.game.rules import Action, BetOrRaised, Deck, Phase, ShowdownBegan, State
+from evaluator_pyx.cards import card_str
 
 AUTOMATIONS = (
     Automation.ANTE_POSTING,

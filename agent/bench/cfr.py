@@ -90,8 +90,9 @@ def time_acpc_decisions(config: Config, hands: int, seed: int = 1) -> dict[str, 
                 raise RuntimeError(f"the dealer printed no port: {first!r}") from None
             player = _Timed(EquilibriumPlayer("cfr", np.random.default_rng(seed), config.engine.heads_up_strategy))
             t0 = time.perf_counter()
-            result = play_at_dealer("127.0.0.1", port, player, standard_game("holdem.limit.2p.reverse_blinds.game"),
-                                    match="bench-cfr")
+            game = standard_game("holdem.limit.2p.reverse_blinds.game")
+            assert game is not None  # a standard game's name
+            result = play_at_dealer("127.0.0.1", port, player, game, match="bench-cfr")
             wall = time.perf_counter() - t0
             dealer.communicate(timeout=60)
         finally:

@@ -25,7 +25,7 @@ from agent.config import Config, ModelConfig
 from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
-from agent.players import create_player
+from agent.players import Player, create_player
 
 
 class _Timed(PokiPlayer):
@@ -63,7 +63,7 @@ def _table(config: Config, kind: str, hands: int, seed: int) -> list[float]:
     rng = np.random.default_rng(seed)
     if kind == "stations_learned":
         model = dataclasses.replace(config.model, predictor="learned")
-        players = [_Timed("poki", np.random.default_rng(seed + 1), config.engine, sink=times,
+        players: list[Player] = [_Timed("poki", np.random.default_rng(seed + 1), config.engine, sink=times,
                           store=_WeightedStore(model), model=model)]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]

@@ -24,7 +24,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.play.irc_dealer import DealerHost
+    from agent.play.irc_table import DealerBot
+    from connectors.irc.server import LoopbackServer
 
 from agent.bench import settings_file
 from agent.config import Config
@@ -52,6 +57,22 @@ def stop_processes(procs: list[subprocess.Popen], timeout: float) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+def dealer_bot(host: DealerHost) -> DealerBot:
+    """The host's dealer bot, read on its loop thread (inside ``host.call``): the loop's
+    first job made it, so it is there unless opening the dealer's database failed."""
+    bot = host.bot
+    if bot is None:
+        raise RuntimeError("the dealer bot did not start (its database did not open)")
+    return bot
+
+
+def server_pid(server: LoopbackServer) -> int:
+    """The process id of a started loopback server."""
+    if server.process is None:
+        raise RuntimeError(f"the IRC server at {server.address} is not running")
+    return server.process.pid
 
 
 def _table(config: Config, directory: Path, specs: list[str], hands: int, seed: int, *,
@@ -91,10 +112,10 @@ def _table(config: Config, directory: Path, specs: list[str], hands: int, seed: 
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         # Time from the second hand on: starting, connecting and sitting are not dealing.
         deadline = time.monotonic() + 120
-        while host.call(lambda: host.bot.stats.hands) < 1 and time.monotonic() < deadline:
+        while host.call(lambda: dealer_bot(host).stats.hands) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
-        first = host.call(lambda: host.bot.stats.hands)
-        pids = {"server": server.process.pid, **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
+        first = host.call(lambda: dealer_bot(host).stats.hands)
+        pids = {"server": server_pid(server), **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
         cpu0 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
         own0 = time.process_time()
         t0 = time.perf_counter()

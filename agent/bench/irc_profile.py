@@ -138,7 +138,7 @@ def _strace_summary(path: Path, hands: int, top: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.bench.irc import stop_processes
+    from agent.bench.irc import dealer_bot, server_pid, stop_processes
 
     parser = argparse.ArgumentParser(prog="python -m agent.bench.irc_profile", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -197,18 +197,18 @@ def main(argv: list[str] | None = None) -> int:
                  "--db", str(out / f"{nick}.sqlite")],
                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         deadline = time.monotonic() + 120
-        while host.call(lambda: host.bot.stats.hands) < 1 and time.monotonic() < deadline:
+        while host.call(lambda: dealer_bot(host).stats.hands) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
-        first = host.call(lambda: host.bot.stats.hands)
+        first = host.call(lambda: dealer_bot(host).stats.hands)
         if args.strace:
-            pids = {"dealer": os.getpid(), "server": server.process.pid,
+            pids = {"dealer": os.getpid(), "server": server_pid(server),
                     **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
             for name, pid in pids.items():
                 path = out / f"{name}.strace"
                 traces.append((subprocess.Popen(["strace", "-c", "-f", "-o", str(path), "-p", str(pid)],
                                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), path))
             time.sleep(1.0)  # attached
-            first = host.call(lambda: host.bot.stats.hands)
+            first = host.call(lambda: dealer_bot(host).stats.hands)
         t0 = time.perf_counter()
         if not host.wait(1200):
             raise RuntimeError("the table did not finish")

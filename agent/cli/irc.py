@@ -30,6 +30,7 @@ from agent.cli import arguments
 
 if TYPE_CHECKING:
     from agent.play.irc_network import NetworkOptions
+    from agent.play.irc_table import DealerStats
 
 
 # The [irc] settings of a bot's connection, for --help: (key, the option that overrides it).
@@ -265,6 +266,13 @@ def _deal(args: argparse.Namespace) -> int:
     host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=args.seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
                       flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
+
+    def dealer_stats() -> DealerStats:
+        # Read on the loop thread (host.call), whose first job made the bot.
+        if host.bot is None:
+            raise RuntimeError("the dealer bot did not start (its database did not open)")
+        return host.bot.stats
+
     try:
         host.start()
     except Exception as exc:  # noqa: BLE001 - a clear message, not a traceback
@@ -277,14 +285,14 @@ def _deal(args: argparse.Namespace) -> int:
     try:
         while not host.wait(0.5):
             if bar is not None:
-                bar.n = host.call(lambda: host.bot.stats.hands)
+                bar.n = host.call(lambda: dealer_stats().hands)
                 bar.refresh()
     except KeyboardInterrupt:
         print("\nstopping (a hand in progress is void, chips as before it)", file=sys.stderr)
     finally:
         stats = None
         try:
-            stats = host.call(lambda: host.bot.stats)
+            stats = host.call(dealer_stats)
         except Exception:  # noqa: BLE001 - stopping: what cannot be read is reported, the stop goes on
             pass
         if bar is not None and stats is not None:

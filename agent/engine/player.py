@@ -321,6 +321,8 @@ class PokiPlayer(BasePlayer):
             active = set(ctx.active)
             masks: dict[int, int] = {}
             walker = self._walker
+            if walker is None:
+                raise RuntimeError(f"{self.name}: asked to act before new_hand (which starts the context walker)")
             walker.board = ctx.board
             features = self._features
             for a in actions[self._seen:]:

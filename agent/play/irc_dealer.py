@@ -141,7 +141,7 @@ class SqliteBank:
             if self._timer is None and self.later is not None:
                 self._timer = self.later(max(1.0, self.batch_seconds), self._due)
 
-    def _call(self, fn, *args):  # noqa: ANN001, ANN202 - any callable and its result
+    def _call(self, fn, *args):  # any callable and its result
         self.settle()
         try:
             return fn(*args)
@@ -367,7 +367,7 @@ class DealerHost:
     def wait(self, timeout: float | None = None) -> bool:
         return self.finished.wait(timeout)
 
-    def call(self, fn, timeout: float = 30.0):  # noqa: ANN001, ANN201 - any callable and its result
+    def call(self, fn, timeout: float = 30.0):  # any callable and its result
         """Run ``fn()`` on the dealer's loop thread (which owns the database) and return
         its result; the finished hands are in the database when it runs."""
         client = self.client

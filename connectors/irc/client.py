@@ -578,7 +578,7 @@ class IrcClient:
     def _guard(self, fn: Callable[[], object]) -> None:
         try:
             fn()
-        except Exception:  # noqa: BLE001 - the owner's bug must not kill the connection
+        except Exception:  # the owner's bug must not kill the connection
             log.exception("%s: error in a scheduled call", self.name)
 
     def _flush(self) -> float | None:
