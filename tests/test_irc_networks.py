@@ -134,8 +134,8 @@ def test_a_tls_table_on_ngircd(ngircd, running, tmp_path) -> None:
     assert host.wait(hands * 180), "the dealer did not finish its hands"
     assert all(w.online for w in net.whois("dealer", "poki", "rr").values())
     # ngircd tells only the user itself and operators who is on TLS: ask the sessions.
-    assert host.client.connection.socket.version() in ("TLSv1.2", "TLSv1.3")
-    assert poki.client.connection.socket.version() in ("TLSv1.2", "TLSv1.3")
+    assert host.client.tls_version() in ("TLSv1.2", "TLSv1.3")
+    assert poki.client.tls_version() in ("TLSv1.2", "TLSv1.3")
     same_hands(poki, tmp_path, hands)
 
 
@@ -253,7 +253,7 @@ def test_a_taken_nick_without_an_account_is_said_plainly(running, caplog) -> Non
 def test_server_passwords(running, tmp_path, caplog) -> None:
     """ngircd asking for a server password: the right one (from the environment) lets the
     bot in; a wrong one stops it with the server's words, after one attempt. The
-    password is in no log line, even at DEBUG (the irc library's own included)."""
+    password is in no log line, even at DEBUG."""
     need("ngircd")
     secret = "server-secret-77"
     with Ngircd(tmp_path / "ngircd", password=secret) as net:
