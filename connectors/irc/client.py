@@ -587,7 +587,7 @@ class IrcClient:
         self._sock = None
         with self._send_lock:  # not while another thread writes to it (_send_now)
             try:
-                sock.shutdown(socket.SHUT_RDWR)
+                sock.shutdown(socket.SHUT_WR)  # our last lines, then the end
             except OSError:
                 pass
             sock.close()
