@@ -24,7 +24,8 @@ What every bot needs, done once here:
   registered within ``connect_timeout`` seconds is dropped and tried again with back-off;
 * **flood control**: every line we send goes through a token bucket (``burst`` lines at
   once, then ``rate`` lines a second; rate 0 means no limit), so the bot never trips a
-  server's flood limit however fast its owner talks; what waits for the bucket waits in
+  server's flood limit however fast its owner talks (``by_server``: the budget of the
+  server's software, connectors.irc.servers, once its 004 names it); what waits for the bucket waits in
   a priority queue (connectors.irc.send_queue: the game's lines before answers, answers
   to one nick coalesced), and :meth:`IrcClient.when_delivered` tells when the lines
   queued so far have gone past the server's own flood delay (a PING behind them);
@@ -61,10 +62,14 @@ from connectors.irc import identity
 from connectors.irc.framing import MAX_READ_LINE, LineError, LineReader, encode_line
 from connectors.irc.identity import Login, Negotiation, Tls, nickserv_verdict, parse_line
 from connectors.irc.send_queue import OutLine, Priority, SendQueue
+from connectors.irc.servers import MAX_VERSION, SendBudget, profile_for, software
 
-__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "Priority", "TokenBucket", "Tls", "account_tag"]
+__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "Priority", "SendBudget", "TokenBucket", "Tls", "account_tag"]
 
 log = logging.getLogger("poki.irc")
+# The send budget chosen for a server, a logger of its own: `poki irc` shows it to the user
+# whatever the log level (agent.cli.irc).
+budget_log = logging.getLogger("poki.irc.budget")
 
 MAX_LINE_BYTES = 400  # message text per line; the server adds our prefix within 512
 # Lines of the login exchange, a refused server password (464 ERR_PASSWDMISMATCH) and the
@@ -204,7 +209,7 @@ class IrcClient:
                  rng: np.random.Generator | None = None, name: str | None = None,
                  tls: Tls | None = None, login: Login | None = None, connect_timeout: float = 30.0,
                  on_failure: Callable[[str], object] | None = None, capabilities: tuple[str, ...] = (),
-                 answer_gap: float = 10.0) -> None:
+                 answer_gap: float = 10.0, budget: SendBudget | None = None, by_server: bool = False) -> None:
         self.host, self.port = host, port
         self.tls = tls
         # Built now: a certificate file that cannot be read fails the bot at start-up.
@@ -218,7 +223,14 @@ class IrcClient:
         self.realname = realname
         self.channels: list[str] = list(channels)
         self.handler = handler
-        self.bucket = TokenBucket(flood_burst, flood_rate)
+        # The send budget: ``budget``, else flood_burst lines at once then flood_rate a
+        # second; with ``by_server``, replaced by the budget of the server's software once
+        # its 004 names it (connectors.irc.servers), on every connection.
+        self._first_budget = budget if budget is not None else SendBudget("custom", flood_burst, flood_rate)
+        self.by_server = by_server
+        self.budget = self._first_budget
+        self.bucket = TokenBucket(self.budget.burst, self.budget.rate)
+        self.server_version = ""  # the server's version as its 004 gave it ("" until then)
         self.backoff = Backoff(reconnect_min, reconnect_max, rng or np.random.default_rng(0))
         self.name = name or nick
         self._sock: socket.socket | None = None  # the connection to the server, while open
@@ -226,7 +238,7 @@ class IrcClient:
         self._me = nick  # our nick as the server knows it on this connection
         # The server's commands the bots use, and what reads each (every other is ignored).
         self._commands: dict[str, Callable[[str, str, list[str], str], None]] = {
-            "001": self._on_welcome, "JOIN": self._on_join, "PART": self._on_part, "QUIT": self._on_quit,
+            "001": self._on_welcome, "004": self._on_myinfo, "JOIN": self._on_join, "PART": self._on_part, "QUIT": self._on_quit,
             "NICK": self._on_nick, "KICK": self._on_kick, "352": self._on_who, "353": self._on_names,
             "PRIVMSG": self._on_message, "NOTICE": self._on_message,
             **{code: self._on_nick_refused for code in _NICK_REFUSED}}
@@ -284,6 +296,12 @@ class IrcClient:
     def overlong(self) -> int:
         """Lines from the server dropped for being longer than MAX_READ_LINE bytes."""
         return self._reader.overlong
+
+    def describe_budget(self) -> str:
+        """The send budget in use, for a start line."""
+        if self.by_server and not self.server_version:
+            return f"send budget by the server's software (until it answers, {self.budget.describe()})"
+        return f"send budget {self.budget.describe()}"
 
     def tls_version(self) -> str | None:
         """The TLS version of the open connection ("TLSv1.3" ...), None without TLS."""
@@ -533,6 +551,9 @@ class IrcClient:
         self._services_wait = ""
         self._reader.reset()
         self._me = self.wanted_nick
+        self.server_version = ""
+        if self.by_server and self.budget != self._first_budget:
+            self._use_budget(self._first_budget)  # another server may answer this time
         login = self.login
         self._negotiation = negotiation = Negotiation(login, self.wanted_nick, self.capabilities)
         # CAP LS and PASS come before NICK and USER (the server then holds the
@@ -837,6 +858,24 @@ class IrcClient:
             self._negotiation.finished = True  # the server registered us without CAP
         self._emit(IrcEvent("connected", target=self._me))
         self._after_welcome()
+
+    def _on_myinfo(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        """004 RPL_MYINFO: <me> <server name> <version> <user modes> <channel modes>."""
+        if len(params) < 3 or self.server_version:
+            return
+        self.server_version = version = params[2][:MAX_VERSION]
+        if not self.by_server:
+            return
+        budget = profile_for(version)
+        known = "" if software(version) is not None else " (software not recognised)"
+        budget_log.info("%s: %s:%s runs %r%s; send budget %s", self.name, self.host, self.port, version, known,
+                        budget.describe())
+        self._use_budget(budget)
+
+    def _use_budget(self, budget: SendBudget) -> None:
+        with self._send_lock:  # _send_now takes tokens from another thread
+            self.budget = budget
+            self.bucket = TokenBucket(budget.burst, budget.rate)
 
     def _on_nick_refused(self, command: str, prefix: str, params: list[str], account: str) -> None:
         """Our nick is taken (or refused) while registering: ``poki_``, ``poki_2`` ..."""
