@@ -117,8 +117,8 @@ def run_irc_bench(quick: bool = False) -> dict[str, Any]:
 
     base = load_config()
     config = dataclasses.replace(base, irc=dataclasses.replace(
-        base.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0, reconnect_min_seconds=0.2,
-        reconnect_max_seconds=2.0))
+        base.irc, flood_profile="custom", flood_lines_per_second=0.0, hand_pause_seconds=0.0,
+        reconnect_min_seconds=0.2, reconnect_max_seconds=2.0))
     hands = 150 if quick else 500
     repeats = 1 if quick else 3
     house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]
