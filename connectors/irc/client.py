@@ -239,7 +239,8 @@ class IrcClient:
         # The server's commands the bots use, and what reads each (every other is ignored).
         self._commands: dict[str, Callable[[str, str, list[str], str], None]] = {
             "001": self._on_welcome, "004": self._on_myinfo, "JOIN": self._on_join, "PART": self._on_part,
-            "QUIT": self._on_quit, "NICK": self._on_nick, "KICK": self._on_kick, "352": self._on_who, "353": self._on_names,
+            "QUIT": self._on_quit, "NICK": self._on_nick, "KICK": self._on_kick, "352": self._on_who,
+            "353": self._on_names,
             "PRIVMSG": self._on_message, "NOTICE": self._on_message,
             **{code: self._on_nick_refused for code in _NICK_REFUSED}}
         self.registered = False
