@@ -235,15 +235,6 @@ class ReportConfig:
         object.__setattr__(self, "aggressive_af", float(self.aggressive_af))
 
 
-# Lines a bot may send at once, then a second, under each server's default flood limits
-# (no exemption), a little under what docs/irc-networks.md measured so the server never
-# holds a line back: ngircd 26 lets 3 through at once then 3 a second; InspIRCd 3's
-# default connect class (threshold 10, commandrate 1000) 9 at once then 1 a second.
-# "exempt": no limit, for a bot the server exempts (ngircd user mode +F, InspIRCd's
-# users/flood/no-throttle privilege): only on a server one runs oneself.
-FLOOD_PROFILES = {"safe": (5, 0.5), "ngircd": (3, 2.5), "inspircd": (8, 0.9), "exempt": (1, 0.0)}
-
-
 @dataclass(frozen=True)
 class IrcConfig:
     """IRC bots (connectors/irc, agent/play): server, nicks, who may command the player
@@ -260,11 +251,14 @@ class IrcConfig:
     hand_pause_seconds: float = 3.0  # between hands
     initial_bankroll: int = 10000  # a new player's chips
     min_bankroll: Any = ()  # channel -> bankroll needed to sit (tiers)
-    flood_burst: int = 5  # lines sent at once ...
-    flood_lines_per_second: float = 0.5  # ... then this many a second (0: no limit)
-    # The send budget for the network's server software, measured against its defaults
-    # (docs/irc-networks.md); "custom" takes flood_burst and flood_lines_per_second.
-    flood_profile: str = "custom"
+    # The send budget (lines at once, then a second): "auto" reads the server's software
+    # from its welcome and keeps inside that software's default flood limits ("safe" for
+    # one not recognised); a profile name fixes one (connectors.irc.servers.PROFILES,
+    # docs/irc-networks.md); "custom", or flood_burst / flood_lines_per_second set with
+    # "auto", takes those two (the "safe" value for one not set).
+    flood_profile: str = "auto"
+    flood_burst: int | None = None  # lines sent at once ...
+    flood_lines_per_second: float | None = None  # ... then this many a second (0: no limit)
     answer_gap_seconds: float = 10.0  # the dealer answers one nick's commands at most this often (coalesced)
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 60.0
@@ -290,14 +284,6 @@ class IrcConfig:
     server_password_file: str = ""  # the server password, PASS (else $POKI_IRC_SERVER_PASSWORD)
     services_nick: str = "NickServ"  # who takes IDENTIFY and REGAIN
     connect_timeout_seconds: float = 30.0  # connecting, TLS and registering (the login included) must end within this
-
-    @property
-    def send_budget(self) -> tuple[int, float]:
-        """(lines at once, lines a second) the bots send: the flood profile's, or
-        flood_burst and flood_lines_per_second when it is custom."""
-        if self.flood_profile == "custom":
-            return self.flood_burst, self.flood_lines_per_second
-        return FLOOD_PROFILES[self.flood_profile]
 
     def __post_init__(self) -> None:
         # In this order: the first setting found wrong is the one reported.
@@ -327,15 +313,24 @@ class IrcConfig:
 
     def _check_numbers(self) -> None:
         """Counts, chips, the flood profile and the times."""
-        for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT), ("flood_burst", MAX_COUNT),
+        for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT),
                            ("initial_bankroll", MAX_CHIPS)):
             _whole("irc", name, getattr(self, name), 1, high)
-        if self.flood_profile not in FLOOD_PROFILES and self.flood_profile != "custom":
-            raise ConfigError(f"irc.flood_profile must be custom or one of {', '.join(FLOOD_PROFILES)}, "
-                              f"got {self.flood_profile!r}")
+        if self.flood_burst is not None:
+            _whole("irc", "flood_burst", self.flood_burst, 1, MAX_COUNT)
+        # The profile's name is checked where the budget is chosen (agent.play.irc_network:
+        # the profiles are the servers' knowledge, in connectors.irc.servers).
+        if not isinstance(self.flood_profile, str) or not self.flood_profile:
+            raise ConfigError(f"irc.flood_profile must be a profile name, got {self.flood_profile!r}")
+        if self.flood_profile not in ("auto", "custom") and (
+                self.flood_burst is not None or self.flood_lines_per_second is not None):
+            raise ConfigError(f"irc.flood_burst and irc.flood_lines_per_second give a budget of their own: they "
+                              f"cannot go with flood_profile = {self.flood_profile!r} (use \"custom\", or drop them)")
         for name in ("hand_pause_seconds", "flood_lines_per_second", "answer_gap_seconds", "reconnect_min_seconds",
                      "reconnect_max_seconds", "decision_margin_seconds", "store_batch_seconds"):
             value = getattr(self, name)
+            if value is None and name == "flood_lines_per_second":
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise ConfigError(f"irc.{name} must be a number >= 0, got {value!r}")
             object.__setattr__(self, name, float(value))

@@ -9,7 +9,8 @@ Debian's packages, their default connect classes), each table twice:
 * *before*: the dealer as it was, one clause a line, its clock started when it queued a
   turn line, and the bots' cautious default budget (5 lines at once, then one every 2 s);
 * *after*: joined clauses (docs/irc-dialect.md), the fair clock (a PING behind each turn
-  line), and the send budget of the server's flood profile ([irc] flood_profile).
+  line), and the send budget of the server's software, recognised from its welcome
+  ([irc] flood_profile = "auto").
 
 Figures: hands a minute (timed from the end of the first hand, so connecting and sitting
 do not count) and the lines the dealer sent a hand, every line it wrote to the server
@@ -61,9 +62,10 @@ def table_pace(base: Config, server: str, variant: str, hands: int, directory: P
     """One table of four house bots on a fresh ``server`` ("ngircd" or "inspircd") for
     ``hands`` + 1 hands, with the settings ``base`` (the flood budget and pauses set as the
     variant needs); the first is not timed."""
-    profile = server if variant == "after" else "custom"
+    profile = "auto" if variant == "after" else "safe"  # after: the budget of the server's software
     config = dataclasses.replace(base, irc=dataclasses.replace(
-        base.irc, flood_profile=profile, hand_pause_seconds=3.0, reconnect_min_seconds=0.2,
+        base.irc, flood_profile=profile, flood_burst=None, flood_lines_per_second=None,
+        hand_pause_seconds=3.0, reconnect_min_seconds=0.2,
         reconnect_max_seconds=2.0))
     daemon = Ngircd() if server == "ngircd" else Inspircd(services=False)
     started: list = []

@@ -143,8 +143,8 @@ def run_irc_bench(config: Config, quick: bool = False) -> dict[str, Any]:
     """The figures (module docstring): the dealer and the bots with the settings ``config``,
     but for no flood limit, no pause between hands and quick reconnections."""
     config = dataclasses.replace(config, irc=dataclasses.replace(
-        config.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0, reconnect_min_seconds=0.2,
-        reconnect_max_seconds=2.0))
+        config.irc, flood_profile="custom", flood_lines_per_second=0.0, hand_pause_seconds=0.0,
+        reconnect_min_seconds=0.2, reconnect_max_seconds=2.0))
     hands = 150 if quick else 500
     repeats = 1 if quick else 3
     house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]

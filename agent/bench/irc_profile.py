@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         parser.error(str(exc))
     config = dataclasses.replace(base, irc=dataclasses.replace(
-        base.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0))
+        base.irc, flood_profile="custom", flood_lines_per_second=0.0, hand_pause_seconds=0.0))
     house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]
     tmp = tempfile.TemporaryDirectory(prefix="poki-irc-profile-")
     out = Path(args.out) if args.out else Path(tmp.name)

@@ -25,7 +25,7 @@ from agent.game.records import HandRecord
 from agent.play.dealer import SeededDeals
 from agent.play.irc_deck import EntropyDecks
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
-from agent.play.irc_network import NetworkOptions
+from agent.play.irc_network import NetworkOptions, send_budget
 from agent.play.irc_seats import BankError
 from agent.play.irc_table import DealerBot
 from connectors.irc.address import network_of, split_server
@@ -280,10 +280,10 @@ class DealerHost:
         rng = np.random.default_rng(self.seed)  # no seed: from the OS's entropy
         decks = EntropyDecks() if self.seed is None and self.deals is None else None
         network = self.network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
+        budget = send_budget(irc, self.flood_rate)
         self.client = IrcClient(
             self.host, self.port, self.nick, name=f"dealer {self.nick}",
-            flood_burst=irc.send_budget[0],
-            flood_rate=irc.send_budget[1] if self.flood_rate is None else self.flood_rate,
+            budget=budget.budget, by_server=budget.by_server,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng(None if self.seed is None else [self.seed, 1]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,

@@ -32,7 +32,7 @@ import numpy as np
 from agent.config import Config
 from agent.game.events import Event, HandEnded, HandStarted
 from agent.game.rules import Action
-from agent.play.irc_network import NetworkOptions
+from agent.play.irc_network import NetworkOptions, send_budget
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter
@@ -98,10 +98,10 @@ class PlayerBot:
         network = network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
         dealer_account = irc.dealer_account if dealer_account is None else dealer_account
         self.failure: str | None = None  # why the network refused us for good, if it did
+        budget = send_budget(irc, flood_rate)
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
-            flood_burst=irc.send_budget[0],
-            flood_rate=irc.send_budget[1] if flood_rate is None else flood_rate,
+            budget=budget.budget, by_server=budget.by_server,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
