@@ -12,6 +12,8 @@ import pytest
 
 from connectors.irc.daemons import Inspircd, Ngircd, missing_programs
 
+from helpers.tiers import full_tier
+
 REQUIRED = os.environ.get("POKI_REQUIRE_IRC_SERVERS") == "1"
 
 
@@ -27,6 +29,7 @@ def need(*servers: str) -> None:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def inspircd():
     """InspIRCd with Anope services on loopback, shared by a module's tests (each registers
     accounts of its own)."""
@@ -36,6 +39,7 @@ def inspircd():
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def ngircd():
     need("ngircd")
     with Ngircd() as net:
