@@ -2,11 +2,14 @@
 are measurements, not checked here)."""
 from __future__ import annotations
 
+import pytest
+
 from agent.bench.cfr import _training, format_cfr_bench, time_acpc_decisions
 from agent.config import Config, EngineConfig
 from agent.engine.equilibrium import load_strategy
 
 
+@pytest.mark.slow
 def test_the_cfr_bench_measures_training_and_acpc_decisions(small_strategy):
     training = _training(load_strategy(small_strategy), 2)
     assert training["entries"] > 0 and training["best_response_s"] > 0

@@ -64,6 +64,7 @@ class _Script(Player):
         return {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}[letter]
 
 
+@pytest.mark.slow
 def test_every_terminal_history_is_played_by_the_rules_engine_with_the_trees_amounts():
     # Each fold and showdown of the tree, played through the dealer (the rules engine,
     # checked elsewhere against PokerKit): the moves it allows are the tree's, and what
@@ -146,6 +147,7 @@ def _random_policy(game, seed):
     return game.normalise(rng.random(game.size).astype(np.float32) ** 3)
 
 
+@pytest.mark.slow
 def test_vectorised_values_and_best_responses_equal_a_plain_recursion(tiny):
     solver = tiny.solver()
     for seed in (1, 2):
@@ -172,6 +174,7 @@ def test_best_response_strategy_earns_the_best_response_value(small):
         assert solver.profile_values(small.normalise(other), 1)[1] <= value + 1e-9
 
 
+@pytest.mark.slow
 def test_cfr_plus_drives_exploitability_toward_zero(small):
     trainer = Trainer(small, threads=2)
     rows = []
@@ -210,6 +213,7 @@ def test_resume_continues_exactly(small, tmp_path):
         other.load_checkpoint(tmp_path / "run.ckpt")
 
 
+@pytest.mark.slow
 def test_restricted_response_moves_from_equilibrium_to_best_response(small):
     # A model that always calls, for player 1. p = 0: the response is an equilibrium
     # strategy; p = 1: a best response to the model. In between its value against the

@@ -54,6 +54,7 @@ class _Recorder(Player):
         return action
 
 
+@pytest.mark.slow
 def test_its_actions_follow_the_strategy_files_probabilities(small_strategy):
     # The button's first action pre-flop, over many hands: the share of raises is the
     # mean of the strategy's raise probability over the cards it was dealt.

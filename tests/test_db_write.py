@@ -166,6 +166,7 @@ def test_a_failure_inside_the_transaction_leaves_nothing(tmp_path) -> None:
         _assert_models_match(database, [("irc", h) for h in hands])
 
 
+@pytest.mark.slow
 def test_incremental_models_equal_recomputation_over_many_random_hands(tmp_path) -> None:
     path = tmp_path / "d.sqlite"
     a = list(synthetic_hands(1500, seed=21, min_players=2, max_players=10, pool=30))

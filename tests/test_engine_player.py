@@ -154,6 +154,7 @@ def test_tournament_two_enhanced_eight_control():
     assert sum(s.chips for s in result.summary()) == 0
 
 
+@pytest.mark.slow
 def test_engine_bench_quick():
     from agent.bench.engine import run_engine_bench
     from agent.config import Config

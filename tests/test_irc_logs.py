@@ -28,6 +28,8 @@ from connectors.logs.irc_database import (
 )
 from evaluator_pyx.cards import parse_card, parse_cards
 
+from helpers.tiers import examples
+
 DATASET = "irc-holdem-199504-dev"
 N_HANDS = 20_078
 
@@ -602,7 +604,7 @@ def _mutate(data, hdb: str, roster: str, pdb: dict[str, str]) -> tuple[str, str,
 
 
 @needs_data
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_mutated_real_hands_are_read_consistently_or_skipped(raw_hands, data, tmp_path_factory):
     hdb, roster, pdb = raw_hands[data.draw(st.integers(0, len(raw_hands) - 1))]

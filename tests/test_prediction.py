@@ -256,6 +256,7 @@ def test_the_engine_is_told_which_predictor_to_read() -> None:
         ModelConfig(predictor="neural")
 
 
+@pytest.mark.slow
 def test_replay_learns_before_a_cut_and_scores_after_it(tmp_path) -> None:
     """The month's hands split at a date: the learning run stores only hands before it
     (counted against the raw hdb timestamps), the scoring run scores only the rest,

@@ -25,6 +25,7 @@ def test_cron_lines() -> None:
         cron_trigger("61 4 * * *", "UTC")
 
 
+@pytest.mark.slow
 def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_path, caplog) -> None:
     db_path = tmp_path / "live.sqlite"
     hands = list(synthetic_hands(6000, seed=5, pool=30))

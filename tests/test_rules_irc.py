@@ -51,6 +51,8 @@ from connectors.logs.irc_database import (
 )
 from evaluator_pyx.cards import parse_cards
 
+from helpers.tiers import examples, full_tier
+
 CFG = TableConfig(small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4)
 
 
@@ -244,6 +246,7 @@ def _category(problem: str | None) -> str:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def irc_items() -> list:
     assert DATA is not None
     return list(read_irc_database(DATA))
@@ -758,7 +761,7 @@ def _random_irc_hand(seed: int, n: int, variant: RuleVariant) -> tuple[State, in
 variants = st.builds(RuleVariant, *[st.booleans() for _ in dataclasses.fields(RuleVariant)])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12),
        variant=st.one_of(st.just(IRC_1995), variants), data=st.data())
 def test_irc_hand_properties(seed: int, n: int, variant: RuleVariant, data: st.DataObject) -> None:
@@ -801,7 +804,7 @@ def test_irc_hand_properties(seed: int, n: int, variant: RuleVariant, data: st.D
     assert isinstance(state.operations[-1], HandEnded)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12))
 def test_irc_copy_replays_identically(seed: int, n: int) -> None:
     state, _ = _random_irc_hand(seed, n, IRC_1995)

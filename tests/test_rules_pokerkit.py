@@ -189,7 +189,7 @@ def play_and_compare(seed: int, n: int) -> dict[str, int]:
 HANDS = {2: 3500, 3: 3000, 6: 2000, 10: 1500}
 
 
-@pytest.mark.parametrize("n", sorted(HANDS))
+@pytest.mark.parametrize("n", [n if n == 2 else pytest.param(n, marks=pytest.mark.slow) for n in sorted(HANDS)])
 def test_payoffs_and_legality_agree_with_pokerkit(n: int) -> None:
     totals = {"decisions": 0, "capped": 0, "short_raises": 0, "showdown": 0, "side_pots": 0,
               "all_in": 0}
