@@ -267,7 +267,10 @@ class ShadowScorer:
         store = self.store
         for network, nick, l0, l1, l2 in self._pending_learned:
             entry = self._learned_scores[(network, nick)]
-            now = store.state(nick, network).hands  # the hand just learned
+            state = store.state(nick, network)
+            if state is None:  # store.write_hand models every player of the hand it learns
+                raise RuntimeError(f"no model of {nick} on {network} after the store learned the hand")
+            now = state.hands  # the hand just learned
             if entry[3] != now:
                 k = f ** (now - entry[3])
                 entry[0] *= k
