@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
@@ -155,7 +156,7 @@ class RoomHand:
                 to = wagers.bets[name]
         self.streets[street].append(Move(name, kind, to))
 
-    def finish(self, seats: dict[str, tuple[int, int]], out: set[str] = frozenset(),  # type: ignore[assignment]  # read only: an immutable default
+    def finish(self, seats: dict[str, tuple[int, int]], out: AbstractSet[str] = frozenset(),
                won: dict[str, int] | None = None, rake: int | None = None, wagers: Wagers | None = None) -> RoomHand:
         """Close the hand: the players dealt in (``seats`` less ``out``), the small blind
         as posted, what each took (``won``; with ``wagers``, the uncalled bet the room did
