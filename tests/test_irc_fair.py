@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from test_irc_live import CFG  # the quick table settings (the loopback server is conftest's fixture)
@@ -292,13 +293,14 @@ def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> Non
 
 
 def test_two_dealers_in_one_channel_the_second_refuses(server, running, tmp_path) -> None:
-    """A second dealer joins a channel where one deals: it hears the first, refuses to
-    deal there and says why; only the first dealer's hands are dealt, and a player's
-    !sit is answered by the first alone."""
+    """A second dealer joins a channel where one deals: it hears the first answer its
+    opening line, holds its first hand until the first shows it is a dealer (a hand
+    ended with a deck that verifies; a stranger's word is not enough), then refuses to
+    deal there and says why; only the first dealer's hands are dealt, before and after."""
     watcher = Person(server.port, "watcher")
     running(watcher)
     watcher.send("JOIN #holdem")
-    first = DealerHost(server.address, ["#holdem"], tmp_path / "one.sqlite", CFG, hands=6, seed=1).start()
+    first = DealerHost(server.address, ["#holdem"], tmp_path / "one.sqlite", CFG, hands=None, seed=1).start()
     running(first)
     bot(running, server, "rr", "rr")
     bot(running, server, "tag", "tight-aggressive")
@@ -308,10 +310,75 @@ def test_two_dealers_in_one_channel_the_second_refuses(server, running, tmp_path
     running(second)
     wait_for(lambda: any(t.startswith("Table: another dealer deals here (dealer)")
                          for t in watcher.from_dealer("croupier")), what="the second dealer to refuse")
-    assert first.wait(HANG)
+    refused_at = first.call(lambda: first.bot.stats.hands)
+    wait_for(lambda: first.call(lambda: first.bot.stats.hands) >= refused_at + 3, what="the first to deal on")
     assert second.call(lambda: second.bot.stats.hands) == 0
     assert not [t for t in watcher.from_dealer("croupier") if t.startswith("Hand ")]
-    assert first.call(lambda: first.bot.stats.hands) == 6
+    assert first.call(lambda: first.bot.stats.voided) == 0
+
+
+def test_a_strangers_dealer_lines_void_nothing_and_halt_nothing(server, running, tmp_path) -> None:
+    """A stranger (not seated, no operator) says a hand's start line, a ``Table: X deals at
+    this table.`` line and another dealer's opening line while the table plays, changes
+    its nick, says them again and stays in the channel: no hand is voided, the dealer
+    never says it refuses the table, every hand is dealt, and the lines are counted. The
+    dealer answers the stranger's opening line once, however often it is said."""
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=None, seed=3).start()
+    running(host)
+    stranger = Person(server.port, "mallory")
+    running(stranger)
+    stranger.send("JOIN #holdem")
+    bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    wait_for(lambda: len(said(stranger, "start")) >= 2, what="the second hand under way")
+    lies = ["Hand 999: starts. Button mallory. Blinds 5/10, bets 10/20, cap 4. Seats: mallory 1000, rr 1000.",
+            "Table: mallory deals at this table.",
+            "Table: dealing limit hold'em 10/20. Type !sit to play, !help for help."]
+    for line in lies:
+        stranger.say("#holdem", line)
+    stranger.send("NICK mallory2")
+    wait_for(lambda: stranger.nick == "mallory2", what="the stranger's new nick")
+    for line in lies:
+        stranger.say("#holdem", line.replace("mallory", "mallory2"))
+    wait_for(lambda: host.call(lambda: host.bot.stats.stranger_lines) >= 6, what="the dealer to hear every line")
+    heard = host.call(lambda: host.bot.stats.hands)
+    wait_for(lambda: host.call(lambda: host.bot.stats.hands) >= heard + 3, what="three more hands")
+    lines = stranger.from_dealer()
+    assert not [t for t in lines if DOC_LINES["void"].fullmatch(t)], "a stranger's line voided a hand"
+    assert not [t for t in lines if t.startswith("Table: another dealer deals here")]
+    assert lines.count("Table: dealer deals at this table.") == 1  # one answer per connection, whatever its nick
+    assert host.call(lambda: host.bot.stats.voided) == 0
+
+
+def test_a_restarting_dealer_is_held_by_a_strangers_claim_only_a_bounded_time(server, running, tmp_path) -> None:
+    """A dealer opening a table (no hand dealt yet in its session) hears a stranger answer
+    ``Table: mallory deals at this table.``: its first hand waits for the stranger to show
+    it is a dealer, at most ``claim_seconds``, then the table deals; nothing is refused."""
+    stranger_said: dict[str, float] = {}
+
+    def answer(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        if text.startswith("Table: dealing") and "claim" not in stranger_said:
+            person.say("#holdem", "Table: mallory deals at this table.")
+            stranger_said["claim"] = time.monotonic()
+        if text.startswith("Hand ") and "first hand" not in stranger_said:
+            stranger_said["first hand"] = time.monotonic()
+
+    stranger = Person(server.port, "mallory", on_line=answer)
+    running(stranger)
+    stranger.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in stranger.lines), what="the stranger in the channel")
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=2, seed=4,
+                      claim_seconds=3.0).start()
+    running(host)
+    bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    assert host.wait(HANG), "the dealer never dealt after a stranger's claim"
+    # The wait was held (the bots sat within a second or two) and bounded.
+    assert stranger_said["first hand"] - stranger_said["claim"] >= 2.5, stranger_said
+    assert not [t for t in stranger.from_dealer() if t.startswith("Table: another dealer deals here")]
+    assert host.call(lambda: host.bot.stats.hands) == 2
 
 
 def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server, running, tmp_path) -> None:

@@ -257,6 +257,7 @@ class DealerHost:
     deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
     joined_clauses: bool = True  # off: one clause a line (the dialect's older form; `poki bench` compares)
     fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
+    claim_seconds: float = 120.0  # the longest a session's first hand waits for a claimed other dealer's proof
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -318,7 +319,8 @@ class DealerHost:
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
                     done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted,
-                    joined_clauses=self.joined_clauses, fair_clock=self.fair_clock)
+                    joined_clauses=self.joined_clauses, fair_clock=self.fair_clock,
+                    claim_seconds=self.claim_seconds)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 opening.append(exc)

@@ -46,6 +46,7 @@ from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
 from agent.play.irc_seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent, Priority
+from connectors.irc.deck_log import DeckWatch
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
@@ -69,6 +70,7 @@ class DealerStats:
     turns: int = 0  # turns whose clock started
     delivery_max: float = 0.0  # the longest a turn line took to reach the table (s)
     delivery_total: float = 0.0  # summed over the turns
+    stranger_lines: int = 0  # dealer-like lines from others (players, strangers, other dealers): none moved the table
 
 
 class TurnClock:
@@ -141,6 +143,38 @@ class _Hand:
     deck: HandDeck | None = None  # committed at the start, revealed when the hand is over
 
 
+_OPERATOR_PREFIXES = "~&@"  # NAMES prefixes of a channel's owners, admins and operators
+
+
+def identity_of(userhost: str, account: str = "") -> str:
+    """Who a connection is, whatever its nick: the account the server vouches for, else
+    its user@host (lower case, without the ``~`` servers add when ident does not answer)."""
+    if account:
+        return f"account:{account.lower()}"
+    user, _, host = userhost.rpartition("@")
+    return f"{user.lstrip('~')}@{host}".lower()
+
+
+@dataclass
+class _Claimant:
+    """Someone else who speaks the dealer's dialect at a table, known by its connection
+    (identity_of), its nick followed across nick changes. Its lines move nothing; they
+    only tell a dealer that has dealt no hand yet in this session that it may be the
+    newcomer at a table already dealt, which it believes once the claimant *is* a dealer by
+    more than its word: a channel operator, or a dealer seen ending a hand whose revealed
+    deck verifies against its commitment."""
+
+    nick: str
+    identity: str
+    earlier: bool = False  # it says (or shows) it dealt here before our first hand of the session
+    since: float = 0.0  # when it first said so (our first hand waits a bounded time for its proof)
+    proof: str = ""  # why it is taken for a dealer; "" while it is not
+    lines: int = 0  # its dealer-like lines
+    answered: bool = False  # its opening line was answered (once: a stranger cannot make us repeat it)
+    ended: set[int] = field(default_factory=set)  # its hands whose end line we heard
+    watch: DeckWatch = field(default_factory=DeckWatch)
+
+
 @dataclass
 class _Table:
     channel: str
@@ -153,6 +187,9 @@ class _Table:
     reveal_to_say: HandDeck | None = None  # the voided hand's deck, said with its void
     opened: bool = False
     other_dealer: str = ""  # another dealer deals here: we do not (one dealer a channel)
+    claimants: dict[str, _Claimant] = field(default_factory=dict)  # by identity_of
+    operators: set[str] = field(default_factory=set)  # the channel's operators (lower-case nicks, from NAMES)
+    hold: object | None = None  # the first hand waits for a claimant's proof (timer to look again)
     told: tuple = ()  # the last move out of turn answered (one answer a turn)
     next_hand_first: bool = True  # no hand dealt yet in this session
     outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
@@ -172,7 +209,7 @@ class DealerBot:
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
                  done: Callable[[], object] | None = None, deals: SeededDeals | None = None,
                  decks: DeckSource | None = None, interrupted: dict[str, int] | None = None,
-                 joined_clauses: bool = True, fair_clock: bool = True) -> None:
+                 joined_clauses: bool = True, fair_clock: bool = True, claim_seconds: float = 120.0) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -198,6 +235,9 @@ class DealerBot:
         # it queues the turn line, as it did before: `poki bench` measures the difference.
         self.joined_clauses = joined_clauses
         self.fair_clock = fair_clock
+        # The longest our first hand of a session waits for someone who says it deals here
+        # to show it is a dealer (_Claimant): a stranger's word holds nothing longer.
+        self.claim_seconds = claim_seconds
         self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
@@ -290,26 +330,30 @@ class DealerBot:
                 self._present(table, ev.nick, ev.userhost, True)
         elif kind in ("part", "kick"):
             table = self._table(ev.target)
-            if table is not None and table.other_dealer and (ev.other if kind == "kick" else ev.nick) \
-                    and (ev.other if kind == "kick" else ev.nick).lower() == table.other_dealer.lower():
-                table.other_dealer = ""
-                self._schedule(table)
-            if table is not None:
-                nick = ev.other if kind == "kick" else ev.nick
-                for seat in list(table.seats):
-                    if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
-                        self._gone(table, seat)
+            if table is None:
+                return
+            nick = ev.other if kind == "kick" else ev.nick
+            if nick:
+                self._other_dealer_gone(nick, table)
+            for seat in list(table.seats):
+                if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
+                    self._gone(table, seat)
         elif kind == "quit":
-            self._other_dealer_gone(ev.nick)
             for table in self.tables.values():
+                self._other_dealer_gone(ev.nick, table)
                 seat = self._seat_of(table, ev.nick, ev.userhost)
                 if seat is not None:
                     self._gone(table, seat)
         elif kind == "nick":
+            self._claimant_renamed(ev.nick, ev.other)
             for table in self.tables.values():
                 seat = self._seat_of(table, ev.nick, ev.userhost)
                 if seat is not None:
                     self._renamed(table, seat, ev.other)
+        elif kind == "names":
+            table = self._table(ev.target)
+            if table is not None:
+                self._names(table, ev.text)
         elif kind == "disconnected":
             for table in self.tables.values():
                 self._lost_server(table)
@@ -422,40 +466,123 @@ class DealerBot:
             self._table_command(table, ev, cmd)
 
     def _other_dealer(self, table: _Table, ev: IrcEvent) -> None:
-        """Someone else speaks the dealer dialect here. A dealer that was here first answers
-        a newcomer's opening line by saying it deals here; a dealer that hears another deal
-        (its hands, its table lines, that answer) stops dealing at the table and says why,
-        until the other leaves. One dealer a channel: never two interleaving hands."""
+        """Someone else speaks the dealer's dialect here. Nothing it says voids a hand or
+        stops the table (counted, logged): one dealer a channel is kept by the newcomer,
+        which defers to a dealer it can tell is one. A dealer answers another's opening
+        line, once, by saying it deals here; a dealer that has dealt no hand yet in this
+        session and hears someone say that, or start a hand, holds its first hand for at
+        most ``claim_seconds`` and refuses the table (until that one leaves) only once the
+        claimant is a dealer by identity or by its work (_Claimant)."""
+        self.stats.stranger_lines += 1
         try:
-            msg = d.parse_line(ev.text)
+            msgs = d.parse_lines(ev.text)
         except d.DialectError:
             return  # chatter that looks like a dealer line
-        if d.is_dealer_conflict(msg) or table.other_dealer or any(s.nick == ev.nick for s in table.seats):
+        if any(s.nick == ev.nick and s.userhost == ev.userhost for s in table.seats):
+            log.info("%s: a dealer-like line from the seated player %s, ignored", table.channel, ev.nick)
             return
-        if not (d.is_table_opened(msg) or d.is_dealer_here(msg) or isinstance(msg, d.HandStarts)):
-            return  # a dealer opens tables and starts hands; other lines alone prove nothing
-        if d.is_table_opened(msg) and table.opened:
-            log.warning("%s: %s!%s opens a table here too; telling it this table is dealt", table.channel,
-                        ev.nick, ev.userhost)
-            self._say(table, d.dealer_here(self.client.nick))
-            return
-        table.other_dealer = ev.nick
-        log.error("%s: another dealer, %s!%s, deals here: not dealing at this table", table.channel, ev.nick,
-                  ev.userhost)
+        claimant = self._claimant(table, ev)
+        claimant.lines += 1
+        for msg in msgs:
+            if d.is_dealer_conflict(msg):
+                continue
+            if isinstance(msg, d.HandEnds):
+                claimant.ended.add(msg.hand)
+            checked = claimant.watch.read(msg)
+            if checked is not None and checked.ok and checked.hand in claimant.ended and not claimant.proof:
+                claimant.proof = f"its hand {checked.hand} ended with a deck that verifies"
+            if d.is_table_opened(msg) and table.opened and not claimant.answered:
+                claimant.answered = True
+                log.warning("%s: %s!%s opens a table here too; telling it this table is dealt", table.channel,
+                            ev.nick, ev.userhost)
+                self._say(table, d.dealer_here(self.client.nick))
+            elif (d.is_dealer_here(msg) or isinstance(msg, d.HandStarts)) and not claimant.earlier \
+                    and table.next_hand_first and table.hand is None:
+                claimant.earlier = True  # it may have been here first: we may be the newcomer
+                claimant.since = time.monotonic()
+                log.warning("%s: %s!%s says it deals here: our first hand waits up to %.0f s for it to show it "
+                            "is a dealer (a channel operator, or a hand ended with a deck that verifies)",
+                            table.channel, ev.nick, ev.userhost, self.claim_seconds)
+        if not claimant.proof and claimant.nick.lower() in table.operators:
+            claimant.proof = "a channel operator"
+        if claimant.earlier and claimant.proof and table.next_hand_first and not table.other_dealer:
+            self._defer(table, claimant)
+        elif claimant.earlier and not claimant.proof and table.next_hand_first:
+            self._schedule(table)  # holds the first hand, looking again when the wait is over
+        elif claimant.lines == 1 or claimant.lines % 100 == 0:
+            log.warning("%s: %d dealer-like line(s) from %s!%s, who is not this table's dealer: ignored",
+                        table.channel, claimant.lines, ev.nick, ev.userhost)
+
+    def _claimant(self, table: _Table, ev: IrcEvent) -> _Claimant:
+        key = identity_of(ev.userhost, ev.account)
+        claimant = table.claimants.get(key)
+        if claimant is None:
+            if len(table.claimants) >= 64:  # bounded: forget the oldest stranger
+                del table.claimants[next(iter(table.claimants))]
+            claimant = table.claimants[key] = _Claimant(ev.nick, key)
+        claimant.nick = ev.nick
+        return claimant
+
+    def _defer(self, table: _Table, claimant: _Claimant) -> None:
+        """``claimant`` dealt here before us and is a dealer: we deal no hand here while it
+        stays (one dealer a channel: never two interleaving hands)."""
+        table.other_dealer = claimant.nick
+        log.error("%s: another dealer, %s (%s: %s), deals here: not dealing at this table", table.channel,
+                  claimant.nick, claimant.identity, claimant.proof)
         hand = table.hand
         if hand is not None:
             self._void(table, hand)
-        if table.pause is not None:
-            table.pause.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
-            table.pause = None
-        self._say(table, d.dealer_conflict(ev.nick))
+        for timer in (table.pause, table.hold):
+            if timer is not None:
+                timer.cancel()  # type: ignore[attr-defined]  # set with call_later, a scheduled command
+        table.pause = table.hold = None
+        self._say(table, d.dealer_conflict(claimant.nick))
 
-    def _other_dealer_gone(self, nick: str) -> None:
+    def _held_for(self, table: _Table) -> float:
+        """Seconds our first hand of the session still waits for a claimant's proof."""
+        if not table.next_hand_first:
+            return 0.0
+        now = time.monotonic()
+        waits = [c.since + self.claim_seconds - now for c in table.claimants.values() if c.earlier and not c.proof]
+        return max(waits, default=0.0)
+
+    def _names(self, table: _Table, names: str) -> None:
+        """A NAMES reply: who are the channel's operators."""
+        for name in names.split()[:1000]:
+            nick = name.lstrip("~&@%+")
+            if name[:1] in _OPERATOR_PREFIXES or (name[1:2] in _OPERATOR_PREFIXES and name[:1] in "~&@%+"):
+                table.operators.add(nick.lower())
+            else:
+                table.operators.discard(nick.lower())
+            if len(table.operators) > 1000:
+                table.operators.clear()  # bounded: a channel of a thousand operators proves nothing
+
+    def _claimant_renamed(self, old: str, new: str) -> None:
+        """A nick change (the server's word: ``old`` is that connection's nick until now):
+        a claimant, the other dealer and an operator keep who they are."""
         for table in self.tables.values():
-            if table.other_dealer and table.other_dealer.lower() == nick.lower():
-                table.other_dealer = ""
-                log.warning("%s: the other dealer %s left: dealing again", table.channel, nick)
-                self._schedule(table)
+            for claimant in table.claimants.values():
+                if claimant.nick == old:
+                    claimant.nick = new
+            if table.other_dealer and table.other_dealer.lower() == old.lower():
+                table.other_dealer = new
+            if old.lower() in table.operators:
+                table.operators.discard(old.lower())
+                table.operators.add(new.lower())
+
+    def _other_dealer_gone(self, nick: str, table: _Table) -> None:
+        """``nick`` left the table's channel (or the server): its claim and its operator
+        status go with it."""
+        table.operators.discard(nick.lower())
+        gone = [key for key, claimant in table.claimants.items() if claimant.nick.lower() == nick.lower()]
+        for key in gone:
+            del table.claimants[key]
+        if table.other_dealer and table.other_dealer.lower() == nick.lower():
+            table.other_dealer = ""
+            log.warning("%s: the other dealer %s left: dealing again", table.channel, nick)
+            self._schedule(table)
+        elif gone:
+            self._schedule(table)
 
     def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
         nick, userhost = ev.nick, ev.userhost
@@ -547,6 +674,11 @@ class DealerBot:
         if (table.hand is not None or table.pause is not None or self._finished or table.other_dealer
                 or not table.opened or table.channel not in self.client.joined):
             return
+        held = self._held_for(table)
+        if held > 0:  # someone says it deals here: wait for its proof, a bounded time
+            if table.hold is None:
+                table.hold = self.client.call_later(held, lambda: self._hold_over(table))
+            return
         if self.hands_left is not None and self.hands_left <= 0:
             return
         need = self.min_players if table.next_hand_first else 2
@@ -554,9 +686,21 @@ class DealerBot:
             return
         table.pause = self.client.call_later(self.hand_pause, lambda: self._start(table))
 
+    def _hold_over(self, table: _Table) -> None:
+        table.hold = None
+        if self._held_for(table) <= 0 and not table.other_dealer:
+            late = [c.nick for c in table.claimants.values() if c.earlier and not c.proof]
+            if late:
+                log.warning("%s: %s said it deals here and showed nothing in %.0f s: dealing", table.channel,
+                            ", ".join(late), self.claim_seconds)
+        self._schedule(table)
+
     def _start(self, table: _Table) -> None:
         table.pause = None
         if table.hand is not None or table.channel not in self.client.joined or table.other_dealer:
+            return
+        if self._held_for(table) > 0:
+            self._schedule(table)
             return
         if self.hands_left is not None and self.hands_left <= 0:
             return
