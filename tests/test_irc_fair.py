@@ -381,6 +381,125 @@ def test_a_restarting_dealer_is_held_by_a_strangers_claim_only_a_bounded_time(se
     assert host.call(lambda: host.bot.stats.hands) == 2
 
 
+SLOW = dataclasses.replace(CFG, irc=dataclasses.replace(CFG.irc, flood_burst=1, flood_lines_per_second=1.5))
+
+
+def test_every_player_stores_every_hand_the_dealer_stored_the_last_included(server, running, tmp_path) -> None:
+    """A dealer under a tight send budget (1 line at once, 1.5 a second) deals three hands
+    to three house bots and stops (``hands``): it quits only once its last lines have
+    reached the server, so each bot's database holds exactly the hands the dealer's
+    holds, the last included (the dealer used to quit with the last hand's end line
+    still queued, and every player abandoned that hand)."""
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", SLOW, hands=3, seed=5,
+                      min_players=3).start()
+    running(host)
+    watcher = Person(server.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    bots = {nick: bot(running, server, nick, spec, db=tmp_path / f"{nick}.sqlite")
+            for nick, spec in (("rr", "rr"), ("tag", "tight-aggressive"), ("caller", "call"))}
+    assert host.wait(HANG), "the dealer did not deal its hands"
+    host.stop()  # as `poki irc deal --hands 3` does when the hands are dealt
+    dealt = stored_hands(tmp_path / "dealer.sqlite")
+    assert len(dealt) == 3
+    last = max(dealt, key=lambda h: int(h.rsplit(":", 1)[1]))
+    assert any(t.startswith(f"Hand {last.rsplit(':', 1)[1]}: ends.") for t in watcher.from_dealer())
+    for nick, b in bots.items():
+        wait_for(lambda: set(stored_hands(tmp_path / f"{nick}.sqlite")) >= set(dealt),  # noqa: B023
+                 what=f"{nick} to store every hand the dealer stored")
+        assert stored_hands(tmp_path / f"{nick}.sqlite") == dealt, nick
+
+
+def test_sigterm_mid_hand_under_a_send_budget_says_the_void_and_the_deck(server, running, tmp_path) -> None:
+    """`poki irc deal` under its default kind of send budget (a few lines a second, not
+    --no-flood-limit) is stopped by SIGTERM while a person holds her turn: a watcher's
+    log holds the hand's void line and its deck's reveal, which hashes to the hand's
+    commitment; the process exits 0."""
+    (tmp_path / "config.toml").write_text(
+        "[irc]\nhand_pause_seconds = 0.2\naction_seconds = 60\nflood_burst = 1\nflood_lines_per_second = 1.5\n")
+    hold = {"on": True}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        if text.startswith("Table: dealing"):
+            person.say("#holdem", "!sit")
+        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
+        if m and m.group(2) == "alice" and not hold["on"]:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    watcher = Person(server.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    alice = Person(server.port, "alice", on_line=play)
+    running(alice)
+    alice.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    command = [a for a in _dealer_command(server, tmp_path) if a != "--no-flood-limit"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    running(lambda: (p.kill(), p.wait()))
+    wait_for(lambda: any(m.group(2) == "alice" for m in said(alice, "turn")), what="alice's held turn")
+    held = max(int(m.group(1)) for m in said(alice, "turn") if m.group(2) == "alice")
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(HANG) == 0, p.stdout.read()
+    assert any(int(m.group(1)) == held for m in said(watcher, "void")), "the void never reached the channel"
+    commits = [m for m in said(watcher, "commit") if int(m.group(1)) == held]
+    reveals = [t for t in watcher.from_dealer() if re.fullmatch(rf"Hand {held}: deck .+, salt [0-9a-f]{{32}}\.", t)]
+    assert commits and reveals, "the deck of the stopped hand was not revealed"
+    assert hashlib.sha256(reveals[0].encode()).hexdigest() == commits[0].group(2)
+
+
+def test_a_hands_end_the_channel_never_heard_is_said_when_the_dealer_is_back(server, running, tmp_path) -> None:
+    """A dealer's record of each hand's last lines: a session stopped normally marks them
+    heard, and the next session says nothing again; when the mark is missing (a dealer
+    killed after queueing the last hand's end, before the server took it: the record as
+    such a kill leaves it, made from a real session's record by cutting the mark), the
+    next session says that hand's end and deck again when it arrives, before any new hand."""
+    from agent.play.irc_dealer import dealing_path
+
+    watcher = Person(server.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+
+    def session(seed: int) -> DealerHost:
+        host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", CFG, hands=2, seed=seed).start()
+        running(host)
+        assert host.wait(HANG)
+        host.stop()
+        return host
+
+    rr = bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    session(1)
+    record = dealing_path(tmp_path / "dealer.sqlite").read_text().splitlines()
+    assert [line for line in record if line == "#holdem 2 heard"], record
+    ends_before = [t for t in watcher.from_dealer() if DOC_LINES["ends"].fullmatch(t)]
+    assert len(ends_before) == 2
+    session(2)  # heard: nothing said again
+    ends = [t for t in watcher.from_dealer() if DOC_LINES["ends"].fullmatch(t)]
+    assert len(ends) == 4 and len(set(ends)) == 4
+    last = max(int(m.group(1)) for m in said(watcher, "ends"))
+    record = dealing_path(tmp_path / "dealer.sqlite").read_text().splitlines()
+    told = [line.split(" told ", 1)[1] for line in record if line.startswith(f"#holdem {last} told ")]
+    assert told and any(" ends. Stacks: " in t for t in told)
+    dealing_path(tmp_path / "dealer.sqlite").write_text(
+        "".join(f"{line}\n" for line in record if line != f"#holdem {last} heard"))
+    before = len(watcher.lines)
+    session(3)
+    again = [clause for c, p, _, t in watcher.lines[before:] if c == "PRIVMSG" and p.startswith("dealer!")
+             for clause in clauses(t)]
+    said_again = [t for t in again if t.startswith(f"Hand {last}: ")]
+    assert any(t.startswith(f"Hand {last}: ends.") for t in said_again), again[:5]
+    assert any(DOC_LINES["reveal"].fullmatch(t) for t in said_again)
+    first_new = next(k for k, t in enumerate(again) if DOC_LINES["start"].fullmatch(t))
+    assert again.index(next(t for t in said_again if t.startswith(f"Hand {last}: ends."))) < first_new
+    assert rr.status["#holdem"] is not None
+
+
 def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server, running, tmp_path) -> None:
     """An owner's ``leave`` in the middle of a hand takes effect when the hand is over (no
     fold, no lost blind: Poki's last hand ends with it in the end line, then it leaves with

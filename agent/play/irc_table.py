@@ -184,6 +184,7 @@ class _Table:
     hand: _Hand | None = None
     pause: object | None = None
     void_to_say: int | None = None
+    unheard: list[str] = field(default_factory=list)  # a killed session's end lines the channel may never have heard
     reveal_to_say: HandDeck | None = None  # the voided hand's deck, said with its void
     opened: bool = False
     other_dealer: str = ""  # another dealer deals here: we do not (one dealer a channel)
@@ -209,7 +210,9 @@ class DealerBot:
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
                  done: Callable[[], object] | None = None, deals: SeededDeals | None = None,
                  decks: DeckSource | None = None, interrupted: dict[str, int] | None = None,
-                 joined_clauses: bool = True, fair_clock: bool = True, claim_seconds: float = 120.0) -> None:
+                 joined_clauses: bool = True, fair_clock: bool = True, claim_seconds: float = 120.0,
+                 unheard: dict[str, list[str]] | None = None,
+                 told: Callable[[str, int, tuple[str, ...] | None], object] | None = None) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -238,6 +241,11 @@ class DealerBot:
         # The longest our first hand of a session waits for someone who says it deals here
         # to show it is a dealer (_Claimant): a stranger's word holds nothing longer.
         self.claim_seconds = claim_seconds
+        # ``told(channel, number, lines)`` when a hand's last lines (its end or void, its
+        # deck) are queued, ``told(channel, number, None)`` once the server has them: the
+        # host records both, so a dealer killed in between says them again when it is back
+        # (``unheard``, by channel in lower case).
+        self.told = told
         self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
@@ -246,6 +254,8 @@ class DealerBot:
             if interrupted and key in interrupted:
                 # A hand a killed session had started: void, announced on arrival.
                 self.tables[key].void_to_say = interrupted[key]
+            if unheard and key in unheard:
+                self.tables[key].unheard = list(unheard[key])
             if channel not in client.channels:
                 client.channels.append(channel)
                 if client.registered:  # built after the welcome: join now
@@ -363,6 +373,13 @@ class DealerBot:
             table.next_hand = self.bank.open_table(table.channel)
             table.opened = True
             self._say(table, d.table_opened(self.config.small_bet, self.config.big_bet, self.seeded))
+        unheard, table.unheard = table.unheard, []
+        for line in unheard:  # a killed session's last hand end, said again
+            try:
+                for msg in d.parse_lines(line):
+                    self._say(table, msg)
+            except d.DialectError as exc:
+                log.error("%s: a recorded end line cannot be said again: %s", table.channel, exc)
         if table.void_to_say is not None:
             self._say(table, d.HandVoid(table.void_to_say))
             table.void_to_say = None
@@ -697,7 +714,7 @@ class DealerBot:
 
     def _start(self, table: _Table) -> None:
         table.pause = None
-        if table.hand is not None or table.channel not in self.client.joined or table.other_dealer:
+        if table.hand is not None or table.channel not in self.client.joined or table.other_dealer or self._finished:
             return
         if self._held_for(table) > 0:
             self._schedule(table)
@@ -961,10 +978,28 @@ class DealerBot:
         self.stats.voided += 1
         table.next_hand = hand.number + 1  # a void keeps its number
         self._void_stored(table, hand)
-        self._say(table, d.HandVoid(hand.number))
+        last: list[d.Line] = [d.HandVoid(hand.number)]
         if hand.deck is not None:
-            self._say(table, hand.deck.reveal())
+            last.append(hand.deck.reveal())
+        for msg in last:
+            self._say(table, msg)
+        self._told(table, hand.number, last)
         self._after_hand(table, hand)
+
+    def _told(self, table: _Table, number: int, last: list[d.Line]) -> None:
+        """A hand's last lines are queued: recorded by the host until the server has them."""
+        told = self.told
+        if told is None:
+            return
+        channel = table.channel
+        try:
+            told(channel, number, tuple(d.format_lines(last)))
+        except Exception as exc:  # noqa: BLE001 - the record is a convenience for the next start
+            self.stats.errors += 1
+            log.error("%s: recording hand %d's last lines failed: %s", channel, number, exc)
+            return
+        # Behind the lines' flush (call_soon keeps order): the server's PONG confirms them.
+        self.client.call_soon(lambda: self.client.when_delivered(lambda: told(channel, number, None)))
 
     def _void_stored(self, table: _Table, hand: _Hand) -> None:
         """The bank skips the voided hand's number, so no later hand takes it."""
@@ -978,13 +1013,22 @@ class DealerBot:
             log.error("%s: recording void hand %d failed: %s", table.channel, hand.number, exc)
 
     def close_tables(self) -> None:
-        """The dealer is stopping: every hand in progress is void, said before it goes."""
+        """The dealer is stopping: no hand starts any more, every hand in progress is void
+        (its void line and its deck said before the dealer goes) and each table is told the
+        session is over; the caller then lets these lines reach the server before QUIT."""
+        already = self._finished
+        self._finished = True  # no next hand
         for table in self.tables.values():
+            for timer in (table.pause, table.hold):
+                if timer is not None:
+                    timer.cancel()  # type: ignore[attr-defined]  # set with call_later, a scheduled command
+            table.pause = table.hold = None
             hand = table.hand
             if hand is not None and self.client.registered:
-                self._finished = True  # no next hand
                 self._void(table, hand)
                 log.warning("%s: stopping during hand %d: void, stacks as before it", table.channel, hand.number)
+            if not already and table.opened and self.client.registered:
+                self._say(table, d.session_over(self.stats.hands))
 
     def _finish(self, table: _Table, hand: _Hand) -> None:
         record = hand.tracker.apply(HandEnded())
@@ -1013,12 +1057,13 @@ class DealerBot:
                 if len(board) == 5:
                     description = hand_category(evaluate_cards([*shown.cards, *board]))
                 self._say(table, d.Shows(hand.number, shown.player, shown.cards, description))  # type: ignore[arg-type]  # shown cards are two
-        for r in record.results:
-            if r.won > 0:
-                self._say(table, d.Wins(hand.number, r.player, r.won))
-        self._say(table, d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names)))
+        last: list[d.Line] = [*(d.Wins(hand.number, r.player, r.won) for r in record.results if r.won > 0),
+                              d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names))]
         if hand.deck is not None:
-            self._say(table, hand.deck.reveal())
+            last.append(hand.deck.reveal())
+        for msg in last:
+            self._say(table, msg)
+        self._told(table, hand.number, last)
         self.stats.hands += 1
         if self.on_hand is not None:
             holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]  # a hand in play has its rules state
