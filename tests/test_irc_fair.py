@@ -104,6 +104,18 @@ def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, ru
     bad = subprocess.run([*cli, str(tmp_path / "forged.log")], capture_output=True, text=True, env=env,
                          timeout=HANG)
     assert bad.returncode == 1 and "hand 2: FAILED" in bad.stdout, bad.stdout + bad.stderr
+    # A stranger's fake commitment for hand 3, right after the dealer's: only the dealer's
+    # lines count (named, or the speaker of the most hand lines), so hand 3 still verifies.
+    fake = f"12:00 <mallory> Hand 3: deck commitment {'0' * 64}."
+    real = next(k for k, t in enumerate(text.splitlines()) if t.endswith(f"Hand 3: deck commitment {commits[3]}."))
+    lines_ = text.splitlines()
+    (tmp_path / "stranger.log").write_text("\n".join([*lines_[:real + 1], fake, *lines_[real + 1:]]) + "\n")
+    for extra in ([], ["--dealer", "dealer"]):
+        honest = subprocess.run([*cli, *extra, str(tmp_path / "stranger.log")], capture_output=True, text=True,
+                                env=env, timeout=HANG)
+        assert honest.returncode == 0 and "6 hand(s) verified, 0 failed" in honest.stdout, honest.stdout
+        assert "mallory (1)" in honest.stdout
+    assert verify_lines([*lines_[:real + 1], fake], dealer="mallory").verified == 0  # the stranger's lines alone
     # The player bots checked every deck while they played, their own hole cards included.
     for b in bots:
         wait_for(lambda: b.feed.stats.decks_verified == 6, what=f"{b.client.nick} to verify the six decks")  # noqa: B023

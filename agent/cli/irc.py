@@ -30,6 +30,7 @@ from agent.cli import arguments
 
 if TYPE_CHECKING:
     from agent.play.irc_network import NetworkOptions
+    from connectors.irc.deck_log import DeckCheck
 
 
 # The [irc] settings of a bot's connection, for --help: (key, the option that overrides it).
@@ -186,6 +187,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "shown hands, your hole cards) is where that deck puts it. Exit status 0 when "
                             "every revealed hand checks out, 1 otherwise (docs/irc-dialect.md).")
     verify.add_argument("log", metavar="LOG", help="the channel log (text; '-' reads standard input)")
+    verify.add_argument("--dealer", metavar="NICK", default=None,
+                        help="read only this nick's lines (default: the nick the log shows dealing, "
+                        "the speaker of the most hand lines; name it when others spoke hand lines)")
     verify.add_argument("-v", "--verbose", action="store_true", help="one line per hand")
 
     server = sub.add_parser("server", help="run an IRC server (miniircd) on 127.0.0.1 until stopped",
@@ -390,13 +394,14 @@ def _verify(args: argparse.Namespace) -> int:
 
     try:
         if args.log == "-":
-            check = verify_lines(sys.stdin)
+            check = verify_lines(sys.stdin, args.dealer)
         else:
             with open(args.log, encoding="utf-8", errors="replace") as f:
-                check = verify_lines(f)
+                check = verify_lines(f, args.dealer)
     except OSError as exc:
         print(f"poki irc verify: {exc}", file=sys.stderr)
         return 2
+    _say_whose_lines(check, named=args.dealer is not None)
     for hand in check.hands:
         if hand.problems:
             print(f"hand {hand.hand}: FAILED: {'; '.join(hand.problems)}")
@@ -411,6 +416,18 @@ def _verify(args: argparse.Namespace) -> int:
         print("poki irc verify: no revealed deck in the log", file=sys.stderr)
         return 1
     return 1 if failed else 0
+
+
+def _say_whose_lines(check: DeckCheck, *, named: bool) -> None:
+    """Whose lines `poki irc verify` read, and whose it did not."""
+    if check.dealer is None:
+        print("the log has no nicks (bare lines): every hand line is read as the dealer's")
+        return
+    print(f"dealer: {check.dealer} ({'named' if named else 'the speaker of the most hand lines'})")
+    if check.ignored:
+        shown = ", ".join(f"{nick} ({n})" for nick, n in sorted(check.ignored.items())[:10])
+        hint = "" if named else "; name the dealer with --dealer NICK if it is not the one above"
+        print(f"hand lines of others, not read: {shown}{hint}")
 
 
 def _server(args: argparse.Namespace) -> int:
