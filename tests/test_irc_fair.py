@@ -512,6 +512,62 @@ def test_a_hands_end_the_channel_never_heard_is_said_when_the_dealer_is_back(ser
     assert rr.status["#holdem"] is not None
 
 
+def test_answers_come_within_seconds_while_a_table_plays_under_a_send_budget(server, running, tmp_path) -> None:
+    """A table of two house bots and a person plays under a tight send budget (1 line at
+    once, 1.5 a second); a stranger's !help and !stats and the seated person's !stats
+    followed at once by a move out of turn are all answered (none replaced by another),
+    each within 10 s; an out-of-turn notice, if sent, names the player whose turn it was
+    when it arrived."""
+    arrived: dict[str, float] = {}
+    asked: dict[str, float] = {}
+    turn = {"now": ""}
+    stale: list[tuple[str, str]] = []  # out-of-turn notices that came after the turn had moved
+
+    def on_line(person, command, prefix, target, text) -> None:
+        if not prefix.startswith("dealer!"):
+            return
+        if command == "PRIVMSG":
+            m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
+            if m:
+                turn["now"] = m.group(2)
+                if m.group(2) == person.nick:
+                    person.say("#holdem", "call" if "call" in m.group(3) else "check")
+            elif " ends. Stacks" in text or "void, chips restored" in text:
+                turn["now"] = ""
+        elif command == "NOTICE" and " your cards at " not in text:
+            kind = "turn" if "not your turn" in text else "help" if "!sit" in text else "stats"
+            arrived.setdefault(f"{person.nick}:{kind}", time.monotonic())
+            named = re.search(r"not your turn, (\S+) is to act", text)
+            if named is not None and turn["now"] not in (named.group(1), ""):
+                stale.append((text, turn["now"]))
+
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", SLOW, hands=None, seed=6,
+                      min_players=3).start()
+    running(host)
+    alice = Person(server.port, "alice", on_line=on_line)
+    stranger = Person(server.port, "stranger", on_line=on_line)
+    for p in (alice, stranger):
+        running(p)
+        p.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    alice.say("#holdem", "!sit")
+    bot(running, server, "rr", "rr")
+    bot(running, server, "tag", "tight-aggressive")
+    wait_for(lambda: len(said(alice, "start")) >= 2, what="the table playing")
+    wait_for(lambda: turn["now"] not in ("", "alice"), what="someone else's turn")
+    now = time.monotonic()
+    alice.say("#holdem", "!stats")
+    alice.say("#holdem", "check")  # out of turn
+    stranger.say("#holdem", "!help")
+    stranger.say("#holdem", "!stats")
+    asked.update({"alice:stats": now, "stranger:help": now, "stranger:stats": now})
+    wait_for(lambda: all(k in arrived for k in asked), timeout=30, what=f"every answer ({arrived})")
+    late = {k: round(arrived[k] - asked[k], 1) for k in asked}
+    print(f"answer times (s): {late}")
+    assert all(v <= 10 for v in late.values()), late
+    assert not stale, stale
+
+
 def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server, running, tmp_path) -> None:
     """An owner's ``leave`` in the middle of a hand takes effect when the hand is over (no
     fold, no lost blind: Poki's last hand ends with it in the end line, then it leaves with

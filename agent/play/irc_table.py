@@ -192,6 +192,7 @@ class _Table:
     operators: set[str] = field(default_factory=set)  # the channel's operators (lower-case nicks, from NAMES)
     hold: object | None = None  # the first hand waits for a claimant's proof (timer to look again)
     told: tuple = ()  # the last move out of turn answered (one answer a turn)
+    turn_notices: set[str] = field(default_factory=set)  # queue keys of out-of-turn notices not yet known sent
     next_hand_first: bool = True  # no hand dealt yet in this session
     outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
 
@@ -285,13 +286,16 @@ class DealerBot:
             else:
                 hand.timer.start()
 
-    def _tell(self, nick: str, text: str) -> None:
+    def _tell(self, nick: str, text: str, kind: str = "refusal") -> str:
         """An answer to one person: before strangers' when the person is seated; answers
-        to one nick coalesced and spaced (connectors.irc.send_queue), so a flood of
-        commands earns a few answers and never holds up the game."""
+        of one ``kind`` (help, stats, refusal, turn) to one nick coalesced and spaced
+        (connectors.irc.send_queue), so a flood of commands earns a few answers and never
+        holds up the game, and an answer is never replaced by one of another kind. The
+        answer's queue key (to withdraw it should it no longer hold)."""
         seated = any(s.nick == nick for t in self.tables.values() for s in t.seats)
-        self.client.notice(nick, text, Priority.SEATED if seated else Priority.OTHER,
-                           key=f"answer:{nick.lower()}")
+        key = f"answer:{nick.lower()}:{kind}"
+        self.client.notice(nick, text, Priority.SEATED if seated else Priority.OTHER, key=key)
+        return key
 
     def _refuse_move(self, nick: str, text: str) -> None:
         """A refused move goes to the player whose turn it is, at once, never held back."""
@@ -604,13 +608,13 @@ class DealerBot:
     def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
         nick, userhost = ev.nick, ev.userhost
         if cmd.name == "help":
-            self._tell(nick, d.HELP)
+            self._tell(nick, d.HELP, "help")
             return
         if cmd.name == "stats":
             chips = self.bank.bankroll(nick)
             seated = [(t.channel, s.chips) for t in self.tables.values() for s in t.seats
                       if s.nick == nick and s.userhost == userhost]
-            self._tell(nick, d.stats_answer(nick, chips, seated))
+            self._tell(nick, d.stats_answer(nick, chips, seated), "stats")
             return
         assert table is not None
         seat = self._seat_of(table, nick, userhost)
@@ -764,6 +768,7 @@ class DealerBot:
                      cards[2 * len(seats):], deck=deck)
         table.hand = hand
         table.next_hand_first = False
+        self._turn_moved(table)  # "no hand in progress" no longer holds
         self._say(table, d.HandStarts(number, names[button], cfg.small_blind, cfg.big_blind,
                                       cfg.small_bet, cfg.big_bet, cfg.max_bets,
                                       tuple(zip(names, started.stacks))))
@@ -920,11 +925,20 @@ class DealerBot:
         if table.told == key:
             return
         table.told = key
+        self.stats.refused += 1
         if hand is None:
-            self._refuse(ev.nick, d.refusal("no_hand", channel=table.channel))
+            text = d.refusal("no_hand", channel=table.channel)
         else:
-            self._refuse(ev.nick, d.refusal("not_your_turn", channel=table.channel, hand=hand.number,
-                                            nick=hand.names[hand.waiting] if hand.waiting is not None else "nobody"))
+            text = d.refusal("not_your_turn", channel=table.channel, hand=hand.number,
+                             nick=hand.names[hand.waiting] if hand.waiting is not None else "nobody")
+        table.turn_notices.add(self._tell(ev.nick, text, "turn"))
+
+    def _turn_moved(self, table: _Table) -> None:
+        """The turn moved on (a move, a new hand, a void): out-of-turn notices still queued
+        no longer hold and are withdrawn, never sent late."""
+        notices, table.turn_notices = table.turn_notices, set()
+        for key in notices:
+            self.client.withdraw(key)
 
     def _act(self, table: _Table, hand: _Hand, seat: int, action: Action, *, timed_out: bool = False) -> None:
         st = hand.tracker.state
@@ -932,6 +946,7 @@ class DealerBot:
         name = hand.names[seat]
         opening = st.current_bet == 0
         hand.waiting = None
+        self._turn_moved(table)
         before = len(st.operations)
         try:
             hand.tracker.apply(PlayerActed(name, action))
@@ -962,6 +977,8 @@ class DealerBot:
         if st.phase in (Phase.OVER,) or not st.can_leave(seat):
             return  # folded already, or the rules keep him in: he is checked/folded in turn
         was_waiting = hand.waiting == seat
+        if was_waiting:
+            self._turn_moved(table)
         hand.tracker.apply(PlayerLeft(hand.names[seat]))
         self._say(table, d.LeftHand(hand.number, hand.names[seat]))
         if was_waiting:
@@ -977,6 +994,7 @@ class DealerBot:
         table.hand = None
         self.stats.voided += 1
         table.next_hand = hand.number + 1  # a void keeps its number
+        self._turn_moved(table)
         self._void_stored(table, hand)
         last: list[d.Line] = [d.HandVoid(hand.number)]
         if hand.deck is not None:
