@@ -416,7 +416,7 @@ def test_every_player_stores_every_hand_the_dealer_stored_the_last_included(serv
     assert len(dealt) == 3
     last = max(dealt, key=lambda h: int(h.rsplit(":", 1)[1]))
     assert any(t.startswith(f"Hand {last.rsplit(':', 1)[1]}: ends.") for t in watcher.from_dealer())
-    for nick, b in bots.items():
+    for nick in bots:
         wait_for(lambda: set(stored_hands(tmp_path / f"{nick}.sqlite")) >= set(dealt),  # noqa: B023
                  what=f"{nick} to store every hand the dealer stored")
         assert stored_hands(tmp_path / f"{nick}.sqlite") == dealt, nick
