@@ -488,3 +488,15 @@ def test_the_player_bots_deck_watch_checks_each_hand_as_its_deck_is_revealed() -
     for number in range(5, 30):  # hands never revealed are forgotten
         watch.read(d.parse_line(f"Hand {number}: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100."))
     assert len(watch.hands) == watch.keep
+
+
+def test_help_is_self_contained_and_fits_one_notice() -> None:
+    """!help says everything a person needs at the table (the commands, the moves with
+    ``raise to N``, the private form with the dealer's nick, where cards and refusals
+    come) in one line the dealer can send whole, for the longest nick, pointing to no file."""
+    text = d.help_text("d" * d.MAX_NICK)
+    assert len(text.encode()) <= d.MAX_LINE_TEXT and "\n" not in text
+    for needed in ("!sit", "!stand", "!leave", "!stats", "fold", "check", "call", "bet", "raise to",
+                   f"/msg {'d' * d.MAX_NICK} call", "notice"):
+        assert needed in text, needed
+    assert "docs/" not in text and ".md" not in text

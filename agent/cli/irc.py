@@ -157,7 +157,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="folder for the hand logs, <table>.acpc.log and <table>.phhs (default irc-logs)")
     deal.add_argument("--action-seconds", type=arguments.seconds, default=None,
                       help="time limit per action (default: [irc] action_seconds)")
-    deal.add_argument("--no-progress", action="store_true", help="no progress bar")
+    deal.add_argument("--no-progress", action="store_true",
+                      help="no progress bar (nor, when the output is no terminal, a line every 50 hands)")
 
     play = sub.add_parser("play", parents=[common], help="sit Poki (or any player) at IRC tables",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("play"),
@@ -274,15 +275,20 @@ def _deal(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - a clear message, not a traceback
         print(f"poki irc deal: {exc}", file=sys.stderr)
         return 1
-    print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; database {db}, "
-          f"logs in {args.logs}/", flush=True)
+    print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; database "
+          f"{os.path.abspath(db)}, logs in {os.path.abspath(args.logs)}/", flush=True)
     job = _start_report_job(args, db, args.settings.irc.dealer_report)
-    bar = None if args.no_progress or args.hands is None else tqdm(total=args.hands, unit="hand")
+    # A bar on a terminal; into a log, a line every PROGRESS_EVERY hands (not a frame a second).
+    on_terminal = sys.stderr.isatty()
+    bar = None if args.no_progress or args.hands is None or not on_terminal else tqdm(total=args.hands, unit="hand")
+    told = 0
     try:
         while not host.wait(0.5):
             if bar is not None:
                 bar.n = host.call(lambda: host.bot.stats.hands)
                 bar.refresh()
+            elif not args.no_progress and not on_terminal:
+                told = _progress_line(host.call(lambda: host.bot.stats.hands), told, args.hands)
     except KeyboardInterrupt:
         print("\nstopping (a hand in progress is void, chips as before it)", file=sys.stderr)
     finally:
@@ -305,6 +311,19 @@ def _deal(args: argparse.Namespace) -> int:
     if host.error is not None:
         print(f"poki irc deal: {host.error}", file=sys.stderr)
     return 1 if host.unstored or host.error is not None else 0
+
+
+PROGRESS_EVERY = 50  # hands between two progress lines when the output is no terminal
+
+
+def _progress_line(hands: int, told: int, limit: int | None) -> int:
+    """Print ``N hands dealt`` when ``hands`` passed the next multiple of PROGRESS_EVERY
+    since ``told``; the count last told."""
+    if hands // PROGRESS_EVERY <= told // PROGRESS_EVERY:
+        return told
+    of = f" of {limit}" if limit is not None else ""
+    print(f"{hands}{of} hands dealt", file=sys.stderr, flush=True)
+    return hands
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -376,7 +395,7 @@ def _start_report_job(args: argparse.Namespace, db: str, default_out: str):
               file=sys.stderr)
         return None
     job.start()
-    print(f"opponent report of {db} into {job.out} on the schedule {args.settings.report.cron!r} "
+    print(f"opponent report of {os.path.abspath(db)} into {os.path.abspath(job.out)} on the schedule {args.settings.report.cron!r} "
           f"({args.settings.report.timezone}); next at {job.next_run_time()}", flush=True)
     return job
 

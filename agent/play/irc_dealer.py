@@ -222,9 +222,9 @@ class SqliteBank:
     def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
         self._call(self.bankrolls.rename, channel, old, new, userhost)
 
-    def bankroll(self, nick: str) -> int | None:
+    def bankroll(self, nick: str, userhost: str) -> int | None:
         self.settle()
-        return self.bankrolls.bankroll(nick)
+        return self.bankrolls.bankroll_for(nick, userhost)
 
     def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
         journal = self.journal

@@ -36,8 +36,9 @@ class Bank(Protocol):
     def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
         """The seat's connection changed nick."""
 
-    def bankroll(self, nick: str) -> int | None:
-        ...
+    def bankroll(self, nick: str, userhost: str) -> int | None:
+        """``nick``'s bankroll when the connection ``userhost`` holds it (None otherwise:
+        nobody learns another's bankroll by taking its nick)."""
 
     def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
         """Store the hand, the table's new chip counts and the next hand number, all or

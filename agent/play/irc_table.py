@@ -608,10 +608,10 @@ class DealerBot:
     def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
         nick, userhost = ev.nick, ev.userhost
         if cmd.name == "help":
-            self._tell(nick, d.HELP, "help")
+            self._tell(nick, d.help_text(self.client.nick), "help")
             return
         if cmd.name == "stats":
-            chips = self.bank.bankroll(nick)
+            chips = self.bank.bankroll(nick, userhost)  # only to the connection that holds it
             seated = [(t.channel, s.chips) for t in self.tables.values() for s in t.seats
                       if s.nick == nick and s.userhost == userhost]
             self._tell(nick, d.stats_answer(nick, chips, seated), "stats")
