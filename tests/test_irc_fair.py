@@ -206,6 +206,22 @@ def test_the_dealer_host_mask_ignores_the_ident_tilde() -> None:
     assert "REFUSED" in pinned.stats.last_error
 
 
+def alice_who_holds(srv, hold: dict[str, bool]) -> Person:
+    """alice at a plain IRC client: sits when the dealer opens the table and checks or
+    calls on her turn, unless ``hold["on"]`` (her turn then waits)."""
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        if text.startswith("Table: dealing"):
+            person.say("#holdem", "!sit")
+        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
+        if m and m.group(2) == "alice" and not hold["on"]:
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    return Person(srv.port, "alice", on_line=play)
+
+
 def _dealer_command(srv, tmp_path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "agent.cli", "irc", "deal", "--config", str(tmp_path / "config.toml"),
             "--server", srv.address, "--channel", "#holdem", "--db", str(tmp_path / "dealer.sqlite"),
@@ -224,16 +240,7 @@ def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> Non
         "reconnect_min_seconds = 0.2\nreconnect_max_seconds = 2\n")
     hold = {"on": False}
 
-    def play(person, command, prefix, target, text) -> None:
-        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
-            return
-        if text.startswith("Table: dealing"):
-            person.say("#holdem", "!sit")
-        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
-        if m and m.group(2) == "alice" and not hold["on"]:
-            person.say("#holdem", "call" if "call" in m.group(3) else "check")
-
-    alice = Person(server.port, "alice", on_line=play)
+    alice = alice_who_holds(server, hold)
     running(alice)
     alice.send("JOIN #holdem")
     wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
@@ -431,19 +438,10 @@ def test_sigterm_mid_hand_under_a_send_budget_says_the_void_and_the_deck(server,
         "[irc]\nhand_pause_seconds = 0.2\naction_seconds = 60\nflood_burst = 1\nflood_lines_per_second = 1.5\n")
     hold = {"on": True}
 
-    def play(person, command, prefix, target, text) -> None:
-        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
-            return
-        if text.startswith("Table: dealing"):
-            person.say("#holdem", "!sit")
-        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
-        if m and m.group(2) == "alice" and not hold["on"]:
-            person.say("#holdem", "call" if "call" in m.group(3) else "check")
-
     watcher = Person(server.port, "watcher")
     running(watcher)
     watcher.send("JOIN #holdem")
-    alice = Person(server.port, "alice", on_line=play)
+    alice = alice_who_holds(server, hold)
     running(alice)
     alice.send("JOIN #holdem")
     wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")

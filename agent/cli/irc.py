@@ -349,7 +349,7 @@ def _play(args: argparse.Namespace) -> int:
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
-          f"{bot.feed.dealer_nick}; database {db}. Ctrl-C to stop.", flush=True)
+          f"{bot.feed.dealer_nick}; database {os.path.abspath(db)}. Ctrl-C to stop.", flush=True)
     print(bot.describe(), flush=True)
     bot.start()
     job = _start_report_job(args, db, args.settings.report.out)

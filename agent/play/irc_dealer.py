@@ -520,11 +520,17 @@ class DealerHost:
             if self.bank is not None:
                 self.bank.started_fd = -1
 
-    @staticmethod
-    def _drain(client: IrcClient, drained: threading.Event) -> None:
+    def _drain(self, client: IrcClient, drained: threading.Event) -> None:
         """Set ``drained`` once every line queued so far has gone past the server (loop
-        thread; after the tables' last lines were flushed)."""
-        if client.registered:
-            client.when_delivered(drained.set)
-        else:
+        thread; after the tables' last lines were flushed); the hands told are heard then."""
+        if not client.registered:
             drained.set()  # nothing can be delivered: the lines went with the connection
+            return
+        bot = self.bot
+
+        def delivered() -> None:
+            if bot is not None:
+                bot.heard()
+            drained.set()
+
+        client.when_delivered(delivered)

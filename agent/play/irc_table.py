@@ -92,6 +92,9 @@ class TurnClock:
         self.cancelled = False
         self._timer = None
         self._backstop = None
+        # Run when the turn line is confirmed delivered (never by the backstop): what else
+        # waited for a confirmation of the lines before it rides on this one's PING.
+        self.riders: list[Callable[[], object]] = []
 
     def arm(self) -> None:
         """The turn line is queued: ask to hear when it has gone out."""
@@ -99,7 +102,13 @@ class TurnClock:
             return
         self.queued_at = time.monotonic()
         self._backstop = self.client.call_later(self.backstop, self._overdue)
-        self.client.when_delivered(self.start)
+        self.client.when_delivered(self._arrived)
+
+    def _arrived(self) -> None:
+        riders, self.riders = self.riders, []
+        for rider in riders:
+            rider()  # a delivery is a delivery, even of a turn already answered
+        self.start()
 
     def start(self) -> None:
         if self.cancelled or self.started_at is not None:
@@ -247,6 +256,7 @@ class DealerBot:
         # host records both, so a dealer killed in between says them again when it is back
         # (``unheard``, by channel in lower case).
         self.told = told
+        self._unconfirmed: list[tuple[str, int]] = []  # hands told whose lines await a confirmation
         self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
@@ -282,6 +292,9 @@ class DealerBot:
         hand = table.hand
         if hand is not None and isinstance(hand.timer, TurnClock):
             if self.fair_clock:
+                if self._unconfirmed:  # earlier hands' last lines, confirmed by this turn's PING
+                    told, self._unconfirmed = self._unconfirmed, []
+                    hand.timer.riders.append(lambda: self.heard(told))
                 hand.timer.arm()  # behind the turn line, never before it
             else:
                 hand.timer.start()
@@ -1016,8 +1029,22 @@ class DealerBot:
             self.stats.errors += 1
             log.error("%s: recording hand %d's last lines failed: %s", channel, number, exc)
             return
-        # Behind the lines' flush (call_soon keeps order): the server's PONG confirms them.
-        self.client.call_soon(lambda: self.client.when_delivered(lambda: told(channel, number, None)))
+        # Confirmed by the next PING behind them (the next turn's clock, or the stop's
+        # drain): no line of the send budget spent on it.
+        self._unconfirmed.append((channel, number))
+
+    def heard(self, told: list[tuple[str, int]] | None = None) -> None:
+        """The server has the lines of these hands (None: of every hand told so far)."""
+        if told is None:
+            told, self._unconfirmed = self._unconfirmed, []
+        if self.told is None:
+            return
+        for channel, number in told:
+            try:
+                self.told(channel, number, None)
+            except Exception as exc:  # noqa: BLE001 - the record is a convenience for the next start
+                self.stats.errors += 1
+                log.error("%s: recording hand %d heard failed: %s", channel, number, exc)
 
     def _void_stored(self, table: _Table, hand: _Hand) -> None:
         """The bank skips the voided hand's number, so no later hand takes it."""
