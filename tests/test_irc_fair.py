@@ -688,3 +688,26 @@ def test_the_dealer_host_spelled_naturally_on_ngircd(ngircd, running, tmp_path) 
     assert prefix.split("!", 1)[1].lstrip("~") == "dealer@127.0.0.1"
     wait_for(lambda: all(b.seats["#holdem"].stats.hands == 2 for b in bots), what="both bots to finish both hands")
     assert all(b.feed.stats.impostor == 0 for b in bots)
+
+
+def test_a_channel_operator_dealing_here_is_known_at_once_on_ngircd(ngircd, running, tmp_path) -> None:  # noqa: F811
+    """On Debian's ngircd the dealer that creates the channel is its operator (``@dealer``
+    in NAMES). A second dealer joining hears it answer its opening line and refuses the
+    table at once: the first has dealt no hand (nobody sits), so its status alone told."""
+    cfg = dataclasses.replace(BASE, irc=dataclasses.replace(
+        BASE.irc, flood_burst=3, flood_lines_per_second=2.0, reconnect_min_seconds=0.2,
+        reconnect_max_seconds=2.0, hand_pause_seconds=0, action_seconds=30))
+    first = DealerHost(ngircd.address, ["#holdem"], tmp_path / "one.sqlite", cfg, hands=None, seed=1).start()
+    running(first)
+    assert first.wait_tables()
+    watcher = Person(ngircd.port, "watcher")
+    running(watcher)
+    watcher.send("JOIN #holdem")
+    wait_for(lambda: any(c == "353" and "@dealer" in t for c, _, _, t in watcher.lines), what="@dealer in NAMES")
+    second = DealerHost(ngircd.address, ["#holdem"], tmp_path / "two.sqlite", cfg, nick="croupier", hands=None,
+                        seed=2).start()
+    running(second)
+    wait_for(lambda: any(t.startswith("Table: another dealer deals here (dealer)")
+                         for t in watcher.from_dealer("croupier")), what="the second dealer to refuse")
+    assert first.call(lambda: first.bot.stats.hands) == 0  # known by its status, not by its hands
+    assert not [t for t in watcher.from_dealer("croupier") if t.startswith("Hand ")]

@@ -153,6 +153,7 @@ class _Hand:
 
 
 _OPERATOR_PREFIXES = "~&@"  # NAMES prefixes of a channel's owners, admins and operators
+_MEMBER_PREFIXES = "~&@%+"  # every NAMES prefix (with half-operators and voices)
 
 
 def identity_of(userhost: str, account: str = "") -> str:
@@ -361,13 +362,13 @@ class DealerBot:
                 return
             nick = ev.other if kind == "kick" else ev.nick
             if nick:
-                self._other_dealer_gone(nick, table)
+                self._someone_left(nick, table)
             for seat in list(table.seats):
                 if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
                     self._gone(table, seat)
         elif kind == "quit":
             for table in self.tables.values():
-                self._other_dealer_gone(ev.nick, table)
+                self._someone_left(ev.nick, table)
                 seat = self._seat_of(table, ev.nick, ev.userhost)
                 if seat is not None:
                     self._gone(table, seat)
@@ -583,8 +584,8 @@ class DealerBot:
     def _names(self, table: _Table, names: str) -> None:
         """A NAMES reply: who are the channel's operators."""
         for name in names.split()[:1000]:
-            nick = name.lstrip("~&@%+")
-            if name[:1] in _OPERATOR_PREFIXES or (name[1:2] in _OPERATOR_PREFIXES and name[:1] in "~&@%+"):
+            nick = name.lstrip(_MEMBER_PREFIXES)
+            if any(p in _OPERATOR_PREFIXES for p in name[:len(name) - len(nick)]):  # "@nick", "+@nick" ...
                 table.operators.add(nick.lower())
             else:
                 table.operators.discard(nick.lower())
@@ -604,7 +605,7 @@ class DealerBot:
                 table.operators.discard(old.lower())
                 table.operators.add(new.lower())
 
-    def _other_dealer_gone(self, nick: str, table: _Table) -> None:
+    def _someone_left(self, nick: str, table: _Table) -> None:
         """``nick`` left the table's channel (or the server): its claim and its operator
         status go with it."""
         table.operators.discard(nick.lower())
