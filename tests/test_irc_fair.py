@@ -566,6 +566,44 @@ def test_answers_come_within_seconds_while_a_table_plays_under_a_send_budget(ser
     assert not stale, stale
 
 
+def test_a_player_who_leaves_when_she_sees_the_end_is_not_dealt_the_next_hand(server, running, tmp_path) -> None:
+    """Under a send budget of one line every two seconds (as the old default), the pause
+    before the next hand counts from when the last hand's end line is written, not from
+    when it was queued: a person who types !leave as soon as she sees a hand end (as
+    Poki does on its owner's leave) is not dealt into the next hand and leaves with the
+    stack the end line gave her (no blind lost)."""
+    slower = dataclasses.replace(CFG, irc=dataclasses.replace(CFG.irc, flood_burst=1, flood_lines_per_second=0.5,
+                                                                hand_pause_seconds=1.0))
+    left = {"said": False}
+
+    def play(person, command, prefix, target, text) -> None:
+        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
+            return
+        if " ends. Stacks: " in text and not left["said"]:
+            left["said"] = True
+            person.say("#holdem", "!leave")
+            return
+        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
+        if m and m.group(2) == "alice":
+            person.say("#holdem", "call" if "call" in m.group(3) else "check")
+
+    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", slower, hands=None, seed=8).start()
+    running(host)
+    alice = Person(server.port, "alice", on_line=play)
+    running(alice)
+    alice.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    alice.say("#holdem", "!sit")
+    bot(running, server, "rr", "rr")
+    wait_for(lambda: any(m.group(1) == "alice" for m in said(alice, "leave")), what="alice to leave")
+    lines = alice.from_dealer()
+    first_end = next(k for k, t in enumerate(lines) if DOC_LINES["ends"].fullmatch(t))
+    later_starts = [t for t in lines[first_end:] if DOC_LINES["start"].fullmatch(t)]
+    assert not [t for t in later_starts if "alice " in t], "alice was dealt into the next hand"
+    stack = int(re.search(r"alice (\d+)", lines[first_end]).group(1))
+    assert int(said(alice, "leave")[0].group(2)) == stack
+
+
 def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server, running, tmp_path) -> None:
     """An owner's ``leave`` in the middle of a hand takes effect when the hand is over (no
     fold, no lost blind: Poki's last hand ends with it in the end line, then it leaves with

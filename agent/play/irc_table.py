@@ -204,6 +204,8 @@ class _Table:
     told: tuple = ()  # the last move out of turn answered (one answer a turn)
     turn_notices: set[str] = field(default_factory=set)  # queue keys of out-of-turn notices not yet known sent
     next_hand_first: bool = True  # no hand dealt yet in this session
+    end_pending: bool = False  # the last hand's end lines are not written yet: the next hand waits for them
+    sit_outs: list[TableSeat] = field(default_factory=list)  # !stand during a hand: said when it takes effect
     outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
 
 
@@ -287,8 +289,12 @@ class DealerBot:
     def _flush(self, table: _Table) -> None:
         msgs, table.outgoing = table.outgoing, []
         lines = d.format_lines(msgs) if self.joined_clauses else [d.format_line(m) for m in msgs]
-        for line in lines:
-            self.client.say(table.channel, line, Priority.GAME)
+        for k, line in enumerate(lines):
+            # A hand's end: the pause before the next hand counts from when it is written, so
+            # a player who leaves when it sees the end is never dealt in (nor blinded).
+            last_of_end = table.end_pending and k == len(lines) - 1
+            self.client.say(table.channel, line, Priority.GAME,
+                            on_sent=(lambda: self._end_written(table)) if last_of_end else None)
             self.stats.lines += 1
         hand = table.hand
         if hand is not None and isinstance(hand.timer, TurnClock):
@@ -427,6 +433,7 @@ class DealerBot:
         if table.pause is not None:
             table.pause.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
             table.pause = None
+        table.end_pending = False  # the lines went with the connection
         for seat in table.seats:
             seat.present = False  # until they are seen again (join or WHO)
             seat.leaving = False
@@ -638,8 +645,11 @@ class DealerBot:
             if seat is None:
                 self._refuse(nick, d.refusal("not_seated", channel=table.channel))
             elif not seat.sitting_out:
-                seat.sitting_out = True
-                self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
+                seat.sitting_out = True  # dealt no more hands; said when it takes effect
+                if table.hand is not None and seat in table.hand.seats:
+                    table.sit_outs.append(seat)
+                else:
+                    self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
         elif cmd.name == "leave":
             if seat is None:
                 self._refuse(nick, d.refusal("not_seated", channel=table.channel))
@@ -707,7 +717,7 @@ class DealerBot:
     def _schedule(self, table: _Table) -> None:
         """Start the next hand after the pause, if one can be dealt."""
         if (table.hand is not None or table.pause is not None or self._finished or table.other_dealer
-                or not table.opened or table.channel not in self.client.joined):
+                or not table.opened or table.channel not in self.client.joined or table.end_pending):
             return
         held = self._held_for(table)
         if held > 0:  # someone says it deals here: wait for its proof, a bounded time
@@ -1121,6 +1131,10 @@ class DealerBot:
         self._after_hand(table, hand)
 
     def _after_hand(self, table: _Table, hand: _Hand) -> None:
+        sit_outs, table.sit_outs = table.sit_outs, []
+        for seat in sit_outs:
+            if seat.sitting_out and seat in table.seats:
+                self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
         for seat in hand.seats:
             if seat.leaving or seat.chips <= 0:
                 self._release(table, seat)
@@ -1132,6 +1146,11 @@ class DealerBot:
                 if self.done is not None:
                     self.done()
             return
+        assert table.outgoing, "a hand's end or void is said before _after_hand"
+        table.end_pending = True  # the next hand once the end is written (_end_written)
+
+    def _end_written(self, table: _Table) -> None:
+        table.end_pending = False
         self._schedule(table)
 
     # --- state for status and tests --------------------------------------------------------------
