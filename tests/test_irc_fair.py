@@ -281,6 +281,9 @@ def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> Non
     hold["on"] = False
     second = dealer()
     wait_for(lambda: any(int(m.group(1)) == killed for m in said(alice, "void")), what="the killed hand's void")
+    # The people seated when it was killed are told their seats were freed (bots re-sit by themselves).
+    assert any(re.fullmatch(r"Table: .*alice.*: the dealer restarted, your chips are back in your bankroll; "
+                            r"!sit to play again\.", t) for t in alice.from_dealer()), alice.from_dealer()[-5:]
     wait_for(lambda: len([n for n in ended() if n > killed]) >= 2, what="two hands after the restart")
     seated_again = [m.group(8) for m in said(alice, "start") if int(m.group(1)) > killed]
     assert all("poki " in s and "rr " in s for s in seated_again)

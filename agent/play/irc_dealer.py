@@ -209,6 +209,9 @@ class SqliteBank:
         except BankrollError as exc:
             raise BankError(str(exc)) from None
 
+    def seated_before(self, channel: str) -> list[str]:
+        return sorted(self._call(self.bankrolls.at_table, channel))
+
     def open_table(self, channel: str) -> int:
         return self._call(self.bankrolls.open_table, channel)
 

@@ -21,6 +21,10 @@ class BankError(Exception):
 
 
 class Bank(Protocol):
+    def seated_before(self, channel: str) -> list[str]:
+        """The nicks that had chips on ``channel`` when the last session ended (read
+        before open_table gives the chips back)."""
+
     def open_table(self, channel: str) -> int:
         """Start of a session at ``channel``: chips left on it by an earlier session go
         back to their bankrolls; returns the next hand number."""

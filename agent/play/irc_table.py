@@ -394,9 +394,12 @@ class DealerBot:
 
     def _on_joined(self, table: _Table) -> None:
         if not table.opened:
+            freed = self.bank.seated_before(table.channel)
             table.next_hand = self.bank.open_table(table.channel)
             table.opened = True
             self._say(table, d.table_opened(self.config.small_bet, self.config.big_bet, self.seeded))
+            if freed:  # people seated when the last session ended are told, not dropped silently
+                self._say(table, d.seats_freed(freed))
         unheard, table.unheard = table.unheard, []
         for line in unheard:  # a killed session's last hand end, said again
             try:

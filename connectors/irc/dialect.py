@@ -32,7 +32,7 @@ __all__ = [
     "parse_line", "parse_lines", "parse_move", "turn_of", "CLAUSE_SEPARATOR", "MAX_LINE_TEXT",
     "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
     "is_table_opened", "leave_command", "looks_like_dealer", "DECK_SALT_HEX", "deck_digest", "dealer_conflict", "dealer_here", "format_options", "help_text", "is_dealer_here",
-    "is_dealer_conflict", "is_seeded_table", "player_back", "refusal", "seat_renamed",
+    "is_dealer_conflict", "is_seeded_table", "player_back", "seats_freed", "refusal", "seat_renamed",
     "session_over", "sit_command", "stats_answer", "table_opened", "timed_out_reason", "timeout_word",
 ]
 
@@ -783,6 +783,12 @@ def table_opened(small_bet: int, big_bet: int, seeded: bool = False) -> TableInf
 
 def is_table_opened(msg: Line) -> bool:
     return isinstance(msg, TableInfo) and msg.text.startswith(_OPENING)
+
+
+def seats_freed(nicks: list[str]) -> TableInfo:
+    """What a dealer says on opening a table where people sat when its last session ended."""
+    shown = ", ".join(nicks[:10]) + (f" and {len(nicks) - 10} more" if len(nicks) > 10 else "")
+    return TableInfo(f"{shown}: the dealer restarted, your chips are back in your bankroll; !sit to play again.")
 
 
 def player_back(nick: str) -> TableInfo:
