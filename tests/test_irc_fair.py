@@ -654,6 +654,8 @@ def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server
     wait_for(lambda: any("opponent report written" in t for c, p, _, t in boss.lines
                          if c == "NOTICE" and p.startswith("poki!")), what="the report written")
     assert (tmp_path / "report" / "index.html").exists()
+    told = next(t for c, p, _, t in boss.lines if c == "NOTICE" and "opponent report written" in t)
+    assert f"written: {(tmp_path / 'report' / 'index.html').resolve()} (" in told, told  # the absolute path
 
 
 def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(server, running, tmp_path) -> None:
