@@ -206,6 +206,15 @@ def test_the_dealer_host_mask_ignores_the_ident_tilde() -> None:
     assert "REFUSED" in pinned.stats.last_error
 
 
+def in_channel(running, srv, nick: str, on_line=None) -> Person:
+    """A person at a plain IRC client who has joined #holdem."""
+    person = Person(srv.port, nick, on_line=on_line)
+    running(person)
+    person.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in person.lines), what=f"{nick} in the channel")
+    return person
+
+
 def alice_who_holds(srv, hold: dict[str, bool]) -> Person:
     """alice at a plain IRC client: sits when the dealer opens the table and checks or
     calls on her turn, unless ``hold["on"]`` (her turn then waits)."""
@@ -590,12 +599,8 @@ def test_a_player_who_leaves_when_she_sees_the_end_is_not_dealt_the_next_hand(se
         if m and m.group(2) == "alice":
             person.say("#holdem", "call" if "call" in m.group(3) else "check")
 
-    host = DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", slower, hands=None, seed=8).start()
-    running(host)
-    alice = Person(server.port, "alice", on_line=play)
-    running(alice)
-    alice.send("JOIN #holdem")
-    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+    running(DealerHost(server.address, ["#holdem"], tmp_path / "dealer.sqlite", slower, hands=None, seed=8).start())
+    alice = in_channel(running, server, "alice", play)
     alice.say("#holdem", "!sit")
     bot(running, server, "rr", "rr")
     wait_for(lambda: any(m.group(1) == "alice" for m in said(alice, "leave")), what="alice to leave")
