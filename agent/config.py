@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import toml_input
+from agent.inputs import TooLarge, read_bounded
 
 DEFAULT_PATH = Path("config.toml")
 MAX_CONFIG_BYTES = 1 << 20
@@ -457,16 +458,15 @@ def load_config(path: str | Path | None = None) -> Config:
             return Config()
     path = Path(path)
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        raw = read_bounded(path, MAX_CONFIG_BYTES, "a config file")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: a folder, not a config file") from None
-    except OSError as exc:
+    except OSError as exc:  # a FIFO or device is refused unread (agent.inputs)
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes; not a config file")
+    except TooLarge:
+        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes; not a config file") from None
     try:
         data = toml_input.loads(toml_input.decode(raw, str(path)), str(path), max_bytes=MAX_CONFIG_BYTES)
     except toml_input.TomlInputError as exc:
