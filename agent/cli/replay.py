@@ -31,6 +31,7 @@ import os
 import sys
 from typing import Any
 
+from agent.cli.arguments import outputs_refused
 from agent.cli.cluster_option import NoCluster, open_cluster
 from agent.models.prediction import Strengths
 
@@ -179,11 +180,14 @@ def run(args: argparse.Namespace) -> int:
         print("poki replay: --tune needs --predict", file=sys.stderr)
         return 2
     for path in args.paths:
-        if not os.path.exists(path):
+        if not os.path.lexists(path):  # a link loop exists (it is reported as one, not as missing)
             print(f"poki replay: no such file or folder: {path}", file=sys.stderr)
             return 2
     if args.game is not None and not os.path.isfile(args.game):
         print(f"poki replay: no such game definition: {args.game}", file=sys.stderr)
+        return 2
+    reads = [(f"the input {path}", path) for path in args.paths] + [(f"the game definition {args.game}", args.game)]
+    if outputs_refused("replay", args, {"--skipped": args.skipped}, reads, db=db_path):
         return 2
 
     try:
@@ -202,11 +206,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
-    from contextlib import nullcontext
+    from contextlib import ExitStack, nullcontext
 
-    from agent.play.replay import ReplayWorkerError, replay
+    from agent.outputs import write_output
+    from agent.play.replay import ReplayWorkerError
     from connectors.acpc.game import GameError
-    from db.database import DatabaseError, DatabaseWriteError
+    from db.database import DatabaseError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError, ReplayWorkerError)
     pool_context: Any = nullcontext(None)
@@ -215,20 +220,30 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
         expected += (ClusterError,)
         pool_context = ReplayPool(cluster, args.paths)
+    with ExitStack() as outputs:
+        on_problem = None
+        if args.skipped:
+            # Every skipped hand written as it is met (the summary keeps only the first
+            # ones), into a file renamed into place at the end, whatever the exit.
+            try:
+                skipped_file = outputs.enter_context(write_output(args.skipped))
+            except OSError as exc:
+                print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+
+            def on_problem(p: Any) -> None:
+                skipped_file.write(f"{p.where}\t{p.reason}\n")
+        return _replay_into(args, options, pool_context, expected, on_problem)
+
+
+def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expected: tuple[type[Exception], ...],
+                 on_problem: Any) -> int:
+    from agent.play.replay import replay
+    from connectors.acpc.game import GameError
+    from db.database import DatabaseWriteError
+
     bar = None
     progress = on_total = None
-    skipped_file = None
-    on_problem = None
-    if args.skipped:
-        # Every skipped hand written as it is met (the summary keeps only the first ones).
-        try:
-            skipped_file = open(args.skipped, "w", encoding="utf-8")
-        except OSError as exc:
-            print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-
-        def on_problem(p: Any) -> None:
-            skipped_file.write(f"{p.where}\t{p.reason}\n")
     if not args.no_progress:
         from tqdm import tqdm
 
@@ -254,8 +269,6 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
     finally:
         if bar is not None:
             bar.close()
-        if skipped_file is not None:
-            skipped_file.close()
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from agent.engine.abstraction import CardAbstraction, ChanceModel
+from agent.outputs import write_output
 
 __all__ = [
     "AbstractGame",
@@ -385,12 +385,9 @@ def _chance_from(data: Any, meta: dict, where: str) -> ChanceModel:
 
 
 def _atomic_savez(path: str | Path, *, compressed: bool, **arrays: np.ndarray) -> None:
-    """Written aside, then renamed: a run killed while writing leaves the old file."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as fh:
+    """Written aside, then renamed (agent.outputs): a run killed while writing leaves the old file."""
+    with write_output(path, binary=True) as fh:
         (np.savez_compressed if compressed else np.savez)(fh, **arrays)
-    os.replace(tmp, path)
 
 
 def _pack(arr: np.ndarray) -> np.ndarray:
