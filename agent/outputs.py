@@ -49,6 +49,17 @@ def _identity(path: str | Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_database(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:  # a regular file (checked by the caller)
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
 def _part(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.part")
 
@@ -95,6 +106,9 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
                                   "(nothing was changed)")
             if not os.access(target, os.W_OK):
                 raise OutputError(f"{where}: the file is read-only; it is not replaced (nothing was changed)")
+            if _is_database(target):  # no output of ours is one: a database is never written over
+                raise OutputError(f"{where}: a SQLite database; it is not replaced by this output "
+                                  "(nothing was changed)")
         probe = _part(target)
         try:
             fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)

@@ -237,6 +237,12 @@ def _deal(args: argparse.Namespace) -> int:
         if ports:
             print(" ".join(str(p) for p in ports), flush=True)
 
+    from connectors.logs.acpc_log import match_name_problem
+
+    problem = match_name_problem(args.match)
+    if problem is not None:
+        print(f"poki acpc deal: --match: {problem}", file=sys.stderr)
+        return 2
     game_file = args.game if args.game is not None and os.path.isfile(args.game) else None
     if arguments.outputs_refused("acpc deal", args, {"--log": args.log}, [(f"the game definition {game_file}", game_file)]):
         return 2

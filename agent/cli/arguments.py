@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from agent.config import MAX_CHIPS, MAX_SEED
+from agent.config import MAX_CHIPS, MAX_SECONDS, MAX_SEED
 
 __all__ = ["count", "listen_port", "outputs_refused", "port", "positive_count", "seconds", "seed", "whole"]
 
@@ -62,7 +62,7 @@ def seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and 0 < value <= 365 * 86400):
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(f"expected seconds above 0 (and at most a year), got {text!r}")
     return value
 

@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run the batches on a Dask cluster: a scheduler address (tcp://HOST:8786) or "
                              "'local' for a cluster of worker processes on this machine "
                              "(pip install 'poki[cluster]'); same results as one process")
-    parser.add_argument("--cluster-timeout", type=float, default=20.0, metavar="SECONDS",
+    parser.add_argument("--cluster-timeout", type=arguments.seconds, default=20.0, metavar="SECONDS",
                         help="seconds to wait for the cluster's scheduler to answer (default 20)")
     parser.add_argument("--name", default="match", help="match name in hand ids and logs")
     parser.add_argument("--db", metavar="FILE",
@@ -105,6 +105,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if arguments.outputs_refused("match", args, {"--csv": args.csv, "--log-acpc": args.log_acpc}, db=args.db):
         return 2
+    if args.log_acpc:
+        from connectors.logs.acpc_log import match_name_problem
+
+        problem = match_name_problem(args.name)
+        if problem is not None:
+            print(f"poki match: --name: {problem}", file=sys.stderr)
+            return 2
     if args.log_phh:
         try:  # the folder of PHH logs, made before the match rather than found unusable after it
             os.makedirs(args.log_phh, exist_ok=True)

@@ -31,8 +31,10 @@ import os
 import sys
 from typing import Any
 
+from agent.cli import arguments
 from agent.cli.arguments import outputs_refused
 from agent.cli.cluster_option import NoCluster, open_cluster
+from agent.config import MAX_BETS, MAX_CHIPS
 from agent.models.prediction import Strengths
 
 
@@ -41,8 +43,8 @@ def _pair(text: str) -> tuple[int, int]:
         a, b = (int(x) for x in text.replace(",", "/").split("/"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected two whole numbers like 5/10, got {text!r}") from None
-    if a <= 0 or b <= 0 or a > b:
-        raise argparse.ArgumentTypeError(f"expected 0 < first <= second, got {text!r}")
+    if a <= 0 or b <= 0 or a > b or b > MAX_CHIPS:
+        raise argparse.ArgumentTypeError(f"expected 0 < first <= second <= {MAX_CHIPS:,}, got {text!r}")
     return a, b
 
 
@@ -107,13 +109,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(tcp://HOST:8786; the logs must be at the same paths on its workers) or 'local' "
                              "for worker processes on this machine (pip install 'poki[cluster]'); this "
                              "process still writes every hand, in log order")
-    parser.add_argument("--cluster-timeout", type=float, default=20.0, metavar="SECONDS",
+    parser.add_argument("--cluster-timeout", type=arguments.seconds, default=20.0, metavar="SECONDS",
                         help="seconds to wait for the cluster's scheduler to answer (default 20)")
     parser.add_argument("--chunk", type=_positive, default=1000, help="hands per chunk of work (default 1000)")
     parser.add_argument("--game", metavar="FILE", default=None, help="ACPC game definition for every ACPC log")
     parser.add_argument("--blinds", type=_pair, default=None, metavar="SB/BB", help="ACPC logs: blinds, e.g. 5/10")
     parser.add_argument("--bets", type=_pair, default=None, metavar="SMALL/BIG", help="ACPC logs: bets, e.g. 10/20")
-    parser.add_argument("--cap", type=_positive, default=None, metavar="N",
+    parser.add_argument("--cap", type=arguments.whole(1, MAX_BETS, "bets a round"), default=None, metavar="N",
                         help="ACPC logs: bets a round, the big blind the first pre-flop (e.g. 4)")
     parser.add_argument("--min-hands", type=int, default=500, metavar="N",
                         help="--predict: players with this many hands are also scored as a group (default 500)")
