@@ -173,3 +173,12 @@ def test_lower_a_link_loop_named_on_the_command_line_is_a_link_loop_problem(acpc
     out = capsys.readouterr().out
     assert "link-loop" in out
     assert _stored(tmp_path / "r.sqlite") == HANDS
+
+
+def test_train_cfr_resume_from_a_fifo_is_refused(tmp_path) -> None:
+    fifo = tmp_path / "run.ckpt"
+    os.mkfifo(fifo)
+    proc = _poki(["train-cfr", "--resume", str(fifo), "--out", str(tmp_path / "s.npz"), "--no-progress"], tmp_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert "named pipe" in err and "Traceback" not in err

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from agent.engine.abstraction import CardAbstraction, ChanceModel
+from agent.inputs import open_input
 from agent.outputs import write_output
 
 __all__ = [
@@ -345,7 +346,7 @@ class Trainer:
                       regrets=self.solver.regrets, sums=self.solver.sums, **_chance_arrays(self.game.chance))
 
     def load_checkpoint(self, path: str | Path) -> None:
-        with np.load(path, allow_pickle=False) as data:
+        with open_input(path) as handle, np.load(handle, allow_pickle=False) as data:  # no FIFO or device
             meta = json.loads(str(data["meta"]))
             if meta.get("format") != FORMAT + "-checkpoint":
                 raise EquilibriumError(f"{path}: not a CFR checkpoint of this version")
@@ -369,7 +370,7 @@ def _chance_arrays(chance: ChanceModel) -> dict[str, np.ndarray]:
 
 def chance_from_checkpoint(path: str | Path) -> ChanceModel:
     """The chance model saved with a checkpoint (to resume without measuring again)."""
-    with np.load(path, allow_pickle=False) as data:
+    with open_input(path) as handle, np.load(handle, allow_pickle=False) as data:  # no FIFO or device
         return _chance_from(data, json.loads(str(data["meta"])), str(path))
 
 
@@ -450,7 +451,7 @@ class StrategyFile:
     def read(path: str | Path) -> StrategyFile:
         where = str(path)
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with open_input(path) as handle, np.load(handle, allow_pickle=False) as data:  # no FIFO or device
                 meta = json.loads(str(data["meta"]))
                 arrays = {k: np.array(data[k]) for k in ("buckets", "preflop", "sequence_probs", "share")}
                 packed = np.array(data["policy_lzma"])
