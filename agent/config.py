@@ -8,6 +8,7 @@ meant (``seats = 9.5`` and ``seed = 1.5`` are refused), within bounds a run can 
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field, fields
@@ -229,7 +230,7 @@ class ReportConfig:
             from zoneinfo import ZoneInfo
 
             ZoneInfo(self.timezone)
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever fails to load, the zone is not usable
             raise ConfigError(f"report.timezone: unknown time zone {self.timezone!r}") from None
         for name in ("charts", "min_sample", "style_min_hands"):
             _whole("report", name, getattr(self, name), 0, MAX_COUNT)
@@ -239,15 +240,6 @@ class ReportConfig:
             raise ConfigError(f"report.aggressive_af must be a positive number, got {self.aggressive_af!r}")
         object.__setattr__(self, "loose_vpip", float(self.loose_vpip))
         object.__setattr__(self, "aggressive_af", float(self.aggressive_af))
-
-
-# Lines a bot may send at once, then a second, under each server's default flood limits
-# (no exemption), a little under what docs/irc-networks.md measured so the server never
-# holds a line back: ngircd 26 lets 3 through at once then 3 a second; InspIRCd 3's
-# default connect class (threshold 10, commandrate 1000) 9 at once then 1 a second.
-# "exempt": no limit, for a bot the server exempts (ngircd user mode +F, InspIRCd's
-# users/flood/no-throttle privilege): only on a server one runs oneself.
-FLOOD_PROFILES = {"safe": (5, 0.5), "ngircd": (3, 2.5), "inspircd": (8, 0.9), "exempt": (1, 0.0)}
 
 
 @dataclass(frozen=True)
@@ -266,11 +258,14 @@ class IrcConfig:
     hand_pause_seconds: float = 3.0  # between hands
     initial_bankroll: int = 10000  # a new player's chips
     min_bankroll: Any = ()  # channel -> bankroll needed to sit (tiers)
-    flood_burst: int = 5  # lines sent at once ...
-    flood_lines_per_second: float = 0.5  # ... then this many a second (0: no limit)
-    # The send budget for the network's server software, measured against its defaults
-    # (docs/irc-networks.md); "custom" takes flood_burst and flood_lines_per_second.
-    flood_profile: str = "custom"
+    # The send budget (lines at once, then a second): "auto" reads the server's software
+    # from its welcome and keeps inside that software's default flood limits ("safe" for
+    # one not recognised); a profile name fixes one (connectors.irc.servers.PROFILES,
+    # docs/irc-networks.md); "custom", or flood_burst / flood_lines_per_second set with
+    # "auto", takes those two (the "safe" value for one not set).
+    flood_profile: str = "auto"
+    flood_burst: int | None = None  # lines sent at once ...
+    flood_lines_per_second: float | None = None  # ... then this many a second (0: no limit)
     answer_gap_seconds: float = 10.0  # the dealer answers one nick's commands at most this often (coalesced)
     reconnect_min_seconds: float = 1.0
     reconnect_max_seconds: float = 60.0
@@ -297,15 +292,15 @@ class IrcConfig:
     services_nick: str = "NickServ"  # who takes IDENTIFY and REGAIN
     connect_timeout_seconds: float = 30.0  # connecting, TLS and registering (the login included) must end within this
 
-    @property
-    def send_budget(self) -> tuple[int, float]:
-        """(lines at once, lines a second) the bots send: the flood profile's, or
-        flood_burst and flood_lines_per_second when it is custom."""
-        if self.flood_profile == "custom":
-            return self.flood_burst, self.flood_lines_per_second
-        return FLOOD_PROFILES[self.flood_profile]
-
     def __post_init__(self) -> None:
+        # In this order: the first setting found wrong is the one reported.
+        self._check_addresses()
+        self._check_numbers()
+        self._check_network()
+        self._check_tiers()
+
+    def _check_addresses(self) -> None:
+        """The server, the nicks, the channels and the owners' masks."""
         host, sep, port = self.server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise ConfigError(f"irc.server must be HOST:PORT, got {self.server!r}")
@@ -322,15 +317,27 @@ class IrcConfig:
             raise ConfigError(f"irc.channels must be channel names (#...), got {self.channels!r}")
         if not all(isinstance(o, str) and o for o in self.owners):
             raise ConfigError(f"irc.owners must be nick!user@host masks, got {self.owners!r}")
-        for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT), ("flood_burst", MAX_COUNT),
+
+    def _check_numbers(self) -> None:
+        """Counts, chips, the flood profile and the times."""
+        for name, high in (("action_seconds", 86400), ("max_timeouts", MAX_COUNT),
                            ("initial_bankroll", MAX_CHIPS)):
             _whole("irc", name, getattr(self, name), 1, high)
-        if self.flood_profile not in FLOOD_PROFILES and self.flood_profile != "custom":
-            raise ConfigError(f"irc.flood_profile must be custom or one of {', '.join(FLOOD_PROFILES)}, "
-                              f"got {self.flood_profile!r}")
+        if self.flood_burst is not None:
+            _whole("irc", "flood_burst", self.flood_burst, 1, MAX_COUNT)
+        # The profile's name is checked where the budget is chosen (agent.play.irc_network:
+        # the profiles are the servers' knowledge, in connectors.irc.servers).
+        if not isinstance(self.flood_profile, str) or not self.flood_profile:
+            raise ConfigError(f"irc.flood_profile must be a profile name, got {self.flood_profile!r}")
+        if self.flood_profile not in ("auto", "custom") and (
+                self.flood_burst is not None or self.flood_lines_per_second is not None):
+            raise ConfigError(f"irc.flood_burst and irc.flood_lines_per_second give a budget of their own: they "
+                              f"cannot go with flood_profile = {self.flood_profile!r} (use \"custom\", or drop them)")
         for name in ("hand_pause_seconds", "flood_lines_per_second", "answer_gap_seconds", "reconnect_min_seconds",
                      "reconnect_max_seconds", "decision_margin_seconds", "store_batch_seconds"):
             value = getattr(self, name)
+            if value is None and name == "flood_lines_per_second":
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 \
                     or (name.endswith("_seconds") and value > MAX_SECONDS):
                 raise ConfigError(f"irc.{name} must be a number >= 0 (seconds: at most a year), got {value!r}")
@@ -341,6 +348,9 @@ class IrcConfig:
                 or not math.isfinite(self.connect_timeout_seconds) or not 0 < self.connect_timeout_seconds <= MAX_SECONDS:
             raise ConfigError(f"irc.connect_timeout_seconds must be a positive number, got {self.connect_timeout_seconds!r}")
         object.__setattr__(self, "connect_timeout_seconds", float(self.connect_timeout_seconds))
+
+    def _check_network(self) -> None:
+        """TLS, SASL, the role's files and the accounts."""
         for name, choices in (("tls", ("auto", "on", "off")), ("sasl", ("auto", "plain", "external", "off"))):
             if getattr(self, name) not in choices:
                 raise ConfigError(f"irc.{name} must be one of {', '.join(choices)}, got {getattr(self, name)!r}")
@@ -358,6 +368,9 @@ class IrcConfig:
         for name in ("account", "dealer_account", "services_nick"):
             if " " in getattr(self, name):
                 raise ConfigError(f"irc.{name} cannot hold a space, got {getattr(self, name)!r}")
+
+    def _check_tiers(self) -> None:
+        """min_bankroll: channel -> chips, kept as sorted pairs."""
         tiers = self.min_bankroll
         if not isinstance(tiers, (dict, tuple)):
             raise ConfigError(f"irc.min_bankroll must be a table of channel = chips, got {tiers!r}")
@@ -454,6 +467,35 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
             raise ConfigError(f"{source}: [{name}] must be a table")
         sections[name] = _build(_SECTIONS[name], values, f"{source} [{name}]")
     return Config(**sections)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)  # finite (checked when the record was made): TOML reads repr's forms
+    if isinstance(value, str):
+        # JSON's string escapes are TOML's, but for DEL, which TOML wants escaped too.
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
+        return "{" + ", ".join(f"{_toml_value(k)} = {_toml_value(v)}" for k, v in value) + "}"  # pairs: a table
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+def config_toml(config: Config) -> str:
+    """``config`` as a config file that load_config reads back equal: the settings that
+    differ from the built-in defaults, section by section (how a process started for a
+    command, such as a benchmark's dealer, is given the settings the command was given)."""
+    lines = []
+    for name, cls in _SECTIONS.items():
+        section, default = getattr(config, name), cls()
+        changed = [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(cls)
+                   if getattr(section, f.name) != getattr(default, f.name)]
+        if changed:
+            lines += [f"[{name}]", *changed, ""]
+    return "\n".join(lines)
 
 
 def load_config(path: str | Path | None = None) -> Config:

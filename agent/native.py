@@ -20,6 +20,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -91,14 +92,37 @@ def source_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+_CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+cimport|cimport\s+([\w.]+))", re.M)
+
+
+def cimports(module: str, root: Path = ROOT) -> set[str]:
+    """The modules ``module``'s declarations (.pxd) cimport."""
+    declarations = source_path(module, root).with_suffix(".pxd")
+    if not declarations.is_file():
+        return set()
+    return {a or b for a, b in _CIMPORT.findall(declarations.read_text(encoding="utf-8"))}
+
+
 def stale_modules(modules: Iterable[str], digests: Mapping[str, str], root: Path = ROOT) -> list[str]:
-    """Modules with a compiled copy that was not built from their present source."""
+    """Modules with a compiled copy that was not built from their present source, and the
+    compiled ones that cimport such a module: a compiled copy checks at import that a class
+    it cimports has the layout it was built against, which the class of a module imported
+    from source has not (so it too must come from source)."""
+    modules = list(modules)
     stale = []
     for module in modules:
         source = source_path(module, root)
         if compiled_path(module, root) is not None and source.is_file() \
                 and digests.get(module) != source_digest(source):
             stale.append(module)
+    grown = True
+    while grown:
+        grown = False
+        for module in modules:
+            if module not in stale and compiled_path(module, root) is not None \
+                    and cimports(module, root) & set(stale):
+                stale.append(module)
+                grown = True
     return stale
 
 

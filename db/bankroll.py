@@ -39,7 +39,7 @@ class Bankrolls:
         self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
-    def _run(self, fn):  # noqa: ANN001, ANN202 - one transaction: all of fn's statements or none
+    def _run(self, fn):  # one transaction: all of fn's statements or none
         conn = self._tx()
         try:
             result = fn(conn)

@@ -43,7 +43,10 @@ class FileState:
 
 
 def open_read_only(path: str | Path, timeout: float = 30.0) -> sqlite3.Connection:
-    """A connection that cannot write the file (SQLite's read-only mode, queries only)."""
+    """A connection that cannot write the file (SQLite's read-only mode, queries only): the
+    one read-only opener. The path is quoted in the URI, so a ``#``, ``?`` or ``%`` in a
+    file name stays part of the name: unquoted, ``#`` would end the path and drop
+    ``mode=ro`` (SQLite would then create and write the file named by what comes before)."""
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=timeout)
     conn.execute("PRAGMA query_only = 1")

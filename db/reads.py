@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from agent.game.records import BIG_BLIND, DECISION_KINDS
+from db.opening import open_read_only
 
 __all__ = ["ReadError", "ReportRows", "check_schema", "open_readonly", "report_rows"]
 
@@ -36,15 +37,20 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
 
 
 def open_readonly(path: str) -> sqlite3.Connection:
-    """A read-only connection of its own (a writer may keep adding hands meanwhile)."""
+    """A read-only connection of its own (a writer may keep adding hands meanwhile), by the
+    one read-only opener (db.opening: the path quoted in its URI, so no character of a file
+    name can drop the read-only mode)."""
     if not os.path.isfile(path):
         raise ReadError(f"no database at {path}")
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-        conn.execute("PRAGMA query_only = 1")
-        check_schema(conn, path)
+        conn = open_read_only(path)
     except sqlite3.DatabaseError as exc:
         raise ReadError(f"{path}: cannot be read: {exc}") from None
+    try:
+        check_schema(conn, path)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

@@ -25,25 +25,25 @@ def _create_without_rowid(db: _SUDatabase, name: str, columns: dict, pk: tuple[s
 
 @migrations()
 def m001_initial(db: _SUDatabase) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["players"].create(
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("players").create(
         {"id": int, "name": str, "hands": int},
         pk="id",
         not_null=["name", "hands"],
         defaults={"hands": 0},
     )
     # A player is known by (network, nick); several aliases may name one player.
-    db["aliases"].create(
+    db.table("aliases").create(
         {"network": str, "nick": str, "player": int},
         pk=("network", "nick"),
         not_null=["network", "nick", "player"],
         foreign_keys=[("player", "players", "id")],
     )
-    db["aliases"].create_index(["player"], index_name="aliases_by_player")
+    db.table("aliases").create_index(["player"], index_name="aliases_by_player")
     # seq is the order hands were stored in: the order the models saw them. players,
     # actions and shown count the rows the hand has in seats, actions and showdowns, so a
     # hand can be seen to be whole; pot is the chips put in.
-    db["hands"].create(
+    db.table("hands").create(
         {
             "seq": int,
             "hand_id": str,
@@ -67,7 +67,7 @@ def m001_initial(db: _SUDatabase) -> None:
             "big_bet", "max_bets", "board", "players", "pot", "actions", "shown",
         ],
     )
-    db["hands"].create_index(["hand_id"], index_name="hands_by_hand_id", unique=True)
+    db.table("hands").create_index(["hand_id"], index_name="hands_by_hand_id", unique=True)
     by_hand_player = [("hand", "hands", "seq"), ("player", "players", "id")]
     _create_without_rowid(
         db, "seats",
@@ -123,8 +123,8 @@ def m001_initial(db: _SUDatabase) -> None:
     # frequencies). A player's results and showdowns are reached through seats_by_player
     # and their (hand, player) keys, as the player_hands view does, rather than paying for
     # two more indexes on every hand written.
-    db["seats"].create_index(["player", "hand"], index_name="seats_by_player")
-    db["actions"].create_index(["player", "hand", "context", "kind"], index_name="actions_by_player")
+    db.table("seats").create_index(["player", "hand"], index_name="seats_by_player")
+    db.table("actions").create_index(["player", "hand", "context", "kind"], index_name="actions_by_player")
     db.create_view(
         "player_hands",
         """SELECT s.hand, s.player, s.position, s.stack, r.put_in, r.won, r.won - r.put_in AS net,
@@ -141,18 +141,18 @@ def m002_irc_bankrolls(db: _SUDatabase) -> None:
     # holds off the tables, keyed by (network, nick) and bound to the connection (user,
     # host) that last held them; the chips each player has on a table; each table's next
     # hand number. A hand and its table's chip counts are committed together.
-    db["bankrolls"].create(
+    db.table("bankrolls").create(
         {"network": str, "nick": str, "chips": int, "granted": int, "user": str, "host": str,
          "updated": float},
         pk=("network", "nick"),
         not_null=["network", "nick", "chips", "granted", "user", "host", "updated"],
     )
-    db["table_chips"].create(
+    db.table("table_chips").create(
         {"network": str, "channel": str, "nick": str, "chips": int},
         pk=("network", "channel", "nick"),
         not_null=["network", "channel", "nick", "chips"],
     )
-    db["irc_tables"].create(
+    db.table("irc_tables").create(
         {"network": str, "channel": str, "next_hand": int},
         pk=("network", "channel"),
         not_null=["network", "channel", "next_hand"],
@@ -166,7 +166,7 @@ def m003_fine_contexts(db: _SUDatabase) -> None:
     each network's population counts in the coarse (level 0) and fine (level 1) contexts.
     Actions stored before get their fine context here; the models are then rebuilt by
     Database (recompute), since they depend on the decay settings."""
-    db["actions"].add_column("fine_context", int, not_null_default=-1)
+    db.table("actions").add_column("fine_context", int, not_null_default=-1)
     _create_without_rowid(
         db, "fine_models",
         {
@@ -180,7 +180,7 @@ def m003_fine_contexts(db: _SUDatabase) -> None:
         {"player": int, "twelve": float, "backoff": float, "ref_hand": int},
         pk=("player",), foreign_keys=[("player", "players", "id")],
     )
-    db["populations"].create({"network": str, "hands": int}, pk="network", not_null=["network", "hands"])
+    db.table("populations").create({"network": str, "hands": int}, pk="network", not_null=["network", "hands"])
     _create_without_rowid(
         db, "population_models",
         {
@@ -198,7 +198,7 @@ def m004_learned_predictors(db: _SUDatabase) -> None:
     """The learned predictor (agent.models.learned): fitted weights by name, with the
     feature scheme they read, the L2 penalty, and the decisions, hands and start times of
     the hands they were fitted on (db.learned)."""
-    db["learned_predictors"].create(
+    db.table("learned_predictors").create(
         {"name": str, "scheme": str, "l2": float, "decisions": int, "hands": int, "first_started_at": float,
          "last_started_at": float, "fitted_at": float, "model": str},
         pk="name", not_null=["name", "scheme", "l2", "decisions", "hands", "fitted_at", "model"],
@@ -247,7 +247,7 @@ def drop_deferrable_indexes(db: _SUDatabase) -> None:
 
 def create_deferrable_indexes(db: _SUDatabase) -> None:
     for name, (table, columns) in DEFERRABLE_INDEXES.items():
-        db[table].create_index(list(columns), index_name=name, if_not_exists=True)
+        db.table(table).create_index(list(columns), index_name=name, if_not_exists=True)
 
 
 def known() -> set[str]:
@@ -269,7 +269,7 @@ def m005_off_model(db: _SUDatabase) -> None:
     (network, nick), how many of the player's calls and bets/raises were seen at its
     showdowns and how many of those came from holdings the threshold model gave a low
     factor (db.off_model)."""
-    db["off_model"].create(
+    db.table("off_model").create(
         {"network": str, "nick": str, "n_call": float, "k_call": float, "n_raise": float, "k_raise": float},
         pk=("network", "nick"), not_null=["network", "nick", "n_call", "k_call", "n_raise", "k_raise"],
     )
@@ -281,8 +281,8 @@ def m007_rake_and_hero(db: _SUDatabase) -> None:
     took from the pot (what the players won is the pot less it; 0 elsewhere), and its hero,
     the player the hand history was written for (the room's "Dealt to" player; NULL when
     the source names none)."""
-    db["hands"].add_column("rake", int, not_null_default=0)
-    db["hands"].add_column("hero", int, fk="players", fk_col="id")
+    db.table("hands").add_column("rake", int, not_null_default=0)
+    db.table("hands").add_column("hero", int, fk="players", fk_col="id")
 
 
 @migrations()
@@ -291,7 +291,7 @@ def m008_ranges(db: _SUDatabase) -> None:
     (network, nick), and per network under the nick '' (the population), the decayed
     counts of the table percentiles of shown-down holdings, row by (context, action
     class), as little-endian float64 bytes, with the decayed number of showdowns (db.ranges)."""
-    db["ranges"].create(
+    db.table("ranges").create(
         {"network": str, "nick": str, "counts": bytes, "showdowns": float},
         pk=("network", "nick"), not_null=["network", "nick", "counts", "showdowns"],
     )

@@ -128,6 +128,7 @@ def chance() -> ab.ChanceModel:
     return ab.measure((3, 2, 2, 3), 20, seed=5, turns=2, rivers=2, with_flop_table=False)
 
 
+@pytest.mark.slow
 def test_measured_chance_model_is_a_distribution(chance):
     p = chance.sequence_probs
     assert p.shape == (3, 2, 2, 3) and p.min() >= 0.0 and p.sum() == pytest.approx(1.0)
@@ -144,6 +145,7 @@ def test_measured_chance_model_is_a_distribution(chance):
         assert cond.reshape(-1, chance.abstraction.buckets[r]).sum(axis=1) == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_showdown_share_is_zero_sum_and_ordered(chance):
     share = chance.share
     assert np.allclose(share + share.T, 1.0)
@@ -154,6 +156,7 @@ def test_showdown_share_is_zero_sum_and_ordered(chance):
             assert share[i, j] > 0.95
 
 
+@pytest.mark.slow
 def test_measure_is_a_function_of_its_arguments():
     a = ab.measure((2, 2, 2, 2), 4, seed=9, turns=1, rivers=2, with_flop_table=False)
     b = ab.measure((2, 2, 2, 2), 4, seed=9, turns=1, rivers=2, with_flop_table=False, workers=2)

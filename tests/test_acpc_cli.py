@@ -70,6 +70,7 @@ def test_deal_and_play_in_two_processes(procs, tmp_path):
     assert f"{net / 10 / hands:+.3f} sb/hand" in out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
 def test_both_sides_kept_on_one_cpu(procs, tmp_path):
     cpu = max(os.sched_getaffinity(0))

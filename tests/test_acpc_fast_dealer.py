@@ -74,7 +74,8 @@ def _replayed_totals(lines: list[str], n: int) -> dict[str, int]:
     return totals
 
 
-@pytest.mark.parametrize("n, hands, seed", [(2, 400, 1), (3, 300, 2), (6, 200, 3), (10, 150, 4)])
+@pytest.mark.parametrize("n, hands, seed", [(2, 400, 1), (3, 300, 2), pytest.param(6, 200, 3, marks=pytest.mark.slow),
+                                            pytest.param(10, 150, 4, marks=pytest.mark.slow)])
 def test_fast_dealer_logs_equal_the_rules_dealers(n: int, hands: int, seed: int) -> None:
     fast, fast_dealer, fast_stats = _deal(n, hands, seed, True)
     slow, slow_dealer, slow_stats = _deal(n, hands, seed, False)

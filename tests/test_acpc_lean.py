@@ -27,7 +27,7 @@ from agent.game.events import HandEnded
 from agent.play.acpc_lean import LeanSession
 from agent.play.acpc_match import AcpcSession, host_match, play_at_dealer
 from agent.play.seat import Seat
-from agent.players import create_player
+from agent.players import Player, create_player
 from connectors.acpc.game import standard_game
 
 from acpc_helpers import ScriptedDealer  # test helpers beside the tests
@@ -113,7 +113,7 @@ def test_the_lean_path_settles_odd_chips_and_folds_like_the_tracker():
     call = create_player("call", np.random.default_rng(0), "me")
     fold = create_player("random(fold=1, call=0, raise=0)", np.random.default_rng(0), "me")
 
-    class Script:  # calls in hand 0, folds in hand 1 (an instant bot without hooks)
+    class Script(Player):  # calls in hand 0, folds in hand 1 (an instant bot without hooks)
         name = "me"
         instant = True
 

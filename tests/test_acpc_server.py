@@ -77,6 +77,7 @@ def test_clients_and_in_process_seats_play_a_match(n, hands, tmp_path):
     assert replay_nets(log_path, tmp_path / "replay.sqlite") == totals
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_log_over_sockets_or_in_process():
     n, names, hands = 3, ["a", "b", "c"], 30
     game, game_name = game_for(n)

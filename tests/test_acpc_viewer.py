@@ -10,10 +10,11 @@ from agent.game.context import GameContext
 from agent.game.rules import Action
 from agent.play.acpc_dealer import AcpcDealer
 from agent.play.seat import Seat
+from agent.players import Player
 from connectors.acpc.game import standard_game
 
 
-class Recorder:
+class Recorder(Player):
     """An instant player without hooks: a seeded random legal move, every context kept."""
 
     instant = True

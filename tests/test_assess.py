@@ -196,6 +196,7 @@ def test_holding_strengths_equal_brute_force(n_board, kind):
     assert np.abs(ours - expect).max() <= 1e-9
 
 
+@pytest.mark.slow
 def test_holding_strengths_with_ties_and_flush_boards():
     # Boards where many holdings tie (a straight on board) or a flush is on board.
     for text in ("5c 6d 7h 8s 9c", "2h 7h 9h Jh Kh", "Ac Ad Ah As Kc", "2c 2d 3h", "Th Jh Qh Kh"):
@@ -438,6 +439,7 @@ def test_compiled_backend_loaded_when_required():
         assert ev.ASSESS_BACKEND == "cython"
 
 
+@pytest.mark.slow
 def test_python_backend_matches_compiled_on_small_cases():
     from evaluator_pyx import _assess_python as py
 

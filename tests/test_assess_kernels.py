@@ -69,6 +69,7 @@ def test_one_card_potential_matches_brute_force(n_board: int, n_suited: int, to_
             np.testing.assert_allclose(ours, expect, rtol=1e-11, atol=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_suited", [3, 2])
 def test_two_card_flop_potential_matches_brute_force(n_suited: int) -> None:
     """Three suited: every run-out keeps a flush draw (run-outs of the suit reach 4 and

@@ -11,6 +11,7 @@ from tests.shared_data import DATA
 pytestmark = pytest.mark.skipif(DATA is None, reason="the shared IRC logs are not there")
 
 
+@pytest.mark.slow
 def test_parts_bench_covers_the_replays_hands_and_restores_the_writer() -> None:
     import db.database as database_module
     from agent.bench.replay import run_parts_bench

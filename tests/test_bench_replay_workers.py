@@ -13,6 +13,7 @@ from tests.shared_data import DATA
 pytestmark = pytest.mark.skipif(DATA is None, reason="the shared IRC logs are not there")
 
 
+@pytest.mark.slow
 def test_workers_bench_reads_every_chunk_once_and_cleans_up(tmp_path) -> None:
     from agent.bench.replay import run_workers_bench
     from agent.play.replay import ReplayOptions, replay

@@ -56,7 +56,7 @@ def _norm(w: list[float]) -> list[float]:
     return [x / total for x in w]
 
 
-@pytest.mark.parametrize("n, seed", [(2, 1), (3, 2), (4, 3), (6, 4)])
+@pytest.mark.parametrize("n, seed", [(2, 1), (3, 2), (4, 3), pytest.param(6, 4, marks=pytest.mark.slow)])
 def test_the_cache_answers_as_the_rules_state(n, seed) -> None:
     rng = np.random.default_rng(seed)
     cache = BettingCache()

@@ -119,7 +119,7 @@ class _Fixed(PokiPlayer):
 
     triple = (0.0, 0.0, 1.0)
 
-    def _freq(self, nick, context, fine=-1, public=None, round_=0):  # noqa: D401 - the fixture
+    def _freq(self, nick, context, fine=-1, public=None, round_=0):  # the fixture
         return self.triple
 
 

@@ -21,6 +21,7 @@ from agent.engine.equilibrium import (
 from agent.engine.heads_up import betting_string
 from agent.game.rules import Action
 from agent.play.dealer import Deal, Dealer
+from agent.players import Player
 
 LETTER = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}
 
@@ -44,7 +45,7 @@ def test_tree_has_the_betting_of_heads_up_limit():
     assert int((t.kind == 2).sum()) == 5103 and int((t.kind == 3).sum()) == 7 + 63 + 567
 
 
-class _Script:
+class _Script(Player):
     """Plays the letters of a betting string and checks, at each turn, that the rules'
     legal moves are the tree's moves at the node the hand has reached."""
 
@@ -63,6 +64,7 @@ class _Script:
         return {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}[letter]
 
 
+@pytest.mark.slow
 def test_every_terminal_history_is_played_by_the_rules_engine_with_the_trees_amounts():
     # Each fold and showdown of the tree, played through the dealer (the rules engine,
     # checked elsewhere against PokerKit): the moves it allows are the tree's, and what
@@ -145,6 +147,7 @@ def _random_policy(game, seed):
     return game.normalise(rng.random(game.size).astype(np.float32) ** 3)
 
 
+@pytest.mark.slow
 def test_vectorised_values_and_best_responses_equal_a_plain_recursion(tiny):
     solver = tiny.solver()
     for seed in (1, 2):
@@ -171,6 +174,7 @@ def test_best_response_strategy_earns_the_best_response_value(small):
         assert solver.profile_values(small.normalise(other), 1)[1] <= value + 1e-9
 
 
+@pytest.mark.slow
 def test_cfr_plus_drives_exploitability_toward_zero(small):
     trainer = Trainer(small, threads=2)
     rows = []
@@ -209,6 +213,7 @@ def test_resume_continues_exactly(small, tmp_path):
         other.load_checkpoint(tmp_path / "run.ckpt")
 
 
+@pytest.mark.slow
 def test_restricted_response_moves_from_equilibrium_to_best_response(small):
     # A model that always calls, for player 1. p = 0: the response is an equilibrium
     # strategy; p = 1: a best response to the model. In between its value against the

@@ -17,7 +17,7 @@ from agent.engine.heads_up import HeadsUpError, betting_string, spot_of
 from agent.game.rules import Action
 from agent.play.dealer import Deal, Dealer
 from agent.play.tournament import TournamentSetup, run_tournament
-from agent.players import create_player, known_kinds
+from agent.players import Player, create_player, known_kinds
 
 HEADS_UP = TableConfig(seats=2, small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4,
                        starting_stack=1000)
@@ -37,7 +37,7 @@ def test_cfr_plays_a_duplicate_match_with_only_legal_moves(small_strategy):
     assert result.hand_chips.sum() == 0
 
 
-class _Recorder:
+class _Recorder(Player):
     """A cfr player that keeps, at each decision, the strategy's probabilities for its
     cards and what it chose."""
 
@@ -54,6 +54,7 @@ class _Recorder:
         return action
 
 
+@pytest.mark.slow
 def test_its_actions_follow_the_strategy_files_probabilities(small_strategy):
     # The button's first action pre-flop, over many hands: the share of raises is the
     # mean of the strategy's raise probability over the cards it was dealt.

@@ -24,6 +24,7 @@ from agent.play.replay import ReplayOptions, replay
 from agent.play.tournament import TournamentSetup, run_tournament
 
 from helpers.references import reference_package
+from helpers.tiers import full_tier
 from shared_data import DATA
 
 REPO = Path(__file__).resolve().parents[1]
@@ -171,6 +172,7 @@ def test_workers_with_several_threads_are_refused() -> None:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def cluster():
     """A LocalCluster of two single-threaded worker processes on 127.0.0.1, stopped after."""
     reference_package("distributed")
@@ -305,6 +307,7 @@ def test_workers_that_cannot_see_the_logs_are_named(cluster, tmp_path) -> None:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def serial_db(tmp_path_factory):
     if DATA is None:
         pytest.skip("the shared IRC logs are not there")
@@ -391,6 +394,7 @@ def wait_for_port(port: int, proc: subprocess.Popen, seconds: float = 60) -> Non
 
 
 @pytest.fixture()
+@full_tier
 def remote(tmp_path):
     """`dask scheduler` and `dask worker` processes on 127.0.0.1, as docs/scale.md starts
     them on many machines; both process groups are stopped after."""

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.prepared import prepare_hand
 from db import Database, schema
-from db.testing import synthetic_hands
 
 TABLES = ("players", "aliases", "hands", "seats", "actions", "showdowns", "results", "models")
 

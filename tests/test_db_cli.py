@@ -6,10 +6,10 @@ import sqlite3
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from agent.config import ConfigError, DatabaseConfig, ModelConfig, load_config, parse_config
 from db import Database
-from db.testing import synthetic_hands
 
 
 @pytest.fixture

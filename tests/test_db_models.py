@@ -8,12 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord
 from agent.models.frequencies import ContextCounts, Decay, PlayerModel
 from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 from agent.models.store import MemoryModelStore, ModelStore
 from db import Database
-from db.testing import synthetic_hands
+
+from helpers.tiers import examples
 
 
 def _hand(hand_id: str, players: list[str], acts: list[tuple[str, str, int, int]]) -> HandRecord:
@@ -83,7 +85,7 @@ def test_blinds_are_not_observations() -> None:
     assert a.lifetime[1] == (1, 0, 0) and sum(a.lifetime_totals) == 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     half_life=st.floats(min_value=0.5, max_value=5000),
     events=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 2), st.integers(0, 3)), max_size=60),

@@ -23,7 +23,7 @@ WRITER = f"""
 import sys, time
 from pathlib import Path
 from db import Database
-from db.testing import synthetic_hands
+from agent.bench.synthetic import synthetic_hands
 
 path, count, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 hands = list(synthetic_hands(count, seed={SEED}, min_players=2, max_players=10))
@@ -85,6 +85,7 @@ def _contents(path: Path) -> dict[str, list]:
     return out
 
 
+@pytest.mark.slow
 def test_a_writer_killed_mid_run_leaves_whole_hands_and_resumes(tmp_path: Path) -> None:
     path = tmp_path / "killed.sqlite"
     total, batch = 6000, 20
@@ -117,6 +118,7 @@ def test_a_writer_killed_mid_run_leaves_whole_hands_and_resumes(tmp_path: Path) 
         assert database.check() == []
 
 
+@pytest.mark.slow
 def test_a_reader_sees_consistent_states_while_a_writer_writes(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite"
     gate = tmp_path / "gate"

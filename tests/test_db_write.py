@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.records import ACTION_CLASS, BLIND_KINDS, ActionRecord, HandRecord, RecordError, ShownCards
 from db import Database, DatabaseError
-from db.testing import synthetic_hands
 
 TABLES = ("players", "aliases", "hands", "seats", "actions", "showdowns", "results", "models")
 
@@ -166,6 +166,7 @@ def test_a_failure_inside_the_transaction_leaves_nothing(tmp_path) -> None:
         _assert_models_match(database, [("irc", h) for h in hands])
 
 
+@pytest.mark.slow
 def test_incremental_models_equal_recomputation_over_many_random_hands(tmp_path) -> None:
     path = tmp_path / "d.sqlite"
     a = list(synthetic_hands(1500, seed=21, min_players=2, max_players=10, pool=30))
@@ -291,8 +292,8 @@ def test_schema_stats_and_plain_sqlite_access(tmp_path) -> None:
 
 
 def test_most_seen_players_per_network(tmp_path):
+    from agent.bench.synthetic import synthetic_hands
     from db.database import Database
-    from db.testing import synthetic_hands
 
     database = Database(tmp_path / "seen.sqlite")
     records = list(synthetic_hands(120, seed=5))

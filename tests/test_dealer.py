@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agent.bench.selfplay import run_selfplay_bench
-from agent.config import TableConfig
+from agent.config import Config, TableConfig
 from agent.game.context import GameContext
 from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
@@ -134,7 +134,7 @@ def test_deal_rotation_and_validation() -> None:
 
 
 def test_selfplay_speed_figure() -> None:
-    figures = run_selfplay_bench(quick=True)
+    figures = run_selfplay_bench(Config(), quick=True)
     print("\nself-play hands/s:", json.dumps(
         {k: round(v["hands_per_s"]) for k, v in figures["tables"].items()}))
     for table in figures["tables"].values():

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import evaluator_pyx as ev
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from agent.config import ConfigError, EngineConfig, ModelConfig, TableConfig, load_config
 from agent.engine.player import PokiPlayer
@@ -24,7 +25,6 @@ from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
 from agent.players import SpecError, create_player
 from db import Database
-from db.testing import synthetic_hands
 
 NETWORK = "irc"
 STAKES = dict(small_blind=5, big_blind=10, small_bet=10, big_bet=20)

@@ -30,6 +30,8 @@ from agent.game.rules import Action
 from agent.models.frequencies import Decay, PlayerModel, PlayerState
 from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 
+from helpers.tiers import examples
+
 CFG = EngineConfig()
 
 
@@ -241,7 +243,7 @@ situations = st.builds(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(situations, st.builds(EngineConfig, mix_width=st.floats(0, 0.3), semi_bluff=st.floats(0, 1),
                              check_raise=st.floats(0, 1), slow_play=st.floats(0, 1),
                              call_margin=st.floats(0, 0.3)))
@@ -255,7 +257,7 @@ def test_triple_sums_to_one_and_is_legal(s, cfg):
         assert r == 0.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.floats(-1, 5), min_size=3, max_size=3), st.integers(0, 30),
        st.lists(st.sampled_from(list(Action)), min_size=1, max_size=3, unique=True),
        st.integers(0, 2**32 - 1))

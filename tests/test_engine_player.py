@@ -154,9 +154,11 @@ def test_tournament_two_enhanced_eight_control():
     assert sum(s.chips for s in result.summary()) == 0
 
 
+@pytest.mark.slow
 def test_engine_bench_quick():
     from agent.bench.engine import run_engine_bench
+    from agent.config import Config
 
-    out = run_engine_bench(quick=True)
+    out = run_engine_bench(Config(), quick=True)
     assert out["stations"]["decisions"] > 0 and out["poki"]["decisions"] > 0
     assert out["median_postflop_decision_ms"] == out["stations"]["median_ms"]

@@ -47,6 +47,7 @@ from agent.players import create_player
 from connectors.acpc.game import standard_game
 from connectors.irc.server import LoopbackServer
 from db.database import Database
+from db.opening import open_read_only
 
 from irc_live import wait_for
 
@@ -151,7 +152,7 @@ def _irc(config: Config, config_path: Path, tmp_path: Path, path: Path) -> str:
         def stored() -> int:
             if not path.is_file():
                 return 0
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            conn = open_read_only(path)
             try:
                 return conn.execute("SELECT count(*) FROM hands").fetchone()[0]
             except sqlite3.Error:

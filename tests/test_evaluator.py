@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import evaluator_pyx as ev
 from evaluator_pyx import CardError, _python, _reference, cards_to_mask
 
+from helpers.tiers import examples
+
 COMPILED = ev.BACKEND == "cython"
 needs_compiled = pytest.mark.skipif(not COMPILED, reason="compiled core not built")
 PACKAGE_ROOT = str(Path(ev.__file__).resolve().parent.parent)
@@ -189,7 +191,7 @@ def test_best_five_of_seven(seven, best_five):
     assert value(seven) == value(best_five)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     cards=st.lists(st.integers(0, 51), min_size=5, max_size=7, unique=True),
     suit_perm=st.permutations(range(4)),
@@ -199,7 +201,7 @@ def test_suit_relabelling_keeps_value(cards, suit_perm):
     assert ev.evaluate_cards(cards) == ev.evaluate_cards(relabelled)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(cards=st.lists(st.integers(0, 51), min_size=6, max_size=7, unique=True))
 def test_more_cards_never_lower_the_value(cards):
     whole = ev.evaluate_cards(cards)

@@ -36,7 +36,7 @@ def _client(port: int, **config) -> object:
 # --- a squatter at our dealer (finding 4) -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("squatters", [1, 200])
+@pytest.mark.parametrize("squatters", [1, pytest.param(200, marks=pytest.mark.slow)])
 def test_finding4_silent_connections_do_not_keep_the_player_from_its_seat(squatters, caplog) -> None:
     caplog.set_level(logging.INFO, logger="poki.acpc.dealer")
     dealer = Dealer(8, 5)

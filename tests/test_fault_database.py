@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from db.database import Database, DatabaseError
-from db.testing import synthetic_hands
 
 
 def _digest(path: Path) -> str:

@@ -156,6 +156,7 @@ def _garbage(path: Path, size_mb: int, head: bytes = b"") -> None:
             f.write(block.tobytes())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["acpc", "phhs", "irc"])
 def test_finding3_garbage_in_every_format_costs_bounded_memory(fmt, tmp_path) -> None:
     """32 MB of random bytes in a log of each format: the replay reports them (a run of

@@ -38,11 +38,13 @@ from connectors.acpc.game import standard_game
 from connectors.acpc.protocol import ProtocolError, parse_matchstate, parse_response
 from connectors.irc import dialect as d
 
+from helpers.tiers import examples
+
 FUZZ = settings(derandomize=True, database=None, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])
-CHEAP = settings(FUZZ, max_examples=500)  # pure functions
-FILES = settings(FUZZ, max_examples=100)  # a file written and replayed per example
+CHEAP = settings(FUZZ, max_examples=examples(500))  # pure functions
+FILES = settings(FUZZ, max_examples=examples(100))  # a file written and replayed per example
 
 HOSTILE = "\x00\r\t :|/[]{}'\"#=,.-\\\u00e9\ufffd\u202e9"
 

@@ -51,6 +51,7 @@ def test_poki_heads_up_starts_at_the_equilibrium(small_strategy):
     assert responder.view("eq").policy is responder.equilibrium
 
 
+@pytest.mark.slow
 def test_the_model_of_an_equilibrium_player_stays_near_the_equilibrium(small_strategy):
     # The model is tilted from the equilibrium by the counts at the nodes seen, against
     # what an equilibrium player would have done there: against cfr (the same strategy)
@@ -79,6 +80,7 @@ def test_the_model_of_an_equilibrium_player_stays_near_the_equilibrium(small_str
     assert distance["eq"] < distance["caller"] / 2
 
 
+@pytest.mark.slow
 def test_the_response_earns_more_than_the_equilibrium_against_what_it_models(small_strategy):
     s = load_strategy(small_strategy)
     game = s.game
@@ -101,6 +103,7 @@ def test_the_response_earns_more_than_the_equilibrium_against_what_it_models(sma
     assert against_model(response) > against_model(s.policy) + 0.05
 
 
+@pytest.mark.slow
 def test_eps_fit_reads_a_card_blind_opponent(small_strategy):
     s = load_strategy(small_strategy)
     me = create_player(f"cfr(strategy='{small_strategy}')", np.random.default_rng(4), "me")
@@ -211,6 +214,7 @@ def test_at_a_live_table_the_response_is_solved_aside(small_strategy):
     assert responder._obs["caller"].hands == 40
 
 
+@pytest.mark.slow
 def test_against_an_equilibrium_player_nothing_is_solved(small_strategy):
     # Its counts never differ significantly from an equilibrium player's (that is what it
     # is): no context is tilted, no response solved, the equilibrium played throughout;

@@ -21,7 +21,7 @@ ADVERTISED = 10  # the dealer's time limit in this test (s)
 
 
 def test_under_ngircd_limits_a_stats_flood_times_out_nobody_and_the_limit_shown_is_the_time_given(
-        ngircd, running, tmp_path) -> None:  # noqa: F811
+        ngircd, running, tmp_path) -> None:
     """Poki and two house bots play with a person who never answers; a stranger sends 30
     !stats while they play. No bot times out; the person's turns run out no sooner than
     (advertised - 2) s after the watcher saw the turn line; the stranger gets one or two
@@ -32,7 +32,7 @@ def test_under_ngircd_limits_a_stats_flood_times_out_nobody_and_the_limit_shown_
         reconnect_max_seconds=2.0, max_timeouts=3))
     seen: list[tuple[float, str]] = []  # (when the watcher read it, the dealer's line)
 
-    def watch(person, command, prefix, target, text) -> None:  # noqa: ANN001
+    def watch(person, command, prefix, target, text) -> None:
         if command == "PRIVMSG" and prefix.split("!")[0] == "dealer" and target == "#holdem":
             seen.append((time.monotonic(), text))
 

@@ -105,7 +105,7 @@ def test_two_sessions_without_a_seed_deal_different_decks_that_verify(server, ru
     assert bad.returncode == 1 and "hand 2: FAILED" in bad.stdout, bad.stdout + bad.stderr
     # The player bots checked every deck while they played, their own hole cards included.
     for b in bots:
-        wait_for(lambda: b.feed.stats.decks_verified == 6, what=f"{b.client.nick} to verify the six decks")  # noqa: B023
+        wait_for(lambda: b.feed.stats.decks_verified == 6, what=f"{b.client.nick} to verify the six decks")
         assert b.feed.stats.decks_failed == 0
         assert "decks: 6 verified, 0 NOT verified" in b.summary()
 
@@ -231,7 +231,7 @@ def test_a_dealer_killed_stopped_and_restarted(server, running, tmp_path) -> Non
     def dealer(*extra: str) -> subprocess.Popen:
         p = subprocess.Popen(_dealer_command(server, tmp_path, *extra), cwd=tmp_path, env=env,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        running(lambda: (p.kill(), p.wait()))  # noqa: B023
+        running(lambda: (p.kill(), p.wait()))
         return p
 
     def ended() -> list[int]:
@@ -394,7 +394,7 @@ def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(ser
         p = Person(server.port, nick, on_line=play)
         running(p)
         p.send("JOIN #holdem")
-        wait_for(lambda: any(c == "JOIN" for c, *_ in p.lines), what=f"{nick} in the channel")  # noqa: B023
+        wait_for(lambda: any(c == "JOIN" for c, *_ in p.lines), what=f"{nick} in the channel")
         p.say("#holdem", "!sit")
         people.append(p)
     alice, bob = people
@@ -410,7 +410,7 @@ def test_a_seated_players_move_out_of_turn_is_answered_and_raise_to_is_taken(ser
     assert any(re.fullmatch(r"Hand \d+: alice raises to \d+\.", t) for t in alice.from_dealer())
 
 
-def test_the_dealer_host_spelled_naturally_on_ngircd(ngircd, running, tmp_path) -> None:  # noqa: F811
+def test_the_dealer_host_spelled_naturally_on_ngircd(ngircd, running, tmp_path) -> None:
     """On Debian's ngircd (its default limits; no ident answer, so users may show as
     ``~user``), ``--dealer-host dealer@127.0.0.1`` accepts the real dealer: two bots
     configured so play two hands; a stranger under the dealer's nick afterwards moves

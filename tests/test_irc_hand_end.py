@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from agent.play.stores import DatabaseWriter
 from agent.players import create_player, parse_spec
 from connectors.irc.server import LoopbackServer
 from db.database import Database
+from db.opening import open_read_only
 
 from irc_live import DOC_LINES, Person, stored_hands, wait_for
 
@@ -48,7 +48,7 @@ def played_records(n: int, seed: int = 3) -> list:
 
 def stored_ids(path: Path) -> set[str]:
     """The hand ids a database holds, read without creating or changing it."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = open_read_only(path)
     try:
         return {hand_id for (hand_id,) in conn.execute("SELECT hand_id FROM hands")}
     finally:

@@ -14,6 +14,7 @@ import subprocess
 import time
 
 import numpy as np
+import pytest
 
 from agent.config import Config
 from agent.play.irc_dealer import DealerHost
@@ -54,6 +55,7 @@ def start_bot(running, srv, nick, spec, *, channels=("#holdem",), db=None, confi
     return bot
 
 
+@pytest.mark.smoke  # the fast tier's live IRC table on miniircd
 def test_full_game_poki_and_house_bots(server, running, tmp_path) -> None:
     """A dealer with Poki and three house bots as separate IRC clients: every hand the
     dealer committed is in Poki's database exactly as in the dealer's, and both agree with

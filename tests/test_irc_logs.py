@@ -28,6 +28,8 @@ from connectors.logs.irc_database import (
 )
 from evaluator_pyx.cards import parse_card, parse_cards
 
+from helpers.tiers import examples
+
 DATASET = "irc-holdem-199504-dev"
 N_HANDS = 20_078
 
@@ -154,21 +156,7 @@ def _check_hand(h: IrcHand) -> None:
                         order = [(opener + k) % n for k in range(n)]
                         assert a.position - 1 == next(q for q in order if q not in out and q not in all_in), a
                     first_voluntary = False
-            if a.kind == CHECK:
-                assert to_call == 0 and a.amount == 0
-            elif a.kind == CALL:
-                assert to_call > 0 and a.amount == min(to_call, stack[i])
-            elif a.kind == BET:
-                assert level == 0 and rnd > 0 and a.amount == min(bet, stack[i])
-            elif a.kind == RAISE:
-                assert level > 0
-                if raises >= 3:
-                    able = n - len(out) - len(all_in)
-                    assert able <= 2, f"raise over the cap among {able}: {a}"
-                full = level + bet - rc[i]
-                assert a.amount == full or (a.all_in and to_call < a.amount == stack[i] < full), a
-            if a.all_in:
-                assert a.amount == stack[i] > 0
+            _check_chips(a, to_call, level, bet, raises, rc[i], stack[i], n - len(out) - len(all_in))
             stack[i] -= a.amount
             rc[i] += a.amount
             put[i] += a.amount
@@ -196,6 +184,26 @@ def _check_hand(h: IrcHand) -> None:
     hdb_is(3, h.pots[3][0], pot)
     assert last == h.last_round
     assert len(h.board) == (5 if n - len(out) > 1 else (0, 3, 4, 5)[last])
+
+
+def _check_chips(a: IrcAction, to_call: int, level: int, bet: int, raises: int, put_this_round: int, stack: int,
+                 able: int) -> None:
+    """The chips of a check, call, bet or raise, and of an all-in; ``able``: the players
+    still able to bet."""
+    if a.kind == CHECK:
+        assert to_call == 0 and a.amount == 0
+    elif a.kind == CALL:
+        assert to_call > 0 and a.amount == min(to_call, stack)
+    elif a.kind == BET:
+        assert level == 0 and a.round > 0 and a.amount == min(bet, stack)
+    elif a.kind == RAISE:
+        assert level > 0
+        if raises >= 3:
+            assert able <= 2, f"raise over the cap among {able}: {a}"
+        full = level + bet - put_this_round
+        assert a.amount == full or (a.all_in and to_call < a.amount == stack < full), a
+    if a.all_in:
+        assert a.amount == stack > 0
 
 
 @needs_data
@@ -596,7 +604,7 @@ def _mutate(data, hdb: str, roster: str, pdb: dict[str, str]) -> tuple[str, str,
 
 
 @needs_data
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_mutated_real_hands_are_read_consistently_or_skipped(raw_hands, data, tmp_path_factory):
     hdb, roster, pdb = raw_hands[data.draw(st.integers(0, len(raw_hands) - 1))]

@@ -13,9 +13,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from agent.bench.synthetic import synthetic_hands
 from connectors.irc.server import LoopbackServer
 from db.database import Database
-from db.testing import synthetic_hands
 
 ROOT = Path(__file__).resolve().parent.parent
 

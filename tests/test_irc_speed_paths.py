@@ -1,10 +1,12 @@
-"""The short paths that make a loopback table fast, checked against the long ones they
-replace: the IRC client's PRIVMSG/NOTICE path against the ``irc`` library's own event
-path (line for line, the same events), lines queued together leaving in one write over a
-real server (in order, none lost, from any thread), an unsendable line that no longer
-ends the loop, and the dialect's turn-line shortcut against the full parser."""
+"""The short paths that make a loopback table fast, and the client's reading and writing:
+what each line a server sends means (the PRIVMSG/NOTICE short path among them, over a
+real socket), malformed lines that end nothing, the line reader and writer alone, lines
+queued together leaving in one write over a real server (in order, none lost, from any
+thread), an unsendable line that no longer ends the loop, and the dialect's turn-line
+shortcut against the full parser."""
 from __future__ import annotations
 
+import socket
 import threading
 
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
+from connectors.irc.framing import MAX_READ_LINE, LineError, LineReader, encode_line
 from connectors.irc.server import LoopbackServer
 
 from irc_live import Person, wait_for
@@ -35,43 +38,131 @@ RAW = [
 ]
 
 
-def reader(client: IrcClient, short: bool):  # noqa: ANN201 - a test helper
-    """The client's connection, set up as connect() leaves it, to read lines with no
-    socket; ``short`` False sends every line the library's way."""
-    conn = client.reactor.server()
-    conn.owner = client if short else None
-    conn.real_nickname = "poki"
-    conn.real_server_name = "irc.example"
-    conn.handlers = {}
-    return conn
+# What each RAW line means to a bot, written out by hand: CTCP ACTION reads as a message,
+# low-level quoting (\x10, obsolete) is left as it is, a server's notice names the server.
+ME, AL, TAB = "poki", "al@host.example", "#holdem"
+WANT = [
+    IrcEvent("message", "dealer", "dealer@127.0.0.1", TAB,
+             "Hand 3: poki to act: fold, call 10 or raise to 20; pot 15 (30s)."),
+    IrcEvent("notice", "dealer", "dealer@127.0.0.1", ME, "Hand 3: your cards at #holdem: 9s 9c."),
+    IrcEvent("message", "alice", AL, ME, "status  now :with: colons "),
+    IrcEvent("notice", "alice", AL, TAB, "señor ♠"),
+    IrcEvent("message", "alice", AL, TAB, ""),
+    IrcEvent("message", "alice", AL, TAB, "dances"),
+    IrcEvent("message", "alice", AL, TAB, "odd \x10n quoting"),
+    IrcEvent("message", "alice", AL, TAB, "tagged"),
+    IrcEvent("notice", "irc.example", "", ME, "*** server notice"),
+    IrcEvent("message", "alice", AL, TAB, "single"),
+    IrcEvent("join", "bob", "b@h", TAB),
+    IrcEvent("part", "bob", "b@h", TAB, "bye now"),
+]
+# More shapes: the sender's account (IRCv3 account-tag) on every kind of line, and the
+# replies to WHO and NAMES.
+MORE = [
+    ("@account=al\\sx :alice!al@h PRIVMSG #holdem :hi", IrcEvent("message", "alice", "al@h", TAB, "hi", "", "al x")),
+    ("@account=al :alice!al@h JOIN #holdem al :Alice", IrcEvent("join", "alice", "al@h", TAB, account="al")),
+    ("@account=al :alice!al@h NICK :alicia", IrcEvent("nick", "alice", "al@h", "", "", "alicia", "al")),
+    (":alicia!al@h QUIT :Quit: gone", IrcEvent("quit", "alicia", "al@h", "", "Quit: gone")),
+    (":op!o@h KICK #holdem bob :rude", IrcEvent("kick", "op", "o@h", TAB, "rude", "bob")),
+    (":irc.example 352 poki #holdem ~b h.example irc.example bob H :0 Bob",
+     IrcEvent("who", "bob", "~b@h.example", TAB)),
+    (":irc.example 353 poki = #holdem :@dealer poki bob", IrcEvent("names", target=TAB, text="@dealer poki bob")),
+    (":alice!al@h PRIVMSG poki :\x01VERSION\x01", None),  # CTCP other than ACTION: not passed on
+    (":alice!al@h NOTICE poki :\x01ACTION x\x01", None),  # a CTCP reply
+    ("NOTICE * :*** Looking up your hostname", None),  # a notice with no source
+]
+# Lines a broken or hostile server may send: none may end the read (the library once
+# used raised on the first three).
+MALFORMED = [":a!b@c QUIT", ":a!b@c PRIVMSG #holdem", " PING", ":a!b@c KICK", ":a!b@c KICK #holdem",
+             ":a!b@c JOIN", ":a!b@c NICK", ":a!b@c PART", ":x 352 poki #holdem", ":x 353 poki",
+             "@", ":", ":onlyprefix", "@a=b", "PRIVMSG", ":a!b@c PRIVMSG #holdem :\x01", "001", "433"]
 
 
-def events_for(lines: list[str], short: bool) -> list[IrcEvent]:
-    client = IrcClient("127.0.0.1", 1, "poki", rng=np.random.default_rng(0))
+class RawServer:
+    """A server of one connection on a real loopback socket: it welcomes the client,
+    then sends the bytes a test gives it."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.conn: socket.socket | None = None
+        self.got = b""  # what the client sent
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        self.conn = conn
+        conn.sendall(b":irc.example 001 poki :Welcome\r\n")
+        try:
+            while data := conn.recv(65536):
+                self.got += data
+        except OSError:
+            return
+
+    def send(self, data: bytes) -> None:
+        assert self.conn is not None
+        self.conn.sendall(data)
+
+    def close(self) -> None:
+        self.listener.close()
+        if self.conn is not None:
+            self.conn.close()
+
+
+def events_over_a_socket(data: bytes, chunk: int = 0) -> tuple[list[IrcEvent], IrcClient, RawServer]:
+    """The events a client gives for ``data`` sent by a server after its welcome (in
+    pieces of ``chunk`` bytes, 0: at once), up to a last line the test adds."""
+    server = RawServer()
     seen: list[IrcEvent] = []
-    client.handler = seen.append
-    conn = reader(client, short)
-    for line in lines:
-        conn._process_line(line)
-    return seen
+    client = IrcClient("127.0.0.1", server.port, "poki", handler=seen.append, rng=np.random.default_rng(0))
+    client.start()
+    try:
+        wait_for(lambda: client.registered, what="the welcome")
+        data += b":end!e@h PRIVMSG poki :the end\r\n"
+        for i in range(0, len(data), chunk or len(data)):
+            server.send(data[i:i + (chunk or len(data))])
+        wait_for(lambda: any(e.text == "the end" for e in seen), what="the last line")
+    finally:
+        client.stop()
+        server.close()
+    return [e for e in seen if e.kind not in ("connected", "disconnected") and e.text != "the end"], client, server
 
 
-@pytest.mark.parametrize("line", RAW)
-def test_the_short_path_gives_what_the_library_gives(line: str) -> None:
-    assert events_for([line], short=True) == events_for([line], short=False)
+def test_each_server_line_gives_its_event_over_a_real_socket() -> None:
+    lines = RAW + [line for line, _ in MORE]
+    want = WANT + [event for _, event in MORE if event is not None]
+    data = b"".join(line.encode() + (b"\r\n" if k % 2 else b"\n") for k, line in enumerate(lines))
+    for chunk in (0, 1, 7):  # the stream cut anywhere reads as whole lines
+        assert events_over_a_socket(data, chunk)[0] == want, chunk
 
 
-def test_the_short_path_takes_the_table_lines() -> None:
-    """It is used (not only equal): a table line does not reach the library's handlers."""
-    client = IrcClient("127.0.0.1", 1, "poki", rng=np.random.default_rng(0))
-    conn = reader(client, short=True)
-    through_library: list[str] = []
-    client.reactor.add_global_handler("all_raw_messages", lambda c, ev: through_library.append(ev.arguments[0]), -1)
-    client.handler = lambda ev: None
-    conn._process_line(RAW[0])
-    assert through_library == []
-    conn._process_line(RAW[5])  # CTCP: the library's way
-    assert through_library == [RAW[5]]
+def test_malformed_lines_end_nothing_and_the_next_line_is_read() -> None:
+    data = b"".join(line.encode() + b"\r\n" for line in MALFORMED) + RAW[0].encode() + b"\r\n"
+    seen, client, server = events_over_a_socket(data)
+    assert seen[-1] == WANT[0]
+    assert [e.kind for e in seen[:-1]] == ["quit"]  # the only one that means something without parameters
+    assert client.connects == 1  # read on the same connection
+    assert b"PONG\r\n" in server.got  # " PING": a PING all the same
+
+
+def test_the_short_path_takes_the_table_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It is used: a table line is not parsed whole; a CTCP line is."""
+    import connectors.irc.client as client_module
+
+    parsed: list[str] = []
+    whole = client_module.parse_line
+
+    def counted(line: str) -> tuple[str, str, list[str]]:
+        parsed.append(line)
+        return whole(line)
+
+    monkeypatch.setattr(client_module, "parse_line", counted)
+    seen, _, _ = events_over_a_socket(RAW[0].encode() + b"\r\n" + RAW[5].encode() + b"\r\n")
+    assert seen == [WANT[0], WANT[5]]
+    assert parsed == [":irc.example 001 poki :Welcome", RAW[5]]
 
 
 def test_lines_queued_together_arrive_in_order_from_any_thread() -> None:
@@ -177,56 +268,42 @@ def test_the_bench_table_shows_cpu_per_hand_by_process() -> None:
     assert "CPU/hand" not in format_table(figures)
 
 
-# --- reading: the client's own line splitting ----------------------------------------------
-
-
-def _stream_events(chunks: list[bytes]) -> tuple[list[IrcEvent], object]:
-    """Events of raw bytes arriving in ``chunks`` through the client's read path (a
-    socket pair standing in for the server's socket)."""
-    import socket
-
-    client = IrcClient("127.0.0.1", 1, "poki", rng=np.random.default_rng(0))
-    seen: list[IrcEvent] = []
-    client.handler = seen.append
-    conn = reader(client, short=True)
-    a, b = socket.socketpair()
-    conn.socket = b
-    conn.reset_reader()
-    try:
-        for chunk in chunks:
-            a.sendall(chunk)
-            conn.process_data()
-    finally:
-        a.close()
-        b.close()
-    return seen, conn
+# --- reading: the line reader alone -------------------------------------------------------
 
 
 def test_lines_cut_anywhere_read_as_whole_lines() -> None:
-    """The stream of RAW lines (CR LF and bare LF endings), cut at every few bytes, gives
-    the events each line gives alone."""
+    """The stream of RAW lines (CR LF and bare LF endings), cut at every few bytes."""
     data = b"".join(line.encode() + (b"\r\n" if k % 2 else b"\n") for k, line in enumerate(RAW))
-    want = events_for(RAW, short=True)
     for step in (1, 7, 64, len(data)):
-        chunks = [data[i:i + step] for i in range(0, len(data), step)]
-        assert _stream_events(chunks)[0] == want, step
+        reader = LineReader()
+        got = [line for i in range(0, len(data), step) for line in reader.feed(data[i:i + step])]
+        assert got == RAW, step
 
 
 def test_a_line_that_is_not_utf8_is_read_and_the_next_ones_too() -> None:
     """The irc library's strict decoding raised out of the read on such a line (the loop
     then ended); here it reads as Latin-1, as IRC clients do."""
-    data = (b":al!a@h PRIVMSG #holdem :caf\xe9\r\n"
-            + RAW[0].encode() + b"\r\n")
-    seen, _ = _stream_events([data])
-    assert [e.text for e in seen] == ["caf\u00e9", RAW[0].split(" :", 1)[1]]
+    data = b":al!a@h PRIVMSG #holdem :caf\xe9\r\n" + RAW[0].encode() + b"\r\n"
+    assert LineReader().feed(data) == [":al!a@h PRIVMSG #holdem :caf\u00e9", RAW[0]]
 
 
 def test_an_endless_line_is_dropped_and_reading_goes_on() -> None:
-    from connectors.irc.client import MAX_READ_LINE
+    """Dropped once it is over the limit, its tail too when the line feed comes (never read
+    as a line of its own); the lines after it are read."""
+    reader = LineReader()
+    assert reader.feed(b"x" * (MAX_READ_LINE + 10)) == []
+    assert reader.feed(b"y" * 100) == []
+    assert reader.feed(b"tail\r\n" + RAW[0].encode() + b"\r\n") == [RAW[0]]
+    assert reader.overlong == 1
+    assert reader.feed(b"z" * (MAX_READ_LINE + 1) + b"\n" + RAW[1].encode() + b"\n") == [RAW[1]]
+    assert reader.overlong == 2
 
-    seen, conn = _stream_events([b"x" * (MAX_READ_LINE + 10), b"\r\n" + RAW[0].encode() + b"\r\n"])
-    assert [e.text for e in seen] == [RAW[0].split(" :", 1)[1]]
-    assert conn.overlong == 1
+
+def test_a_line_we_write_is_checked() -> None:
+    assert encode_line("PRIVMSG #holdem :" + "x" * 493).endswith(b"x\r\n")  # 510 bytes: the most
+    for bad in ("PRIVMSG #holdem :" + "x" * 494, "PRIVMSG x :a\rb", "PRIVMSG x :a\nQUIT", "PRIVMSG x :a\0"):
+        with pytest.raises(LineError):
+            encode_line(bad)
 
 
 # --- moves said to the dealer alone ---------------------------------------------------------

@@ -13,6 +13,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from agent.game.context import fine_contexts
 from agent.game.prepared import prepare_hand
@@ -31,7 +32,6 @@ from agent.models.store import MemoryModelStore
 from agent.play.shadow import ShadowScorer
 from db import Database
 from db.learned import decisions, load_learned, store_learned
-from db.testing import synthetic_hands
 
 from worked_hand import worked_hand
 
@@ -353,3 +353,41 @@ def test_the_three_way_meta_mixes_by_running_log_likelihood_worked_by_hand() -> 
     w = np.exp(s)
     w /= w.sum()
     assert got == pytest.approx(tuple(w[0] * a[i] + w[1] * b[i] + w[2] * c[i] for i in range(3)), rel=1e-12)
+
+
+def test_every_scheme_derived_from_the_fine_radix_follows_it() -> None:
+    """agent.game.context's FINE_RADIX is the one source of the fine contexts' numbering:
+    the formula (fine_context, written out by hand), the scheme names a database and stored
+    weights are checked by (FINE_SCHEME, FEATURE_SCHEME) and the learned predictor's one-hot
+    columns (feature_names, fine_columns) all follow it digit by digit, so a change to it
+    cannot leave one of them numbering the old way."""
+    import itertools
+    import math
+    import re
+
+    from agent.game.context import (
+        FINE_DIGITS,
+        FINE_PER_COARSE,
+        FINE_RADIX,
+        FINE_SCHEME,
+        N_CONTEXTS,
+        N_FINE_CONTEXTS,
+        fine_context,
+    )
+    from agent.models.learned import FEATURE_SCHEME, feature_names, fine_columns
+
+    assert len(FINE_DIGITS) == len(FINE_RADIX)
+    assert FINE_PER_COARSE == math.prod(FINE_RADIX) and N_FINE_CONTEXTS == N_CONTEXTS * FINE_PER_COARSE
+    radix_text = "x".join(map(str, FINE_RADIX))
+    assert FINE_SCHEME.endswith(":" + radix_text) and FEATURE_SCHEME.endswith(":" + radix_text)
+    names = feature_names()
+    assert len([n for n in names if re.fullmatch(r"ctx\d+:[a-z]+=\d+", n)]) == N_CONTEXTS * sum(FINE_RADIX)
+    players = (2, 3, 4, 5, 6)  # the values of the "active" digit
+    for round_, bets in ((0, 0), (1, 1), (3, 2)):
+        context = 3 * round_ + bets
+        for digits in itertools.product(*(range(radix) for radix in FINE_RADIX)):
+            active, relpos, aggressor, last, acted, raises, voluntary, texture = digits
+            fine = fine_context(round_, bets, players[active], relpos, bool(aggressor), last, bool(acted), raises,
+                                bool(voluntary), texture)
+            expected = {f"ctx{context}"} | {f"ctx{context}:{name}={d}" for name, d in zip(FINE_DIGITS, digits)}
+            assert {names[c] for c in fine_columns(context, fine)} == expected, digits

@@ -1,5 +1,5 @@
 """One model-store interface (agent.models.store), one thread-bound proxy for the live bots,
-one way to attach it (agent.play.stores.attach_models): every store serves every part the
+one way to attach it (the player interface's attach_store): every store serves every part the
 engine reads and writes, a store that lacks a part is refused where it is attached, and
 the proxy runs every call on the thread that owns the store."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ from agent.models.store import (
     ThreadBoundStore,
     require_store,
 )
-from agent.play.stores import DatabaseWriter, attach_models, describe_player
+from agent.play.stores import DatabaseWriter
 from agent.players import create_player
 from db.database import Database
 
@@ -64,14 +64,14 @@ def test_a_store_that_lacks_a_part_is_refused_at_attach() -> None:
         PokiPlayer("hero", np.random.default_rng(0), store=_Partial())  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
     player = PokiPlayer("hero", np.random.default_rng(0))
     with pytest.raises(StoreError, match="off_model"):
-        attach_models(player, _Partial(), "local")  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
+        player.attach_store(_Partial(), "local")  # type: ignore[arg-type]  # a wrong call on purpose: the error is the test
     assert set(STORE_PARTS) >= {"get", "write_hand", "off_model", "add_off_model", "learned_model"}
 
 
 def test_a_house_bot_takes_no_models() -> None:
     bot = create_player("call", np.random.default_rng(0))
-    assert attach_models(bot, MemoryModelStore(), "local") is False
-    assert describe_player(bot).startswith("call:")
+    assert bot.attach_store(MemoryModelStore(), "local") is False
+    assert bot.describe().startswith("call:")
 
 
 def test_the_proxy_runs_every_call_on_the_writer_thread(tmp_path) -> None:
@@ -110,7 +110,7 @@ def test_poki_says_what_it_runs_with(tmp_path) -> None:
     engine = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(heads_up="engine"))
     assert "heads-up the engine" in engine.describe()
     with Database(tmp_path / "b.sqlite") as db:
-        attach_models(player, db, "irc:x")
+        assert player.attach_store(db, "irc:x")
         text = player.describe()
     assert f"SQLite {tmp_path / 'b.sqlite'}" in text and "network irc:x" in text
     assert "the table writes the hands" in text

@@ -50,6 +50,25 @@ def test_a_compiled_copy_is_stale_unless_built_from_the_present_source(tmp_path)
     assert native.stale_modules(["pkga.mod"], {}, tmp_path) == []  # nothing compiled: nothing stale
 
 
+def test_a_compiled_module_that_cimports_a_stale_one_is_stale_too(tmp_path) -> None:
+    """A compiled copy checks the layout of the classes it cimports at import: beside a
+    module imported from source it fails to import (agent.game.prepared, which cimports
+    agent.game.context's ContextWalker), so the guard imports it from source as well."""
+    for name in ("base", "user", "other"):
+        pkg = tmp_path / "pkgc"
+        pkg.mkdir(exist_ok=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / f"{name}.py").write_text(f"NAME = {name!r}\n")
+        (pkg / f"{name}{EXTENSION}").write_bytes(b"not an ELF file")
+    (tmp_path / "pkgc" / "base.pxd").write_text("cdef class Walker:\n    cdef public int n\n")
+    (tmp_path / "pkgc" / "user.pxd").write_text("from pkgc.base cimport Walker\n")
+    modules = ["pkgc.base", "pkgc.user", "pkgc.other"]
+    built = {m: native.source_digest(native.source_path(m, tmp_path)) for m in modules}
+    assert native.stale_modules(modules, built, tmp_path) == []
+    assert native.stale_modules(modules, {**built, "pkgc.base": "0" * 64}, tmp_path) == ["pkgc.base", "pkgc.user"]
+    assert native.stale_modules(modules, {**built, "pkgc.user": "0" * 64}, tmp_path) == ["pkgc.user"]
+
+
 def test_a_stale_module_is_imported_from_its_source(tmp_path, monkeypatch) -> None:
     _package(tmp_path, "pkgb", "VALUE = 2\n")
     monkeypatch.syspath_prepend(str(tmp_path))

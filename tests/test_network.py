@@ -12,6 +12,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from agent.game.context import fine_contexts
 from agent.models.frequencies import PlayerState
@@ -20,7 +21,6 @@ from agent.models.network import MLPShape, fit_network, lbfgs, mlp_init, mlp_log
 from agent.models.store import MemoryModelStore
 from db import Database
 from db.learned import load_learned, store_learned
-from db.testing import synthetic_hands
 
 from worked_hand import worked_hand
 

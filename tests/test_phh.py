@@ -21,7 +21,7 @@ from connectors.logs.phh import (
 from helpers.references import reference_package
 
 pokerkit = reference_package("pokerkit")
-from pokerkit import HandHistory  # noqa: E402 - after the reference package's skip above
+from pokerkit import HandHistory  # after the reference package's skip above
 
 SPECS = ("random", "call", "raise", "random(fold=0.2)", "rr(trials=100)", "tight-aggressive(trials=100)")
 # Hands per table size, half with deep stacks, half short (all-ins and side pots).

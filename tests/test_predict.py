@@ -6,11 +6,11 @@ import math
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
 from agent.play.shadow import EPSILON, ShadowScorer, _scores, format_report
 from db import Database
-from db.testing import synthetic_hands
 
 
 def test_scores_of_one_prediction() -> None:

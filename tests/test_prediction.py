@@ -10,6 +10,7 @@ import sqlite3
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.context import (
     FINE_PER_COARSE,
     ContextWalker,
@@ -25,7 +26,6 @@ from agent.models.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backo
 from agent.models.store import MemoryModelStore
 from agent.play.shadow import ShadowScorer
 from db import Database
-from db.testing import synthetic_hands
 from evaluator_pyx.cards import parse_cards
 
 from worked_hand import worked_hand
@@ -256,6 +256,7 @@ def test_the_engine_is_told_which_predictor_to_read() -> None:
         ModelConfig(predictor="neural")
 
 
+@pytest.mark.slow
 def test_replay_learns_before_a_cut_and_scores_after_it(tmp_path) -> None:
     """The month's hands split at a date: the learning run stores only hands before it
     (counted against the raw hdb timestamps), the scoring run scores only the rest,
@@ -316,15 +317,15 @@ def test_the_fine_context_formula_is_the_radix_the_names_read() -> None:
     digits once, in the mixed radix fine_context_name decodes."""
     import itertools
 
-    from agent.game.context import _RADIX, FINE_PER_COARSE, fine_context
+    from agent.game.context import FINE_PER_COARSE, FINE_RADIX, fine_context
 
     seen = set()
     actives = (2, 3, 4, 5, 6)
-    for digits in itertools.product(range(5), range(3), range(2), range(3), range(2), range(3), range(2), range(3)):
+    for digits in itertools.product(*(range(radix) for radix in FINE_RADIX)):
         a, relpos, aggr, last, acted, raises, vol, texture = digits
         fine = fine_context(1, 1, actives[a], relpos, bool(aggr), last, bool(acted), raises, bool(vol), texture)
         index = 0
-        for digit, radix in zip(digits, _RADIX):
+        for digit, radix in zip(digits, FINE_RADIX):
             index = index * radix + digit
         assert fine == 4 * FINE_PER_COARSE + index
         seen.add(fine)

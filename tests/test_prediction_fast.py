@@ -11,11 +11,11 @@ import math
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.game.context import FINE_PER_COARSE, ContextWalker, board_texture, order_key
 from agent.game.prepared import prepare_hand
 from agent.models.frequencies import ContextCounts, Decay, PlayerState
 from agent.models.prediction import Predictor, Strengths, backoff_triple, blend_triple, floored_loglik
-from db.testing import synthetic_hands
 
 
 def test_count_views_and_row() -> None:

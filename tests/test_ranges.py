@@ -150,10 +150,10 @@ def test_range_score_of_a_hand_uniform_is_the_count_of_possible_holdings() -> No
     −ln C(52 − k, 2) at each street (k board cards), every model scores both holdings at
     every street, and the showdown is learned: one bin per call, check, bet or raise each
     shown player made (counted here from the record), and its off-model counts."""
+    from agent.bench.synthetic import synthetic_hands
     from agent.game.prepared import prepare_hand
     from agent.game.records import ACTION_CLASS
     from agent.play.range_score import RangeScorer
-    from db.testing import synthetic_hands
 
     record = next(r for r in synthetic_hands(400, seed=7) if len(r.board) == 5 and len(r.shown) == 2)
     prepared = prepare_hand(record, "irc")
@@ -260,7 +260,7 @@ def test_a_file_from_before_the_ranges_gains_their_table(tmp_path) -> None:
     hands untouched, the ranges table there and empty."""
     import sqlite3
 
-    from db.testing import synthetic_hands
+    from agent.bench.synthetic import synthetic_hands
 
     path = tmp_path / "old.sqlite"
     with Database(path) as database:

@@ -21,6 +21,8 @@ from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.sources import KnownHand, LogHand, LogProblem, plan, read_chunk
 from db import Database
 
+from helpers.tiers import full_tier
+
 REPO = Path(__file__).resolve().parents[1]
 DATASET = "irc-holdem-199504-dev"
 
@@ -58,6 +60,7 @@ def hand_count(path: Path) -> int:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def serial(tmp_path_factory):
     """One serial replay of the whole month, with shadow scoring (which tracks every hand
     and leaves the database as a plain replay would)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from agent.config import TableConfig
 from agent.game.events import HandStarted
@@ -21,7 +22,6 @@ from connectors.acpc.game import GameError, parse_game, standard_game
 from connectors.logs.irc_database import IrcHand, read_irc_database
 from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.sources import AcpcSettings, plan
-from db.testing import synthetic_hands
 
 DATASET = "irc-holdem-199504-dev"
 

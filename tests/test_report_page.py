@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.cli import main
 from db.database import Database
-from db.testing import synthetic_hands
 
-from chromium import Chromium, chromium_path
 from helpers.report import play
 
 HERO = "p11_3"
@@ -64,63 +63,59 @@ def test_the_folder_holds_page_csv_and_json_that_agree(report) -> None:
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
 
 
-@pytest.mark.skipif(chromium_path() is None, reason="no chromium (.ci/run installs it)")
-def test_the_page_in_a_real_browser_renders_draws_sorts_without_errors(report, tmp_path) -> None:
+def test_the_page_in_a_real_browser_renders_draws_sorts_without_errors(report, tmp_path, browser) -> None:
     data = json.loads((report / "report.json").read_text())
-    with Chromium() as browser:
-        browser.open(report / "index.html")
-        assert browser.js("document.title").startswith("Poki opponent report")
-        assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
-        # Charts: six drawn SVGs with real drawing elements, the first one laid out.
-        charts = browser.js("Array.from(document.querySelectorAll('svg.chart')).map("
-                            "s => [s.querySelectorAll('path, line, rect, polyline').length, s.closest('details').id])")
-        assert len(charts) == 6 and all(n > 30 for n, _ in charts)
-        box = browser.js("(() => { const r = document.querySelector('svg.chart').getBoundingClientRect();"
-                         " return [r.width, r.height]; })()")
-        assert box[0] > 400 and box[1] > 80
-        assert browser.js("document.getElementById('no-hero')") is None
+    browser.open(report / "index.html")
+    assert browser.js("document.title").startswith("Poki opponent report")
+    assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
+    # Charts: six drawn SVGs with real drawing elements, the first one laid out.
+    charts = browser.js("Array.from(document.querySelectorAll('svg.chart')).map("
+                        "s => [s.querySelectorAll('path, line, rect, polyline').length, s.closest('details').id])")
+    assert len(charts) == 6 and all(n > 30 for n, _ in charts)
+    box = browser.js("(() => { const r = document.querySelector('svg.chart').getBoundingClientRect();"
+                     " return [r.width, r.height]; })()")
+    assert box[0] > 400 and box[1] > 80
+    assert browser.js("document.getElementById('no-hero')") is None
 
-        def column(i: int) -> list[str]:
-            return browser.js(f"Array.from(document.querySelectorAll('#opponents tbody tr'))"
-                              f".map(r => r.cells[{i}].getAttribute('data-v'))")
+    def column(i: int) -> list[str]:
+        return browser.js(f"Array.from(document.querySelectorAll('#opponents tbody tr'))"
+                          f".map(r => r.cells[{i}].getAttribute('data-v'))")
 
-        headers = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(th => th.textContent.trim())")
-        vpip_col = headers.index("VPIP")
-        expected = sorted((p["vpip"]["value"] for p in data["players"] if p["vpip"]["value"] is not None),
-                          reverse=True)
-        browser.js(f"document.querySelectorAll('#opponents th button')[{vpip_col}].click()")
-        got = column(vpip_col)
-        assert [float(v) for v in got if v] == pytest.approx(expected, abs=1e-4)
-        assert all(v for v in got[:len(expected)]) and not any(got[len(expected):])  # no figure: last
-        browser.js(f"document.querySelectorAll('#opponents th button')[{vpip_col}].click()")
-        assert [float(v) for v in column(vpip_col) if v] == pytest.approx(expected[::-1], abs=1e-4)
-        browser.js("document.querySelectorAll('#opponents th button')[0].click()")
-        names = column(0)
-        assert names == sorted(names)
-        hands_col = headers.index("Hands")
-        browser.js(f"document.querySelectorAll('#opponents th button')[{hands_col}].click()")
-        hands = [int(v) for v in column(hands_col)]
-        assert hands == sorted(hands, reverse=True)
-        # The search box filters the rows.
-        browser.js("(() => { const f = document.getElementById('find'); f.value = 'p11_1';"
-                   " f.dispatchEvent(new Event('input')); })()")
-        visible = browser.js("Array.from(document.querySelectorAll('#opponents tbody tr')).filter(r => !r.hidden).length")
-        assert 0 < visible < len(data["players"])
-        browser.screenshot(tmp_path / "report.png")
-        assert browser.errors == []
+    headers = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(th => th.textContent.trim())")
+    vpip_col = headers.index("VPIP")
+    expected = sorted((p["vpip"]["value"] for p in data["players"] if p["vpip"]["value"] is not None),
+                      reverse=True)
+    browser.js(f"document.querySelectorAll('#opponents th button')[{vpip_col}].click()")
+    got = column(vpip_col)
+    assert [float(v) for v in got if v] == pytest.approx(expected, abs=1e-4)
+    assert all(v for v in got[:len(expected)]) and not any(got[len(expected):])  # no figure: last
+    browser.js(f"document.querySelectorAll('#opponents th button')[{vpip_col}].click()")
+    assert [float(v) for v in column(vpip_col) if v] == pytest.approx(expected[::-1], abs=1e-4)
+    browser.js("document.querySelectorAll('#opponents th button')[0].click()")
+    names = column(0)
+    assert names == sorted(names)
+    hands_col = headers.index("Hands")
+    browser.js(f"document.querySelectorAll('#opponents th button')[{hands_col}].click()")
+    hands = [int(v) for v in column(hands_col)]
+    assert hands == sorted(hands, reverse=True)
+    # The search box filters the rows.
+    browser.js("(() => { const f = document.getElementById('find'); f.value = 'p11_1';"
+               " f.dispatchEvent(new Event('input')); })()")
+    visible = browser.js("Array.from(document.querySelectorAll('#opponents tbody tr')).filter(r => !r.hidden).length")
+    assert 0 < visible < len(data["players"])
+    browser.screenshot(tmp_path / "report.png")
+    assert browser.errors == []
 
 
-@pytest.mark.skipif(chromium_path() is None, reason="no chromium (.ci/run installs it)")
-def test_without_us_in_the_hands_the_page_says_so(report, tmp_path) -> None:
+def test_without_us_in_the_hands_the_page_says_so(report, tmp_path, browser) -> None:
     db = report.parent / "poki.sqlite"
     out = tmp_path / "no-hero"
     assert main(["report", "--db", str(db), "--out", str(out), "--hero", "poki*", "--charts", "1",
                  "--players", "5", "--no-progress"]) == 0
-    with Chromium() as browser:
-        browser.open(out / "index.html")
-        assert "no results against us" in browser.js("document.getElementById('no-hero').textContent")
-        assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == 5
-        assert browser.errors == []
+    browser.open(out / "index.html")
+    assert "no results against us" in browser.js("document.getElementById('no-hero').textContent")
+    assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == 5
+    assert browser.errors == []
 
 
 def test_the_command_reports_bad_input_clearly(tmp_path, capsys) -> None:
@@ -175,6 +170,7 @@ def test_a_damaged_database_still_gives_a_report_and_says_what_was_left_out(repo
     assert 'id="bad-rows"' in (out / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_reader_never_sees_half_a_report(report, tmp_path) -> None:
     import threading
 

@@ -13,7 +13,6 @@ import pytest
 
 from agent.cli import main
 
-from chromium import Chromium, chromium_path
 from helpers.replay_logs import first_irc_hands, mini_month
 from shared_data import DATA, FPDB_LHE
 
@@ -63,27 +62,25 @@ def test_the_mixed_report_names_every_network_and_us(mixed) -> None:
         assert sum(g["hands"] for g in p["by_position"].values()) == p["hands"]
 
 
-@pytest.mark.skipif(chromium_path() is None, reason="no chromium (.ci/run installs it)")
-def test_the_mixed_report_renders_its_new_sections_in_a_real_browser(mixed) -> None:
+def test_the_mixed_report_renders_its_new_sections_in_a_real_browser(mixed, browser) -> None:
     data = json.loads((mixed / "report.json").read_text())
-    with Chromium() as browser:
-        browser.open(mixed / "index.html")
-        assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
-        heads = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(t => t.textContent.trim())")
-        assert {"Steal", "FSteal", "vs us"} <= set(heads)
-        assert browser.js("document.getElementById('us').textContent").count("Hero") >= 1
-        # Each opponent's section: the position table with its four groups and the won
-        # from / lost to row; the charted ones a session table and four chart panels.
-        assert browser.js("document.querySelectorAll('details.player table.positions').length") == len(data["players"])
-        assert browser.js("Array.from(document.querySelectorAll('table.positions')[0].tBodies[0].rows)"
-                          ".map(r => r.cells[0].textContent)") == ["blinds", "early", "middle", "late"]
-        assert browser.js("document.querySelectorAll('tr.vs-us').length") == len(data["players"])
-        assert browser.js("document.querySelectorAll('table.sessions').length") == 6
-        panels = browser.js("Array.from(document.querySelectorAll('svg.chart')).map("
-                            "s => s.querySelectorAll('g[id^=\"axes_\"]').length)")
-        assert len(panels) == 6 and all(n == 4 for n in panels)
-        labels = browser.js("document.body.textContent")
-        for label in ("4-bet pre-flop", "Check-raise (river)", "Continuation bet (turn)",
-                      "Went to showdown after calling a flop bet", "Fold to steal"):
-            assert label in labels
-        assert browser.errors == []
+    browser.open(mixed / "index.html")
+    assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
+    heads = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(t => t.textContent.trim())")
+    assert {"Steal", "FSteal", "vs us"} <= set(heads)
+    assert browser.js("document.getElementById('us').textContent").count("Hero") >= 1
+    # Each opponent's section: the position table with its four groups and the won
+    # from / lost to row; the charted ones a session table and four chart panels.
+    assert browser.js("document.querySelectorAll('details.player table.positions').length") == len(data["players"])
+    assert browser.js("Array.from(document.querySelectorAll('table.positions')[0].tBodies[0].rows)"
+                      ".map(r => r.cells[0].textContent)") == ["blinds", "early", "middle", "late"]
+    assert browser.js("document.querySelectorAll('tr.vs-us').length") == len(data["players"])
+    assert browser.js("document.querySelectorAll('table.sessions').length") == 6
+    panels = browser.js("Array.from(document.querySelectorAll('svg.chart')).map("
+                        "s => s.querySelectorAll('g[id^=\"axes_\"]').length)")
+    assert len(panels) == 6 and all(n == 4 for n in panels)
+    labels = browser.js("document.body.textContent")
+    for label in ("4-bet pre-flop", "Check-raise (river)", "Continuation bet (turn)",
+                  "Went to showdown after calling a flop bet", "Fold to steal"):
+        assert label in labels
+    assert browser.errors == []

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
+from agent.bench.synthetic import synthetic_hands
 from agent.report.page import ReportOptions
 from agent.report.schedule import NightlyReport, cron_trigger
 from db.database import Database
-from db.testing import synthetic_hands
 
 
 def test_cron_lines() -> None:
@@ -25,6 +25,7 @@ def test_cron_lines() -> None:
         cron_trigger("61 4 * * *", "UTC")
 
 
+@pytest.mark.slow
 def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_path, caplog) -> None:
     db_path = tmp_path / "live.sqlite"
     hands = list(synthetic_hands(6000, seed=5, pool=30))
@@ -44,7 +45,7 @@ def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_
                     db.write_hands(hands[start:start + 50], "live")
                     written[0] = start + 50
                     time.sleep(0.3)  # play goes on at its own pace
-        except BaseException as exc:  # reported by the test below
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
             writer_errors.append(exc)
 
     # The first runs fail: where the report folder should go there is a file.

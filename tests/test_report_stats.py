@@ -25,6 +25,7 @@ from db.database import Database
 from db.reads import open_readonly
 
 from helpers.report import play
+from helpers.tiers import full_tier
 from shared_data import DATA
 
 
@@ -195,6 +196,7 @@ def test_a_missing_or_foreign_file_is_a_clear_error(tmp_path) -> None:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def irc_db(tmp_path_factory) -> Path:
     if DATA is None:
         pytest.skip("the shared IRC logs are not here")
@@ -258,7 +260,7 @@ def test_vpip_and_pfr_of_the_most_seen_players_agree_with_the_raw_pdb_letters(ir
 
 
 def test_since_keeps_the_hands_started_from_then_on(tmp_path) -> None:
-    from db.testing import synthetic_hands
+    from agent.bench.synthetic import synthetic_hands
 
     hands = list(synthetic_hands(400, seed=9, pool=12))
     times = sorted(h.started_at for h in hands)
@@ -273,31 +275,26 @@ def test_since_keeps_the_hands_started_from_then_on(tmp_path) -> None:
     assert {n: p.hands for n, p in s.items()} == dict(dealt)
 
 
-def test_the_page_of_the_whole_1995_database_in_a_real_browser(irc_db, tmp_path) -> None:
+def test_the_page_of_the_whole_1995_database_in_a_real_browser(irc_db, tmp_path, browser) -> None:
     import json
 
     from agent.cli import main
 
-    from chromium import Chromium, chromium_path
-
-    if chromium_path() is None:
-        pytest.skip("no chromium (.ci/run installs it)")
     out = tmp_path / "report"
     assert main(["report", "--db", str(irc_db), "--out", str(out), "--no-progress"]) == 0
     data = json.loads((out / "report.json").read_text())
     assert data["heroes_found"] == [] and len(data["players"]) == data["opponents_total"] > 500
-    with Chromium() as browser:
-        browser.open(out / "index.html")
-        assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
-        assert browser.js("document.getElementById('no-hero') !== null")
-        assert browser.js("document.querySelectorAll('svg.chart').length") == 15
-        col = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(t => t.textContent.trim())").index("WTSD")
-        browser.js(f"document.querySelectorAll('#opponents th button')[{col}].click()")
-        got = browser.js(f"Array.from(document.querySelectorAll('#opponents tbody tr')).map(r => r.cells[{col}].getAttribute('data-v'))")
-        values = [float(v) for v in got if v]
-        assert values == sorted(values, reverse=True) and len(values) == sum(
-            p["wtsd"]["value"] is not None for p in data["players"])
-        assert browser.errors == []
+    browser.open(out / "index.html")
+    assert browser.js("document.querySelectorAll('#opponents tbody tr').length") == len(data["players"])
+    assert browser.js("document.getElementById('no-hero') !== null")
+    assert browser.js("document.querySelectorAll('svg.chart').length") == 15
+    col = browser.js("Array.from(document.querySelectorAll('#opponents th')).map(t => t.textContent.trim())").index("WTSD")
+    browser.js(f"document.querySelectorAll('#opponents th button')[{col}].click()")
+    got = browser.js(f"Array.from(document.querySelectorAll('#opponents tbody tr')).map(r => r.cells[{col}].getAttribute('data-v'))")
+    values = [float(v) for v in got if v]
+    assert values == sorted(values, reverse=True) and len(values) == sum(
+        p["wtsd"]["value"] is not None for p in data["players"])
+    assert browser.errors == []
 
 
 def test_style_labels_recognise_the_house_bots_built_to_each_style(tmp_path) -> None:

@@ -254,8 +254,8 @@ def test_a_file_from_before_the_counts_gains_their_table(tmp_path) -> None:
 
     from sqlite_utils import Database as SUDatabase
 
+    from agent.bench.synthetic import synthetic_hands
     from db import schema
-    from db.testing import synthetic_hands
 
     path = tmp_path / "old.sqlite"
     with Database(path) as database:

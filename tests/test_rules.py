@@ -31,6 +31,8 @@ from agent.game.rules import (
 )
 from evaluator_pyx.cards import parse_cards
 
+from helpers.tiers import examples
+
 CFG = TableConfig(small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4)
 F, C, R = Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE
 
@@ -574,7 +576,7 @@ def _random_hand(seed: int, n: int, explicit: bool) -> tuple[State, list[int]]:
     return state, stacks
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 10), explicit=st.booleans(),
        data=st.data())
 def test_hand_properties(seed: int, n: int, explicit: bool, data: st.DataObject) -> None:
@@ -618,7 +620,7 @@ def test_hand_properties(seed: int, n: int, explicit: bool, data: st.DataObject)
     assert isinstance(state.operations[-1], HandEnded)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 10))
 def test_copy_replays_identically(seed: int, n: int) -> None:
     state, _ = _random_hand(seed, n, explicit=False)

@@ -43,11 +43,15 @@ from connectors.logs.irc_database import (
     QUIT,
     RAISE,
     SMALL_BLIND,
+    IrcAction,
     IrcHand,
+    IrcPlayer,
     read_irc_database,
     summarize,
 )
 from evaluator_pyx.cards import parse_cards
+
+from helpers.tiers import examples, full_tier
 
 CFG = TableConfig(small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4)
 
@@ -137,39 +141,8 @@ def replay(hand: IrcHand, variant: RuleVariant = IRC_1995) -> Replay:
         if state.is_over:
             out.problem = f"action after the end: {a}"
             return out
-        seat = a.position - 1
         last_round = min(int(state.street), 3)
-        kind = a.kind
-        try:
-            if kind == FOLD:
-                op = state.fold(seat)
-            elif kind == CHECK:
-                op = state.check(seat)
-            elif kind == CALL:
-                op = state.call(seat)
-            elif kind == BET:
-                op = state.bet(seat)
-            elif kind == RAISE:
-                op = state.raise_(seat)
-            elif kind in (QUIT, KICKED):
-                if state.actor == seat:
-                    op = state.fold(seat)
-                    out.folds_in_turn_by_leaving += 1
-                else:
-                    op = state.leave(seat)
-                    out.left_out_of_turn += 1
-            elif kind == ALL_IN:
-                op = state.declare_all_in(seat)
-                out.declared_all_in += 1
-            else:
-                out.problem = f"unknown action: {a}"
-                return out
-        except IllegalActionError as e:
-            out.problem = f"refused: {a.nick} {kind} in round {a.round}: {e}"
-            return out
-        if (isinstance(op, (CheckedOrCalled, BetOrRaised))
-                and (op.amount, op.all_in) != (a.amount, a.all_in)):
-            out.problem = f"amount differs: {a} but State did {op}"
+        if not _replay_action(state, a, out):
             return out
     while state.phase == Phase.BOARD_DEALING:
         deal_next()
@@ -177,30 +150,84 @@ def replay(hand: IrcHand, variant: RuleVariant = IRC_1995) -> Replay:
         out.problem = f"betting not finished: seat {state.actor} is still to act"
         return out
     if state.phase == Phase.SHOWDOWN:
-        out.showdown = True
         last_round = 3
-        for s in state.pending_showdown:
-            if state.phase == Phase.SHOWDOWN and state.hole_cards(s) is not None:
-                state.show(s)
-        unknown = state.pending_showdown
-        # Players whose cards the log does not give and who won nothing gave up their claim.
-        if all(players[s].won == 0 for s in unknown):
-            for s in unknown:
-                if state.phase == Phase.SHOWDOWN and state.can_muck(s):
-                    state.muck(s)
-                    out.mucked += 1
-        if state.phase == Phase.SHOWDOWN:
-            amounts = [p.won for p in players]
-            if not state.can_award(amounts):
-                out.problem = "award refused: the logged amounts break the rules"
-                return out
-            state.award(amounts)
-            out.awarded = True
+        if not _replay_showdown(state, players, out):
+            return out
     # A winner who left once the pot was settled is not counted at the showdown (the reader).
     gone = sum(1 for s in state.active
                if any(r == last_round for r, _ in players[s].left_after_out))
     out.figures[3] = (len(state.active) - gone, state.pot)
+    _compare_totals(state, hand, out)
+    return out
 
+
+def _replay_action(state: State, a: IrcAction, out: Replay) -> bool:
+    """One logged action given to State; False (with ``out.problem``) if it refused it or
+    did it with other chips."""
+    seat = a.position - 1
+    kind = a.kind
+    try:
+        if kind == FOLD:
+            op = state.fold(seat)
+        elif kind == CHECK:
+            op = state.check(seat)
+        elif kind == CALL:
+            op = state.call(seat)
+        elif kind == BET:
+            op = state.bet(seat)
+        elif kind == RAISE:
+            op = state.raise_(seat)
+        elif kind in (QUIT, KICKED):
+            if state.actor == seat:
+                op = state.fold(seat)
+                out.folds_in_turn_by_leaving += 1
+            else:
+                op = state.leave(seat)
+                out.left_out_of_turn += 1
+        elif kind == ALL_IN:
+            op = state.declare_all_in(seat)
+            out.declared_all_in += 1
+        else:
+            out.problem = f"unknown action: {a}"
+            return False
+    except IllegalActionError as e:
+        out.problem = f"refused: {a.nick} {kind} in round {a.round}: {e}"
+        return False
+    if (isinstance(op, (CheckedOrCalled, BetOrRaised))
+            and (op.amount, op.all_in) != (a.amount, a.all_in)):
+        out.problem = f"amount differs: {a} but State did {op}"
+        return False
+    return True
+
+
+def _replay_showdown(state: State, players: tuple[IrcPlayer, ...], out: Replay) -> bool:
+    """The shown cards, the mucks and the logged awards; False (with ``out.problem``) if
+    State refused the awards."""
+    out.showdown = True
+    for s in state.pending_showdown:
+        if state.phase == Phase.SHOWDOWN and state.hole_cards(s) is not None:
+            state.show(s)
+    unknown = state.pending_showdown
+    # Players whose cards the log does not give and who won nothing gave up their claim.
+    if all(players[s].won == 0 for s in unknown):
+        for s in unknown:
+            if state.phase == Phase.SHOWDOWN and state.can_muck(s):
+                state.muck(s)
+                out.mucked += 1
+    if state.phase == Phase.SHOWDOWN:
+        amounts = [p.won for p in players]
+        if not state.can_award(amounts):
+            out.problem = "award refused: the logged amounts break the rules"
+            return False
+        state.award(amounts)
+        out.awarded = True
+    return True
+
+
+def _compare_totals(state: State, hand: IrcHand, out: Replay) -> None:
+    """The board, the chips put in and won and the pots, State's against the log's."""
+    board = hand.board
+    players = hand.players
     if state.board != board:
         out.problem = (f"board differs: State dealt {len(state.board)} of the log's "
                        f"{len(board)} cards")
@@ -212,7 +239,6 @@ def replay(hand: IrcHand, variant: RuleVariant = IRC_1995) -> Replay:
         out.problem = f"pot differs: State {out.figures}, the reader {hand.pots}"
     elif any(h != (0, 0) and h[1] != mine[1] for h, mine in zip(hand.hdb_figures, out.figures)):
         out.problem = f"hdb pot differs: State {out.figures}, hdb {hand.hdb_figures}"
-    return out
 
 
 def _category(problem: str | None) -> str:
@@ -220,6 +246,7 @@ def _category(problem: str | None) -> str:
 
 
 @pytest.fixture(scope="module")
+@full_tier
 def irc_items() -> list:
     assert DATA is not None
     return list(read_irc_database(DATA))
@@ -734,7 +761,7 @@ def _random_irc_hand(seed: int, n: int, variant: RuleVariant) -> tuple[State, in
 variants = st.builds(RuleVariant, *[st.booleans() for _ in dataclasses.fields(RuleVariant)])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12),
        variant=st.one_of(st.just(IRC_1995), variants), data=st.data())
 def test_irc_hand_properties(seed: int, n: int, variant: RuleVariant, data: st.DataObject) -> None:
@@ -777,7 +804,7 @@ def test_irc_hand_properties(seed: int, n: int, variant: RuleVariant, data: st.D
     assert isinstance(state.operations[-1], HandEnded)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12))
 def test_irc_copy_replays_identically(seed: int, n: int) -> None:
     state, _ = _random_irc_hand(seed, n, IRC_1995)

@@ -216,9 +216,10 @@ def test_given_strengths_now_are_checked_and_used():
 def test_bench_section_runs_and_prints():
     from agent.bench import SECTIONS, format_table
     from agent.bench.simulator import run_simulator_bench
+    from agent.config import Config
 
     assert "simulator" in SECTIONS
-    figures = run_simulator_bench(quick=True)
+    figures = run_simulator_bench(Config(), quick=True)
     assert figures["decisions"] > 0 and figures["trials"] == 500
     assert figures["trials_per_s"] > 0 and figures["p99_ms"] >= figures["median_ms"] > 0
     assert "one simulated decision, 500 trials" in format_table({"simulator": figures})

@@ -13,9 +13,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
+
+from agent.config import Config, config_toml
 
 # docs/architecture.md's targets.
 TARGET_BATCH_HANDS_PER_S = 150e6
@@ -112,9 +115,10 @@ def _dist_version(name: str) -> str | None:
         return None
 
 
-def run_evaluator_bench(quick: bool = False) -> dict[str, Any]:
+def run_evaluator_bench(config: Config, quick: bool = False) -> dict[str, Any]:
     """7-card evaluation: batch hands/s through evaluate_batch and ns per Python call of
-    evaluate, ours and the anchors', as medians over repeats."""
+    evaluate, ours and the anchors', as medians over repeats (the evaluator has no
+    settings: ``config`` is not read)."""
     import evaluator_pyx as ev
 
     n_batch = 1_000_000 if quick else 2_000_000
@@ -173,8 +177,25 @@ def _machine() -> dict[str, Any]:
     }
 
 
-# Every section of `poki bench`: name -> (module, function). Each function takes `quick`
-# and returns a dict of figures; a section whose module is missing is left out.
+def settings_file(config: Config, folder: Path) -> Path:
+    """``config`` written as a config file in ``folder``: what a section gives a process it
+    starts (``python -m agent.cli --config FILE ...``), so the child measures with the
+    settings the command was given, not with a config.toml it happens to find."""
+    path = folder / "bench-settings.toml"
+    path.write_text(config_toml(config), encoding="utf-8")
+    return path
+
+
+class Section(Protocol):
+    """A section of `poki bench`: its figures, measured with the settings the command loaded
+    (`poki --config FILE bench`; a section fixes on top only what its figure is about, such
+    as the seats of its table), fewer repeats when ``quick``."""
+
+    def __call__(self, config: Config, quick: bool = False) -> dict[str, Any]: ...
+
+
+# Every section of `poki bench`: name -> (module, function), a Section; a section whose
+# module is missing is left out.
 SECTIONS: dict[str, tuple[str, str]] = {
     "evaluator": ("agent.bench", "run_evaluator_bench"),
     "assess": ("agent.bench.assess", "run_assess_bench"),
@@ -187,16 +208,17 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "report": ("agent.bench.report", "run_report_bench"),
     "acpc": ("agent.bench.acpc", "run_acpc_bench"),
     "irc": ("agent.bench.irc", "run_irc_bench"),
-    "irc_pace": ("agent.bench.irc_pace", "run_irc_pace_bench"),
     "cluster": ("agent.bench.cluster", "run_cluster_bench"),
     "cfr": ("agent.bench.cfr", "run_cfr_bench"),
 }
 # Sections run only when named (--only): they need an optional extra or take minutes.
-ON_REQUEST = ("cluster", "irc_pace")
+ON_REQUEST = ("cluster",)
 
 
-def run_all(quick: bool = False, only: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The chosen benchmark sections (all by default), plus a note of the machine."""
+def run_all(config: Config, quick: bool = False, only: list[str] | None = None,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The chosen benchmark sections (all by default), each given ``config``, plus a note of
+    the machine."""
     import importlib
 
     names = [n for n in SECTIONS if n not in ON_REQUEST] if not only else only
@@ -213,7 +235,8 @@ def run_all(quick: bool = False, only: list[str] | None = None, progress: Callab
             continue
         if progress:
             progress(name)
-        figures[name] = getattr(module, function)(quick)
+        section: Section = getattr(module, function)
+        figures[name] = section(config, quick)
     figures["seconds"] = round(time.perf_counter() - t0, 1)
     return figures
 
@@ -310,16 +333,6 @@ def _pipeline_rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         if irc.get("poki_latency_median_ms") is not None:
             rows.append(("IRC player bot (Poki): 'to act' to answer", f"{irc['poki_latency_median_ms']:.1f} ms median",
                          f"p99 {irc['poki_latency_p99_ms']:.1f} ms", ""))
-    pace = figures.get("irc_pace")
-    if pace and pace.get("rows"):
-        load = pace.get("load_average")
-        for row in pace["rows"]:
-            rows.append((f"IRC table, 4 seats, {row['server']} default limits, {row['variant']}",
-                         f"{row['hands_per_minute']:.1f} hands/min",
-                         f"{row['seconds_per_hand']:.1f} s/hand; {row['dealer_lines_per_hand']:.1f} dealer lines/hand; "
-                         f"{row['timeouts']} time-outs; {row['hands']} hands"
-                         + (f"; load {load:.1f}" if load is not None else ""),
-                         f"<= {pace['target_seconds_per_hand']:.0f} s/hand" if row["server"] == "ngircd" else ""))
     cf = figures.get("cfr")
     if cf:
         from agent.bench.cfr import format_cfr_bench
@@ -366,5 +379,7 @@ def format_table(figures: dict[str, Any]) -> str:
 if __name__ == "__main__":
     import json
 
-    result = run_all(quick="--quick" in sys.argv)
+    from agent.config import load_config
+
+    result = run_all(load_config(), quick="--quick" in sys.argv)
     print(json.dumps(result, indent=2) if "--json" in sys.argv else format_table(result))

@@ -27,20 +27,25 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agent.bench import settings_file
+from agent.config import Config
+
 __all__ = ["SHORT_MATCH", "run_acpc_bench", "time_match"]
 
 SHORT_MATCH = 20  # hands of the match that measures the dealer's start-up CPU
 
 
-def time_match(hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, float]:
-    """One heads-up match of ``hands`` hands; its wall time and both sides' CPU time.
-    With ``cpu``, the dealer and this process (the client) both run on that CPU only."""
+def time_match(settings: Path, hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, float]:
+    """One heads-up match of ``hands`` hands, the dealer reading the config file
+    ``settings``; its wall time and both sides' CPU time. With ``cpu``, the dealer and this
+    process (the client) both run on that CPU only."""
     from agent.play.acpc_match import play_at_dealer
     from agent.players import create_player
     from connectors.acpc.game import standard_game
@@ -48,7 +53,7 @@ def time_match(hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, f
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [sys.executable, "-m", "agent.cli", "acpc", "deal", "--players", "client", "house",
+    cmd = [sys.executable, "-m", "agent.cli", "--config", str(settings), "acpc", "deal", "--players", "client", "house",
            "--seat", "house=call", "--hands", str(hands), "--seed", str(seed), "--no-progress"]
     if cpu is not None:
         cmd += ["--cpu", str(cpu)]
@@ -87,21 +92,24 @@ def time_match(hands: int, seed: int = 1, cpu: int | None = None) -> dict[str, f
             "client_cpu_s": client_cpu, "dealer_process_cpu_s": server_cpu}
 
 
-def run_acpc_bench(quick: bool = False) -> dict[str, Any]:
+def run_acpc_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """The figures (module docstring); the dealer runs with ``config``."""
     hands = 1000 if quick else 4000
     repeats = 1 if quick else 3
     cpu = min(os.sched_getaffinity(0))
     one_core: list[dict[str, float]] = []
     two_cores: list[dict[str, float]] = []
     dealer_per_hand = []
-    for seed in range(1, repeats + 1):
-        # Alternate rounds, so a busy spell of the shared machine falls on both ways.
-        short = time_match(SHORT_MATCH, seed, cpu)
-        run = time_match(hands, seed, cpu)
-        one_core.append(run)
-        dealer_per_hand.append((run["dealer_process_cpu_s"] - short["dealer_process_cpu_s"])
-                               / (hands - SHORT_MATCH))
-        two_cores.append(time_match(hands, seed))
+    with tempfile.TemporaryDirectory(prefix="poki-acpc-bench-") as tmp:
+        settings = settings_file(config, Path(tmp))
+        for seed in range(1, repeats + 1):
+            # Alternate rounds, so a busy spell of the shared machine falls on both ways.
+            short = time_match(settings, SHORT_MATCH, seed, cpu)
+            run = time_match(settings, hands, seed, cpu)
+            one_core.append(run)
+            dealer_per_hand.append((run["dealer_process_cpu_s"] - short["dealer_process_cpu_s"])
+                                   / (hands - SHORT_MATCH))
+            two_cores.append(time_match(settings, hands, seed))
     return {
         "hands": hands,
         "repeats": repeats,

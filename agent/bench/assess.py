@@ -19,6 +19,7 @@ import numpy as np
 
 import evaluator_pyx as ev
 from agent.bench import median_runs
+from agent.config import Config
 
 # docs/architecture.md's targets.
 TARGET_FLOP_HS_US = 1.0
@@ -61,8 +62,9 @@ def _eval7_tools():
     return eval7, hand_range, as_cards
 
 
-def run_assess_bench(quick: bool = False) -> dict[str, Any]:
-    """Medians of every assessment figure; times in the unit named by each key."""
+def run_assess_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """Medians of every assessment figure; times in the unit named by each key (the
+    evaluator kernels have no settings: ``config`` is not read)."""
     from evaluator_pyx import _assess  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     rng = np.random.default_rng(2024)
@@ -155,36 +157,7 @@ def run_assess_bench(quick: bool = False) -> dict[str, Any]:
     out["mc_weighted_showdowns_per_s"] = trials / _median_seconds(mc_weighted, repeats)
     out["mc_5_opponents_trials_per_s"] = trials / _median_seconds(mc5, repeats)
 
-    tools = _eval7_tools()
-    if tools is not None:
-        eval7, hand_range, as_cards = tools
-        hr = hand_range(weights)
-        e_flops = [(as_cards(h), as_cards(b)) for h, b in flops]
-        e_rivers = [(as_cards(h), as_cards(b)) for h, b in rivers]
-
-        def e7_hs() -> None:
-            for h7, b7 in e_flops:
-                eval7.py_hand_vs_range_exact(h7, hr, b7)
-
-        def e7_ranks() -> None:
-            for _, b7 in e_rivers[:4]:
-                bm = set(b7)
-                for cards in _E7_HOLDINGS(eval7):
-                    if cards[0] in bm or cards[1] in bm:
-                        continue
-                    eval7.evaluate(list(cards) + b7)
-
-        def e7_strengths() -> None:
-            for _, b7 in e_rivers[:2]:
-                eval7.py_all_hands_vs_range(hr, hr, b7, 1)
-
-        def e7_mc() -> None:
-            eval7.py_hand_vs_range_monte_carlo(e_flops[0][0], hr, e_flops[0][1], trials)
-
-        out["eval7_flop_hs_us"] = _median_seconds(e7_hs, repeats) / n_deals * 1e6
-        out["eval7_river_ranks_us"] = _median_seconds(e7_ranks, max(1, repeats // 2)) / 4 * 1e6
-        out["eval7_river_strengths_us"] = _median_seconds(e7_strengths, max(1, repeats // 2)) / 2 * 1e6
-        out["eval7_mc_showdowns_per_s"] = trials / _median_seconds(e7_mc, repeats)
+    out.update(_eval7_figures(weights, flops, rivers, repeats, trials))
     out["targets"] = {
         "flop_hs_us": TARGET_FLOP_HS_US,
         "flop_potential_2_ms": TARGET_FLOP_POTENTIAL_MS,
@@ -192,6 +165,46 @@ def run_assess_bench(quick: bool = False) -> dict[str, Any]:
         "eval7_core_flop_hs_us": EVAL7_CORE_FLOP_HS_US,
         "eval7_core_flop_potential_2_ms": EVAL7_CORE_FLOP_POTENTIAL_MS,
     }
+    return out
+
+
+def _eval7_figures(weights: np.ndarray, flops: list[tuple[int, int]], rivers: list[tuple[int, int]],
+                   repeats: int, trials: int) -> dict[str, float]:
+    """eval7's figures on the same work, where it computes the same thing (the module
+    docstring); none without eval7."""
+    tools = _eval7_tools()
+    if tools is None:
+        return {}
+    n_deals = len(flops)
+    out: dict[str, float] = {}
+    eval7, hand_range, as_cards = tools
+    hr = hand_range(weights)
+    e_flops = [(as_cards(h), as_cards(b)) for h, b in flops]
+    e_rivers = [(as_cards(h), as_cards(b)) for h, b in rivers]
+
+    def e7_hs() -> None:
+        for h7, b7 in e_flops:
+            eval7.py_hand_vs_range_exact(h7, hr, b7)
+
+    def e7_ranks() -> None:
+        for _, b7 in e_rivers[:4]:
+            bm = set(b7)
+            for cards in _E7_HOLDINGS(eval7):
+                if cards[0] in bm or cards[1] in bm:
+                    continue
+                eval7.evaluate(list(cards) + b7)
+
+    def e7_strengths() -> None:
+        for _, b7 in e_rivers[:2]:
+            eval7.py_all_hands_vs_range(hr, hr, b7, 1)
+
+    def e7_mc() -> None:
+        eval7.py_hand_vs_range_monte_carlo(e_flops[0][0], hr, e_flops[0][1], trials)
+
+    out["eval7_flop_hs_us"] = _median_seconds(e7_hs, repeats) / n_deals * 1e6
+    out["eval7_river_ranks_us"] = _median_seconds(e7_ranks, max(1, repeats // 2)) / 4 * 1e6
+    out["eval7_river_strengths_us"] = _median_seconds(e7_strengths, max(1, repeats // 2)) / 2 * 1e6
+    out["eval7_mc_showdowns_per_s"] = trials / _median_seconds(e7_mc, repeats)
     return out
 
 
@@ -236,4 +249,4 @@ def format_assess_bench(r: dict[str, Any]) -> str:
 if __name__ == "__main__":
     import sys
 
-    print(format_assess_bench(run_assess_bench("--quick" in sys.argv)))
+    print(format_assess_bench(run_assess_bench(Config(), "--quick" in sys.argv)))

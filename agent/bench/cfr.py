@@ -18,11 +18,16 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from agent.bench import settings_file
+from agent.config import Config
+from agent.players import Player
 
 __all__ = ["format_cfr_bench", "run_cfr_bench"]
 
@@ -47,8 +52,8 @@ def _training(strategy: Any, iterations: int) -> dict[str, Any]:
     return out
 
 
-class _Timed:
-    """The cfr player with each act() timed."""
+class _Timed(Player):
+    """The cfr player with each act() timed (it has no hooks to pass on)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -62,8 +67,9 @@ class _Timed:
         return action
 
 
-def time_acpc_decisions(hands: int, seed: int = 1) -> dict[str, Any]:
-    """A heads-up match of ``hands`` hands at our ACPC dealer; the cfr player's act() times."""
+def time_acpc_decisions(config: Config, hands: int, seed: int = 1) -> dict[str, Any]:
+    """A heads-up match of ``hands`` hands at our ACPC dealer (run with ``config``); the cfr
+    player's act() times."""
     from agent.engine.cfr_player import EquilibriumPlayer
     from agent.play.acpc_match import play_at_dealer
     from connectors.acpc.game import standard_game
@@ -71,25 +77,28 @@ def time_acpc_decisions(hands: int, seed: int = 1) -> dict[str, Any]:
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [sys.executable, "-m", "agent.cli", "acpc", "deal", "--players", "cfr", "house", "--seat", "house=call",
-           "--hands", str(hands), "--seed", str(seed), "--no-progress"]
-    dealer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root)
-    try:
-        first = dealer.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE above
+    with tempfile.TemporaryDirectory(prefix="poki-cfr-bench-") as tmp:
+        cmd = [sys.executable, "-m", "agent.cli", "--config", str(settings_file(config, Path(tmp))), "acpc", "deal",
+               "--players", "cfr", "house", "--seat", "house=call", "--hands", str(hands), "--seed", str(seed),
+               "--no-progress"]
+        dealer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root)
         try:
-            port = int(first.split()[0])
-        except (IndexError, ValueError):
-            raise RuntimeError(f"the dealer printed no port: {first!r}") from None
-        player = _Timed(EquilibriumPlayer("cfr", np.random.default_rng(seed)))
-        t0 = time.perf_counter()
-        result = play_at_dealer("127.0.0.1", port, player, standard_game("holdem.limit.2p.reverse_blinds.game"),
-                                match="bench-cfr")
-        wall = time.perf_counter() - t0
-        dealer.communicate(timeout=60)
-    finally:
-        if dealer.poll() is None:
-            dealer.kill()
-            dealer.communicate()
+            first = dealer.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE above
+            try:
+                port = int(first.split()[0])
+            except (IndexError, ValueError):
+                raise RuntimeError(f"the dealer printed no port: {first!r}") from None
+            player = _Timed(EquilibriumPlayer("cfr", np.random.default_rng(seed), config.engine.heads_up_strategy))
+            t0 = time.perf_counter()
+            game = standard_game("holdem.limit.2p.reverse_blinds.game")
+            assert game is not None  # a standard game's name
+            result = play_at_dealer("127.0.0.1", port, player, game, match="bench-cfr")
+            wall = time.perf_counter() - t0
+            dealer.communicate(timeout=60)
+        finally:
+            if dealer.poll() is None:
+                dealer.kill()
+                dealer.communicate()
     if result.hands != hands:
         raise RuntimeError(f"the bench match played {result.hands} of {hands} hands")
     ms = sorted(t * 1000.0 for t in player.times)
@@ -99,12 +108,14 @@ def time_acpc_decisions(hands: int, seed: int = 1) -> dict[str, Any]:
             "seat_errors": result.stats.player_errors}
 
 
-def run_cfr_bench(quick: bool = False) -> dict[str, Any]:
+def run_cfr_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """CFR+ training on the strategy ``[engine] heads_up_strategy`` names (the shipped one
+    by default) and the cfr player's decisions at our dealer (module docstring)."""
     from agent.engine.equilibrium import load_strategy
 
-    strategy = load_strategy()
+    strategy = load_strategy(config.engine.heads_up_strategy or None)
     figures = {"training": _training(strategy, 3 if quick else 10),
-               "acpc": time_acpc_decisions(300 if quick else 2000),
+               "acpc": time_acpc_decisions(config, 300 if quick else 2000),
                "load_average": list(os.getloadavg()),
                "target_decision_ms": 1.0}
     return figures

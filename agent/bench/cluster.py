@@ -14,6 +14,7 @@ cluster's threads.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import statistics
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.config import TableConfig
+from agent.config import Config
 from agent.play.replay import ReplayOptions, replay, shared_irc_logs
 from agent.play.tournament import TournamentSetup, run_tournament
 
@@ -84,8 +85,9 @@ def _noop(x: int) -> int:
     return x
 
 
-def _match(chunk: int, **kw: Any) -> Callable[[], int]:
-    setup = TournamentSetup.from_text(MATCH_SPECS, TableConfig(seats=len(MATCH_SPECS)), 7, chunk=chunk)
+def _match(config: Config, chunk: int, **kw: Any) -> Callable[[], int]:
+    table = dataclasses.replace(config.table, seats=len(MATCH_SPECS))
+    setup = TournamentSetup.from_text(MATCH_SPECS, table, 7, chunk=chunk)
 
     def play() -> int:
         return run_tournament(setup, MATCH_DEALS, **kw).hands
@@ -93,12 +95,13 @@ def _match(chunk: int, **kw: Any) -> Callable[[], int]:
     return play
 
 
-def _replay(data: Path, tmp: Path, chunk: int, workers: int, pool_for: Callable[[], Any] | None) -> Callable[[], int]:
+def _replay(config: Config, data: Path, tmp: Path, chunk: int, workers: int,
+            pool_for: Callable[[], Any] | None) -> Callable[[], int]:
     counter = iter(range(10**6))
 
     def run() -> int:
         path = tmp / f"replay-{chunk}-{next(counter)}-{os.getpid()}.sqlite"
-        options = ReplayOptions(db_path=path, workers=workers, chunk_hands=chunk)
+        options = ReplayOptions.from_settings(config, path, workers=workers, chunk_hands=chunk)
         if pool_for is None:
             summary = replay([data], options)
         else:
@@ -116,8 +119,9 @@ def _per_unit(row: dict[str, float]) -> dict[str, float]:
     return {**row, "per_s": units / row["wall_s"], "cpu_us_per_unit": row["cpu_s"] / units * 1e6}
 
 
-def run_cluster_bench(quick: bool = False, workers: int = 2) -> dict[str, Any]:
-    """The figures (see the module docstring); needs the cluster extra."""
+def run_cluster_bench(config: Config, quick: bool = False, workers: int = 2) -> dict[str, Any]:
+    """The figures (see the module docstring), the tables and replays with the settings
+    ``config``; needs the cluster extra."""
     from multiprocessing import get_context
 
     from agent.play.cluster import Cluster, ReplayPool
@@ -138,12 +142,12 @@ def run_cluster_bench(quick: bool = False, workers: int = 2) -> dict[str, Any]:
 
         out["noop_pool"] = _per_unit(_median_runs(pool_meter, pool_noop, repeats))
         for chunk in MATCH_CHUNKS:
-            out["match"]["pool"][chunk] = _per_unit(_median_runs(pool_meter, _match(chunk, workers=workers), repeats))
+            out["match"]["pool"][chunk] = _per_unit(_median_runs(pool_meter, _match(config, chunk, workers=workers), repeats))
         if data is not None:
             out["replay"]["dataset"] = str(data)
             for chunk in REPLAY_CHUNKS:
                 out["replay"]["pool"][chunk] = _per_unit(
-                    _median_runs(pool_meter, _replay(data, tmp, chunk, workers, None), repeats))
+                    _median_runs(pool_meter, _replay(config, data, tmp, chunk, workers, None), repeats))
         # -- then the same work on a LocalCluster of as many worker processes --
         t0 = time.perf_counter()
         with Cluster.open("local", workers=workers) as cluster:
@@ -163,11 +167,11 @@ def run_cluster_bench(quick: bool = False, workers: int = 2) -> dict[str, Any]:
             out["noop_cluster"] = _per_unit(_median_runs(cluster_meter, cluster_noop, repeats))
             for chunk in MATCH_CHUNKS:
                 out["match"]["cluster"][chunk] = _per_unit(
-                    _median_runs(cluster_meter, _match(chunk, cluster=cluster), repeats))
+                    _median_runs(cluster_meter, _match(config, chunk, cluster=cluster), repeats))
             if data is not None:
                 for chunk in REPLAY_CHUNKS:
                     out["replay"]["cluster"][chunk] = _per_unit(_median_runs(
-                        cluster_meter, _replay(data, tmp, chunk, workers, lambda: ReplayPool(cluster, [data])),
+                        cluster_meter, _replay(config, data, tmp, chunk, workers, lambda: ReplayPool(cluster, [data])),
                         repeats))
     out["task_overhead_cpu_ms"] = (out["noop_cluster"]["cpu_s"] - out["noop_pool"]["cpu_s"]) / NOOP_TASKS * 1e3
     for kind in ("match", "replay"):

@@ -10,34 +10,38 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.bench.synthetic import synthetic_hands
+from agent.config import Config
 from agent.game.records import HandRecord
-from db.database import DEFAULT_BATCH, Database
-from db.testing import synthetic_hands
+from db.database import Database
 
 
-def _one_run(records: list[HandRecord], path: Path, batch: int) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) to write `records` into a new file."""
-    with Database(path, half_life=500.0) as db:
+def _one_run(config: Config, records: list[HandRecord], path: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) to write `records` into a new file, as ``config`` sets
+    the file's writes and the models' half-life."""
+    with Database(path, half_life=config.model.half_life_hands, synchronous=config.database.synchronous,
+                  batch_hands=config.database.batch_hands) as db:
         wall, cpu = time.perf_counter(), time.process_time()
-        report = db.write_hands(records, "bench", batch_hands=batch)
+        report = db.write_hands(records, "bench")
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if report.stored != len(records):
         raise RuntimeError(f"benchmark wrote {report}, expected {len(records)} hands")
     return wall, cpu
 
 
-def run_db_bench(quick: bool = False) -> dict[str, Any]:
-    """Hands written per second (median over repeats, each into a new file), by the
-    clock and per second of this process's CPU time (steadier on a busy machine)."""
+def run_db_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """Hands written per second (median over repeats, each into a new file, with the
+    settings ``config``), by the clock and per second of this process's CPU time (steadier
+    on a busy machine)."""
     hands = 5_000 if quick else 20_000
     repeats = 3 if quick else 5
     records = list(synthetic_hands(hands, seed=2026, min_players=6, max_players=10))
     with tempfile.TemporaryDirectory(prefix="poki-db-bench-") as tmp:
-        runs = [_one_run(records, Path(tmp) / f"bench{i}.sqlite", DEFAULT_BATCH) for i in range(repeats)]
+        runs = [_one_run(config, records, Path(tmp) / f"bench{i}.sqlite") for i in range(repeats)]
     return {
         "hands": hands,
         "repeats": repeats,
-        "batch_hands": DEFAULT_BATCH,
+        "batch_hands": config.database.batch_hands,
         "players_per_hand": round(sum(len(r.seats) for r in records) / hands, 1),
         "actions_per_hand": round(sum(len(r.actions) for r in records) / hands, 1),
         "hands_per_s": round(hands / statistics.median(w for w, _ in runs)),
@@ -50,4 +54,6 @@ if __name__ == "__main__":
     import json
     import sys
 
-    print(json.dumps(run_db_bench(quick="--quick" in sys.argv), indent=2))
+    from agent.config import load_config
+
+    print(json.dumps(run_db_bench(load_config(), quick="--quick" in sys.argv), indent=2))

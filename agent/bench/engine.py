@@ -15,16 +15,17 @@ decision on a new board pays for them and is counted like any other.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 import numpy as np
 
-from agent.config import EngineConfig, ModelConfig, TableConfig
+from agent.config import Config, ModelConfig
 from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
 from agent.play.dealer import Deal, Dealer
-from agent.players import create_player
+from agent.players import Player, create_player
 
 
 class _Timed(PokiPlayer):
@@ -45,48 +46,52 @@ class _WeightedStore(MemoryModelStore):
     """The in-memory models with a learned predictor's weights, as the database holds
     them after ``poki db fit-predictor``; random weights: they do not change the cost."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: ModelConfig) -> None:
         from agent.models.learned import N_FEATURES, LearnedModel
 
-        super().__init__()
+        super().__init__(model.half_life_hands, blend=model.blend_observations)
         self._learned = LearnedModel(np.random.default_rng(7).normal(size=(3, N_FEATURES)) * 0.1, 1e-4)
 
     def learned_model(self) -> Any:
         return self._learned
 
 
-def _table(kind: str, hands: int, seed: int) -> list[float]:
+def _table(config: Config, kind: str, hands: int, seed: int) -> list[float]:
+    """The decision times of one table (module docstring), its players with ``config``'s
+    settings but for what the table is about."""
     times: list[float] = []
     rng = np.random.default_rng(seed)
     if kind == "stations_learned":
-        players = [_Timed("poki", np.random.default_rng(seed + 1), sink=times, store=_WeightedStore(),
-                          model=ModelConfig(predictor="learned"))]
+        model = dataclasses.replace(config.model, predictor="learned")
+        players: list[Player] = [_Timed("poki", np.random.default_rng(seed + 1), config.engine, sink=times,
+                          store=_WeightedStore(model), model=model)]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]
     elif kind in ("stations", "stations_ranges"):
-        engine = EngineConfig(reweight="learned") if kind == "stations_ranges" else None
-        players = [_Timed("poki", np.random.default_rng(seed + 1), engine, sink=times)]
+        engine = dataclasses.replace(config.engine, reweight="learned") if kind == "stations_ranges" else config.engine
+        players = [_Timed("poki", np.random.default_rng(seed + 1), engine, sink=times, model=config.model)]
         players += [create_player("call", np.random.default_rng(seed + 2 + i), name=f"call-{i}")
                     for i in range(9)]
     else:
-        players = [_Timed(f"poki-{i}", np.random.default_rng(seed + 1 + i), sink=times)
-                   for i in range(10)]
-    dealer = Dealer(TableConfig(seats=10), source="bench")
+        players = [_Timed(f"poki-{i}", np.random.default_rng(seed + 1 + i), config.engine, sink=times,
+                          model=config.model) for i in range(10)]
+    dealer = Dealer(dataclasses.replace(config.table, seats=10), source="bench")
     for hand in range(hands):
         dealer.play_hand(players, Deal.draw(rng, 10), button=hand % 10, hand_id=f"bench:{hand}")
     return times
 
 
-def run_engine_bench(quick: bool = False) -> dict[str, Any]:
-    """Median (and 90th percentile) seconds per post-flop decision, per table."""
+def run_engine_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """Median (and 90th percentile) seconds per post-flop decision, per table, the players
+    with ``config``'s settings."""
     hands = 60 if quick else 400
     out: dict[str, Any] = {"hands": hands}
     rounds: dict[str, list[float]] = {"stations": [], "stations_ranges": []}
     for part in range(4):  # the two alternate, a quarter of the hands at a time
         for kind in rounds:
-            rounds[kind] += _table(kind, hands // 2, seed=2024 + part)
+            rounds[kind] += _table(config, kind, hands // 2, seed=2024 + part)
     for kind in ("stations", "stations_ranges", "poki", "stations_learned"):
-        times = rounds[kind] if kind in rounds else _table(kind, hands if kind == "poki" else hands * 2, seed=2024)
+        times = rounds[kind] if kind in rounds else _table(config, kind, hands if kind == "poki" else hands * 2, seed=2024)
         arr = np.array(times)
         out[kind] = {
             "decisions": int(arr.size),
@@ -94,22 +99,23 @@ def run_engine_bench(quick: bool = False) -> dict[str, Any]:
             "p90_ms": float(np.percentile(arr, 90) * 1e3) if arr.size else float("nan"),
         }
     out["median_postflop_decision_ms"] = out["stations"]["median_ms"]
-    out["prediction"] = run_prediction_bench(quick)
+    out["prediction"] = run_prediction_bench(config, quick)
     return out
 
 
-def run_prediction_bench(quick: bool = False) -> dict[str, Any]:
+def run_prediction_bench(config: Config, quick: bool = False) -> dict[str, Any]:
     """Microseconds per opponent prediction during play, as PokiPlayer._freq makes it:
     the fine context of an action (ContextWalker) and the meta-predictor's triple from a
     model read once a hand (twelve contexts and back-off mixed); also the back-off and
-    twelve-context triples alone. Models learned from synthetic hands (db.testing).
+    twelve-context triples alone. Models learned from synthetic hands (agent.bench.synthetic),
+    with ``config``'s model settings.
     CPU time of this process, not wall time: the machine may be shared."""
+    from agent.bench.synthetic import synthetic_hands
     from agent.game.prepared import prepare_hand
     from agent.models.opponent_model import predict_model
     from agent.models.store import MemoryModelStore
-    from db.testing import synthetic_hands
 
-    store = MemoryModelStore()
+    store = MemoryModelStore(config.model.half_life_hands, blend=config.model.blend_observations)
     hands = list(synthetic_hands(300 if quick else 2000, seed=7))
     for record in hands:
         store.write_hand(record, "bench")
@@ -191,4 +197,6 @@ if __name__ == "__main__":  # pragma: no cover
     import json
     import sys
 
-    print(json.dumps(run_engine_bench("--quick" in sys.argv), indent=2))
+    from agent.config import load_config
+
+    print(json.dumps(run_engine_bench(load_config(), "--quick" in sys.argv), indent=2))

@@ -24,7 +24,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.play.irc_dealer import DealerHost
+    from agent.play.irc_table import DealerBot
+    from connectors.irc.server import LoopbackServer
+
+from agent.bench import settings_file
+from agent.config import Config
 
 TARGET_HANDS_PER_S = 50.0
 
@@ -51,14 +59,32 @@ def stop_processes(procs: list[subprocess.Popen], timeout: float) -> None:
             proc.wait(10)
 
 
-def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int, *,
+def dealer_bot(host: DealerHost) -> DealerBot:
+    """The host's dealer bot, read on its loop thread (inside ``host.call``): the loop's
+    first job made it, so it is there unless opening the dealer's database failed."""
+    bot = host.bot
+    if bot is None:
+        raise RuntimeError("the dealer bot did not start (its database did not open)")
+    return bot
+
+
+def server_pid(server: LoopbackServer) -> int:
+    """The process id of a started loopback server."""
+    if server.process is None:
+        raise RuntimeError(f"the IRC server at {server.address} is not running")
+    return server.process.pid
+
+
+def _table(config: Config, directory: Path, specs: list[str], hands: int, seed: int, *,
            in_process: int = 0) -> dict[str, Any]:
     """One table: the dealer in this process, the first ``in_process`` bots too (their
-    latency is measured), the rest as `poki irc play` processes, as they would run."""
+    latency is measured), the rest as `poki irc play` processes, as they would run; all
+    with the settings ``config``."""
     from agent.play.irc_dealer import DealerHost
     from agent.play.irc_player import PlayerBot
     from connectors.irc.server import LoopbackServer
 
+    settings = settings_file(config, directory)
     server = LoopbackServer().start()
     started: list = []
     procs: list[subprocess.Popen] = []
@@ -78,17 +104,18 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
                 bots.append(bot)
             else:
                 procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "agent.cli", "irc", "play", "--server", server.address,
+                    [sys.executable, "-m", "agent.cli", "--config", str(settings), "irc", "play",
+                     "--server", server.address,
                      "--channel", "#bench", "--dealer", "dealer", "--player", spec, "--nick", nick,
                      "--no-flood-limit", "--no-report", "--seed", str(seed + k),
                      "--db", str(directory / f"{nick}-{seed}.sqlite")],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         # Time from the second hand on: starting, connecting and sitting are not dealing.
         deadline = time.monotonic() + 120
-        while host.call(lambda: host.bot.stats.hands) < 1 and time.monotonic() < deadline:
+        while host.call(lambda: dealer_bot(host).stats.hands) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
-        first = host.call(lambda: host.bot.stats.hands)
-        pids = {"server": server.process.pid, **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
+        first = host.call(lambda: dealer_bot(host).stats.hands)
+        pids = {"server": server_pid(server), **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
         cpu0 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
         own0 = time.process_time()
         t0 = time.perf_counter()
@@ -112,13 +139,12 @@ def _table(config: Any, directory: Path, specs: list[str], hands: int, seed: int
         server.stop()
 
 
-def run_irc_bench(quick: bool = False) -> dict[str, Any]:
-    from agent.config import load_config
-
-    base = load_config()
-    config = dataclasses.replace(base, irc=dataclasses.replace(
-        base.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0, reconnect_min_seconds=0.2,
-        reconnect_max_seconds=2.0))
+def run_irc_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """The figures (module docstring): the dealer and the bots with the settings ``config``,
+    but for no flood limit, no pause between hands and quick reconnections."""
+    config = dataclasses.replace(config, irc=dataclasses.replace(
+        config.irc, flood_profile="custom", flood_lines_per_second=0.0, hand_pause_seconds=0.0,
+        reconnect_min_seconds=0.2, reconnect_max_seconds=2.0))
     hands = 150 if quick else 500
     repeats = 1 if quick else 3
     house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]

@@ -1,6 +1,6 @@
 """Where the CPU of a benchmark IRC table goes (the table of ``poki bench --only irc``).
 
-``python -m agent.bench.irc_profile [--hands N] [--out DIR] [--strace]`` runs one table
+``python -m agent.bench.irc_profile [--hands N] [--out DIR] [--strace] [--config FILE]`` runs one table
 as the bench does (miniircd on loopback, the dealer bot in this process, four house bots
 as ``poki irc play`` processes, no flood limit, no pause between hands) and prints, per
 process, the functions that cost the most CPU per hand:
@@ -138,7 +138,7 @@ def _strace_summary(path: Path, hands: int, top: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.bench.irc import stop_processes
+    from agent.bench.irc import dealer_bot, server_pid, stop_processes
 
     parser = argparse.ArgumentParser(prog="python -m agent.bench.irc_profile", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -149,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", action="store_true",
                         help="the compiled modules from their Python source (their functions seen one by one)")
     parser.add_argument("--seed", type=int, default=100)
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help="settings file (default: config.toml in the working directory, else built-in defaults)")
     args = parser.parse_args(argv)
     if args.hands < 20:
         parser.error("--hands must be at least 20")
@@ -156,17 +158,22 @@ def main(argv: list[str] | None = None) -> int:
         source_first()
         os.environ[SOURCE_ENV] = "1"  # the bots too
 
-    from agent.config import load_config
+    from agent.bench import settings_file
+    from agent.config import ConfigError, load_config
     from agent.play.irc_dealer import DealerHost
     from connectors.irc.server import LoopbackServer
 
-    base = load_config()
+    try:
+        base = load_config(args.config)
+    except ConfigError as exc:
+        parser.error(str(exc))
     config = dataclasses.replace(base, irc=dataclasses.replace(
-        base.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0))
+        base.irc, flood_profile="custom", flood_lines_per_second=0.0, hand_pause_seconds=0.0))
     house = ["rr", "tight-aggressive", "loose-passive", "loose-aggressive"]
     tmp = tempfile.TemporaryDirectory(prefix="poki-irc-profile-")
     out = Path(args.out) if args.out else Path(tmp.name)
     out.mkdir(parents=True, exist_ok=True)
+    settings = settings_file(config, out)
     profiles = None if args.strace else ThreadProfiles().install()
     server = LoopbackServer().start()
     procs: list[subprocess.Popen] = []
@@ -183,24 +190,25 @@ def main(argv: list[str] | None = None) -> int:
             if not args.strace:
                 env[ENV] = str(out / f"bot{k}")
             procs.append(subprocess.Popen(
-                [sys.executable, "-m", "agent.cli", "irc", "play", "--server", server.address,
+                [sys.executable, "-m", "agent.cli", "--config", str(settings), "irc", "play",
+                 "--server", server.address,
                  "--channel", "#bench", "--dealer", "dealer", "--player", spec, "--nick", nick,
                  "--no-flood-limit", "--no-report", "--seed", str(args.seed + k),
                  "--db", str(out / f"{nick}.sqlite")],
                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         deadline = time.monotonic() + 120
-        while host.call(lambda: host.bot.stats.hands) < 1 and time.monotonic() < deadline:
+        while host.call(lambda: dealer_bot(host).stats.hands) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
-        first = host.call(lambda: host.bot.stats.hands)
+        first = host.call(lambda: dealer_bot(host).stats.hands)
         if args.strace:
-            pids = {"dealer": os.getpid(), "server": server.process.pid,
+            pids = {"dealer": os.getpid(), "server": server_pid(server),
                     **{f"bot{k}": p.pid for k, p in enumerate(procs)}}
             for name, pid in pids.items():
                 path = out / f"{name}.strace"
                 traces.append((subprocess.Popen(["strace", "-c", "-f", "-o", str(path), "-p", str(pid)],
                                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), path))
             time.sleep(1.0)  # attached
-            first = host.call(lambda: host.bot.stats.hands)
+            first = host.call(lambda: dealer_bot(host).stats.hands)
         t0 = time.perf_counter()
         if not host.wait(1200):
             raise RuntimeError("the table did not finish")

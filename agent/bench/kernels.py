@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import evaluator_pyx as ev
+from agent.config import Config
 
 # The ways of building the single call tried before the kept one (_floor.call_variants).
 TRIED_CALLS = {
@@ -195,8 +196,9 @@ def _deals(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.array([rng.choice(52, 5, replace=False) for _ in range(n)], dtype=np.uint8)
 
 
-def run_kernels_bench(quick: bool = False, anchor: bool = True) -> dict[str, Any]:
-    """Ours and OMPEval's figures on the same inputs (see the module docstring)."""
+def run_kernels_bench(config: Config, quick: bool = False, anchor: bool = True) -> dict[str, Any]:
+    """Ours and OMPEval's figures on the same inputs (see the module docstring); the
+    kernels have no settings: ``config`` is not read."""
     from evaluator_pyx import _assess, _core  # type: ignore[attr-defined]  # compiled (Cython): mypy sees no source
 
     rng = np.random.default_rng(1995)
@@ -425,4 +427,4 @@ def format_kernels_bench(r: dict[str, Any]) -> str:
 if __name__ == "__main__":
     import sys
 
-    print(format_kernels_bench(run_kernels_bench("--quick" in sys.argv)))
+    print(format_kernels_bench(run_kernels_bench(Config(), "--quick" in sys.argv)))

@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agent.bench import settings_file
+from agent.config import Config, load_config
 from agent.play.replay import DATASET, ReplayOptions, replay, shared_irc_logs
 
 
@@ -20,19 +22,19 @@ def _cpu_seconds(who: int) -> float:
 
 def bench_child() -> None:
     """One measured replay, in a fresh interpreter started by run_replay_bench (arguments:
-    logs, database, workers): prints its hands, seconds and CPU seconds as JSON."""
+    logs, database, workers, config file): prints its hands, seconds and CPU seconds as JSON."""
     import json
     import resource
     import sys
 
-    data, path, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    summary = replay([data], ReplayOptions(db_path=path, workers=workers))
+    data, path, workers, settings = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    summary = replay([data], ReplayOptions.from_settings(load_config(settings), path, workers=workers))
     print(json.dumps({"hands": summary.hands, "stored": summary.stored, "seconds": summary.seconds,
                       "main_cpu_s": _cpu_seconds(resource.RUSAGE_SELF),
                       "workers_cpu_s": _cpu_seconds(resource.RUSAGE_CHILDREN)}))
 
 
-def run_replay_bench(quick: bool = False, workers: int | None = None) -> dict[str, Any]:
+def run_replay_bench(config: Config, quick: bool = False, workers: int | None = None) -> dict[str, Any]:
     """Hands per second replaying the shared April 1995 IRC logs into a fresh database
     (models updated), serially and with ``workers`` processes (default: the CPUs, at
     least 2); medians over repeats, each into a new file and in a new interpreter, as
@@ -45,7 +47,7 @@ def run_replay_bench(quick: bool = False, workers: int | None = None) -> dict[st
     ``parallel_idle_estimate_hands_per_s`` is what the parallel run would reach on
     ``workers`` otherwise idle cores: hands over the larger of the main process's CPU
     seconds and all CPU seconds shared among the cores. ``hands_per_s`` is the parallel
-    figure: ``poki replay`` as it runs by default."""
+    figure: ``poki replay`` as it runs by default, with the settings ``config``."""
     import json
     import subprocess
     import sys
@@ -58,13 +60,14 @@ def run_replay_bench(quick: bool = False, workers: int | None = None) -> dict[st
     out: dict[str, Any] = {"dataset": str(data), "repeats": repeats, "workers": workers}
     env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
     with tempfile.TemporaryDirectory(prefix="poki-replay-bench-") as tmp:
+        settings = settings_file(config, Path(tmp))
         for label, w in (("serial", 1), ("parallel", workers)):
             runs = []
             for i in range(repeats):
                 path = Path(tmp) / f"{label}{i}.sqlite"
                 done = subprocess.run(
                     [sys.executable, "-c", "from agent.bench.replay import bench_child; bench_child()",
-                     str(data), str(path), str(w)],
+                     str(data), str(path), str(w), str(settings)],
                     capture_output=True, text=True, env=env, check=True)
                 run = json.loads(done.stdout.strip().splitlines()[-1])
                 runs.append((run["seconds"], run["main_cpu_s"], run["main_cpu_s"] + run["workers_cpu_s"]))
@@ -309,6 +312,8 @@ class _MeasuredPool:
     _measured_chunk and keeps what each worker reported (apply_async(...).get() as
     multiprocessing's, returning the chunk's marshalled entries)."""
 
+    reads_database = True  # a pool of this machine (agent.play.replay.ChunkPool)
+
     def __init__(self, pool: Any) -> None:
         self.pool = pool
         self.reports: list[dict[str, Any]] = []
@@ -457,4 +462,4 @@ if __name__ == "__main__":
     elif "--reading" in sys.argv:
         print(json.dumps(run_reading_bench(), indent=2))
     else:
-        print(json.dumps(run_replay_bench(quick="--quick" in sys.argv), indent=2))
+        print(json.dumps(run_replay_bench(load_config(), quick="--quick" in sys.argv), indent=2))

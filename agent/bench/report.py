@@ -14,20 +14,24 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.bench import settings_file
+from agent.config import Config
+
 TARGET_SECONDS = 10.0
 
 
 def bench_child() -> None:
-    """In a fresh interpreter: write the report of argv[1] into argv[2] on one core and
-    print its figures as one JSON line (imports included, as the command pays them)."""
+    """In a fresh interpreter: write the report of argv[1] into argv[2] on one core, with
+    the ``[report]`` settings of the config file argv[3], and print its figures as one JSON
+    line (imports included, as the command pays them)."""
     t0 = time.perf_counter()
     c0 = time.process_time()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    from agent.config import ReportConfig
+    from agent.config import load_config
     from agent.report.page import options_from_config, write_report
 
-    options = options_from_config(ReportConfig())  # the shipped defaults
+    options = options_from_config(load_config(sys.argv[3]).report)
     result = write_report(sys.argv[1], sys.argv[2], options)
     print(json.dumps({
         "seconds": time.perf_counter() - t0,
@@ -40,7 +44,8 @@ def bench_child() -> None:
     }))
 
 
-def run_report_bench(quick: bool = False) -> dict[str, Any]:
+def run_report_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """The figures (module docstring); the replay and the report read ``config``."""
     from agent.play.replay import DATASET, shared_irc_logs
 
     data = shared_irc_logs()
@@ -51,13 +56,14 @@ def run_report_bench(quick: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"dataset": str(data), "repeats": repeats, "target_seconds": TARGET_SECONDS}
     with tempfile.TemporaryDirectory(prefix="poki-report-bench-") as tmp:
         db = Path(tmp) / "irc.sqlite"
-        subprocess.run([sys.executable, "-m", "agent.cli", "replay", str(data), "--db", str(db), "--no-progress"],
-                       check=True, capture_output=True, env=env)
+        settings = settings_file(config, Path(tmp))
+        subprocess.run([sys.executable, "-m", "agent.cli", "--config", str(settings), "replay", str(data),
+                        "--db", str(db), "--no-progress"], check=True, capture_output=True, env=env)
         runs = []
         for i in range(repeats):
             done = subprocess.run(
                 [sys.executable, "-c", "from agent.bench.report import bench_child; bench_child()",
-                 str(db), str(Path(tmp) / f"report{i}")],
+                 str(db), str(Path(tmp) / f"report{i}"), str(settings)],
                 check=True, capture_output=True, text=True, env=env)
             runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     out.update(
@@ -76,4 +82,6 @@ def run_report_bench(quick: bool = False) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run_report_bench(quick="--quick" in sys.argv), indent=2))
+    from agent.config import load_config
+
+    print(json.dumps(run_report_bench(load_config(), quick="--quick" in sys.argv), indent=2))

@@ -2,13 +2,14 @@
 HandRecord per hand) with house bots that do no simulation."""
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from typing import Any
 
 import numpy as np
 
-from agent.config import TableConfig
+from agent.config import Config
 from agent.play.dealer import Deal, Dealer
 from agent.players import create_player
 
@@ -21,11 +22,12 @@ SELFPLAY_TABLES = {
 }
 
 
-def run_selfplay_bench(quick: bool = False) -> dict[str, Any]:
+def run_selfplay_bench(config: Config, quick: bool = False) -> dict[str, Any]:
     """Hands per second of self-play through the in-process dealer (rules + tracker +
     HandRecord per hand, no logs) with house bots that do no simulation; one core, median
     of repeats, wall clock (and per CPU second, which a busy machine disturbs less). The
-    figure reported is the six-seat table's, where the always-raise bot caps every round."""
+    figure reported is the six-seat table's, where the always-raise bot caps every round.
+    The tables are ``config``'s, with the seats of each line-up."""
     import gc
 
     hands = 1000 if quick else 4000
@@ -34,7 +36,7 @@ def run_selfplay_bench(quick: bool = False) -> dict[str, Any]:
                                "hands_per_repeat": hands, "repeats": repeats, "tables": {}}
     for label, specs in SELFPLAY_TABLES.items():
         n = len(specs)
-        table = TableConfig(seats=n)
+        table = dataclasses.replace(config.table, seats=n)
         rates: list[float] = []
         cpu_rates: list[float] = []  # per second of this process's CPU time (a busy machine)
         decisions = 0

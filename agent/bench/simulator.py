@@ -11,13 +11,14 @@ given: on a shared machine the second is what one core of its own would take.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 import numpy as np
 
 import agent.engine.player as player_module
-from agent.config import EngineConfig, TableConfig
+from agent.config import Config
 from agent.engine.player import PokiPlayer
 from agent.play.dealer import Deal, Dealer
 from agent.players import Player, create_player
@@ -41,8 +42,10 @@ class _Timed(PokiPlayer):
         return action
 
 
-def run_simulator_bench(quick: bool = False) -> dict[str, Any]:
-    """Median and p99 milliseconds per simulated flop decision at ten seats, and trials/s."""
+def run_simulator_bench(config: Config, quick: bool = False) -> dict[str, Any]:
+    """Median and p99 milliseconds per simulated flop decision at ten seats, and trials/s:
+    Poki with ``config``'s engine settings, simulating every decision with a fixed number of
+    trials (no time limit), at ``config``'s table with ten seats."""
     hands = 40 if quick else 300
     times: list[float] = []
     cpu: list[float] = []
@@ -57,11 +60,12 @@ def run_simulator_bench(quick: bool = False) -> dict[str, Any]:
         sim_trials.append(out.trials)
         return out
 
-    settings = EngineConfig(bettor="simulator", sim_trials=TRIALS, sim_min_trials=TRIALS, sim_time_ms=0.0)
+    settings = dataclasses.replace(config.engine, bettor="simulator", sim_trials=TRIALS, sim_min_trials=TRIALS,
+                                   sim_time_ms=0.0)
     rng = np.random.default_rng(2026)
     players: list[Player] = [_Timed("poki", np.random.default_rng(7), settings, sink=times, cpu_sink=cpu)]
     players += [create_player("call", np.random.default_rng(100 + i), name=f"call-{i}") for i in range(9)]
-    dealer = Dealer(TableConfig(seats=10), source="bench")
+    dealer = Dealer(dataclasses.replace(config.table, seats=10), source="bench")
     player_module.simulate_decision = timed
     try:
         for hand in range(hands):
@@ -87,4 +91,6 @@ if __name__ == "__main__":  # pragma: no cover
     import json
     import sys
 
-    print(json.dumps(run_simulator_bench("--quick" in sys.argv), indent=2))
+    from agent.config import load_config
+
+    print(json.dumps(run_simulator_bench(load_config(), "--quick" in sys.argv), indent=2))

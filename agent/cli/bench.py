@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     try:
         figures = bench.run_all(
-            quick=args.quick, only=only, progress=lambda name: print(f"measuring {name} ...", file=sys.stderr)
+            args.settings, quick=args.quick, only=only, progress=lambda name: print(f"measuring {name} ...", file=sys.stderr)
         )
     except ValueError as exc:
         print(f"poki bench: {exc}", file=sys.stderr)

@@ -4,7 +4,8 @@ a small IRC server on this machine for them (`poki irc server`).
 The dealer and the player speak Poki's dealer dialect (docs/irc-dialect.md); people can
 play from any IRC client. Settings not given on the command line come from the [irc]
 section of the config (server, TLS, accounts, nicks, owners, time limit, bankrolls, flood
-control): `poki irc deal --help` and `poki irc play --help` list the network ones.
+control): `poki irc deal --help` and `poki irc play --help` list the network ones and
+the send budgets (by default, the one the server's software allows).
 
 Examples:
   poki irc server --port 6667
@@ -31,6 +32,7 @@ from agent.cli import arguments
 
 if TYPE_CHECKING:
     from agent.play.irc_network import NetworkOptions
+    from agent.play.irc_table import DealerStats
 
 
 # The [irc] settings of a bot's connection, for --help: (key, the option that overrides it).
@@ -59,6 +61,8 @@ _ROLE_FILES = {
 
 
 def _toml(value: object) -> str:
+    if value is None:
+        return "(not set)"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -71,6 +75,7 @@ def settings_help(role: str) -> str:
     network ones with their built-in defaults, where secrets come from, the role's files."""
     from agent.config import Config
     from agent.play.irc_network import PASSWORD_ENV, SERVER_PASSWORD_ENV
+    from connectors.irc.servers import PROFILES
 
     defaults = Config()
     irc = defaults.irc
@@ -102,6 +107,17 @@ def settings_help(role: str) -> str:
         "  --tls-insecure. SASL PLAIN logs in when a password is given, SASL EXTERNAL with a",
         "  client certificate alone; a server without SASL gets NickServ IDENTIFY. A refused",
         "  login stops the bot with the reason (exit status 1) instead of trying again.",
+        "",
+        "send budget (flood control):",
+        "  A server reads only so many lines a second from a client and holds back the rest (the",
+        "  turn a line announces then starts late). flood_profile = \"auto\" (the default) reads",
+        "  the server's software from its welcome (004) and keeps a little under its default limits;",
+        "  the start line and the log say which. A profile name fixes one; \"custom\" (or setting",
+        "  flood_burst / flood_lines_per_second) gives your own; --no-flood-limit: none. Profiles:",
+        *(f"    {name:<11}{budget.describe().partition(': ')[2]}" for name, budget in PROFILES.items()),
+        "  solanum also stands for charybdis; safe is what auto uses for a server it does not",
+        "  recognise; exempt is for a bot the server exempts from its limits (a server you run:",
+        "  docs/irc-networks.md).",
         "",
         "this bot's files (each role its own, so a dealer and a player can share a folder):",
         *files,
@@ -200,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("poki.irc.budget").setLevel(logging.INFO)  # which send budget a server gets: always said
     # `kill` (SIGTERM) stops a bot as Ctrl-C does: hands committed, chips returned, the
     # server it started ended.
     signal.signal(signal.SIGTERM, _interrupt)
@@ -266,26 +283,34 @@ def _deal(args: argparse.Namespace) -> int:
     host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=args.seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
                       flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
+
+    def dealer_stats() -> DealerStats:
+        # Read on the loop thread (host.call), whose first job made the bot.
+        if host.bot is None:
+            raise RuntimeError("the dealer bot did not start (its database did not open)")
+        return host.bot.stats
+
     try:
         host.start()
     except Exception as exc:  # noqa: BLE001 - a clear message, not a traceback
         print(f"poki irc deal: {exc}", file=sys.stderr)
         return 1
-    print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; database {db}, "
-          f"logs in {args.logs}/", flush=True)
+    assert host.client is not None  # made by start()
+    print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; "
+          f"{host.client.describe_budget()}; database {db}, logs in {args.logs}/", flush=True)
     job = _start_report_job(args, db, args.settings.irc.dealer_report)
     bar = None if args.no_progress or args.hands is None else tqdm(total=args.hands, unit="hand")
     try:
         while not host.wait(0.5):
             if bar is not None:
-                bar.n = host.call(lambda: host.bot.stats.hands)
+                bar.n = host.call(lambda: dealer_stats().hands)
                 bar.refresh()
     except KeyboardInterrupt:
         print("\nstopping (a hand in progress is void, chips as before it)", file=sys.stderr)
     finally:
         stats = None
         try:
-            stats = host.call(lambda: host.bot.stats)
+            stats = host.call(dealer_stats)
         except Exception:  # noqa: BLE001 - stopping: what cannot be read is reported, the stop goes on
             pass
         if bar is not None and stats is not None:
@@ -327,7 +352,7 @@ def _play(args: argparse.Namespace) -> int:
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
-          f"{bot.feed.dealer_nick}; database {db}. Ctrl-C to stop.", flush=True)
+          f"{bot.feed.dealer_nick}; {bot.client.describe_budget()}; database {db}. Ctrl-C to stop.", flush=True)
     print(bot.describe(), flush=True)
     bot.start()
     job = _start_report_job(args, db, args.settings.report.out)

@@ -159,18 +159,15 @@ def run(args: argparse.Namespace) -> int:
         # Workers on this machine look stored hands up in the file: the same file wherever
         # their working directory is.
         db_path = os.path.abspath(db_path)
-    options = ReplayOptions(
-        db_path=db_path,
+    options = ReplayOptions.from_settings(
+        settings,
+        db_path,
         network=args.network,
         strict=args.strict,
         predict=args.predict,
         workers=args.workers or os.cpu_count() or 1,
         chunk_hands=args.chunk,
         acpc=acpc,
-        half_life=settings.model.half_life_hands,
-        blend_observations=settings.model.blend_observations,
-        synchronous=settings.database.synchronous,
-        batch_hands=settings.database.batch_hands,
         min_hands=args.min_hands,
         since=args.since,
         until=args.until,

@@ -361,7 +361,7 @@ class Trainer:
 
 def _chance_arrays(chance: ChanceModel) -> dict[str, np.ndarray]:
     a = chance.abstraction
-    out = {"buckets": np.array(a.buckets, dtype=np.int32), "preflop": a.preflop.astype(np.uint8),
+    out: dict[str, np.ndarray] = {"buckets": np.array(a.buckets, dtype=np.int32), "preflop": a.preflop.astype(np.uint8),
            "sequence_probs": chance.sequence_probs.astype(np.float64), "share": chance.share.astype(np.float64)}
     if a.flops is not None:
         out["flops"] = np.asarray(a.flops, dtype=np.uint8)
@@ -375,7 +375,10 @@ def chance_from_checkpoint(path: str | Path) -> ChanceModel:
 
 
 def _chance_from(data: Any, meta: dict, where: str) -> ChanceModel:
-    buckets = tuple(int(b) for b in data["buckets"])
+    counts = [int(b) for b in data["buckets"]]
+    if len(counts) != 4:
+        raise EquilibriumError(f"{where}: {len(counts)} bucket counts, not one for each of the 4 rounds")
+    buckets = (counts[0], counts[1], counts[2], counts[3])
     flops = np.array(data["flops"], dtype=np.uint8) if "flops" in data else None
     abstraction = CardAbstraction(buckets, np.array(data["preflop"], dtype=np.uint8), flops)
     seq = np.array(data["sequence_probs"], dtype=np.float64)
@@ -388,7 +391,11 @@ def _chance_from(data: Any, meta: dict, where: str) -> ChanceModel:
 def _atomic_savez(path: str | Path, *, compressed: bool, **arrays: np.ndarray) -> None:
     """Written aside, then renamed (agent.outputs): a run killed while writing leaves the old file."""
     with write_output(path, binary=True) as fh:
-        (np.savez_compressed if compressed else np.savez)(fh, **arrays)
+        # Numbers only: the files are read with allow_pickle=False, so none is written pickled.
+        if compressed:
+            np.savez_compressed(fh, allow_pickle=False, **arrays)
+        else:
+            np.savez(fh, allow_pickle=False, **arrays)
 
 
 def _pack(arr: np.ndarray) -> np.ndarray:

@@ -62,7 +62,7 @@ def range_of(view: StrategyView, history: tuple, board: tuple[int, ...], opponen
     weights = np.ones(ev.N_HOLDINGS)
     weights[(ev.HOLDINGS_ARRAY & np.uint64(blocked)) != 0] = 0.0
     game = view.game
-    prefix = []
+    prefix: list[str] = []
     for rnd, actions in enumerate(history):
         letters = ""
         for player, kind in actions:

@@ -100,9 +100,8 @@ class PokiPlayer(BasePlayer):
         self.npot = 0.0  # Npot of the last assess()
         self._hs_each: dict[str, float] = {}  # our HS against each live opponent's table
         self._deadline_s: float | None = None  # the seat's deadline for the next decision
-        # (context, action): the best answer of the decision under way so far, which a seat
-        # answers when the decision misses its deadline (agent.play.seat)
-        self.interim: tuple[GameContext, Action] | None = None
+        # The best answer so far of the decision under way (agent.players.interface).
+        self.interim = None
         self._hand: str | None = None
         self._seen = 0
         self._rates: dict[str, np.ndarray] = {}
@@ -125,12 +124,13 @@ class PokiPlayer(BasePlayer):
             # our first decision's time limit.
             self.responder()
 
-    def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> None:
+    def attach_store(self, store: ModelStore, network: str, *, writes: bool = False) -> bool:
         """Read (and write) opponent models through `store` from the next hand on: the
         models, the store's predictor, the off-model counts of the learned floor and the
         learned predictor's weights (agent.models.store). With writes=False the runner
         writes finished hands there itself, once per hand, so this player only reads (and
-        adds its off-model counts). StoreError when the store lacks any part of that."""
+        adds its off-model counts). StoreError when the store lacks any part of that;
+        True (this player models its opponents)."""
         require_store(store, f"player {self.name}")
         self.store = store
         self.network = network
@@ -140,6 +140,7 @@ class PokiPlayer(BasePlayer):
         self._learned: Any = None  # the store's fitted learned predictor (meta, learned)
         self._learned_note = ""
         self._learned_read = False  # read at the first hand (or by describe())
+        return True
 
     def _read_learned(self) -> None:
         if not self._learned_read:
@@ -320,6 +321,8 @@ class PokiPlayer(BasePlayer):
             active = set(ctx.active)
             masks: dict[int, int] = {}
             walker = self._walker
+            if walker is None:
+                raise RuntimeError(f"{self.name}: asked to act before new_hand (which starts the context walker)")
             walker.board = ctx.board
             features = self._features
             for a in actions[self._seen:]:

@@ -54,7 +54,7 @@ import math
 import threading
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -196,7 +196,7 @@ class HeadsUpResponder:
         self.node_freq = _node_frequencies(self.game, self.equilibrium, self._reach)
         self._views: dict[str, StrategyView] = {}
         self._obs: dict[str, _Observations] = {}
-        self._solver = None
+        self._solver: Any | None = None  # the compiled CFR solver (agent.engine._cfr: no stubs), made on first use
         self._solving: threading.Thread | None = None
         self.solves = 0
         self.last_p: dict[str, float] = {}
@@ -449,9 +449,9 @@ class HeadsUpResponder:
             self._views.pop(opponent, None)  # no evidence against the equilibrium: play it
             return
         game = self.game
-        if self._solver is None:
-            self._solver = game.solver()
         solver = self._solver
+        if solver is None:
+            solver = self._solver = game.solver()
         warm = self._warm_regrets()
         response = np.empty(game.size, dtype=np.float32)
         seat_of_entry = game.seat_of_entry()

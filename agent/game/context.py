@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from agent.game.records import ActionRecord
 
 __all__ = [
-    "FINE_PER_COARSE", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextTemplate", "ContextWalker", "GameContext",
+    "FINE_DIGITS", "FINE_PER_COARSE", "FINE_RADIX", "FINE_SCHEME", "N_CONTEXTS", "N_FINE_CONTEXTS", "ContextTemplate", "ContextWalker", "GameContext",
     "board_texture", "by_position",
     "context_name", "context_template", "decision_context", "fine_context", "fine_context_name", "fine_contexts", "order_key",
 ]
@@ -59,10 +59,15 @@ _ACTIVE_NAMES = ("2 players", "3 players", "4 players", "5 players", "6+ players
 _RELPOS_NAMES = ("first", "middle", "last")
 _LAST_NAMES = ("no action yet", "last checked/called", "last bet/raised")
 _TEXTURE_NAMES = ("dry", "paired", "suited/connected")
-_RADIX = (5, 3, 2, 3, 2, 3, 2, 3)  # active, relpos, aggressor, last, acted, raises, voluntary, texture
-FINE_PER_COARSE = math.prod(_RADIX)
+# The digits of a fine context within its coarse one, most significant first, and the
+# values each takes: the one source of the numbering. fine_context writes it (by hand, as
+# C integer arithmetic once compiled), fine_context_name reads it, and the learned
+# predictor lays its one-hot columns out by it (agent.models.learned); a test ties each.
+FINE_DIGITS = ("active", "relpos", "aggressor", "last", "acted", "raises", "voluntary", "texture")
+FINE_RADIX = (5, 3, 2, 3, 2, 3, 2, 3)
+FINE_PER_COARSE = math.prod(FINE_RADIX)
 # Names this numbering of fine contexts: a database built with another one rebuilds them.
-FINE_SCHEME = "fine-1:" + "x".join(map(str, _RADIX))
+FINE_SCHEME = "fine-1:" + "x".join(map(str, FINE_RADIX))
 N_FINE_CONTEXTS = N_CONTEXTS * FINE_PER_COARSE
 _BOARD_AT_ROUND = (0, 3, 4, 5)
 
@@ -100,14 +105,14 @@ def board_texture(board: Sequence[int]) -> int:
 def fine_context(round_: int, bets_to_call: int, players_active: int, relative_position: int,
                  aggressor: int, last_action: int, acted: int, raises: int, voluntary: int, texture: int) -> int:
     """Fine opponent-model context 0..N_FINE_CONTEXTS-1 (see the comment above
-    _RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
+    FINE_RADIX): ``relative_position`` 0 first, 1 middle, 2 last; ``last_action`` 0 none,
     1 check or call, 2 bet or raise; ``aggressor``, ``acted`` and ``voluntary`` 0 or 1;
     ``raises`` bets made this round before the decision;
     ``texture`` as board_texture (0 pre-flop). The one formula: the walker, the database
     and the shadow scorer all call it (C integers once compiled: context.pxd)."""
     active = 0 if players_active <= 2 else (players_active - 2 if players_active < 6 else 4)
     coarse = 3 * round_ + (bets_to_call if bets_to_call < 2 else 2)
-    # The mixed radix of _RADIX, digit by digit: active, relpos, aggressor, last, acted,
+    # The mixed radix of FINE_RADIX, digit by digit: active, relpos, aggressor, last, acted,
     # raises, voluntary, texture.
     index = (((((((active * 3 + relative_position) * 2 + (1 if aggressor else 0)) * 3 + last_action) * 2
                 + (1 if acted else 0)) * 3 + (raises if raises < 2 else 2)) * 2
@@ -120,7 +125,7 @@ def fine_context_name(fine: int) -> str:
     voluntary, paired'."""
     coarse, rest = divmod(fine, FINE_PER_COARSE)
     digits = []
-    for radix in reversed(_RADIX):
+    for radix in reversed(FINE_RADIX):
         rest, d = divmod(rest, radix)
         digits.append(d)
     active, relpos, aggressor, last, acted, raises, voluntary, texture = reversed(digits)

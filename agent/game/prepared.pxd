@@ -7,8 +7,18 @@ cimport cython
 from agent.game.context cimport ContextWalker
 
 
-@cython.locals(n=Py_ssize_t, i=Py_ssize_t, decided=bint, blind=bint, walker=ContextWalker,
-               seat_of=dict, players=list, positions=list, seat_rows=list, put_in=list, folded=list,
-               action_rows=list, observations=list, listed=list, result_rows=list, cards=list,
-               shown_seats=list)
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, seat_of=dict, players=list, positions=list, seat_rows=list,
+               put_in=list, action_rows=list, observations=list)
 cpdef _prepare(record, str hid, str network)
+
+cdef _check_header(record, str hid)
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, decided=bint, blind=bint, walker=ContextWalker, folded=list)
+cdef _read_actions(record, str hid, dict seat_of, list players, list positions, board, list put_in,
+                   list action_rows, list observations)
+
+@cython.locals(n=Py_ssize_t, listed=list, result_rows=list)
+cdef tuple _result_rows(record, str hid, dict seat_of, list put_in)
+
+@cython.locals(cards=list, shown_seats=list)
+cdef tuple _shown_rows(record, str hid, dict seat_of, board)

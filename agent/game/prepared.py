@@ -71,17 +71,7 @@ def prepare_hand(record: HandRecord, network: str) -> PreparedHand:
 
 
 def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
-    if not isinstance(record.source, str):
-        raise RecordError(f"{hid}: source must be a string")
-    started_at = record.started_at
-    if started_at is not None and not (
-        isinstance(started_at, (int, float)) and not isinstance(started_at, bool) and math.isfinite(started_at)
-    ):
-        raise RecordError(f"{hid}: started_at must be a Unix time or None, got {started_at!r}")
-    for name in _SIZES:
-        value = getattr(record, name)
-        if type(value) is not int or value <= 0:
-            raise RecordError(f"{hid}: {name} must be a positive integer, got {value!r}")
+    _check_header(record, hid)
 
     # Seats.
     seats = record.seats
@@ -89,8 +79,8 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     if not 2 <= n <= MAX_SEATS:
         raise RecordError(f"{hid}: {n} players seated")
     seat_of: dict[str, int] = {}
-    players = []
-    positions = []
+    players: list[str] = []
+    positions: list[int] = []
     seat_rows = []
     for i, s in enumerate(seats):
         player, position, stack = s.player, s.position, s.stack
@@ -111,13 +101,53 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     if len(board) not in (0, 3, 4, 5):
         raise RecordError(f"{hid}: board of {len(board)} cards")
 
-    # Actions.
     put_in = [0] * n
+    action_rows: list[tuple[Any, ...]] = []
+    observations: list[tuple[int, int, int, int]] = []
+    _read_actions(record, hid, seat_of, players, positions, board, put_in, action_rows, observations)
+    result_rows = _result_rows(record, hid, seat_of, put_in)
+    total_in = sum(put_in)  # what the results say each put in, checked against these
+    rake = record.rake
+    hero = -1
+    if record.hero is not None:
+        hero = seat_of.get(record.hero, -1)
+        if hero < 0:
+            raise RecordError(f"{hid}: the hero {record.hero!r} is not seated")
+    shown_rows = _shown_rows(record, hid, seat_of, board)
+
+    # The board's cards are checked (_shown_rows): their text is a lookup.
+    names = CARD_NAMES
+    hand = (hid, network, record.source, record.started_at, record.small_blind, record.big_blind,
+            record.small_bet, record.big_bet, record.max_bets, " ".join([names[c] for c in board]), n, total_in,
+            len(action_rows), len(shown_rows), rake)
+    return PreparedHand(hid, network, tuple(players), hand, tuple(seat_rows), tuple(action_rows), shown_rows,
+                        result_rows, tuple(observations), hero)
+
+
+def _check_header(record: HandRecord, hid: str) -> None:
+    """The source, the start time and the table's sizes."""
+    if not isinstance(record.source, str):
+        raise RecordError(f"{hid}: source must be a string")
+    started_at = record.started_at
+    if started_at is not None and not (
+        isinstance(started_at, (int, float)) and not isinstance(started_at, bool) and math.isfinite(started_at)
+    ):
+        raise RecordError(f"{hid}: started_at must be a Unix time or None, got {started_at!r}")
+    for name in _SIZES:
+        value = getattr(record, name)
+        if type(value) is not int or value <= 0:
+            raise RecordError(f"{hid}: {name} must be a positive integer, got {value!r}")
+
+
+def _read_actions(record: HandRecord, hid: str, seat_of: dict[str, int], players: list[str], positions: list[int],
+                  board: tuple[int, ...], put_in: list[int], action_rows: list[tuple[Any, ...]],
+                  observations: list[tuple[int, int, int, int]]) -> None:
+    """The actions checked, in order: their rows and the decisions' observations
+    appended, each seat's chips added to ``put_in``."""
+    n = len(players)
     folded = [False] * n
     decided = False
     last_round = 0
-    action_rows = []
-    observations = []
     walker = ContextWalker(dict(zip(players, positions)), board)
     for i, a in enumerate(record.actions):
         player = a.player
@@ -164,8 +194,13 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
         if not blind:
             observations.append((seat, context, ACTION_CLASS[kind], fine))
 
-    # Results: every seated player once, chips in as the actions say, all of them won.
+
+def _result_rows(record: HandRecord, hid: str, seat_of: dict[str, int],
+                 put_in: list[int]) -> tuple[tuple[int, int, int], ...]:
+    """The results checked: every seated player once, chips in as the actions say, all
+    of them won but the rake."""
     results = record.results
+    n = len(put_in)
     if len(results) != n:
         raise RecordError(f"{hid}: results do not list every seated player once")
     listed = [False] * n
@@ -192,15 +227,15 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     if total_in != total_won + rake:
         raked = f" and {rake} raked" if rake else ""
         raise RecordError(f"{hid}: {total_in} chips put in but {total_won} won{raked}")
-    hero = -1
-    if record.hero is not None:
-        hero = seat_of.get(record.hero, -1)
-        if hero < 0:
-            raise RecordError(f"{hid}: the hero {record.hero!r} is not seated")
+    return tuple(result_rows)
 
-    # Cards: the board and the shown hands, each a real card, none twice.
+
+def _shown_rows(record: HandRecord, hid: str, seat_of: dict[str, int],
+                board: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
+    """The shown hands' rows; the board and the shown cards checked: each a real card,
+    none twice."""
     cards = list(board)
-    shown_seats = []
+    shown_seats: list[int] = []
     for show in record.shown:
         seat = seat_of.get(show.player)
         if seat is None or len(show.cards) != 2:
@@ -215,11 +250,5 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     if len(set(cards)) != len(cards):
         raise RecordError(f"{hid}: a card appears twice among the board and shown hands")
 
-    # The cards are checked: their text is a lookup (as evaluator_pyx.cards.cards_str).
-    names = CARD_NAMES
-    shown_rows = tuple([(seat, " ".join([names[c] for c in s.cards])) for seat, s in zip(shown_seats, record.shown)])
-    hand = (hid, network, record.source, started_at, record.small_blind, record.big_blind,
-            record.small_bet, record.big_bet, record.max_bets, " ".join([names[c] for c in board]), n, total_in,
-            len(action_rows), len(shown_rows), rake)
-    return PreparedHand(hid, network, tuple(players), hand, tuple(seat_rows), tuple(action_rows), shown_rows,
-                        tuple(result_rows), tuple(observations), hero)
+    names = CARD_NAMES  # the cards are checked: their text is a lookup (as evaluator_pyx.cards.cards_str)
+    return tuple([(seat, " ".join([names[c] for c in s.cards])) for seat, s in zip(shown_seats, record.shown)])

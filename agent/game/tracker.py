@@ -148,7 +148,7 @@ def _cards_text(cards: Any) -> str:
     """Cards as text for a message; ``cards`` is whatever the source sent."""
     try:
         return " ".join(card_str(c) for c in cards)
-    except Exception:
+    except Exception:  # noqa: BLE001 - whatever the source sent, the message shows it
         return repr(cards)
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.game.context import FINE_PER_COARSE, N_CONTEXTS
+from agent.game.context import FINE_DIGITS, FINE_PER_COARSE, FINE_RADIX, N_CONTEXTS
 from agent.models.frequencies import PlayerState
 from agent.models.network import MLPShape, lbfgs, mlp_unpack, training_data
 from agent.models.prediction import EPSILON, Predictor
@@ -50,10 +50,8 @@ __all__ = ["FEATURE_SCHEME", "MODEL_KINDS", "N_FEATURES", "DecisionFeatures", "L
 
 Triple = tuple[float, float, float]
 
-# Mixed radix of the fine context's digits (agent.game.context._RADIX), one-hot each.
-_DIGITS = (5, 3, 2, 3, 2, 3, 2, 3)
-_DIGIT_NAMES = ("active", "relpos", "aggressor", "last", "acted", "raises", "voluntary", "texture")
-_PER_CONTEXT_DIGITS = sum(_DIGITS)  # 23
+# The fine context's digits (agent.game.context's FINE_RADIX), one-hot each.
+_PER_CONTEXT_DIGITS = sum(FINE_RADIX)  # 23
 _NUMERIC = ("pot_odds", "log_pot_sb", "callers", "seat_fraction", "seated", "bias_round")
 _STACK_PER_CONTEXT = ("backoff_logp_fold", "backoff_logp_call", "backoff_logp_raise")
 _STACK_PER_ROUND = ("twelve_logp_fold", "twelve_logp_call", "twelve_logp_raise", "log_fine_seen", "log_coarse_seen",
@@ -70,7 +68,7 @@ _O_STACK_CTX = _O_NUMERIC + 4 * len(_NUMERIC)  # 12 coarse contexts × back-off 
 _O_STACK_ROUND = _O_STACK_CTX + N_CONTEXTS * len(_STACK_PER_CONTEXT)
 N_FEATURES = _O_STACK_ROUND + 4 * len(_STACK_PER_ROUND)
 # Names this layout: stored weights fitted on another one are refused.
-FEATURE_SCHEME = f"logit-1:{N_FEATURES}:" + "x".join(map(str, _DIGITS))
+FEATURE_SCHEME = f"logit-1:{N_FEATURES}:" + "x".join(map(str, FINE_RADIX))
 _ROUNDS = ("preflop", "flop", "turn", "river")
 # What a stored model is: "logistic" (weights only) or "network" (the same direct weights
 # plus one hidden layer, agent.models.network). A stored kind this build does not know is
@@ -82,7 +80,7 @@ def feature_names() -> list[str]:
     """A name for every column of the feature vector, in order."""
     names = [f"ctx{c}" for c in range(N_CONTEXTS)]
     for c in range(N_CONTEXTS):
-        for name, radix in zip(_DIGIT_NAMES, _DIGITS):
+        for name, radix in zip(FINE_DIGITS, FINE_RADIX):
             names += [f"ctx{c}:{name}={v}" for v in range(radix)]
     for r in _ROUNDS:
         names += [f"{r}:table_last={v}" for v in ("none", "fold", "call", "raise")]
@@ -150,7 +148,7 @@ def fine_columns(context: int, fine: int) -> list[int]:
     cols = [_O_CONTEXT + context]
     rest = fine - context * FINE_PER_COARSE
     base = _O_DIGITS + context * _PER_CONTEXT_DIGITS + _PER_CONTEXT_DIGITS
-    for radix in reversed(_DIGITS):
+    for radix in reversed(FINE_RADIX):
         rest, d = divmod(rest, radix)
         base -= radix
         cols.append(base + d)

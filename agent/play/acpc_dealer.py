@@ -39,14 +39,15 @@ the in-process seats' events (each seat catches up before it decides) and the fi
 hands' log lines (the file is flushed a few times a second). States for a remote
 player are written together when it is next asked to act (or the match ends).
 
-In-process seats (house bots, Poki) are injected objects with the seat runtime's two
-calls, ``feed(event)`` and ``decide(deadline_s) -> Action`` (agent.play.seat.Seat has
-them), so the dealer never imports players: each gets the events of the hand as its
+In-process seats (house bots, Poki) are injected objects with the seat runtime's calls
+(``LocalSeat``: ``feed(event)``, ``decide(deadline_s) -> Action``, ``follows_events``,
+``decide_on(ctx)``, ``hand_done(record)``; agent.play.seat.Seat has them), so the dealer
+never imports players: each gets the events of the hand as its
 player sees them (its own hole cards, every action and board, the cards shown at the
 showdown) and is asked for its move when it is its turn, with ``response_timeout`` as
 the deadline. No text goes between the dealer and them. A seat that says it does not
-follow the events (``follows_events`` False: a constant-time house bot with no hooks,
-agent.play.seat) is instead asked ``decide_on(ctx)`` with the dealer's own snapshot for
+follow the events (``follows_events`` False: a constant-time house bot with no hand
+hooks, agent.play.seat) is instead asked ``decide_on(ctx)`` with the dealer's own snapshot for
 its seat, which shows it exactly what its own tracker would, and told ``hand_done(record)``
 when a hand ends: one tracker fewer fed every event.
 """
@@ -57,7 +58,7 @@ import select
 import socket
 import time
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -114,6 +115,24 @@ DEAL_BATCH = 128
 _DONTWAIT = socket.MSG_DONTWAIT
 LOG_FLUSH_SECONDS = 0.25  # the match log reaches its file at least this often
 _DECK = np.tile(np.arange(52, dtype=np.int8), (DEAL_BATCH, 1))
+
+
+def _each_local(seats: Sequence[TableSeat], arg: Any, hand_done: bool) -> None:
+    """Feed ``arg`` (an event) to each in-process seat still playing, or with ``hand_done``
+    tell it that its hand ended (``arg``: the hand's result); one that raises folds from
+    then on."""
+    for seat in seats:
+        if seat.report.disconnected:
+            continue
+        local = seat.local
+        try:
+            if hand_done:
+                local.hand_done(arg)
+            else:
+                local.feed(arg)
+        except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
+            log.error("%s raised %r; its seat folds from now on", seat.where, exc)
+            seat.report.disconnected = True
 
 
 class AcpcDealer(FastHands):
@@ -464,8 +483,7 @@ class AcpcDealer(FastHands):
             try:
                 if seat.viewer:
                     view = self._view
-                    action = seat.local.decide_on(  # type: ignore[attr-defined]  # a viewer seat's player has decide_on
-                        self.tracker.snapshot(seat.name) if view is None else view)
+                    action = seat.local.decide_on(self.tracker.snapshot(seat.name) if view is None else view)
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
@@ -639,7 +657,7 @@ class AcpcDealer(FastHands):
         viewers: list[TableSeat] = []
         if local:
             for s in local:
-                s.viewer = getattr(s.local, "follows_events", True) is False
+                s.viewer = not s.local.follows_events
             viewers = [s for s in local if s.viewer]
             if viewers:
                 local = [s for s in local if not s.viewer]  # the seats fed every event
@@ -720,7 +738,7 @@ class AcpcDealer(FastHands):
         if local:
             self._tell_now(local, _ENDED)
         if viewers:
-            self._each_local(viewers, "hand_done", record)  # the seats asked with snapshots
+            self._hands_done(viewers, record)  # the seats asked with snapshots
         self._log_hand(record, at, hand, betting, cards)
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
@@ -758,22 +776,16 @@ class AcpcDealer(FastHands):
         if seats:
             self._later.append((self._tell_now, (seats, event)))
 
-    def _tell_now(self, seats: Sequence[TableSeat], event: Event) -> None:
+    @staticmethod
+    def _tell_now(seats: Sequence[TableSeat], event: Event) -> None:
         """Pass an event to in-process seats."""
-        self._each_local(seats, "feed", event)
+        _each_local(seats, event, False)
 
     @staticmethod
-    def _each_local(seats: Sequence[TableSeat], method: str, arg: object) -> None:
-        """Call ``method(arg)`` on each in-process seat still playing; one that raises folds
-        from then on."""
-        for seat in seats:
-            if seat.report.disconnected:
-                continue
-            try:
-                getattr(seat.local, method)(arg)
-            except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
-                log.error("%s raised %r; its seat folds from now on", seat.where, exc)
-                seat.report.disconnected = True
+    def _hands_done(seats: Sequence[TableSeat], record: Any) -> None:
+        """Tell the in-process seats that decided on snapshots that their hand ended
+        (``record``: a HandRecord, or the fast path's settled hand with the same results)."""
+        _each_local(seats, record, True)
 
     def close(self) -> None:
         """Close every socket (players see the end of the match as the connection closing)."""

@@ -7,7 +7,9 @@ import socket
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from agent.game.context import GameContext
 from agent.game.events import Event, PlayerActed
+from agent.game.records import HandRecord
 from agent.game.rules import Action
 from connectors.acpc.client import LineFramer
 from connectors.acpc.protocol import MAX_LINE_BYTES
@@ -21,11 +23,22 @@ MAX_CALLERS = 8
 
 
 class LocalSeat(Protocol):
-    """An in-process seat (see agent.play.acpc_dealer's module docstring)."""
+    """An in-process seat (see agent.play.acpc_dealer's module docstring); the seat
+    runtime's agent.play.seat.Seat is one. Every member is called on the dealer's thread."""
+
+    @property
+    def follows_events(self) -> bool:
+        """True: fed every event (``feed``) and asked with ``decide``; False: asked with
+        the dealer's snapshot (``decide_on``) and told each hand's end (``hand_done``)."""
+        ...
 
     def feed(self, event: Event) -> object: ...
 
     def decide(self, deadline_s: float | None = None) -> Action: ...
+
+    def decide_on(self, ctx: GameContext) -> Action: ...
+
+    def hand_done(self, record: HandRecord) -> None: ...
 
 
 class DealerError(RuntimeError):

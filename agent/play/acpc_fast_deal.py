@@ -139,8 +139,7 @@ class FastHands:
         the seats that decided on snapshots, log it."""
         nets = settle(end, holes, board)
         if viewers:
-            self._each_local(viewers, "hand_done",
-                             SettledHand(hand_id, self.game.small_bet, results_of(end, nets, names)))
+            self._hands_done(viewers, SettledHand(hand_id, self.game.small_bet, results_of(end, nets, names)))
         values = []
         for seat, value in zip(at, nets):
             seat.report.total += value

@@ -36,7 +36,7 @@ from agent.game.tracker import Tracker, TrackerError
 from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
-from agent.play.stores import DatabaseWriter, attach_models, describe_player
+from agent.play.stores import DatabaseWriter
 from agent.players import Player, create_player
 from connectors.acpc.client import AcpcConnection, DealerSilent
 from connectors.acpc.game import AcpcGame
@@ -206,7 +206,7 @@ def _open_models(seat: Seat, db_path: str | None, network: str, settings: Any = 
         kwargs = {"synchronous": settings.database.synchronous, "half_life": settings.model.half_life_hands}
     writer = DatabaseWriter(db_path, **kwargs)
     try:
-        attach_models(seat.player, writer.models(), network)
+        seat.player.attach_store(writer.models(), network)
     except BaseException:
         writer.close()
         raise
@@ -324,7 +324,7 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         seat.close()
         raise
     if on_ready is not None:
-        on_ready(describe_player(player))
+        on_ready(player.describe())
     clock = DecisionClock(config.decision_deadline, config.hand_budget)
     if seat.follows_events:
         session = AcpcSession(game, seat, names=names, match=match, source=where, clock=clock,

@@ -276,6 +276,7 @@ class Cluster:
         window = window or 2 * self.threads + 2
         it = iter(jobs)
         running = distributed.as_completed(loop=self.client.loop)
+        waiting: set[Any] = set()  # submitted and not yet taken: cancelled if we stop early
         in_flight = 0
 
         def refill() -> None:
@@ -286,11 +287,13 @@ class Cluster:
             if batch:
                 for future in self.client.map(fn, batch, pure=False):
                     running.add(future)
+                    waiting.add(future)
                 in_flight += len(batch)
 
         refill()
         try:
             for future in running:
+                waiting.discard(future)
                 result = self._result(future)
                 future.release()
                 in_flight -= 1
@@ -299,9 +302,8 @@ class Cluster:
                 yield result
         finally:
             # Stopped early (an error, or the caller gave up): cancel what is left.
-            rest = list(running.futures) if hasattr(running, "futures") else []
-            if rest:
-                self.client.cancel(rest)
+            if waiting:
+                self.client.cancel(list(waiting))
 
     def run_everywhere(self, fn: Callable[[], Any]) -> dict[str, Any]:
         """``fn()`` once in every worker process, on its event loop (quick checks)."""

@@ -6,9 +6,9 @@ a seeded generator, so a seed reproduces a match and a duplicate tournament can 
 same deal with the seats rotated (agent.play.tournament). The dealer sends the tracker the
 same events a connector would (HandStarted, HoleCards, PlayerActed, BoardDealt,
 HandEnded); at each decision the player to act gets the tracker's snapshot as it sees
-the table, its own hole cards and nobody else's. Players that define the optional hooks
-(agent.players) are told of the new hand, of every public event and of their own cards,
-and get the finished hand's record.
+the table, its own hole cards and nobody else's. Players that override the hand hooks
+(agent.players.interface) are told of the new hand, of every public event and of their
+own cards, and get the finished hand's record.
 
 A move that is not legal is replaced by check-or-call and counted, as the ACPC dealer
 does. Chips: by default every hand starts from the configured stack (limit cash-game
@@ -31,8 +31,7 @@ from agent.game.records import HandRecord
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker
 from agent.models.store import ModelStore
-from agent.play.stores import attach_models
-from agent.players import HOOKS, Player
+from agent.players import Player
 from connectors.logs import acpc_log, phh
 
 __all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "SeededDeals", "play_match"]
@@ -122,7 +121,7 @@ class Dealer:
     def _hooks_of(self, player: Player) -> tuple:
         hooks = self._hooks.get(id(player))
         if hooks is None:
-            hooks = (*(getattr(player, hook, None) for hook in HOOKS), player)
+            hooks = (*player.hand_hooks(), player)  # only those the player overrides
             self._hooks[id(player)] = hooks  # the player kept alive by the tuple
         return hooks
 
@@ -230,7 +229,7 @@ def play_match(players: Sequence[Player], config: TableConfig, hands: int, seed:
     records = []
     if store is not None:
         for player in players:
-            attach_models(player, store, network)
+            player.attach_store(store, network)
     for hand in range(hands):
         deal = Deal.draw(rng, n) if deals is None else deals.deal(hand, n, hand % n)
         start = None if reset_stacks else tuple(stacks[name] or config.starting_stack for name in names)

@@ -25,7 +25,7 @@ from agent.game.records import HandRecord
 from agent.play.dealer import SeededDeals
 from agent.play.irc_deck import EntropyDecks
 from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
-from agent.play.irc_network import NetworkOptions
+from agent.play.irc_network import NetworkOptions, send_budget
 from agent.play.irc_seats import BankError
 from agent.play.irc_table import DealerBot
 from connectors.irc.address import network_of, split_server
@@ -141,7 +141,7 @@ class SqliteBank:
             if self._timer is None and self.later is not None:
                 self._timer = self.later(max(1.0, self.batch_seconds), self._due)
 
-    def _call(self, fn, *args):  # noqa: ANN001, ANN202 - any callable and its result
+    def _call(self, fn, *args):  # any callable and its result
         self.settle()
         try:
             return fn(*args)
@@ -268,6 +268,7 @@ class DealerHost:
         self.error: BaseException | None = None
         self.logs = HandLogFiles(self.log_dir) if self.log_dir is not None else None
         self.bank: SqliteBank | None = None
+        self.database: Database | None = None  # opened on the loop thread by start()
         self.journal: HandJournal | None = None
         self.replayed = 0  # hands stored from a killed session's journal at start
         self.interrupted: dict[str, int] = {}  # hands a killed session left unfinished (void)
@@ -279,10 +280,10 @@ class DealerHost:
         rng = np.random.default_rng(self.seed)  # no seed: from the OS's entropy
         decks = EntropyDecks() if self.seed is None and self.deals is None else None
         network = self.network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
+        budget = send_budget(irc, self.flood_rate)
         self.client = IrcClient(
             self.host, self.port, self.nick, name=f"dealer {self.nick}",
-            flood_burst=irc.send_budget[0],
-            flood_rate=irc.send_budget[1] if self.flood_rate is None else self.flood_rate,
+            budget=budget.budget, by_server=budget.by_server,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng(None if self.seed is None else [self.seed, 1]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
@@ -366,7 +367,7 @@ class DealerHost:
     def wait(self, timeout: float | None = None) -> bool:
         return self.finished.wait(timeout)
 
-    def call(self, fn, timeout: float = 30.0):  # noqa: ANN001, ANN201 - any callable and its result
+    def call(self, fn, timeout: float = 30.0):  # any callable and its result
         """Run ``fn()`` on the dealer's loop thread (which owns the database) and return
         its result; the finished hands are in the database when it runs."""
         client = self.client
@@ -406,7 +407,7 @@ class DealerHost:
             if self.started_fd >= 0:
                 os.close(self.started_fd)
                 self.started_fd = -1
-            db = getattr(self, "database", None)
+            db = self.database
             if db is not None:
                 db.close()
                 self.database = None

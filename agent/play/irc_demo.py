@@ -42,8 +42,8 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
     from connectors.irc.server import LoopbackServer
 
     # Our own server: no flood limit, a short pause between hands, quick reconnects.
-    irc = dataclasses.replace(config.irc, flood_lines_per_second=0.0, hand_pause_seconds=0.0,
-                              reconnect_min_seconds=0.2, reconnect_max_seconds=2.0,
+    irc = dataclasses.replace(config.irc, flood_profile="custom", flood_lines_per_second=0.0,
+                              hand_pause_seconds=0.0, reconnect_min_seconds=0.2, reconnect_max_seconds=2.0,
                               action_seconds=min(config.irc.action_seconds, 10))
     config = dataclasses.replace(config, irc=irc)
     taken = {"dealer"}

@@ -15,12 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.config import Config
+from agent.config import Config, ConfigError, IrcConfig
 from agent.inputs import open_input
 from connectors.irc.identity import Login, LoginError, Tls
+from connectors.irc.servers import PROFILES, SAFE, SendBudget
 
-__all__ = ["NetworkError", "NetworkOptions", "PASSWORD_ENV", "SERVER_PASSWORD_ENV", "TLS_PORT", "network_options",
-           "read_secret"]
+__all__ = ["BudgetChoice", "NetworkError", "NetworkOptions", "PASSWORD_ENV", "SERVER_PASSWORD_ENV", "TLS_PORT",
+           "network_options", "read_secret", "send_budget"]
 
 log = logging.getLogger("poki.irc")
 
@@ -57,6 +58,37 @@ class NetworkOptions:
         if login is not None and login.server_password:
             parts.append("server password")
         return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class BudgetChoice:
+    """The send budget a bot starts with, and whether the budget of the server's software
+    replaces it once the server names it (connectors.irc.servers)."""
+
+    budget: SendBudget
+    by_server: bool
+
+
+def send_budget(irc: IrcConfig, flood_rate: float | None = None) -> BudgetChoice:
+    """The bots' send budget from the ``[irc]`` settings: ``flood_profile`` "auto" (the
+    default) goes by the server's software, unless flood_burst or flood_lines_per_second
+    is set, which makes it "custom" (the safe value for the one not set); a profile name
+    fixes that profile. ``flood_rate`` (--no-flood-limit: 0) overrides the rate.
+    ConfigError for a profile that does not exist."""
+    profile = irc.flood_profile
+    own = irc.flood_burst is not None or irc.flood_lines_per_second is not None
+    if flood_rate is not None:
+        burst = irc.flood_burst if irc.flood_burst is not None else SAFE.burst
+        return BudgetChoice(SendBudget("--no-flood-limit" if flood_rate == 0 else "custom", burst, flood_rate), False)
+    if profile == "custom" or (profile == "auto" and own):
+        burst = irc.flood_burst if irc.flood_burst is not None else SAFE.burst
+        rate = irc.flood_lines_per_second if irc.flood_lines_per_second is not None else SAFE.rate
+        return BudgetChoice(SendBudget("custom", burst, rate), False)
+    if profile == "auto":
+        return BudgetChoice(SAFE, True)
+    if profile not in PROFILES:
+        raise ConfigError(f"irc.flood_profile must be auto, custom or one of {', '.join(PROFILES)}, got {profile!r}")
+    return BudgetChoice(PROFILES[profile], False)
 
 
 def read_secret(path: str | Path, what: str) -> str:

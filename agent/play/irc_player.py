@@ -25,23 +25,24 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from agent.config import Config
 from agent.game.events import Event, HandEnded, HandStarted
 from agent.game.rules import Action
-from agent.play.irc_network import NetworkOptions
+from agent.play.irc_network import NetworkOptions, send_budget
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
-from agent.play.stores import DatabaseWriter, attach_models, describe_player
+from agent.play.stores import DatabaseWriter
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.irc import dialect as d
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient, Priority
 from connectors.irc.player import PlayerFeed
 
-__all__ = ["PlayerBot"]
+__all__ = ["PlayerBot", "ReportOutcome"]
 
 log = logging.getLogger("poki.irc.player")
 
@@ -55,6 +56,20 @@ class TableStatus:
     leaving: bool = False  # an owner said leave: at the end of the hand in progress
     latencies: list[float] = field(default_factory=list)  # seconds from "to act" to our reply queued
     sent_late: int = 0  # replies that left our queue after the limit the turn line showed
+
+
+class ReportOutcome(Protocol):
+    """What the owner's ``report`` order is told of a report written
+    (agent.report.page.ReportResult is one)."""
+
+    @property
+    def index(self) -> Path: ...
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def hands(self) -> int: ...
 
 
 class PlayerBot:
@@ -83,10 +98,10 @@ class PlayerBot:
         network = network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
         dealer_account = irc.dealer_account if dealer_account is None else dealer_account
         self.failure: str | None = None  # why the network refused us for good, if it did
+        budget = send_budget(irc, flood_rate)
         self.client = IrcClient(
             self.host, self.port, nick or irc.nick, username=username, name=f"player {nick or irc.nick}",
-            flood_burst=irc.send_budget[0],
-            flood_rate=irc.send_budget[1] if flood_rate is None else flood_rate,
+            budget=budget.budget, by_server=budget.by_server,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
@@ -100,9 +115,10 @@ class PlayerBot:
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
         self.quit = threading.Event()
         # The owner's ``report`` order: a callable writing the opponent report (in a child
-        # process, as the schedule does) and returning its result, set by whoever runs the
-        # bot (poki irc play); None: there is no report here.
-        self.report_now: Callable[[], object] | None = None
+        # process, as the schedule does) and returning its result (None when the run
+        # failed: it logs why), set by whoever runs the bot (poki irc play); None: there
+        # is no report here.
+        self.report_now: Callable[[], ReportOutcome | None] | None = None
         self._report_thread: threading.Thread | None = None
         self._stopping = False
         # One player per table, seeded as every runner seeds table k's player from the
@@ -112,7 +128,7 @@ class PlayerBot:
             models = self.writer.models()
             for k, channel in enumerate(self.channels):
                 player = create_player(self.spec, table_generator(self.seed, k), name=self.client.nick)
-                attach_models(player, models, self.network)
+                player.attach_store(models, self.network)
                 self.players[channel] = player
         except BaseException:
             self.writer.close()
@@ -120,7 +136,7 @@ class PlayerBot:
 
     def describe(self) -> str:
         """What each table's player runs with (bettor, predictor, floor, store)."""
-        return "\n".join(f"{channel}: {describe_player(player)}" for channel, player in self.players.items())
+        return "\n".join(f"{channel}: {player.describe()}" for channel, player in self.players.items())
 
     def _network_failed(self, reason: str) -> None:
         """The network refused us for good (a wrong password ...): the bot stops."""
@@ -282,9 +298,8 @@ class PlayerBot:
                 result, error = None, f"{type(exc).__name__}: {exc}"
             else:
                 error = "see the bot's log"
-            index = getattr(result, "index", None)
-            text = (f"opponent report written: {index} ({getattr(result, 'players', '?')} opponents, "
-                    f"{getattr(result, 'hands', '?')} hands)" if index is not None
+            text = (f"opponent report written: {result.index} ({result.players} opponents, "
+                    f"{result.hands} hands)" if result is not None
                     else f"the opponent report failed: {error}")
             client.call_soon(lambda: client.notice(nick, text))
 

@@ -21,6 +21,9 @@ class BankError(Exception):
 
 
 class Bank(Protocol):
+    """What the dealer bot (agent.play.irc_table) calls on the bank, every call on the
+    dealer's loop thread."""
+
     def open_table(self, channel: str) -> int:
         """Start of a session at ``channel``: chips left on it by an earlier session go
         back to their bankrolls; returns the next hand number."""
@@ -38,6 +41,14 @@ class Bank(Protocol):
 
     def bankroll(self, nick: str) -> int | None:
         ...
+
+    def hand_started(self, channel: str, number: int) -> None:
+        """Hand ``number`` is being dealt at ``channel`` (said before its first line: a
+        dealer killed from here on announces it void when it comes back)."""
+
+    def hand_void(self, channel: str, number: int) -> None:
+        """Hand ``number`` at ``channel`` is void: its number is never dealt again (raises
+        on failure; the number is still skipped in this session)."""
 
     def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
         """Store the hand, the table's new chip counts and the next hand number, all or

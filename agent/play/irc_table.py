@@ -589,9 +589,7 @@ class DealerBot:
             cards = [c for hole in holes for c in hole] + list(deal.board)
             deck = deck_of(number, holes, deal.board, self.decks.deck(number).salt)
         self._started += 1
-        started_hand = getattr(self.bank, "hand_started", None)
-        if started_hand is not None:
-            started_hand(table.channel, number)  # a kill from here on leaves a void to announce
+        self.bank.hand_started(table.channel, number)  # a kill from here on leaves a void to announce
         tracker = Tracker()
         started = HandStarted(
             hand_id=hand_id_for(table.channel, number), source=f"irc {table.channel} hand {number}",
@@ -824,11 +822,8 @@ class DealerBot:
 
     def _void_stored(self, table: _Table, hand: _Hand) -> None:
         """The bank skips the voided hand's number, so no later hand takes it."""
-        skip = getattr(self.bank, "hand_void", None)
-        if skip is None:
-            return
         try:
-            skip(table.channel, hand.number)
+            self.bank.hand_void(table.channel, hand.number)
         except Exception as exc:  # noqa: BLE001 - the number is still skipped in this session
             self.stats.errors += 1
             log.error("%s: recording void hand %d failed: %s", table.channel, hand.number, exc)

@@ -42,8 +42,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from agent.config import Config
 from agent.game.events import PlayerActed, PlayerAllIn, PlayerLeft
 from agent.game.prepared import prepare_hand
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, RecordError, SeatRecord, ShownCards
@@ -352,6 +353,14 @@ class ReplayOptions:
     tune: bool = False  # predict: keep the hands for fitting the strengths; store nothing
     ranges: RangeSettings = DEFAULT_RANGE_SETTINGS  # predict: how the learned ranges are read
 
+    @classmethod
+    def from_settings(cls, settings: Config, db_path: str | Path, **options: Any) -> ReplayOptions:
+        """The options a replay takes from the config file (the models' decay and blend, the
+        database's writes), with ``options`` for the rest: `poki replay` and the benchmark."""
+        return cls(db_path=db_path, half_life=settings.model.half_life_hands,
+                   blend_observations=settings.model.blend_observations,
+                   synchronous=settings.database.synchronous, batch_hands=settings.database.batch_hands, **options)
+
 
 @dataclass
 class ReplaySummary:
@@ -443,6 +452,20 @@ class ReplaySummary:
         return "\n".join(lines)
 
 
+class ChunkPool(Protocol):
+    """Where :func:`replay` may read, track and prepare its chunks instead of a process
+    pool of its own (agent.play.cluster.ReplayPool; the bench's measured pool)."""
+
+    # Whether the workers can open the database file (the same machine): when they can,
+    # hands stored already are recognised before they are read.
+    reads_database: bool
+
+    def apply_async(self, fn: Callable[..., Any], args: tuple) -> Any:
+        """Run ``fn(*args)`` on a worker; the handle's ``get(timeout)`` is its result
+        (multiprocessing's AsyncResult)."""
+        ...
+
+
 def _pool_context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     # fork: the workers start at once with the modules already imported.
@@ -452,7 +475,7 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def replay(paths: Sequence[str | Path], options: ReplayOptions,
            progress: Callable[[int], None] | None = None,
            on_total: Callable[[int], None] | None = None,
-           pool: Any = None,
+           pool: ChunkPool | None = None,
            on_problem: Callable[[LogProblem], None] | None = None) -> ReplaySummary:
     """Replay the logs at ``paths`` into the database of ``options``; see the module
     docstring. ``on_total(hands)`` is told how many hands the logs hold (roughly, for a
@@ -461,10 +484,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     db.DatabaseError for a database that cannot be used.
 
     ``pool``: where chunks are read, tracked and prepared instead of a process pool of
-    ``options.workers`` (anything with multiprocessing's ``apply_async(fn, args).get(timeout)``,
-    e.g. agent.play.cluster.ReplayPool; ``options.workers`` then sizes the window of
-    chunks under way). A pool whose ``reads_database`` is false cannot see the database
-    file: stored hands are then dropped by the writer rather than before reading.
+    ``options.workers`` (a :class:`ChunkPool`: multiprocessing's ``apply_async(fn,
+    args).get(timeout)`` and ``reads_database``, e.g. agent.play.cluster.ReplayPool;
+    ``options.workers`` then sizes the window of chunks under way). A pool whose
+    ``reads_database`` is false cannot see the database file: stored hands are then
+    dropped by the writer rather than before reading.
     ``on_problem`` hears of every problem as it is counted (the summary keeps the first
     KEPT_PROBLEMS)."""
     from db.database import Database
@@ -490,7 +514,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     # Hands already stored are recognised by id only when there can be some (and when
     # the scorer does not need every hand).
     known_db = str(options.db_path) if Path(options.db_path).is_file() and scorer is None else None
-    if pool is not None and not getattr(pool, "reads_database", True):
+    if pool is not None and not pool.reads_database:
         known_db = None
     workers = summary.workers if len(chunks) > 1 else 1
     players: set[tuple[str, str]] = set()
@@ -501,6 +525,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         stack.callback(_forget_files)
         # The pool is made before the database is opened: forked workers then hold no
         # copy of the writer's connection.
+        chunk_pool: Any = pool  # the caller's pool, or a process pool made here
         if pool is None and workers > 1:
             # The logs' index built once here, before the fork, rather than in every worker;
             # frozen, the collectors of this process and of the workers never walk it (nor
@@ -512,12 +537,12 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
                 preload(chunks)
             gc.freeze()
             stack.callback(gc.unfreeze)
-            pool = stack.enter_context(_pool_context().Pool(workers))
+            chunk_pool = stack.enter_context(_pool_context().Pool(workers))
         results = None
         if known_db is None:
             # Nothing to recognise: the workers get their first chunks now, and read them
             # while this process opens the database (migrations, dropping the indexes).
-            results = _chunk_results(chunks, None, pool, window=2 * workers + 2, prepared=scorer is None)
+            results = _chunk_results(chunks, None, chunk_pool, window=2 * workers + 2, prepared=scorer is None)
         database = stack.enter_context(Database(options.db_path, half_life=options.half_life,
                                                 synchronous=options.synchronous,
                                                 batch_hands=options.batch_hands, strengths=options.strengths))
@@ -536,7 +561,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         if units >= stored and units + stored > LIVE_INDEX_HANDS:
             stack.enter_context(database.deferred_indexes())
         if results is None:
-            results = _chunk_results(chunks, known_db, pool, window=2 * workers + 2, prepared=scorer is None)
+            results = _chunk_results(chunks, known_db, chunk_pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
                 entries = marshal.loads(result) if isinstance(result, bytes) else result()

@@ -7,16 +7,17 @@ A connector calls, on its own I/O thread:
 * :meth:`Seat.feed` with each event it translated from the wire. The tracker checks it;
   an impossible event abandons the hand (logged, counted, the hand is not stored) and
   the rest of that hand's events are ignored until the next ``HandStarted``. Accepted
-  events reach the player's optional hooks (``new_hand`` / ``observe`` / ``end_hand``,
-  as agent.play.dealer calls them: every public event, and our own hole cards).
+  events reach the player's hand hooks (``new_hand`` / ``observe`` / ``end_hand`` of
+  agent.players.interface, those it overrides, as agent.play.dealer calls them: every
+  public event, and our own hole cards).
 * :meth:`Seat.decide` (or :meth:`Seat.decide_async`) when the tracker says it is our
   turn. The player is asked on the seat's worker thread, never on the caller's; if it
   has not answered by the deadline the seat answers a safe fallback (below) and counts
   the miss. The answer is always legal in the tracker's state.
 
 One exception: a player that declares ``instant = True`` (a constant-time house bot such
-as always-call) and has no hooks is asked on the caller's thread. It cannot miss a
-deadline, and a hop to the worker and back (tens of microseconds, more on a busy
+as always-call) and overrides no hand hook is asked on the caller's thread. It cannot
+miss a deadline, and a hop to the worker and back (tens of microseconds, more on a busy
 machine) would cost far more than its decision; fast tables (the ACPC bench) measure
 the connector, not thread switches.
 
@@ -28,10 +29,10 @@ comes late still runs to its end on the worker (Python threads cannot be killed)
 calls queued behind it wait, and its answer is dropped.
 
 A slow engine can leave its best action so far where the seat finds it at the deadline:
-an attribute ``interim = (ctx, action)`` on the player, set during ``act(ctx)`` and
-replaced as its search improves (one attribute assignment, so safe to read from another
-thread). At the deadline the seat answers that action when it belongs to this very
-decision (``ctx`` is the context the seat passed) and is legal.
+the player's ``interim = (ctx, action)`` (declared by the interface, None by default),
+set during ``act(ctx)`` and replaced as its search improves (one attribute assignment,
+so safe to read from another thread). At the deadline the seat answers that action when
+it belongs to this very decision (``ctx`` is the context the seat passed) and is legal.
 
 The fallback when the player is late with nothing better: check when checking is free,
 otherwise call.
@@ -67,7 +68,7 @@ from agent.game.events import Event, HandStarted, HoleCards
 from agent.game.records import HandRecord, WriteReport
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker, TrackerError
-from agent.players import HOOKS, Player
+from agent.players import Player
 
 __all__ = ["Seat", "SeatError", "SeatStats", "fallback_action", "table_generator"]
 
@@ -164,9 +165,9 @@ class Seat:
         self.source = source
         self.tracker = Tracker(self.me)
         self.stats = SeatStats()
-        self._hooks = tuple(getattr(player, hook, None) for hook in HOOKS)
-        # See the module docstring: constant-time players without hooks decide inline.
-        self._inline = getattr(player, "instant", False) is True and not any(self._hooks)
+        self._hooks = player.hand_hooks()  # only those the player overrides are called
+        # See the module docstring: constant-time players without hand hooks decide inline.
+        self._inline = player.instant and not any(self._hooks)
         self._broken: str | None = None  # why the current hand was abandoned
         self._closed = False
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -355,7 +356,7 @@ class Seat:
 
     def _late(self, ctx: GameContext, deadline_s: float | None) -> Action:
         self.stats.late += 1
-        interim = getattr(self.player, "interim", None)
+        interim = self.player.interim
         if (type(interim) is tuple and len(interim) == 2 and interim[0] is ctx
                 and interim[1] in ctx.legal_actions):
             self.stats.interim += 1
@@ -371,8 +372,8 @@ class Seat:
 
     @property
     def follows_events(self) -> bool:
-        """Whether the seat needs every event. An instant player without hooks and a seat
-        without a sink do not: a dealer that owns the hand's rules state may instead ask
+        """Whether the seat needs every event. An instant player without hand hooks and a
+        seat without a sink do not: a dealer that owns the hand's rules state may instead ask
         :meth:`decide_on` with its own snapshot and report the end with :meth:`hand_done`,
         sparing a second tracker the same events (agent.play.acpc_dealer does)."""
         return not self._inline or self.sink is not None
@@ -399,10 +400,8 @@ class Seat:
 
     def _tell_deadline(self, deadline_s: float | None) -> None:
         # A player that can budget its time (Poki's simulator) is told the decision's
-        # deadline before it acts; players without the hook are not affected.
-        hook = getattr(self.player, "set_deadline", None)
-        if callable(hook):
-            hook(deadline_s)
+        # deadline before it acts; the interface's default ignores it.
+        self.player.set_deadline(deadline_s)
 
     def decide(self, deadline_s: float | None = None) -> Action:
         """Our action now: the player's if it answers within ``deadline_s`` seconds

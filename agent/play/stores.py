@@ -6,9 +6,9 @@
 * :meth:`DatabaseWriter.models`: the model store a player at a live table reads and
   writes through (agent.models.store.ThreadBoundStore: every call forwarded to the writer
   thread), so the engine gets there exactly what it gets from the database in a match.
-* :func:`attach_models`: the one way a runner gives a player its models (a match, the
-  ACPC client, the IRC bot): the player's ``attach_store``, which refuses a store that
-  lacks any part of the interface. Players that model no one (house bots) have none.
+* A runner (a match, the ACPC client, the IRC bot) gives a player its models through
+  the player's ``attach_store`` (agent.players.interface), which refuses a store that
+  lacks any part of the interface; players that model no one (house bots) ignore it.
 """
 from __future__ import annotations
 
@@ -20,34 +20,17 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.game.records import HandRecord, RecordError, WriteReport
 from agent.models.store import MemoryModelStore, ModelStore, ThreadBoundStore
-from agent.players import Player
 
-__all__ = ["DatabaseWriter", "attach_models", "describe_player"]
+if TYPE_CHECKING:
+    from db.database import Database
+
+__all__ = ["DatabaseWriter"]
 
 log = logging.getLogger("poki.store")
-
-
-def attach_models(player: Player, store: ModelStore, network: str, *, writes: bool = False) -> bool:
-    """Give ``player`` its opponent models from ``store`` (its ``attach_store``): the one
-    way every runner does it. ``writes`` False: the runner stores each finished hand once
-    itself. False for a player that models no one; StoreError (agent.models.store) for a
-    store that cannot serve the player, before anything is played."""
-    attach = getattr(player, "attach_store", None)
-    if attach is None:
-        return False
-    attach(store, network, writes=writes)
-    return True
-
-
-def describe_player(player: Player) -> str:
-    """What a player runs with, for the banner a bot prints at start (its ``describe()``
-    when it has one, else its kind)."""
-    describe = getattr(player, "describe", None)
-    return describe() if callable(describe) else f"{player.name}: {type(player).__name__}"
 
 
 _STOP = object()
@@ -103,6 +86,7 @@ class DatabaseWriter:
         self._read = False  # a read has come: hands are no longer grouped
         self._opened = threading.Event()
         self._open_error: BaseException | None = None
+        self._database: Database | None = None  # the store when it is a database file (closed at the end)
         self._thread = threading.Thread(target=self._run, name="db-writer", daemon=True)
         self._thread.start()
         self._opened.wait(60)
@@ -117,7 +101,8 @@ class DatabaseWriter:
             else:
                 from db.database import Database
 
-                self.store = Database(self.db_path, half_life=self.half_life, synchronous=self.synchronous)
+                self._database = Database(self.db_path, half_life=self.half_life, synchronous=self.synchronous)
+                self.store = self._database
         except BaseException as exc:  # noqa: BLE001 - reported to the opener
             self._open_error = exc
             self._opened.set()
@@ -167,9 +152,8 @@ class DatabaseWriter:
                 else:
                     future.set_result(result)
         finally:
-            close = getattr(self.store, "close", None)
-            if close is not None:
-                close()
+            if self._database is not None:
+                self._database.close()
 
     def _store(self, hands: list[_Hand]) -> None:
         """Write ``hands`` (in order) in one transaction per network; a hand the store

@@ -38,7 +38,6 @@ from agent.game.records import RecordError, with_content_id
 from agent.outputs import write_output
 from agent.play.dealer import Deal, Dealer, HandLog
 from agent.play.kinds import ensure_kinds
-from agent.play.stores import attach_models
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log, phh
 
@@ -178,7 +177,7 @@ def _play_batch(setup: TournamentSetup, index: int, deals: int, players: list[Pl
         # Every seat that models opponents reads them from the database ([poki-2002]: a
         # regular's history carries over); the hands are written here, once each.
         for player in players:
-            attach_models(player, store, setup.network)
+            player.attach_store(store, setup.network)
     rejected = 0
     known = 0  # hands found stored already: the same deal played the same way
     log = HandLog(acpc=log_acpc, phh=log_phh) if (log_acpc or log_phh) else None

@@ -1,5 +1,6 @@
-"""Players: the interface every decider implements (the house bots and the Poki engine),
-and a registry that names them so they can be chosen on the command line or in config.
+"""Players: the interface every decider implements (agent.players.interface: the house
+bots, the Poki engine, the equilibrium and best-response players), and a registry that
+names them so they can be chosen on the command line or in config.
 
 A player spec is ``[label=]kind[(key=value, ...)]``::
 
@@ -20,14 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from agent.game.rules import Action
-
-if TYPE_CHECKING:
-    from agent.game.context import GameContext
+from agent.players.interface import BasePlayer, Player
 
 __all__ = [
     "BasePlayer",
@@ -41,38 +39,6 @@ __all__ = [
     "parse_spec",
     "register",
 ]
-
-
-@runtime_checkable
-class Player(Protocol):
-    """A decider. Only ``name`` and ``act`` are required; the dealer calls the optional
-    hooks ``new_hand(started)``, ``observe(event)`` (every public event, and the player's
-    own hole cards) and ``end_hand(record)`` when the player defines them."""
-
-    name: str
-
-    def act(self, ctx: GameContext) -> Action: ...
-
-
-class BasePlayer:
-    """Shared plumbing: a name and the injected generator."""
-
-    def __init__(self, name: str, rng: np.random.Generator) -> None:
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"player {name!r} needs a numpy Generator, got {type(rng).__name__}")
-        self.name = name
-        self.rng = rng
-
-    def act(self, ctx: GameContext) -> Action:
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
-
-
-# Optional hooks, listed so the dealer can look them up once per seat:
-# new_hand(started: HandStarted), observe(event: Event), end_hand(record: HandRecord).
-HOOKS = ("new_hand", "observe", "end_hand")
 
 
 class SpecError(ValueError):

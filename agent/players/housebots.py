@@ -27,6 +27,7 @@ kernel's seeds included, comes from each bot's injected generator.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TypedDict
 
 import numpy as np
 
@@ -193,7 +194,7 @@ def _preflop_table() -> np.ndarray:
                 strength[high, low, suited] = kernel(_MASK[a] | _MASK[b], 0, 1, 6000,
                                                      1_000_003 * high + 1009 * low + suited)
                 combos[high, low, suited] = 6 if high == low else 4 if suited else 12
-    order = sorted(strength, key=strength.get)
+    order = sorted(strength, key=strength.__getitem__)
     table = np.zeros((13, 13, 2))
     below = 0
     for key in order:
@@ -297,7 +298,16 @@ HOUSE_KINDS: list[PlayerKind] = []
 _add = HOUSE_KINDS.append
 
 _TRIALS = Param(int, 1000, "Monte Carlo deals per hand-strength estimate", low=10, high=10**7)
-_SHARE = dict(low=0.0, high=1.0)
+
+
+class _Bounds(TypedDict):
+    """A Param's bounds, unpacked into it."""
+
+    low: float
+    high: float
+
+
+_SHARE = _Bounds(low=0.0, high=1.0)
 
 _add(PlayerKind("call", AlwaysCall, {}, "always checks or calls"))
 _add(PlayerKind("raise", AlwaysRaise, {}, "always bets or raises (calls when capped)"))

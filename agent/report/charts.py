@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import io
 import re
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display: the report is written by a command or a background job
-from matplotlib.figure import Figure  # noqa: E402 - after matplotlib.use('Agg')
+from matplotlib.figure import Figure  # after matplotlib.use('Agg')
 
-from .stats import ACTION_KINDS, ROUNDS, PlayerStats  # noqa: E402 - after matplotlib.use('Agg')
+from .stats import ACTION_KINDS, ROUNDS, PlayerStats  # after matplotlib.use('Agg')
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType  # the rcParams' names
 
 _KIND_LABEL = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
 _KIND_COLOUR = {"f": "#9e9e9e", "k": "#90caf9", "c": "#1e88e5", "b": "#fb8c00", "r": "#e53935"}
-_RC = {
+_RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",  # text stays text: smaller files, the page's font
     "font.size": 8,
     "axes.spines.top": False,

@@ -174,8 +174,8 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
             stat_rows.append({"label": label, "short": short, "sample": sample, "cell": _cell(fig, min_sample),
                               "done": fig.done, "n": fig.n,
                               "interval": "" if fig.n == 0 else f"{100 * lo:.0f}–{100 * hi:.0f}%"})
-        lo, hi = p.af.interval
-        af_interval = "" if p.af.n == 0 else f"{lo:.2f}–{'∞' if hi is None else f'{hi:.2f}'}"
+        af_lo, af_hi = p.af.interval  # no upper bound (None) without a call
+        af_interval = "" if p.af.n == 0 else f"{af_lo:.2f}–{'∞' if af_hi is None else f'{af_hi:.2f}'}"
         ctx_rows = []
         for c in p.contexts:
             dn, ln = sum(c["decayed"]), sum(c["lifetime"])

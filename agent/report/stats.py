@@ -77,7 +77,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -263,6 +263,52 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
         if player in flags:  # an action by someone not seated says nothing of anyone
             by_round[rnd].append((player, kind, all_in))
     pre = by_round[0]
+    _preflop_flags(seated, pre, positions, flags)
+
+    # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
+    # gone quiet while others acted yet won chips, which only an all-in player can).
+    # Quits and kicks are not actions: a player who takes no decision in a round in which
+    # others did, and wins nothing, has left the hand (playersAtStreetX counts folds only,
+    # because the sites it reads record leaving as folding).
+    stuck = {p for p, _, a in pre if a}
+    remaining = _still_in(seated, pre, stuck, won)
+    last_aggressor_pre = next((p for p, k, _ in reversed(pre) if k in (BET, RAISE)), None)
+    postflop: set[int] = set()
+    for rnd in (1, 2, 3):
+        if len(remaining) < 2:
+            break
+        acts = by_round[rnd]
+        remaining = _still_in(remaining, acts, stuck, won, folds=False)
+        if rnd == 1:
+            # A hand counts in a player's post-flop figures only if the player and at
+            # least one other player could still bet after the flop.
+            live = [p for p in remaining if p not in stuck]
+            postflop = set(live) if len(live) >= 2 else set()
+        for p in remaining:
+            if p in postflop:
+                flags[p][_SAW1 + rnd - 1] = 1
+        _street_flags(rnd, by_round[rnd - 1], acts, postflop, stuck, last_aggressor_pre, flags)
+        out = {player for player, kind, _ in acts if kind == FOLD}
+        remaining = [p for p in remaining if p not in out]
+    # Showdown (sawShowdown): two or more still in at the end.
+    if len(remaining) >= 2:
+        for p in remaining:
+            if p in postflop:
+                flags[p][_SD] = 1
+                if won.get(p, 0) > 0:
+                    flags[p][_WSD] = 1
+                if flags[p][_C["fcsd_opp"]]:
+                    flags[p][_C["fcsd"]] = 1
+    for p in postflop:
+        if flags[p][_SAW1] and won.get(p, 0) > 0:
+            flags[p][_WWSF] = 1
+    return flags
+
+
+def _preflop_flags(seated: Sequence[int], pre: list[tuple[int, str, int]], positions: Mapping[int, int] | None,
+                   flags: dict[int, list[int]]) -> None:
+    """Pre-flop: VPIP, PFR, 3-bets and 4-bets; with ``positions``, the position groups
+    and the steals."""
     big_blind = next((p for p, k, _ in pre if k == BIG_BLIND), None)
     vpipers = {p for p, k, _ in pre if k in (CALL, BET, RAISE)}
     raisers = {p for p, k, _ in pre if k in (BET, RAISE)}
@@ -305,69 +351,38 @@ def hand_flags(seated: Sequence[int], actions: Iterable[tuple[int, int, str, int
             for p in stole[key]:
                 flags[p][_C[column]] = 1
 
-    # Who is still in the hand, and who of them can no longer bet ("stuck": all-in, or
-    # gone quiet while others acted yet won chips, which only an all-in player can).
-    # Quits and kicks are not actions: a player who takes no decision in a round in which
-    # others did, and wins nothing, has left the hand (playersAtStreetX counts folds only,
-    # because the sites it reads record leaving as folding).
-    stuck = {p for p, _, a in pre if a}
-    remaining = _still_in(seated, pre, stuck, won)
-    last_aggressor_pre = next((p for p, k, _ in reversed(pre) if k in (BET, RAISE)), None)
-    postflop: set[int] = set()
-    for rnd in (1, 2, 3):
-        if len(remaining) < 2:
-            break
-        acts = by_round[rnd]
-        remaining = _still_in(remaining, acts, stuck, won, folds=False)
-        if rnd == 1:
-            # A hand counts in a player's post-flop figures only if the player and at
-            # least one other player could still bet after the flop.
-            live = [p for p in remaining if p not in stuck]
-            postflop = set(live) if len(live) >= 2 else set()
-        for p in remaining:
-            if p in postflop:
-                flags[p][_SAW1 + rnd - 1] = 1
-        for player, kind, all_in in acts:
-            if all_in:
-                stuck.add(player)
-            if player not in postflop:
-                continue
-            f = flags[player]
-            if kind in (BET, RAISE):
-                f[_AGGR1 + rnd - 1] = 1
-                f[_BETS_RAISES] += 1
-            elif kind == CALL:
-                f[_CALLS] += 1
-        if rnd == 1:
-            _continuation_bet(acts, last_aggressor_pre, postflop, flags)
-            flop_callers = showdown_after_flop_call(acts, postflop)
-            for p in flop_callers:
-                flags[p][_C["fcsd_opp"]] = 1
-        else:
-            cbettor, cbet = later_cbets(by_round[rnd - 1], acts, postflop)
-            if cbettor is not None:
-                flags[cbettor][_C[f"cb{rnd}_opp"]] = 1
-                flags[cbettor][_C[f"cb{rnd}"]] = int(cbet)
-        chances, raised = check_raises(acts, postflop)
-        for p in chances:
-            flags[p][_C[f"cr{rnd}_opp"]] = 1
-        for p in raised:
-            flags[p][_C[f"cr{rnd}"]] = 1
-        out = {player for player, kind, _ in acts if kind == FOLD}
-        remaining = [p for p in remaining if p not in out]
-    # Showdown (sawShowdown): two or more still in at the end.
-    if len(remaining) >= 2:
-        for p in remaining:
-            if p in postflop:
-                flags[p][_SD] = 1
-                if won.get(p, 0) > 0:
-                    flags[p][_WSD] = 1
-                if flags[p][_C["fcsd_opp"]]:
-                    flags[p][_C["fcsd"]] = 1
-    for p in postflop:
-        if flags[p][_SAW1] and won.get(p, 0) > 0:
-            flags[p][_WWSF] = 1
-    return flags
+
+def _street_flags(rnd: int, before: list[tuple[int, str, int]], acts: list[tuple[int, str, int]],
+                  postflop: set[int], stuck: set[int], last_aggressor_pre: int | None,
+                  flags: dict[int, list[int]]) -> None:
+    """One post-flop street (``acts``; ``before``: the street before it): aggression,
+    calls, continuation bets and check-raises; a player all-in in it joins ``stuck``."""
+    for player, kind, all_in in acts:
+        if all_in:
+            stuck.add(player)
+        if player not in postflop:
+            continue
+        f = flags[player]
+        if kind in (BET, RAISE):
+            f[_AGGR1 + rnd - 1] = 1
+            f[_BETS_RAISES] += 1
+        elif kind == CALL:
+            f[_CALLS] += 1
+    if rnd == 1:
+        _continuation_bet(acts, last_aggressor_pre, postflop, flags)
+        flop_callers = showdown_after_flop_call(acts, postflop)
+        for p in flop_callers:
+            flags[p][_C["fcsd_opp"]] = 1
+    else:
+        cbettor, cbet = later_cbets(before, acts, postflop)
+        if cbettor is not None:
+            flags[cbettor][_C[f"cb{rnd}_opp"]] = 1
+            flags[cbettor][_C[f"cb{rnd}"]] = int(cbet)
+    chances, raised = check_raises(acts, postflop)
+    for p in chances:
+        flags[p][_C[f"cr{rnd}_opp"]] = 1
+    for p in raised:
+        flags[p][_C[f"cr{rnd}"]] = 1
 
 
 def _still_in(players: Sequence[int], acts: list[tuple[int, str, int]], stuck: set[int],
@@ -417,6 +432,24 @@ def _continuation_bet(acts: list[tuple[int, str, int]], aggressor: int | None, p
 # ------------------------------------------------------------------------------ players
 
 
+class PositionFigures(TypedDict):
+    """A player's hands, VPIP and PFR in one position group."""
+
+    hands: int
+    vpip: Figure
+    pfr: Figure
+
+
+class _OurTotals(TypedDict):
+    """Our results summed hand by hand (OurResults once done)."""
+
+    hands: int
+    net: float
+    net_sb: float
+    rake: float
+    flows: float
+
+
 @dataclass
 class PlayerStats:
     """Everything the report says about one player."""
@@ -435,7 +468,7 @@ class PlayerStats:
     timeline: dict[str, list[float]] = field(default_factory=dict)  # filled for charted players
     vs_us_curve: list[float] = field(default_factory=list)  # cumulative, small bets, hand by hand shared
     vs_us_chips: float | None = None  # won from / lost to us in all, chips (None: no hand shared)
-    positions: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> hands, vpip, pfr
+    positions: dict[str, PositionFigures] = field(default_factory=dict)  # by position group
     sessions: list[dict[str, Any]] = field(default_factory=list)  # filled for charted players
 
     def to_json(self) -> dict[str, Any]:
@@ -564,7 +597,7 @@ def compute(
     # in small bets, if we sat in it; NaN if we did not.
     row_vs_us = np.full(n_rows, np.nan)
     row_vs_chips = np.zeros(n_rows, dtype=np.float64)
-    our = {"hands": 0, "net": 0.0, "net_sb": 0.0, "rake": 0.0, "flows": 0.0}
+    our = _OurTotals(hands=0, net=0.0, net_sb=0.0, rake=0.0, flows=0.0)
     ai = ri = 0
     n_actions, n_results = len(actions), len(results)
     i = 0
@@ -672,8 +705,8 @@ def compute(
 
     started = [t for _, _, t, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
-    for _, _, _, net in hand_rows:
-        networks[net] = networks.get(net, 0) + 1
+    for _, _, _, hand_network in hand_rows:
+        networks[hand_network] = networks.get(hand_network, 0) + 1
     return ReportData(
         path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
         last_hand_at=max(started) if started else None, networks=networks, players=out,
@@ -719,7 +752,7 @@ def _figures(s: np.ndarray) -> dict[str, Figure]:
     }
 
 
-def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[dict[str, dict[str, Figure]]]:
+def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[dict[str, PositionFigures]]:
     """Per player, per position group: VPIP and PFR over the hands dealt there."""
     group = table[:, _C["pos"]] - 1
     known = group >= 0
@@ -733,7 +766,7 @@ def _by_position(inverse: np.ndarray, players: int, table: np.ndarray) -> list[d
     opp, vpip, pfr = count("vpip_opp"), count("vpip"), count("pfr")
     out = []
     for x in range(players):
-        row = {}
+        row: dict[str, PositionFigures] = {}
         for g, name in enumerate(POSITION_GROUPS):
             k = x * len(POSITION_GROUPS) + g
             row[name] = {"hands": int(dealt[k]), "vpip": Figure(int(vpip[k]), int(opp[k])),

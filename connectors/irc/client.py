@@ -1,8 +1,16 @@
-"""The IRC side of Poki's bots: one connection to one server, on the ``irc`` library's
-reactor, run by a loop on its own thread.
+"""The IRC side of Poki's bots: one connection to one server, run by a loop on its own
+thread.
 
 What every bot needs, done once here:
 
+* **lines in and out**: the server's bytes are cut into bounded lines by
+  connectors.irc.framing (a line over 8 KiB dropped, a line that is not UTF-8 read as
+  Latin-1) and split by ``identity.parse_line``; the commands the bots use become
+  :class:`IrcEvent` objects, and no line a server sends, however malformed, raises out
+  of the read. (No IRC library: the one once used, ``irc``, raised out of its read on a
+  QUIT or PRIVMSG without parameters, buffered a line without end without bound, and
+  offered a rate limit that blocks the loop thread and a back-off drawn from the global
+  ``random``; what was left of it was its parser, kept short here.)
 * **reconnect with back-off**: a lost connection (or one refused) is tried again after
   ``min`` seconds, doubling up to ``max``, with jitter from the injected generator; the
   channels are joined again on every (re)connection, and after a kick;
@@ -16,15 +24,15 @@ What every bot needs, done once here:
   registered within ``connect_timeout`` seconds is dropped and tried again with back-off;
 * **flood control**: every line we send goes through a token bucket (``burst`` lines at
   once, then ``rate`` lines a second; rate 0 means no limit), so the bot never trips a
-  server's flood limit however fast its owner talks; what waits for the bucket waits in
+  server's flood limit however fast its owner talks (``by_server``: the budget of the
+  server's software, connectors.irc.servers, once its 004 names it); what waits for the bucket waits in
   a priority queue (connectors.irc.send_queue: the game's lines before answers, answers
   to one nick coalesced), and :meth:`IrcClient.when_delivered` tells when the lines
   queued so far have gone past the server's own flood delay (a PING behind them);
-* **cheap lines**: a table is a stream of PRIVMSG and NOTICE lines, so those take a short
-  path from the socket to the owner (:class:`_Connection`), without the library's generic
-  event machinery; every other line (registration, PING, JOIN, numerics) goes through
-  the library as before. Lines queued together leave in one write (one wake-up of the
-  server and of every reader instead of one per line);
+* **cheap lines**: a table is a stream of PRIVMSG and NOTICE lines, so those are split on
+  their first spaces straight into an event (``_on_line``); every other line (registration,
+  PING, JOIN, numerics) is parsed whole. Lines queued together leave in one write (one
+  wake-up of the server and of every reader instead of one per line);
 * **threads**: the loop thread alone touches the connection. Any thread may call
   :meth:`IrcClient.say`, :meth:`IrcClient.notice`, :meth:`IrcClient.call_soon` and
   :meth:`IrcClient.call_later`; they queue work and wake the loop. PINGs are answered on
@@ -48,25 +56,28 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import irc.client
 import numpy as np
 
 from connectors.irc import identity
+from connectors.irc.framing import MAX_READ_LINE, LineError, LineReader, encode_line
 from connectors.irc.identity import Login, Negotiation, Tls, nickserv_verdict, parse_line
 from connectors.irc.send_queue import OutLine, Priority, SendQueue
+from connectors.irc.servers import MAX_VERSION, SendBudget, profile_for, software
 
-__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "Priority", "TokenBucket", "Tls", "account_tag"]
+__all__ = ["Backoff", "IrcClient", "IrcEvent", "Login", "Priority", "SendBudget", "TokenBucket", "Tls", "account_tag"]
 
 log = logging.getLogger("poki.irc")
+# The send budget chosen for a server, a logger of its own: `poki irc` shows it to the user
+# whatever the log level (agent.cli.irc).
+budget_log = logging.getLogger("poki.irc.budget")
 
-_EVENTS = ("welcome", "nicknameinuse", "erroneusnickname", "nickcollision", "unavailresource",
-           "disconnect", "pubmsg", "privmsg", "action", "pubnotice", "privnotice", "join", "part",
-           "quit", "nick", "kick", "whoreply", "namreply")
 MAX_LINE_BYTES = 400  # message text per line; the server adds our prefix within 512
-MAX_READ_LINE = 8192  # longest line read (IRC's limit is 512 bytes, IRCv3 tags add 8 KiB)
-# Lines the client reads itself before the library: the login exchange, a refused
-# server password (464 ERR_PASSWDMISMATCH) and the server's last word (ERROR).
+# Lines of the login exchange, a refused server password (464 ERR_PASSWDMISMATCH) and the
+# server's last word (ERROR).
 _IDENTITY_LINES = identity.COMMANDS | {"464", "ERROR"}
+# Our nick refused at registration: 432 ERR_ERRONEUSNICKNAME, 433 ERR_NICKNAMEINUSE,
+# 436 ERR_NICKCOLLISION, 437 ERR_UNAVAILRESOURCE.
+_NICK_REFUSED = frozenset({"432", "433", "436", "437"})
 # An ERROR before registration that trying again will not change (a server password, a ban).
 _REFUSED_AT_THE_DOOR = re.compile(r"password|access denied|banned|k-?lined|g-?lined|z-?lined", re.IGNORECASE)
 REGAIN_PAUSE_SECONDS = 1.5  # after asking the services for our nick, and after taking it
@@ -141,112 +152,6 @@ class _Timer:
         self.cancelled = True
 
 
-class _Connection(irc.client.ServerConnection):
-    """The library's server connection with a short path for user PRIVMSG and NOTICE
-    lines, the lines a table is made of. The library turns every line into an Event, looks
-    its command up, builds argument and tag objects, dequotes CTCP and sorts the global
-    handlers under a lock; for ``:nick!user@host PRIVMSG <target> :<text>`` all of that
-    gives what splitting the line on its first spaces gives, at a fraction of the cost.
-    Of IRCv3 tags only the sender's account is read (account-tag). Lines with CTCP or
-    low-level quoting, server sources and every other command go to the library unchanged.
-
-    Reading and writing are short too: :meth:`process_data` splits what one ``recv``
-    brought into lines itself (the library's line buffer runs a regular expression, a
-    generator and a debug log call per line, and its strict decoding raises out of the
-    read on a line that is not UTF-8, losing the lines after it; here such a line is read
-    as Latin-1, as IRC clients do), and :meth:`_prep_message` encodes a line with the
-    checks that matter (no line feed, 512 bytes at most)."""
-
-    owner: IrcClient | None = None
-    _pending: bytes = b""  # the unfinished last line of the previous read
-    overlong = 0  # lines dropped for being longer than MAX_READ_LINE bytes
-
-    def reset_reader(self) -> None:
-        """A new connection starts with no unfinished line."""
-        self._pending = b""
-
-    def process_data(self) -> None:
-        sock = self.socket
-        try:
-            data = sock.recv(65536)
-        except OSError:
-            self.disconnect("Connection reset by peer")
-            return
-        if not data:
-            self.disconnect("Connection reset by peer")
-            return
-        pending = getattr(sock, "pending", None)
-        if pending is not None:
-            # TLS: what the library decrypted beyond this read is invisible to select().
-            try:
-                while pending():
-                    data += sock.recv(65536)
-            except OSError:
-                self.disconnect("Connection reset by peer")
-                return
-        if self._pending:
-            data = self._pending + data
-        lines = data.split(b"\n")
-        rest = lines.pop()
-        if len(rest) > MAX_READ_LINE:
-            # No line feed in sight: a broken or hostile server; drop it, keep reading.
-            self.overlong += 1
-            log.warning("dropped %d bytes without a line end from %s", len(rest), getattr(self, "server", "the server"))
-            rest = b""
-        self._pending = rest
-        for raw in lines:
-            if raw[-1:] == b"\r":
-                raw = raw[:-1]
-            if not raw:
-                continue
-            if len(raw) > MAX_READ_LINE:
-                self.overlong += 1
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = raw.decode("latin-1")
-            self._process_line(line)
-            if self.socket is not sock:
-                return  # a handler ended the connection: the rest was for it
-
-    def _process_line(self, line: str) -> None:
-        owner = self.owner
-        body, account = line, ""
-        if line[:1] == "@":  # IRCv3 tags: only the sender's account matters here
-            tags, _, body = line.partition(" ")
-            account = account_tag(tags)
-        if owner is not None and body[:1] == ":":
-            prefix, _, rest = body.partition(" ")
-            command, _, rest = rest.partition(" ")
-            if command == "PRIVMSG" or command == "NOTICE":
-                target, _, text = rest.partition(" ")
-                if (text[:1] == ":" and "!" in prefix and target
-                        and "\x01" not in text and "\x10" not in text):
-                    nick, _, userhost = prefix[1:].partition("!")
-                    owner._emit(IrcEvent("message" if command == "PRIVMSG" else "notice",
-                                         nick, userhost, target, text[1:], "", account))
-                    return
-        if owner is not None:
-            _, command, params = parse_line(line)
-            if command == "PONG" and params and params[-1].startswith(_DELIVERY_TOKEN):
-                owner._on_delivered(params[-1])
-                return
-            if command in _IDENTITY_LINES:
-                owner._on_identity_line(command, params)
-                if command != "ERROR" or owner.failure is not None:
-                    return
-        super()._process_line(line)
-
-    def _prep_message(self, string: str) -> bytes:
-        if "\n" in string or "\r" in string:
-            raise irc.client.InvalidCharacters("an IRC line cannot hold CR or LF")
-        data = string.encode("utf-8")
-        if len(data) > 510:  # IRC's 512 bytes with the CR LF
-            raise irc.client.MessageTooLong("Messages limited to 512 bytes including CR/LF")
-        return data + b"\r\n"
-
-
 def account_tag(tags: str) -> str:
     """The ``account`` tag's value in an IRCv3 tags prefix (``@a=1;account=poki``), or "".
 
@@ -265,32 +170,20 @@ def account_tag(tags: str) -> str:
     return ""
 
 
-class _Reactor(irc.client.Reactor):
-    connection_class = _Connection
-
-
-class _Dialer:
-    """The library's connect factory: opens the TCP connection (and the TLS session) within
-    ``timeout`` seconds, then writes the lines that must come before the library's NICK and
-    USER (``CAP LS 302``, ``PASS``), straight to the socket: never through a logger."""
-
-    def __init__(self, host: str, timeout: float, context: ssl.SSLContext | None, opening: list[str]) -> None:
-        self.host, self.timeout, self.context, self.opening = host, timeout, context, opening
-
-    def __call__(self, address: tuple[str, int]) -> socket.socket:
-        sock = socket.create_connection(address, timeout=self.timeout)
-        try:
-            # Lines are small and each waits for an answer: no Nagle delay.
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if self.context is not None:
-                sock = self.context.wrap_socket(sock, server_hostname=self.host)
-            if self.opening:
-                sock.sendall("".join(f"{line}\r\n" for line in self.opening).encode("utf-8"))
-            sock.settimeout(None)
-        except BaseException:
-            sock.close()
-            raise
-        return sock
+def _open_socket(host: str, port: int, timeout: float, context: ssl.SSLContext | None) -> socket.socket:
+    """The TCP connection (and its TLS session) to ``host:port``, opened within ``timeout``
+    seconds; OSError (ssl.SSLError among them) when it cannot be."""
+    sock = socket.create_connection((host, port), timeout=timeout)
+    try:
+        # Lines are small and each waits for an answer: no Nagle delay.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if context is not None:
+            sock = context.wrap_socket(sock, server_hostname=host)
+        sock.settimeout(None)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _tls_refusal(exc: BaseException, host: str, port: int) -> str | None:
@@ -316,7 +209,7 @@ class IrcClient:
                  rng: np.random.Generator | None = None, name: str | None = None,
                  tls: Tls | None = None, login: Login | None = None, connect_timeout: float = 30.0,
                  on_failure: Callable[[str], object] | None = None, capabilities: tuple[str, ...] = (),
-                 answer_gap: float = 10.0) -> None:
+                 answer_gap: float = 10.0, budget: SendBudget | None = None, by_server: bool = False) -> None:
         self.host, self.port = host, port
         self.tls = tls
         # Built now: a certificate file that cannot be read fails the bot at start-up.
@@ -330,15 +223,26 @@ class IrcClient:
         self.realname = realname
         self.channels: list[str] = list(channels)
         self.handler = handler
-        self.bucket = TokenBucket(flood_burst, flood_rate)
+        # The send budget: ``budget``, else flood_burst lines at once then flood_rate a
+        # second; with ``by_server``, replaced by the budget of the server's software once
+        # its 004 names it (connectors.irc.servers), on every connection.
+        self._first_budget = budget if budget is not None else SendBudget("custom", flood_burst, flood_rate)
+        self.by_server = by_server
+        self.budget = self._first_budget
+        self.bucket = TokenBucket(self.budget.burst, self.budget.rate)
+        self.server_version = ""  # the server's version as its 004 gave it ("" until then)
         self.backoff = Backoff(reconnect_min, reconnect_max, rng or np.random.default_rng(0))
         self.name = name or nick
-        self.reactor = _Reactor()
-        # Only the events the bots use (not "all_events": every line would also come as a
-        # raw event, twice the calls for nothing).
-        for kind in _EVENTS:
-            self.reactor.add_global_handler(kind, self._on_event, 0)
-        self.connection: irc.client.ServerConnection | None = None
+        self._sock: socket.socket | None = None  # the connection to the server, while open
+        self._reader = LineReader(MAX_READ_LINE)  # the server's bytes into lines
+        self._me = nick  # our nick as the server knows it on this connection
+        # The server's commands the bots use, and what reads each (every other is ignored).
+        self._commands: dict[str, Callable[[str, str, list[str], str], None]] = {
+            "001": self._on_welcome, "004": self._on_myinfo, "JOIN": self._on_join, "PART": self._on_part,
+            "QUIT": self._on_quit, "NICK": self._on_nick, "KICK": self._on_kick, "352": self._on_who,
+            "353": self._on_names,
+            "PRIVMSG": self._on_message, "NOTICE": self._on_message,
+            **{code: self._on_nick_refused for code in _NICK_REFUSED}}
         self.registered = False
         self.connects = 0  # successful registrations, for tests and status
         self.attempts = 0  # connections tried
@@ -387,10 +291,23 @@ class IrcClient:
 
     @property
     def nick(self) -> str:
-        conn = self.connection
-        if conn is not None and self.registered:
-            return conn.get_nickname()
-        return self.wanted_nick
+        return self._me if self.registered else self.wanted_nick
+
+    @property
+    def overlong(self) -> int:
+        """Lines from the server dropped for being longer than MAX_READ_LINE bytes."""
+        return self._reader.overlong
+
+    def describe_budget(self) -> str:
+        """The send budget in use, for a start line."""
+        if self.by_server and not self.server_version:
+            return f"send budget by the server's software (until it answers, {self.budget.describe()})"
+        return f"send budget {self.budget.describe()}"
+
+    def tls_version(self) -> str | None:
+        """The TLS version of the open connection ("TLSv1.3" ...), None without TLS."""
+        sock = self._sock
+        return sock.version() if isinstance(sock, ssl.SSLSocket) else None
 
     def _wake(self) -> None:
         if threading.get_ident() == self._loop_ident:
@@ -457,18 +374,18 @@ class IrcClient:
         if self._tls_context is not None:
             return False  # one TLS session is not to be written and read by two threads at once
         with self._send_lock:
-            conn = self.connection
-            if self._outbox or not self.registered or conn is None or conn.socket is None:
+            sock = self._sock
+            if self._outbox or not self.registered or sock is None:
                 return False
             if self.bucket.take() > 0:
                 return False
             try:
-                data = conn._prep_message(line)
-            except (irc.client.MessageTooLong, irc.client.InvalidCharacters):
-                log.error("%s: line not sent (over 512 bytes or bad characters): %.80r", self.name, line)
+                data = encode_line(line)
+            except LineError as exc:
+                log.error("%s: line not sent (%s): %.80r", self.name, exc, line)
                 return True
             try:
-                conn.socket.sendall(data)
+                sock.sendall(data)
             except OSError:
                 return True  # the connection is going: the loop sees it and reconnects
             self.lines_sent += 1
@@ -531,10 +448,9 @@ class IrcClient:
 
     def _step(self) -> None:
         now = time.monotonic()
-        conn = self.connection
-        if (conn is None or not conn.is_connected()) and now >= self._next_connect and self.failure is None:
+        if self._sock is None and now >= self._next_connect and self.failure is None:
             self._connect()
-            conn = self.connection
+        sock = self._sock
         wait = 0.5
         if self._timers:
             wait = min(wait, max(0.0, self._timers[0][0] - now))
@@ -543,7 +459,6 @@ class IrcClient:
         pause = self._flush()
         if pause is not None:
             wait = min(wait, pause)
-        sock = conn.socket if conn is not None else None
         if sock is None and self.failure is None:
             wait = min(wait, max(0.0, self._next_connect - now))
         wake_r = self._wake_r
@@ -557,8 +472,8 @@ class IrcClient:
                     pass
             except (BlockingIOError, OSError):
                 pass
-        if sock is not None and sock in ready and conn.socket is sock:
-            conn.process_data()
+        if sock is not None and sock in ready and self._sock is sock:
+            self._read(sock)
         calls = self._calls
         while calls:
             self._guard(calls.popleft())
@@ -578,15 +493,15 @@ class IrcClient:
     def _guard(self, fn: Callable[[], object]) -> None:
         try:
             fn()
-        except Exception:  # noqa: BLE001 - the owner's bug must not kill the connection
+        except Exception:  # the owner's bug must not kill the connection
             log.exception("%s: error in a scheduled call", self.name)
 
     def _flush(self) -> float | None:
         """Send what the bucket allows, best priority first, in one write; the seconds
         until the next line may go, if any wait."""
         outbox = self._outbox
-        conn = self.connection
-        if not outbox or conn is None or conn.socket is None:
+        sock = self._sock
+        if not outbox or sock is None:
             return None
         batch: list[bytes] = []
         sent: list[Callable[[], object]] = []
@@ -604,23 +519,23 @@ class IrcClient:
                     pause = outbox.ready_in()
                     break
                 try:
-                    batch.append(conn._prep_message(line.text))
-                except (irc.client.MessageTooLong, irc.client.InvalidCharacters):
-                    log.error("%s: line not sent (over 512 bytes or bad characters): %.80r", self.name, line.text)
+                    batch.append(encode_line(line.text))
+                except LineError as exc:
+                    log.error("%s: line not sent (%s): %.80r", self.name, exc, line.text)
                     continue
                 if line.on_sent is not None:
                     sent.append(line.on_sent)
             if not batch:
                 return pause
             try:
-                conn.socket.sendall(b"".join(batch))
+                sock.sendall(b"".join(batch))
             except OSError:
                 written = False
             else:
                 written = True
                 self.lines_sent += len(batch)
         if not written:
-            conn.disconnect("Connection reset by peer.")  # outside the lock: it runs handlers
+            self._lost("Connection reset by peer")  # outside the lock: it runs handlers
             return None
         for fn in sent:  # outside the lock too: they may queue lines
             self._guard(fn)
@@ -635,46 +550,97 @@ class IrcClient:
         self._deliveries.clear()
         self._last_error = ""
         self._services_wait = ""
-        if self.connection is None:
-            self.connection = self.reactor.server()
-            self.connection.owner = self
-        self.connection.reset_reader()
+        self._reader.reset()
+        self._me = self.wanted_nick
+        self.server_version = ""
+        if self.by_server and self.budget != self._first_budget:
+            self._use_budget(self._first_budget)  # another server may answer this time
         login = self.login
         self._negotiation = negotiation = Negotiation(login, self.wanted_nick, self.capabilities)
+        # CAP LS and PASS come before NICK and USER (the server then holds the
+        # registration until CAP END); all in one write, never logged: PASS is a secret.
         opening = negotiation.opening()
         if login is not None and login.server_password:
             opening.append(f"PASS {login.server_password}")
+        opening += [f"NICK {self.wanted_nick}", f"USER {self.username} 0 * :{self.realname}"]
         self.attempts += 1
         try:
-            self.connection.connect(self.host, self.port, self.wanted_nick,
-                                    username=self.username, ircname=self.realname,
-                                    connect_factory=_Dialer(self.host, self.connect_timeout,
-                                                            self._tls_context, opening))
-        except irc.client.ServerConnectionError as exc:
-            refusal = _tls_refusal(exc.__cause__, self.host, self.port) if exc.__cause__ else None
+            sock = _open_socket(self.host, self.port, self.connect_timeout, self._tls_context)
+        except OSError as exc:
+            refusal = _tls_refusal(exc, self.host, self.port)
             if refusal is not None:
                 self._fail(refusal)
                 return
             delay = self.backoff.next()
             self._next_connect = time.monotonic() + delay
             hint = ""
-            if self._tls_context is not None and isinstance(exc.__cause__, TimeoutError):
+            if self._tls_context is not None and isinstance(exc, TimeoutError):
                 hint = " (no TLS answer: is it the server's TLS port?)"
             log.info("%s: cannot connect to %s:%s (%s)%s; next try in %.1f s",
-                     self.name, self.host, self.port, exc.__cause__ or exc, hint, delay)
+                     self.name, self.host, self.port, exc, hint, delay)
             return
+        self._sock = sock
+        self._write_now(opening, counted=False)
         # Registration (and the login before it) must end within the time limit.
         attempt = self.attempts
         self._attempt_timer = self.call_later(self.connect_timeout, lambda: self._registration_overdue(attempt))
 
     def _registration_overdue(self, attempt: int) -> None:
-        conn = self.connection
-        if attempt != self.attempts or self.registered or conn is None or not conn.is_connected():
+        if attempt != self.attempts or self.registered or self._sock is None:
             return
         waited = "the login (SASL)" if not self._negotiation.finished else "the welcome"
         log.warning("%s: %s:%s did not finish registering within %g s (waited for %s); trying again",
                     self.name, self.host, self.port, self.connect_timeout, waited)
-        conn.disconnect("registration timed out")
+        self._hang_up("registration timed out")
+
+    def _hang_up(self, message: str) -> None:
+        """Say QUIT (best effort) and close the connection; the owner is told it is lost."""
+        if self._sock is None:
+            return
+        self._write_now([f"QUIT :{message}" if message else "QUIT"], counted=False)
+        self._lost(message)
+
+    def _lost(self, reason: str) -> None:
+        """The connection is over (closed by us or by the server, or broken): close the
+        socket, reconnect after the back-off unless stopping or failed, tell the owner."""
+        sock = self._sock
+        if sock is None:
+            return
+        self._sock = None
+        with self._send_lock:  # not while another thread writes to it (_send_now)
+            try:
+                sock.shutdown(socket.SHUT_WR)  # our last lines, then the end
+            except OSError:
+                pass
+            sock.close()
+        self.registered = False
+        self.account = None
+        self._services_wait = ""
+        self.joined.clear()
+        if not self._stop.is_set() and self.failure is None:
+            delay = self.backoff.next()
+            self._next_connect = time.monotonic() + delay
+            why = f"{reason}; the server said: {self._last_error}" if self._last_error else reason
+            log.info("%s: disconnected (%s); reconnecting in %.1f s", self.name, why, delay)
+        self._emit(IrcEvent("disconnected", text=reason))
+
+    def _read(self, sock: socket.socket) -> None:
+        """Read what the server sent and handle its lines (loop thread)."""
+        try:
+            data = sock.recv(65536)
+            if isinstance(sock, ssl.SSLSocket):
+                # What TLS decrypted beyond this read is invisible to select(): read it now.
+                while data and sock.pending():
+                    data += sock.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            self._lost("Connection reset by peer")
+            return
+        for line in self._reader.feed(data):
+            self._on_line(line)
+            if self._sock is not sock:
+                return  # a handler ended the connection: the rest was for it
 
     def _fail(self, reason: str) -> None:
         """Give up for good: a refusal that trying again cannot fix. The connection is
@@ -684,30 +650,33 @@ class IrcClient:
             return
         self.failure = reason
         log.error("%s: %s", self.name, reason)
-        conn = self.connection
-        if conn is not None and conn.is_connected():
-            try:
-                conn.quit("cannot log in")
-            except irc.client.ServerNotConnectedError:
-                pass
-            conn.disconnect("cannot log in")
+        self._hang_up("cannot log in")
         if self.on_failure is not None:
             on_failure = self.on_failure
             self._guard(lambda: on_failure(reason))
 
-    def _write_now(self, lines: list[str]) -> None:
-        """Send login lines at once (loop thread), past the flood bucket and never logged:
-        they may carry a password."""
-        conn = self.connection
-        if not lines or conn is None or conn.socket is None:
+    def _write_now(self, lines: list[str], *, counted: bool = True) -> None:
+        """Send lines of the connection itself at once (loop thread), past the flood bucket
+        and never logged: login lines may carry a password. A line that cannot be sent is
+        dropped (logged without its text); a failed write is seen by the next read.
+        ``counted``: in ``lines_sent`` (login lines are; registration, PONG, JOIN, WHO and
+        QUIT are not)."""
+        sock = self._sock
+        if not lines or sock is None:
             return
-        data = b"".join(conn._prep_message(line) for line in lines)
+        parts = []
+        for line in lines:
+            try:
+                parts.append(encode_line(line))
+            except LineError as exc:
+                log.error("%s: a %s line not sent (%s)", self.name, line.partition(" ")[0], exc)
         with self._send_lock:
             try:
-                conn.socket.sendall(data)
+                sock.sendall(b"".join(parts))
             except OSError:
                 return
-        self.lines_sent += len(lines)
+        if counted:
+            self.lines_sent += len(parts)
 
     def _on_identity_line(self, command: str, params: list[str]) -> None:
         """A line of the login exchange, a refused server password or the server's ERROR."""
@@ -786,10 +755,9 @@ class IrcClient:
         """On a fallback nick and logged in: ask the services for ours (REGAIN, RECOVER,
         GHOST in turn); not logged in: say why we keep the fallback. Then join."""
         self._services_wait = ""
-        conn = self.connection
-        if conn is None or not self.registered:
+        if self._sock is None or not self.registered:
             return
-        me = conn.get_nickname()
+        me = self._me
         if me.lower() == self.wanted_nick.lower():
             self._ready()
         elif self.account is None:
@@ -801,13 +769,12 @@ class IrcClient:
             self._regain_step(0)
 
     def _regain_step(self, step: int) -> None:
-        conn = self.connection
-        if self._services_wait != "regain" or conn is None or not self.registered:
+        if self._services_wait != "regain" or self._sock is None or not self.registered:
             return
         services = self.login.services if self.login is not None else "NickServ"
         if step >= 2 * len(identity.REGAIN_COMMANDS):
             log.warning("%s: %s would not give back the nick %s (tried %s); we stay %s", self.name, services,
-                        self.wanted_nick, ", ".join(identity.REGAIN_COMMANDS), conn.get_nickname())
+                        self.wanted_nick, ", ".join(identity.REGAIN_COMMANDS), self._me)
             self._ready()
             return
         if step % 2 == 0:  # ask ...
@@ -819,26 +786,19 @@ class IrcClient:
     def _ready(self) -> None:
         """Login and nick seen to: join the channels, once per connection."""
         self._services_wait = ""
-        conn = self.connection
-        if self._channels_joined or conn is None or not self.registered:
+        if self._channels_joined or self._sock is None or not self.registered:
             return
         self._channels_joined = True
-        for channel in self.channels:
-            conn.send_raw(f"JOIN {channel}")
+        self._write_now([f"JOIN {channel}" for channel in self.channels], counted=False)
 
     def _shutdown(self) -> None:
-        conn = self.connection
-        if conn is not None and conn.is_connected():
+        if self._sock is not None:
             deadline = time.monotonic() + 1.0
             while self._outbox and time.monotonic() < deadline:
                 pause = self._flush()
                 if pause:
                     time.sleep(min(pause, 0.1))
-            try:
-                conn.quit(self._quit_message)
-            except irc.client.ServerNotConnectedError:
-                pass
-            conn.disconnect(self._quit_message)
+            self._hang_up(self._quit_message)
         self._wake_r.close()
         self._wake_w.close()
 
@@ -849,83 +809,160 @@ class IrcClient:
         if self.handler is not None:
             self._guard(lambda: self.handler(event))  # type: ignore[misc]  # checked not None just above
 
-    def _on_event(self, conn: irc.client.ServerConnection, ev: irc.client.Event) -> None:
-        kind = ev.type
-        source = ev.source
-        nick = getattr(source, "nick", "") or ""
-        userhost = getattr(source, "userhost", "") or ""
-        text = ev.arguments[0] if ev.arguments else ""
-        me = conn.get_nickname()
-        account = ""
-        for tag in ev.tags or ():
-            if tag.get("key") == "account":
-                account = tag.get("value") or ""
-        if kind == "welcome":
-            self.registered = True
-            self.connects += 1
-            self.backoff.reset()
-            if self._attempt_timer is not None:
-                self._attempt_timer.cancel()
-            if not self._negotiation.finished:
-                self._negotiation.finished = True  # the server registered us without CAP
-            self._emit(IrcEvent("connected", target=me))
-            self._after_welcome()
-        elif kind in ("nicknameinuse", "erroneusnickname", "nickcollision", "unavailresource"):
-            if not self.registered:
-                self._nick_tries += 1
-                base = self.wanted_nick[:12] if kind != "erroneusnickname" else "poki"
-                new = f"{base}_" if self._nick_tries == 1 else f"{base}_{self._nick_tries}"
-                conn.nick(new)
-        elif kind == "disconnect":
-            self.registered = False
-            self.account = None
-            self._services_wait = ""
-            self.joined.clear()
-            if not self._stop.is_set() and self.failure is None:
-                delay = self.backoff.next()
-                self._next_connect = time.monotonic() + delay
-                why = f"{text}; the server said: {self._last_error}" if self._last_error else text
-                log.info("%s: disconnected (%s); reconnecting in %.1f s", self.name, why, delay)
-            self._emit(IrcEvent("disconnected", text=text))
-        elif kind in ("pubmsg", "privmsg", "action"):
-            self._emit(IrcEvent("message", nick, userhost, ev.target, text, "", account))
-        elif kind in ("pubnotice", "privnotice"):
-            if nick:  # not server notices
-                self._emit(IrcEvent("notice", nick, userhost, ev.target, text, "", account))
-        elif kind == "join":
-            if nick == me:
-                self.joined.add(ev.target)
-                conn.send_raw(f"WHO {ev.target}")  # who is there, with user@host
-            self._emit(IrcEvent("join", nick, userhost, ev.target, account=account))
-        elif kind == "part":
-            if nick == me:
-                self.joined.discard(ev.target)
-            self._emit(IrcEvent("part", nick, userhost, ev.target, text, "", account))
-        elif kind == "quit":
-            self._emit(IrcEvent("quit", nick, userhost, "", text, "", account))
-        elif kind == "nick":
-            if ev.target == me and self._services_wait == "regain" \
-                    and me.lower() == self.wanted_nick.lower():
-                log.info("%s: the services gave us back the nick %s", self.name, me)
+    def _on_line(self, line: str) -> None:
+        """One line from the server (loop thread). Whatever the server sends, nothing
+        raises: a line without the parameters its command needs is ignored."""
+        body, account = line, ""
+        if line[:1] == "@":  # IRCv3 tags: only the sender's account matters here
+            tags, _, body = line.partition(" ")
+            account = account_tag(tags)
+        # The lines a table is made of, a user's PRIVMSG or NOTICE that is not CTCP, split
+        # on their first spaces: what parse_line and _on_message give for them, at a
+        # fraction of the cost.
+        if body[:1] == ":":
+            prefix, _, rest = body.partition(" ")
+            command, _, rest = rest.partition(" ")
+            if command == "PRIVMSG" or command == "NOTICE":
+                target, _, text = rest.partition(" ")
+                if text[:1] == ":" and "!" in prefix and target and text[1:2] != "\x01":
+                    nick, _, userhost = prefix[1:].partition("!")
+                    self._emit(IrcEvent("message" if command == "PRIVMSG" else "notice",
+                                        nick, userhost, target, text[1:], "", account))
+                    return
+        prefix, command, params = parse_line(body)
+        if command == "PING":  # answered at once, past the queue: the loop never waits on a player
+            self._write_now([f"PONG :{params[0]}" if params else "PONG"], counted=False)
+        elif command == "PONG":
+            if params and params[-1].startswith(_DELIVERY_TOKEN):
+                self._on_delivered(params[-1])
+        elif command in _IDENTITY_LINES:
+            self._on_identity_line(command, params)
+        else:
+            read = self._commands.get(command)
+            if read is not None:
+                read(command, prefix, params, account)
+
+    # What each command means to the bots, from its source (``nick!user@host``), its
+    # parameters and the sender's account (IRCv3 account-tag); see ``_commands``.
+
+    def _on_welcome(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        if self.registered:
+            return  # once a connection: a second one is a broken server's
+        if params:
+            self._me = params[0]  # the nick we registered with, after any fallback
+        self.registered = True
+        self.connects += 1
+        self.backoff.reset()
+        if self._attempt_timer is not None:
+            self._attempt_timer.cancel()
+        if not self._negotiation.finished:
+            self._negotiation.finished = True  # the server registered us without CAP
+        self._emit(IrcEvent("connected", target=self._me))
+        self._after_welcome()
+
+    def _on_myinfo(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        """004 RPL_MYINFO: <me> <server name> <version> <user modes> <channel modes>."""
+        if len(params) < 3 or self.server_version:
+            return
+        self.server_version = version = params[2][:MAX_VERSION]
+        if not self.by_server:
+            return
+        budget = profile_for(version)
+        known = "" if software(version) is not None else " (software not recognised)"
+        budget_log.info("%s: %s:%s runs %r%s; send budget %s", self.name, self.host, self.port, version, known,
+                        budget.describe())
+        self._use_budget(budget)
+
+    def _use_budget(self, budget: SendBudget) -> None:
+        with self._send_lock:  # _send_now takes tokens from another thread
+            self.budget = budget
+            self.bucket = TokenBucket(budget.burst, budget.rate)
+
+    def _on_nick_refused(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        """Our nick is taken (or refused) while registering: ``poki_``, ``poki_2`` ..."""
+        if self.registered:
+            return
+        self._nick_tries += 1
+        base = self.wanted_nick[:12] if command != "432" else "poki"  # 432: not a nick at all
+        new = f"{base}_" if self._nick_tries == 1 else f"{base}_{self._nick_tries}"
+        self._me = new
+        self._write_now([f"NICK {new}"], counted=False)
+
+    def _on_message(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        """A PRIVMSG or NOTICE the short path in _on_line left: CTCP, a server's source, a
+        text without its colon. Of CTCP (a text in \\x01) only ACTION (``/me``) is read, as
+        a message; a notice without a source (before registration) is not passed on."""
+        if len(params) < 2:
+            return
+        nick, _, userhost = prefix.partition("!")
+        target, text = params[0], params[1]
+        if text[:1] == "\x01":
+            tag, _, text = text[1:].rstrip("\x01").partition(" ")
+            if command != "PRIVMSG" or tag != "ACTION":
+                return
+        if command == "PRIVMSG":
+            self._emit(IrcEvent("message", nick, userhost, target, text, "", account))
+        elif nick:
+            self._emit(IrcEvent("notice", nick, userhost, target, text, "", account))
+
+    def _on_join(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        if not params:
+            return
+        nick, _, userhost = prefix.partition("!")
+        channel = params[0]
+        if nick == self._me:
+            self.joined.add(channel)
+            self._write_now([f"WHO {channel}"], counted=False)  # who is there, with user@host
+        self._emit(IrcEvent("join", nick, userhost, channel, account=account))
+
+    def _on_part(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        if not params:
+            return
+        nick, _, userhost = prefix.partition("!")
+        if nick == self._me:
+            self.joined.discard(params[0])
+        self._emit(IrcEvent("part", nick, userhost, params[0], params[1] if len(params) > 1 else "", "", account))
+
+    def _on_quit(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        nick, _, userhost = prefix.partition("!")
+        self._emit(IrcEvent("quit", nick, userhost, "", params[0] if params else "", "", account))
+
+    def _on_nick(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        if not params:
+            return
+        nick, _, userhost = prefix.partition("!")
+        new = params[0]
+        if nick == self._me:
+            self._me = new
+            if self._services_wait == "regain" and new.lower() == self.wanted_nick.lower():
+                log.info("%s: the services gave us back the nick %s", self.name, new)
                 self._ready()
-            self._emit(IrcEvent("nick", nick, userhost, "", "", ev.target, account))
-        elif kind == "kick":
-            kicked = ev.arguments[0] if ev.arguments else ""
-            reason = ev.arguments[1] if len(ev.arguments) > 1 else ""
-            if kicked == me:
-                self.joined.discard(ev.target)
-                channel = ev.target
-                # Rejoin after a pause (a kick is often a warning, not a ban).
-                self.call_later(2.0, lambda: channel in self.channels and self.send_raw(f"JOIN {channel}"))
-            self._emit(IrcEvent("kick", nick, userhost, ev.target, reason, kicked, account))
-        elif kind == "whoreply":
-            args = ev.arguments
-            if len(args) >= 5:
-                self._emit(IrcEvent("who", args[4], f"{args[1]}@{args[2]}", args[0]))
-        elif kind == "namreply":
-            channel = ev.arguments[1] if len(ev.arguments) > 1 else ""
-            names = ev.arguments[2] if len(ev.arguments) > 2 else ""
-            self._emit(IrcEvent("names", target=channel, text=names))
+        self._emit(IrcEvent("nick", nick, userhost, "", "", new, account))
+
+    def _on_kick(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        if len(params) < 2:
+            return
+        nick, _, userhost = prefix.partition("!")
+        channel, kicked = params[0], params[1]
+        if kicked == self._me:
+            self.joined.discard(channel)
+            # Rejoin after a pause (a kick is often a warning, not a ban).
+            self.call_later(2.0, lambda: self._rejoin(channel))
+        self._emit(IrcEvent("kick", nick, userhost, channel, params[2] if len(params) > 2 else "", kicked, account))
+
+    def _rejoin(self, channel: str) -> None:
+        if channel in self.channels:
+            self.send_raw(f"JOIN {channel}")
+
+    def _on_who(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        """352 RPL_WHOREPLY: <me> <channel> <user> <host> <server> <nick> <flags> :<hops> <realname>."""
+        if len(params) >= 6:
+            self._emit(IrcEvent("who", params[5], f"{params[2]}@{params[3]}", params[1]))
+
+    def _on_names(self, command: str, prefix: str, params: list[str], account: str) -> None:
+        """353 RPL_NAMREPLY: <me> <symbol> <channel> :<nicks>."""
+        if len(params) >= 4:
+            self._emit(IrcEvent("names", target=params[2], text=params[3]))
 
 
 def _lines(text: str) -> list[str]:

@@ -894,7 +894,7 @@ _CONFLICT = "another dealer deals here"
 
 def is_seeded_table(msg: Line) -> bool:
     """A table-opened line saying the deck comes from a seed, not from entropy."""
-    return is_table_opened(msg) and _SEEDED in msg.text  # type: ignore[union-attr]
+    return is_table_opened(msg) and _SEEDED in msg.text  # type: ignore[union-attr]  # a table-opened line has a text
 
 
 def dealer_conflict(other: str) -> TableInfo:

@@ -26,8 +26,7 @@ MECHANISMS = ("plain", "external")
 # What services call giving a registered nick back to its owner: Atheme REGAIN (Libera,
 # OFTC ...), Anope 2.0 RECOVER, and the older GHOST (kill the holder, then take the nick).
 REGAIN_COMMANDS = ("REGAIN", "RECOVER", "GHOST")
-# The server's lines the negotiation reads (the client hands them over before the
-# library sees them).
+# The server's lines the negotiation reads (the client hands them over).
 COMMANDS = frozenset({"CAP", "AUTHENTICATE", "900", "901", "902", "903", "904", "905", "906", "907", "908"})
 
 

@@ -108,7 +108,7 @@ class SendQueue:
         now = self.clock()
         soonest = None
         for line in self._waiting.values():
-            left = self.gap - (now - self._last_sent.get(line.key, -1e18))  # type: ignore[arg-type]
+            left = self.gap - (now - self._last_sent.get(line.key, -1e18))  # type: ignore[arg-type]  # only keyed lines wait
             soonest = left if soonest is None else min(soonest, left)
         return None if soonest is None else max(0.0, soonest)
 

@@ -145,7 +145,7 @@ def hand_from_record(record: HandRecord, holes: Mapping[str, Sequence[int] | Non
     rounds = {0: 1, 3: 2, 4: 3, 5: 4}[len(board)]
     last = max((a.round for a in record.actions), default=0)
     rounds = max(rounds, last + 1)
-    betting = [[] for _ in range(rounds)]
+    betting: list[list[str]] = [[] for _ in range(rounds)]
     for act in record.actions:
         if act.kind in BLIND_KINDS:
             continue
@@ -155,8 +155,7 @@ def hand_from_record(record: HandRecord, holes: Mapping[str, Sequence[int] | Non
     return AcpcHand(
         hand_number=hand_number,
         betting=tuple("".join(b) for b in betting),
-        holes=tuple(None if holes.get(s.player) is None else tuple(holes[s.player])
-                    for s in order),
+        holes=tuple(None if (hole := holes.get(s.player)) is None else tuple(hole) for s in order),
         board=tuple(streets),
         values=tuple(results[s.player] for s in order),
         players=tuple(s.player for s in order),
@@ -202,15 +201,15 @@ def parse_state(line: str, where: str = "STATE line") -> AcpcHand:
     betting = tuple(betting_text.split("/"))
     if len(betting) > 4:
         raise AcpcLogError(f"{where}: {len(betting)} betting rounds")
-    for rnd in betting:
-        bad = set(rnd) - set(_ACTIONS)
+    for letters in betting:
+        bad = set(letters) - set(_ACTIONS)
         if bad:
             raise AcpcLogError(f"{where}: unknown action {''.join(sorted(bad))!r} in {betting_text!r}")
     pieces = cards_text.split("/")
     hole_texts = pieces[0].split("|")
     if len(hole_texts) != n:
         raise AcpcLogError(f"{where}: {len(hole_texts)} hole card entries for {n} players")
-    holes = []
+    holes: list[tuple[int, ...] | None] = []
     for i, text in enumerate(hole_texts):
         if not text:
             holes.append(None)

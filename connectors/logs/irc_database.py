@@ -231,7 +231,7 @@ class IrcMonth:
                     yield _run_problem(run)
                 continue
             if runs.run is not None:
-                yield _run_problem(runs.flush())  # type: ignore[arg-type]
+                yield _run_problem(runs.flush())  # type: ignore[arg-type]  # flush returns the run checked above
             source = f"{spath}:{lineno}"
             if first[timestamp] != lineno:
                 yield SkippedHand(timestamp, source,

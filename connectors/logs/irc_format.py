@@ -285,7 +285,7 @@ class IrcReadSummary:
     hands_with_warnings: int = 0
 
     def add(self, item: IrcHand | SkippedHand) -> None:
-        if type(item) is SkippedHand:
+        if isinstance(item, SkippedHand):
             self.skipped += 1
             self.skipped_by_reason[item.category] += 1
         else:

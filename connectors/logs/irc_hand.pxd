@@ -5,14 +5,41 @@
 cimport cython
 
 
-@cython.locals(p=Py_ssize_t, i=Py_ssize_t, q=Py_ssize_t, r=Py_ssize_t, k=Py_ssize_t, rnd=Py_ssize_t,
-               idle=Py_ssize_t, pending=Py_ssize_t, n_active=Py_ssize_t, n_due=Py_ssize_t,
-               n_live=Py_ssize_t, used=Py_ssize_t, start=Py_ssize_t, raises=Py_ssize_t,
-               gone_after=Py_ssize_t,
+@cython.locals(rnd=Py_ssize_t, start=Py_ssize_t, gone_after=Py_ssize_t, n_live=Py_ssize_t, posts=Py_ssize_t,
                remaining=list, put=list, rc=list, status=list, allin_due=list, left=list, actions=list,
-               warnings=list, ptr=list, acted=list, pots=list, could_bet=list, tp=tuple)
+               warnings=list, ptr=list, pots=list, could_bet=list)
 cpdef tuple _replay(list seats, Py_ssize_t n, list nick, list bankroll, list put_in, list won, list toks,
                     list figures, Py_ssize_t board_len, tuple totals)
+
+@cython.locals(p=Py_ssize_t)
+cdef Py_ssize_t _post_blinds(list seats, Py_ssize_t n, list nick, list toks, list remaining, list put, list rc,
+                             list status, list allin_due, list ptr, object append) except -1
+
+# The per-letter loop: its seat indexes and counters in C.
+@cython.locals(p=Py_ssize_t, i=Py_ssize_t, k=Py_ssize_t, idle=Py_ssize_t, pending=Py_ssize_t, n_active=Py_ssize_t,
+               n_due=Py_ssize_t, n_live=Py_ssize_t, used=Py_ssize_t, raises=Py_ssize_t, acted=list, tp=tuple)
+cdef Py_ssize_t _play_round(Py_ssize_t rnd, list seats, Py_ssize_t n, list nick, list won, list toks,
+                            Py_ssize_t total, list remaining, list put, list rc, list status, list allin_due,
+                            list ptr, list left, object append, list warnings, object level,
+                            Py_ssize_t start) except -1
+
+cdef object _chips(object kind, object to_call, object level, object put_this_round, object bet,
+                   Py_ssize_t raises, Py_ssize_t n_active, object seat, Py_ssize_t rnd)
+
+cdef Py_ssize_t _leave(object kind, object flag, object to_call, Py_ssize_t p, Py_ssize_t rnd, list seats,
+                       list status, list allin_due, list nick, list warnings) except -1
+
+@cython.locals(p=Py_ssize_t, n_live=Py_ssize_t, gone_after=Py_ssize_t, tp=tuple)
+cdef Py_ssize_t _leftover_letters(Py_ssize_t rnd, list seats, Py_ssize_t n, list nick, list won, list toks,
+                                  list status, list allin_due, list ptr, list left, object append, list rc,
+                                  object level, object bet, Py_ssize_t raises) except -1
+
+@cython.locals(p=Py_ssize_t, r=Py_ssize_t)
+cdef _unreached_rounds(list seats, list toks, Py_ssize_t n, Py_ssize_t rnd, list left)
+
+@cython.locals(p=Py_ssize_t, r=Py_ssize_t)
+cdef _check_totals(list seats, Py_ssize_t n, list put, list put_in, list won, list status, list figures,
+                   list pots, list could_bet, list warnings)
 
 
 # Column and letter counts typed; every figure read from the log stays a Python int.

@@ -619,7 +619,7 @@ def _acpc_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[It
                 yield problem
             continue
         if runs.run is not None:
-            yield _run_item(runs.flush())  # type: ignore[misc]
+            yield _run_item(runs.flush())  # type: ignore[misc]  # flush returns the run checked above
         where = f"{path}:{lineno}"
         try:
             hand = acpc_log.parse_state(text, where)

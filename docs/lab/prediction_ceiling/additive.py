@@ -15,7 +15,7 @@ from common import (  # the study's shared data and helpers (common.py)
     tune,
     y,
 )
-from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402 - after sys.path is set above
+from sklearn.ensemble import HistGradientBoostingClassifier  # after sys.path is set above
 
 FS = sys.argv[1] if len(sys.argv) > 1 else "b"
 F = features(FS)

@@ -18,7 +18,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.environ.get("CEILING_WORK", "out/ceiling")
 OUT = os.path.join(WORK, "out"); os.makedirs(OUT, exist_ok=True)
 import math
-import sqlite3
 import sys
 import time
 from itertools import groupby
@@ -29,11 +28,12 @@ from agent.game.context import order_key
 from agent.models.frequencies import Decay, PlayerState
 from agent.models.learned import hand_features, player_stats
 from agent.models.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Predictor
+from db.opening import open_read_only
 
 T20 = 798336000.0  # 1995-04-20 00:00 UTC: nothing from here on is read
 
 t0 = time.process_time()
-conn = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+conn = open_read_only(sys.argv[1])
 out = sys.argv[2]
 last_seq = conn.execute("SELECT max(seq) FROM hands WHERE started_at < ?", (T20,)).fetchone()[0]
 # seq order is start-time order in this file (checked: no inversions, no NULL times), so

@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # the repository
 import numpy as np
 
 sys.path[:0] = [p for p in (os.environ.get("SKLEARN_PATH", ""), ROOT) if p]
-from agent.models.learned import mean_loglik  # noqa: E402  the shadow scorer's log-likelihood (floored 0.001)
+from agent.models.learned import mean_loglik  # the shadow scorer's log-likelihood (floored 0.001)
 
 T15, T20 = 797904000.0, 798336000.0  # 1995-04-15, 1995-04-20 00:00 UTC
 D = np.load(os.path.join(WORK, "feat.npz"))

@@ -30,7 +30,7 @@ from common import (  # the study's shared data and helpers (common.py)
     tune_b,
     y,
 )
-from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402 - after sys.path is set above
+from sklearn.ensemble import HistGradientBoostingClassifier  # after sys.path is set above
 
 mode, fs = sys.argv[1], sys.argv[2]
 lr, leaves, l2, minleaf = float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])

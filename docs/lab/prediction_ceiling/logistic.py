@@ -19,7 +19,7 @@ from common import (  # the study's shared data and helpers (common.py)
     y,
 )
 
-from agent.models.learned import _softmax, fit  # noqa: E402 - after sys.path is set above
+from agent.models.learned import _softmax, fit  # after sys.path is set above
 
 if sys.argv[1:] == ["inner"]:
     for fs in ("a", "b_lin"):

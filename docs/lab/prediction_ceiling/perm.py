@@ -18,7 +18,7 @@ from common import (  # the study's shared data and helpers (common.py)
     y,
 )
 
-from agent.models.learned import _softmax, fit  # noqa: E402 - after sys.path is set above
+from agent.models.learned import _softmax, fit  # after sys.path is set above
 
 fs, pk = sys.argv[1], sys.argv[2]
 F = features(fs)[tune].astype(np.float64)

@@ -7,7 +7,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - after matplotlib.use('Agg')
+import matplotlib.pyplot as plt  # after matplotlib.use('Agg')
 
 here = Path(__file__).resolve().parent
 fig, ax = plt.subplots(figsize=(6.4, 4.2))

@@ -1,4 +1,7 @@
-"""Synthetic but consistent hand records, for tests and the benchmark.
+"""Synthetic but consistent hand records: the workload of `poki bench` (the ``db``
+section's writes, the ``engine`` section's prediction figures), and the tests' too. Product
+code because a shipped benchmark runs on it; it needs no data set, so a bench figure can be
+measured on any installation.
 
 A table of 2-10 players from a pool plays limit hold'em hand after hand: players sit for a
 while and leave (so a stretch of hands involves a few dozen players, as in real logs),
