@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -191,9 +190,6 @@ class EngineConfig:
             raise ConfigError(f"engine.potential must be true or false, got {self.potential!r}")
         if not isinstance(self.heads_up_strategy, str) or "\0" in self.heads_up_strategy:
             raise ConfigError(f"engine.heads_up_strategy must be a file name, got {self.heads_up_strategy!r}")
-        if self.heads_up_strategy and not os.path.isfile(self.heads_up_strategy):
-            # Said when the settings are read, not at the first heads-up decision.
-            raise ConfigError(f"engine.heads_up_strategy: no such strategy file: {self.heads_up_strategy}")
         for name in _ENGINE_UNIT:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:

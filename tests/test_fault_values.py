@@ -24,13 +24,21 @@ from agent.config import ConfigError, load_config
     ("[acpc]\ndealer_timeout = 1e300\n", "acpc.dealer_timeout"),
     ("[irc]\nhand_pause_seconds = 1e300\n", "irc.hand_pause_seconds"),
     ('[database]\npath = "a\\u0000b"\n', "database.path"),
-    ('[engine]\nheads_up_strategy = "no-such-strategy.npz"\n', "engine.heads_up_strategy"),
 ])
 def test_item5_config_values_are_refused_where_read(tmp_path, text, says) -> None:
     path = tmp_path / "c.toml"
     path.write_text(text)
     with pytest.raises(ConfigError, match=says.replace(".", r"\.")):
         load_config(path)
+
+
+def test_item5_a_missing_heads_up_strategy_is_said_when_the_player_is_made(tmp_path, capsys) -> None:
+    """It was found at the first heads-up decision (a traceback mid-match)."""
+    config = tmp_path / "c.toml"
+    config.write_text('[engine]\nheads_up_strategy = "no-such-strategy.npz"\n')
+    code = main(["--config", str(config), "acpc", "play", "127.0.0.1", "1", "--no-db", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "heads_up_strategy" in err and "no-such-strategy.npz" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("since", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00"])
