@@ -3,43 +3,11 @@ played no hand (a listener that accepts and closes, an HTTP or SSH server on the
 when the dealer's stream broke off in the middle of a line; on real loopback sockets."""
 from __future__ import annotations
 
-import socket
-import threading
-
 import pytest
 
 from agent.cli import main
 
 from acpc_helpers import ScriptedDealer, states
-
-
-class _Server:
-    """Accepts one connection on 127.0.0.1, sends ``banner``, reads a little and closes."""
-
-    def __init__(self, banner: bytes) -> None:
-        self.banner = banner
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(1)
-        self.port = self.listener.getsockname()[1]
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        self.listener.settimeout(30)
-        conn, _ = self.listener.accept()
-        with conn:
-            conn.settimeout(5)
-            if self.banner:
-                conn.sendall(self.banner)
-            try:
-                conn.recv(4096)  # the greeting
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        self.thread.join(30)
-        self.listener.close()
 
 
 @pytest.mark.parametrize("banner, says", [
@@ -48,7 +16,8 @@ class _Server:
     (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", "is it an ACPC dealer"),
 ])
 def test_finding4_a_match_of_no_hand_is_exit_1(banner, says, capsys) -> None:
-    server = _Server(banner)
+    # It reads our greeting, answers with its own banner (if any) and hangs up.
+    server = ScriptedDealer([("send", banner), ("close",)] if banner else [("close",)], timeout=30)
     try:
         code = main(["acpc", "play", "127.0.0.1", str(server.port), "--player", "call", "--no-db",
                      "--dealer-timeout", "20", "--no-progress"])
