@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import toml_input
+from agent.inputs import TooLarge, read_bounded
 
 DEFAULT_PATH = Path("config.toml")
 MAX_CONFIG_BYTES = 1 << 20
@@ -40,7 +41,7 @@ class TableConfig:
             _whole("table", name, getattr(self, name), 1, MAX_CHIPS)
         if self.small_blind > self.big_blind:
             raise ConfigError("table.small_blind must not exceed table.big_blind")
-        _whole("table", "max_bets", self.max_bets, 1, 100)
+        _whole("table", "max_bets", self.max_bets, 1, MAX_BETS)
 
 
 # Bounds of whole numbers read from the file: chip amounts stay far inside SQLite's 64-bit
@@ -49,6 +50,8 @@ class TableConfig:
 MAX_CHIPS = 10**9
 MAX_SEED = 2**63 - 1
 MAX_COUNT = 10**6
+MAX_BETS = 100  # bets a round
+MAX_SECONDS = 365 * 86400  # a time limit: at most a year (a larger one overflows the clocks it is added to)
 
 
 def _whole(section: str, name: str, value: Any, low: int, high: int) -> int:
@@ -91,7 +94,7 @@ class DatabaseConfig:
     batch_hands: int = 500
 
     def __post_init__(self) -> None:
-        if not isinstance(self.path, str) or not self.path.strip():
+        if not isinstance(self.path, str) or not self.path.strip() or "\0" in self.path:
             raise ConfigError(f"database.path must be a file name, got {self.path!r}")
         if self.synchronous not in ("normal", "full"):
             raise ConfigError(f"database.synchronous must be \"normal\" or \"full\", got {self.synchronous!r}")
@@ -185,7 +188,7 @@ class EngineConfig:
                                   f"got {getattr(self, name)!r}")
         if not isinstance(self.potential, bool):
             raise ConfigError(f"engine.potential must be true or false, got {self.potential!r}")
-        if not isinstance(self.heads_up_strategy, str):
+        if not isinstance(self.heads_up_strategy, str) or "\0" in self.heads_up_strategy:
             raise ConfigError(f"engine.heads_up_strategy must be a file name, got {self.heads_up_strategy!r}")
         for name in _ENGINE_UNIT:
             value = getattr(self, name)
@@ -331,13 +334,14 @@ class IrcConfig:
             value = getattr(self, name)
             if value is None and name == "flood_lines_per_second":
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ConfigError(f"irc.{name} must be a number >= 0, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 \
+                    or (name.endswith("_seconds") and value > MAX_SECONDS):
+                raise ConfigError(f"irc.{name} must be a number >= 0 (seconds: at most a year), got {value!r}")
             object.__setattr__(self, name, float(value))
         if self.reconnect_min_seconds > self.reconnect_max_seconds:
             raise ConfigError("irc.reconnect_min_seconds must not exceed irc.reconnect_max_seconds")
         if not isinstance(self.connect_timeout_seconds, (int, float)) or isinstance(self.connect_timeout_seconds, bool) \
-                or not math.isfinite(self.connect_timeout_seconds) or self.connect_timeout_seconds <= 0:
+                or not math.isfinite(self.connect_timeout_seconds) or not 0 < self.connect_timeout_seconds <= MAX_SECONDS:
             raise ConfigError(f"irc.connect_timeout_seconds must be a positive number, got {self.connect_timeout_seconds!r}")
         object.__setattr__(self, "connect_timeout_seconds", float(self.connect_timeout_seconds))
 
@@ -398,10 +402,10 @@ class AcpcConfig:
         for name in ("decision_deadline", "hand_budget", "response_timeout", "budget_per_hand", "greet_timeout",
                      "dealer_timeout"):
             value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise ConfigError(f"acpc.{name} must be a positive number of seconds, got {value!r}")
+            if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+                raise ConfigError(f"acpc.{name} must be a positive number of seconds (at most a year), got {value!r}")
             object.__setattr__(self, name, float(value))
-        if not (math.isfinite(self.connect_timeout) and self.connect_timeout >= 0):
+        if not (math.isfinite(self.connect_timeout) and 0 <= self.connect_timeout <= MAX_SECONDS):
             raise ConfigError(f"acpc.connect_timeout must be 0 or more seconds, got {self.connect_timeout!r}")
         object.__setattr__(self, "connect_timeout", float(self.connect_timeout))
         if not isinstance(self.host, str) or not self.host.strip():
@@ -499,16 +503,15 @@ def load_config(path: str | Path | None = None) -> Config:
             return Config()
     path = Path(path)
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        raw = read_bounded(path, MAX_CONFIG_BYTES, "a config file")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: a folder, not a config file") from None
-    except OSError as exc:
+    except OSError as exc:  # a FIFO or device is refused unread (agent.inputs)
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes; not a config file")
+    except TooLarge:
+        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes; not a config file") from None
     try:
         data = toml_input.loads(toml_input.decode(raw, str(path)), str(path), max_bytes=MAX_CONFIG_BYTES)
     except toml_input.TomlInputError as exc:

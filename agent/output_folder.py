@@ -45,14 +45,30 @@ def _read_marker(folder: Path) -> dict | None:
     if not isinstance(entries, list) or not all(isinstance(e, str) and e and "/" not in e and e not in (".", "..")
                                                 for e in entries):
         return None
+    # Which entries are folders (a marker of an earlier version has none: all files).
+    folders = data.setdefault("folders", [])
+    if not isinstance(folders, list) or not set(folders) <= set(entries):
+        return None
     return data
 
 
-def mark_folder(folder: Path, kind: str, entries: Iterable[str]) -> None:
-    """Write the marker that says ``folder`` is ours, of ``kind``, holding ``entries``."""
-    text = json.dumps({"made_by": MADE_BY, "kind": kind, "entries": sorted(set(entries) - {MARKER}),
-                       "written": time.time()}, indent=1)
+def mark_folder(folder: Path, kind: str, entries: Iterable[str], folders: Iterable[str] = ()) -> None:
+    """Write the marker that says ``folder`` is ours, of ``kind``, holding ``entries``, of
+    which ``folders`` are folders and the rest files."""
+    names = set(entries) - {MARKER}
+    text = json.dumps({"made_by": MADE_BY, "kind": kind, "entries": sorted(names),
+                       "folders": sorted(names & set(folders)), "written": time.time()}, indent=1)
     (folder / MARKER).write_text(text + "\n", encoding="utf-8")
+
+
+def _as_written(folder: Path, name: str, marker: dict) -> bool:
+    """Whether entry ``name`` of ``folder`` is what the marker says we wrote there: a
+    folder (not a link to one) for a listed folder, a file for the rest. A file we wrote
+    that the user has since replaced by a folder of theirs, or a link, is not ours."""
+    path = folder / name
+    if name in marker["folders"]:
+        return path.is_dir() and not path.is_symlink()
+    return path.is_file() and not path.is_symlink()
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -88,7 +104,8 @@ def check_replaceable(out: str | Path, kind: str, *, protect: Sequence[str | Pat
     if marker.get("kind") != kind:
         raise OutputFolderError(f"{out}: a folder of poki's {marker.get('kind')!r} output, not a {kind} "
                                 "folder; choose another folder (nothing was changed)")
-    strangers = [name for name in present if name != MARKER and name not in marker["entries"]]
+    strangers = [name for name in present if name != MARKER
+                 and (name not in marker["entries"] or not _as_written(folder, name, marker))]
     if strangers:
         raise OutputFolderError(f"{out}: besides the {kind} it holds files this command did not write "
                                 f"({_some(strangers)}); move them or choose another folder (nothing was changed)")
@@ -100,21 +117,25 @@ def _some(names: Sequence[str], most: int = 4) -> str:
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
-def _remove_entries(folder: Path, entries: Iterable[str]) -> None:
-    """Delete the listed entries of a folder of ours (each a file or a folder we wrote)."""
-    for name in entries:
+def _remove_entries(folder: Path, marker: dict) -> None:
+    """Delete the entries a folder's marker lists, each only when it is still of the kind
+    we wrote (checked again here: it may have changed since check_replaceable)."""
+    for name in marker["entries"]:
+        if not _as_written(folder, name, marker):
+            continue
         path = folder / name
-        if path.is_symlink() or path.is_file():
-            path.unlink(missing_ok=True)
-        elif path.is_dir():
+        if name in marker["folders"]:
             shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def replace_folder(tmp: Path, out: Path, kind: str) -> None:
     """Put the finished folder ``tmp`` (its marker is written here, listing what it holds)
     where ``out`` is, which :func:`check_replaceable` allowed: renames only, then the old
     folder's listed entries are deleted, and the old folder if that leaves it empty."""
-    mark_folder(tmp, kind, os.listdir(tmp))
+    names = os.listdir(tmp)
+    mark_folder(tmp, kind, names, [n for n in names if (tmp / n).is_dir() and not (tmp / n).is_symlink()])
     if not (out.exists() or out.is_symlink()):
         os.rename(tmp, out)
         return
@@ -127,7 +148,8 @@ def replace_folder(tmp: Path, out: Path, kind: str) -> None:
         os.rename(old, out)
         raise
     if marker is not None:
-        _remove_entries(old, [*marker["entries"], MARKER])
+        _remove_entries(old, marker)
+        (old / MARKER).unlink(missing_ok=True)
     try:
         os.rmdir(old)
     except OSError:
@@ -135,17 +157,18 @@ def replace_folder(tmp: Path, out: Path, kind: str) -> None:
         pass
 
 
-def clear_folder(out: str | Path, kind: str, entries: Iterable[str], *,
+def clear_folder(out: str | Path, kind: str, entries: Iterable[str], *, folders: Iterable[str] = (),
                  protect: Sequence[str | Path] = ()) -> Path:
     """Make ``out`` an empty folder of ours of ``kind``, ready to be written: created when
     missing, else cleared of what the last run listed (check_replaceable's rules; raises
-    OutputFolderError). ``entries`` are the names the caller may write in it, listed in
-    the marker before any is written, so a run cut short is cleared by the next."""
+    OutputFolderError). ``entries`` are the names the caller may write in it (``folders``
+    of them folders, the rest files), listed in the marker before any is written, so a run
+    cut short is cleared by the next."""
     folder = check_replaceable(out, kind, protect=protect)
     if folder.is_dir():
         marker = _read_marker(folder)
         if marker is not None:
-            _remove_entries(folder, marker["entries"])
+            _remove_entries(folder, marker)
     folder.mkdir(parents=True, exist_ok=True)
-    mark_folder(folder, kind, entries)
+    mark_folder(folder, kind, entries, folders)
     return folder

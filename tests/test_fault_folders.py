@@ -115,13 +115,40 @@ def test_finding1_demo_out_keeps_a_folder_it_did_not_make(tmp_path, capsys) -> N
 def test_a_demo_folder_is_cleared_of_what_the_demo_makes_only(tmp_path) -> None:
     from agent.output_folder import OutputFolderError, clear_folder
 
-    out = clear_folder(tmp_path / "demo", "demo", ["poki.sqlite", "report"])
+    out = clear_folder(tmp_path / "demo", "demo", ["poki.sqlite", "report"], folders=["report"])
     (out / "poki.sqlite").write_text("an earlier run's")
     (out / "report").mkdir()
     (out / "report" / "index.html").write_text("old")
-    clear_folder(out, "demo", ["poki.sqlite", "report"])
+    clear_folder(out, "demo", ["poki.sqlite", "report"], folders=["report"])
     assert os.listdir(out) == [MARKER]
     (out / "mine.txt").write_text("the user's")
     with pytest.raises(OutputFolderError, match="mine.txt"):
-        clear_folder(out, "demo", ["poki.sqlite", "report"])
+        clear_folder(out, "demo", ["poki.sqlite", "report"], folders=["report"])
     assert (out / "mine.txt").is_file()
+
+
+@pytest.mark.parametrize("entry", ["index.html", "players.csv"])
+def test_issue39_item6_a_users_folder_where_a_report_file_was_is_kept(empty_db, tmp_path, capsys, entry) -> None:
+    """The marker lists index.html; the user has since made index.html a folder of their
+    files. The next report refuses (it did not write that folder) and deletes nothing."""
+    out = tmp_path / "r"
+    assert _report(empty_db, out) == 0
+    (out / entry).unlink()
+    (out / entry).mkdir()
+    (out / entry / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    assert _report(empty_db, out) == 1
+    err = capsys.readouterr().err
+    assert entry in err and "did not write" in err
+    assert (out / entry / "notes.txt").read_text() == "mine"
+
+
+def test_issue39_item6_a_link_where_a_report_file_was_is_not_followed_or_removed(empty_db, tmp_path) -> None:
+    out = tmp_path / "r"
+    assert _report(empty_db, out) == 0
+    elsewhere = tmp_path / "elsewhere.html"
+    elsewhere.write_text("the user's page")
+    (out / "index.html").unlink()
+    os.symlink(elsewhere, out / "index.html")
+    assert _report(empty_db, out) == 1
+    assert (out / "index.html").is_symlink() and elsewhere.read_text() == "the user's page"

@@ -22,6 +22,7 @@ import argparse
 import logging
 import os
 import sys
+from contextlib import ExitStack
 
 from agent.cli import arguments
 
@@ -188,12 +189,17 @@ def _play(args: argparse.Namespace) -> int:
         if result.stats.not_stored:
             print(f"poki acpc play: {result.stats.not_stored} of {result.hands} finished hands were NOT stored; "
                   f"the last: {result.stats.last_storage_error}", file=sys.stderr)
-    # Success only for a whole match: closed by the dealer between hands, every hand
-    # followed to its end and stored.
-    return 0 if result.complete else 1
+    # Success only for a whole match: at least one hand, closed by the dealer between
+    # hands, every hand followed to its end and stored.
+    failure = result.failure()
+    if failure is not None:
+        print(f"poki acpc play: {failure}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _deal(args: argparse.Namespace) -> int:
+    from agent.outputs import write_output
     from agent.play.acpc_dealer import DealerError, DealerLimits
     from agent.play.acpc_match import host_match
     from agent.players import SpecError, parse_spec
@@ -231,21 +237,28 @@ def _deal(args: argparse.Namespace) -> int:
         if ports:
             print(" ".join(str(p) for p in ports), flush=True)
 
-    log_file = None
+    from connectors.logs.acpc_log import match_name_problem
+
+    problem = match_name_problem(args.match)
+    if problem is not None:
+        print(f"poki acpc deal: --match: {problem}", file=sys.stderr)
+        return 2
+    game_file = args.game if args.game is not None and os.path.isfile(args.game) else None
+    if arguments.outputs_refused("acpc deal", args, {"--log": args.log}, [(f"the game definition {game_file}", game_file)]):
+        return 2
     try:
-        if args.log:
-            log_file = open(args.log, "w", encoding="ascii")
-        with _progress(args.no_progress, args.hands, "hand") as bar:
-            outcome, stats = host_match(
-                game, names, args.hands, seed, seats=seats, config=config, host=args.host,
-                ports=args.port, log_file=log_file, game_name=game_name, match_name=args.match,
-                on_listen=announce, progress=bar.update, limits=limits)
+        with ExitStack() as files:
+            # Renamed into place when the match is over; a match that fails leaves an
+            # earlier file of that name as it was.
+            log_file = files.enter_context(write_output(args.log, encoding="ascii")) if args.log else None
+            with _progress(args.no_progress, args.hands, "hand") as bar:
+                outcome, stats = host_match(
+                    game, names, args.hands, seed, seats=seats, config=config, host=args.host,
+                    ports=args.port, log_file=log_file, game_name=game_name, match_name=args.match,
+                    on_listen=announce, progress=bar.update, limits=limits)
     except (DealerError, OSError, ValueError) as exc:
         print(f"poki acpc deal: {exc}", file=sys.stderr)
         return 1
-    finally:
-        if log_file is not None:
-            log_file.close()
     hands = outcome.hands
     for report in outcome.seats:
         sb = report.total / (hands * game.small_bet) if hands else 0.0

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
-from agent.config import MAX_CHIPS, MAX_SEED
+from agent.config import MAX_CHIPS, MAX_SECONDS, MAX_SEED
 
-__all__ = ["count", "listen_port", "port", "positive_count", "seconds", "seed"]
+__all__ = ["count", "listen_port", "outputs_refused", "port", "positive_count", "seconds", "seed", "whole"]
 
 
 def _whole(text: str, low: int, high: int, what: str) -> int:
@@ -19,6 +22,13 @@ def _whole(text: str, low: int, high: int, what: str) -> int:
     if not low <= value <= high:
         raise argparse.ArgumentTypeError(f"expected {what} from {low:,} to {high:,}, got {value:,}")
     return value
+
+
+def whole(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An option type: a whole number from ``low`` to ``high`` (``what`` it counts)."""
+    def parse(text: str) -> int:
+        return _whole(text, low, high, what)
+    return parse
 
 
 def port(text: str) -> int:
@@ -52,6 +62,26 @@ def seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and 0 < value <= 365 * 86400):
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(f"expected seconds above 0 (and at most a year), got {text!r}")
     return value
+
+
+def outputs_refused(command: str, args: argparse.Namespace, outputs: Mapping[str, str | Path | None],
+                    reads: Sequence[tuple[str, str | Path | None]] = (), db: str | Path | None = None) -> bool:
+    """Check a command's output files before any work (agent.outputs.check_outputs):
+    against ``db`` (its database and SQLite's files beside it), ``reads`` (what, path)
+    and the config file. True, with the reason on stderr (a usage error, exit 2), when one
+    may not be written."""
+    from agent.config import DEFAULT_PATH
+    from agent.outputs import OutputError, check_outputs, database_files
+
+    config = args.config or DEFAULT_PATH  # the file the settings came from, if it exists
+    guarded: list[tuple[str, str | Path | None]] = [(f"the database {db}", path) for path in database_files(db)]
+    guarded += [*reads, (f"the config file {config}", config)]
+    try:
+        check_outputs(outputs, guarded)
+    except OutputError as exc:
+        print(f"poki {command}: {exc}", file=sys.stderr)
+        return True
+    return False

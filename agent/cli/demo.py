@@ -54,6 +54,7 @@ OFFLINE_ENTRIES = ("match.acpc.log", "phh", "report", *_DATABASE)
 IRC_ENTRIES = ("logs", "report", *_DATABASE, "dealer.sqlite", "dealer.sqlite-wal", "dealer.sqlite-shm",
                "dealer.sqlite.pending-hands")
 DEMO_KIND = "demo"
+DEMO_FOLDERS = ("phh", "report", "logs")  # the entries above that are folders
 
 
 def _demo_folder(out: str, entries: tuple[str, ...]) -> Path | None:
@@ -62,7 +63,7 @@ def _demo_folder(out: str, entries: tuple[str, ...]) -> Path | None:
     from agent.output_folder import OutputFolderError, clear_folder
 
     try:
-        return clear_folder(out, DEMO_KIND, entries)
+        return clear_folder(out, DEMO_KIND, entries, folders=DEMO_FOLDERS)
     except (OutputFolderError, OSError) as exc:
         print(f"poki demo: --out {exc}", file=sys.stderr)
         return None

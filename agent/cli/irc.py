@@ -25,7 +25,8 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, BinaryIO
 
 from agent.cli import arguments
 
@@ -435,15 +436,26 @@ def _stop_report_job(job) -> None:
     print(f"opponent report: {s.runs} run(s), {s.failures} failed", flush=True)
 
 
+def _log_lines(stream: BinaryIO, max_line: int) -> Iterator[str]:
+    """A channel log's lines as text, each capped while it is read (a longer line is no
+    dealer's and is skipped unheld)."""
+    from connectors.logs.bounded import stream_lines
+
+    for line in stream_lines(stream, max_line=max_line):
+        if line.raw is not None:
+            yield line.raw.decode("utf-8", "replace")
+
+
 def _verify(args: argparse.Namespace) -> int:
-    from connectors.irc.deck_log import verify_lines
+    from agent.inputs import open_input
+    from connectors.irc.deck_log import MAX_LINE, verify_lines
 
     try:
         if args.log == "-":
-            check = verify_lines(sys.stdin, args.dealer)
+            check = verify_lines(_log_lines(sys.stdin.buffer, MAX_LINE), args.dealer)
         else:
-            with open(args.log, encoding="utf-8", errors="replace") as f:
-                check = verify_lines(f, args.dealer)
+            with open_input(args.log) as f:  # a FIFO or device is refused unread
+                check = verify_lines(_log_lines(f, MAX_LINE), args.dealer)
     except OSError as exc:
         print(f"poki irc verify: {exc}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run the batches on a Dask cluster: a scheduler address (tcp://HOST:8786) or "
                              "'local' for a cluster of worker processes on this machine "
                              "(pip install 'poki[cluster]'); same results as one process")
-    parser.add_argument("--cluster-timeout", type=float, default=20.0, metavar="SECONDS",
+    parser.add_argument("--cluster-timeout", type=arguments.seconds, default=20.0, metavar="SECONDS",
                         help="seconds to wait for the cluster's scheduler to answer (default 20)")
     parser.add_argument("--name", default="match", help="match name in hand ids and logs")
     parser.add_argument("--db", metavar="FILE",
@@ -102,6 +103,21 @@ def run(args: argparse.Namespace) -> int:
     except (SpecError, ValueError) as exc:
         print(f"poki match: {exc}", file=sys.stderr)
         return 2
+    if arguments.outputs_refused("match", args, {"--csv": args.csv, "--log-acpc": args.log_acpc}, db=args.db):
+        return 2
+    if args.log_acpc:
+        from connectors.logs.acpc_log import match_name_problem
+
+        problem = match_name_problem(args.name)
+        if problem is not None:
+            print(f"poki match: --name: {problem}", file=sys.stderr)
+            return 2
+    if args.log_phh:
+        try:  # the folder of PHH logs, made before the match rather than found unusable after it
+            os.makedirs(args.log_phh, exist_ok=True)
+        except OSError as exc:
+            print(f"poki match: --log-phh {args.log_phh}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     try:
         cluster = open_cluster(args, "match")
     except NoCluster:
@@ -144,7 +160,11 @@ def _play(args: argparse.Namespace, setup: TournamentSetup, cluster: Any) -> int
         if bar is not None:
             bar.close()
     if args.csv:
-        result.write_csv(args.csv)
+        try:
+            result.write_csv(args.csv)
+        except OSError as exc:  # checked writable before the match; the disk may have filled since
+            print(f"poki match: --csv {args.csv}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(result.to_json(hands=args.json_hands), indent=2))
     else:

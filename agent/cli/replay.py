@@ -31,7 +31,10 @@ import os
 import sys
 from typing import Any
 
+from agent.cli import arguments
+from agent.cli.arguments import outputs_refused
 from agent.cli.cluster_option import NoCluster, open_cluster
+from agent.config import MAX_BETS, MAX_CHIPS
 from agent.models.prediction import Strengths
 
 
@@ -40,8 +43,8 @@ def _pair(text: str) -> tuple[int, int]:
         a, b = (int(x) for x in text.replace(",", "/").split("/"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected two whole numbers like 5/10, got {text!r}") from None
-    if a <= 0 or b <= 0 or a > b:
-        raise argparse.ArgumentTypeError(f"expected 0 < first <= second, got {text!r}")
+    if a <= 0 or b <= 0 or a > b or b > MAX_CHIPS:
+        raise argparse.ArgumentTypeError(f"expected 0 < first <= second <= {MAX_CHIPS:,}, got {text!r}")
     return a, b
 
 
@@ -106,13 +109,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(tcp://HOST:8786; the logs must be at the same paths on its workers) or 'local' "
                              "for worker processes on this machine (pip install 'poki[cluster]'); this "
                              "process still writes every hand, in log order")
-    parser.add_argument("--cluster-timeout", type=float, default=20.0, metavar="SECONDS",
+    parser.add_argument("--cluster-timeout", type=arguments.seconds, default=20.0, metavar="SECONDS",
                         help="seconds to wait for the cluster's scheduler to answer (default 20)")
     parser.add_argument("--chunk", type=_positive, default=1000, help="hands per chunk of work (default 1000)")
     parser.add_argument("--game", metavar="FILE", default=None, help="ACPC game definition for every ACPC log")
     parser.add_argument("--blinds", type=_pair, default=None, metavar="SB/BB", help="ACPC logs: blinds, e.g. 5/10")
     parser.add_argument("--bets", type=_pair, default=None, metavar="SMALL/BIG", help="ACPC logs: bets, e.g. 10/20")
-    parser.add_argument("--cap", type=_positive, default=None, metavar="N",
+    parser.add_argument("--cap", type=arguments.whole(1, MAX_BETS, "bets a round"), default=None, metavar="N",
                         help="ACPC logs: bets a round, the big blind the first pre-flop (e.g. 4)")
     parser.add_argument("--min-hands", type=int, default=500, metavar="N",
                         help="--predict: players with this many hands are also scored as a group (default 500)")
@@ -176,11 +179,14 @@ def run(args: argparse.Namespace) -> int:
         print("poki replay: --tune needs --predict", file=sys.stderr)
         return 2
     for path in args.paths:
-        if not os.path.exists(path):
+        if not os.path.lexists(path):  # a link loop exists (it is reported as one, not as missing)
             print(f"poki replay: no such file or folder: {path}", file=sys.stderr)
             return 2
     if args.game is not None and not os.path.isfile(args.game):
         print(f"poki replay: no such game definition: {args.game}", file=sys.stderr)
+        return 2
+    reads = [(f"the input {path}", path) for path in args.paths] + [(f"the game definition {args.game}", args.game)]
+    if outputs_refused("replay", args, {"--skipped": args.skipped}, reads, db=db_path):
         return 2
 
     try:
@@ -199,11 +205,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
-    from contextlib import nullcontext
+    from contextlib import ExitStack, nullcontext
 
-    from agent.play.replay import ReplayWorkerError, replay
+    from agent.outputs import write_output
+    from agent.play.replay import ReplayWorkerError
     from connectors.acpc.game import GameError
-    from db.database import DatabaseError, DatabaseWriteError
+    from db.database import DatabaseError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError, ReplayWorkerError)
     pool_context: Any = nullcontext(None)
@@ -212,20 +219,30 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
         expected += (ClusterError,)
         pool_context = ReplayPool(cluster, args.paths)
+    with ExitStack() as outputs:
+        on_problem = None
+        if args.skipped:
+            # Every skipped hand written as it is met (the summary keeps only the first
+            # ones), into a file renamed into place at the end, whatever the exit.
+            try:
+                skipped_file = outputs.enter_context(write_output(args.skipped))
+            except OSError as exc:
+                print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+
+            def on_problem(p: Any) -> None:
+                skipped_file.write(f"{p.where}\t{p.reason}\n")
+        return _replay_into(args, options, pool_context, expected, on_problem)
+
+
+def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expected: tuple[type[Exception], ...],
+                 on_problem: Any) -> int:
+    from agent.play.replay import replay
+    from connectors.acpc.game import GameError
+    from db.database import DatabaseWriteError
+
     bar = None
     progress = on_total = None
-    skipped_file = None
-    on_problem = None
-    if args.skipped:
-        # Every skipped hand written as it is met (the summary keeps only the first ones).
-        try:
-            skipped_file = open(args.skipped, "w", encoding="utf-8")
-        except OSError as exc:
-            print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-
-        def on_problem(p: Any) -> None:
-            skipped_file.write(f"{p.where}\t{p.reason}\n")
     if not args.no_progress:
         from tqdm import tqdm
 
@@ -251,8 +268,6 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
     finally:
         if bar is not None:
             bar.close()
-        if skipped_file is not None:
-            skipped_file.close()
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:

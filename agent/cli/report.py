@@ -54,6 +54,10 @@ def parse_since(text: str) -> float:
         raise ValueError(f"--since: not a date (YYYY-MM-DD) or ISO date-time: {text!r}") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
+    try:  # the report shows it as a UTC date: one past year 9999 or before year 1 there is none
+        when.astimezone(dt.timezone.utc)
+    except OverflowError:
+        raise ValueError(f"--since: {text!r} is outside the years 1-9999 in UTC") from None
     return when.timestamp()
 
 

@@ -25,28 +25,32 @@ import os
 import sys
 import time
 
+from agent.cli import arguments
+
+MAX_FLOPS = 1_000_000  # sampled flops: the default is 3,000; each holds every holding's buckets
+MAX_THREADS = 1024
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--buckets", default="5,5,5,5",
                         help="buckets per round, pre-flop,flop,turn,river (default 5,5,5,5)")
-    parser.add_argument("--flops", type=int, default=3000,
+    parser.add_argument("--flops", type=arguments.whole(1, MAX_FLOPS, "a number of flops"), default=3000,
                         help="flops sampled to measure the chance model (default 3000)")
-    parser.add_argument("--turns", type=int, default=4, help="turns sampled on each flop (default 4)")
-    parser.add_argument("--rivers", type=int, default=4, help="rivers sampled on each turn (default 4)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the sampled deals (default: [random] seed)")
-    parser.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations to run (default 1000)")
-    parser.add_argument("--batch", type=int, default=100,
+    parser.add_argument("--turns", type=arguments.whole(1, 48, "a number of turns"), default=4, help="turns sampled on each flop (default 4)")
+    parser.add_argument("--rivers", type=arguments.whole(1, 48, "a number of rivers"), default=4, help="rivers sampled on each turn (default 4)")
+    parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the sampled deals (default: [random] seed)")
+    parser.add_argument("--iterations", type=arguments.count, default=1000, help="CFR+ iterations to run (default 1000)")
+    parser.add_argument("--batch", type=arguments.positive_count, default=100,
                         help="iterations between best-response measurements (default 100)")
-    parser.add_argument("--delay", type=int, default=0,
+    parser.add_argument("--delay", type=arguments.count, default=0,
                         help="CFR+ averaging delay: iteration t weighs max(0, t - delay) (default 0)")
-    parser.add_argument("--threads", type=int, default=2, help="cores the solver uses (default 2)")
-    parser.add_argument("--workers", type=int, default=2,
+    parser.add_argument("--threads", type=arguments.whole(1, MAX_THREADS, "a number of threads"), default=2, help="cores the solver uses (default 2)")
+    parser.add_argument("--workers", type=arguments.whole(1, MAX_THREADS, "a number of processes"), default=2,
                         help="processes measuring the chance model (default 2)")
     parser.add_argument("--out", required=True, metavar="FILE", help="the strategy file to write (.npz)")
     parser.add_argument("--checkpoint", metavar="FILE", help="keep the solver's state here after every batch")
     parser.add_argument("--resume", metavar="FILE", help="continue from this checkpoint")
     parser.add_argument("--log-json", metavar="FILE", help="write the exploitability rows as JSON")
-    parser.add_argument("--save-every", type=float, default=300.0, metavar="SECONDS",
+    parser.add_argument("--save-every", type=arguments.seconds, default=300.0, metavar="SECONDS",
                         help="write the strategy file and checkpoint after a batch at most this often "
                              "(default 300; they are always written at the end)")
     parser.add_argument("--flop-table", action=argparse.BooleanOptionalAction, default=True,
@@ -68,6 +72,7 @@ def _buckets(text: str) -> tuple[int, ...]:
 def run(args: argparse.Namespace) -> int:
     from agent.engine.abstraction import measure
     from agent.engine.equilibrium import AbstractGame, EquilibriumError, StrategyFile, Trainer, chance_from_checkpoint
+    from agent.outputs import write_output
 
     try:
         buckets = _buckets(args.buckets)
@@ -78,6 +83,17 @@ def run(args: argparse.Namespace) -> int:
             or args.turns < 1 or args.rivers < 1 or args.turns + args.rivers > 49:
         print("poki train-cfr: --iterations must be >= 0; --batch, --threads, --workers, --flops, --turns, "
               "--rivers >= 1 (--turns + --rivers at most 49)", file=sys.stderr)
+        return 2
+    # Every output checked before the chance model is measured: a path that cannot be
+    # written is said now, not after minutes of training. --checkpoint may be the file
+    # --resume reads (it is read whole first); --out and --log-json may not.
+    resume = args.resume
+    if resume is not None and args.checkpoint is not None and \
+            os.path.realpath(resume) == os.path.realpath(args.checkpoint):
+        resume = None
+    if arguments.outputs_refused("train-cfr", args, {"--out": args.out, "--checkpoint": args.checkpoint,
+                                                     "--log-json": args.log_json},
+                                 [(f"the checkpoint {resume} (--resume)", resume)]):
         return 2
     seed = args.settings.random.seed if args.seed is None else args.seed
     t0 = time.perf_counter()
@@ -137,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if args.checkpoint:
         trainer.save_checkpoint(args.checkpoint)
     if args.log_json:
-        with open(args.log_json, "w") as fh:
+        with write_output(args.log_json) as fh:
             json.dump({"buckets": list(game.abstraction.buckets), "threads": args.threads,
                        "load_average": list(os.getloadavg()), "rows": trainer.log.rows}, fh, indent=1)
     print(f"wrote {args.out}: {trainer.iterations} iterations, sha256 {checksum}")

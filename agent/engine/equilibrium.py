@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +40,8 @@ from typing import Any
 import numpy as np
 
 from agent.engine.abstraction import CardAbstraction, ChanceModel
+from agent.inputs import open_input
+from agent.outputs import write_output
 
 __all__ = [
     "AbstractGame",
@@ -345,7 +346,7 @@ class Trainer:
                       regrets=self.solver.regrets, sums=self.solver.sums, **_chance_arrays(self.game.chance))
 
     def load_checkpoint(self, path: str | Path) -> None:
-        with np.load(path, allow_pickle=False) as data:
+        with open_input(path) as handle, np.load(handle, allow_pickle=False) as data:  # no FIFO or device
             meta = json.loads(str(data["meta"]))
             if meta.get("format") != FORMAT + "-checkpoint":
                 raise EquilibriumError(f"{path}: not a CFR checkpoint of this version")
@@ -369,7 +370,7 @@ def _chance_arrays(chance: ChanceModel) -> dict[str, np.ndarray]:
 
 def chance_from_checkpoint(path: str | Path) -> ChanceModel:
     """The chance model saved with a checkpoint (to resume without measuring again)."""
-    with np.load(path, allow_pickle=False) as data:
+    with open_input(path) as handle, np.load(handle, allow_pickle=False) as data:  # no FIFO or device
         return _chance_from(data, json.loads(str(data["meta"])), str(path))
 
 
@@ -388,16 +389,13 @@ def _chance_from(data: Any, meta: dict, where: str) -> ChanceModel:
 
 
 def _atomic_savez(path: str | Path, *, compressed: bool, **arrays: np.ndarray) -> None:
-    """Written aside, then renamed: a run killed while writing leaves the old file."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as fh:
+    """Written aside, then renamed (agent.outputs): a run killed while writing leaves the old file."""
+    with write_output(path, binary=True) as fh:
         # Numbers only: the files are read with allow_pickle=False, so none is written pickled.
         if compressed:
             np.savez_compressed(fh, allow_pickle=False, **arrays)
         else:
             np.savez(fh, allow_pickle=False, **arrays)
-    os.replace(tmp, path)
 
 
 def _pack(arr: np.ndarray) -> np.ndarray:
@@ -460,7 +458,7 @@ class StrategyFile:
     def read(path: str | Path) -> StrategyFile:
         where = str(path)
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with open_input(path) as handle, np.load(handle, allow_pickle=False) as data:  # no FIFO or device
                 meta = json.loads(str(data["meta"]))
                 arrays = {k: np.array(data[k]) for k in ("buckets", "preflop", "sequence_probs", "share")}
                 packed = np.array(data["policy_lzma"])

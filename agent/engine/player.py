@@ -17,6 +17,7 @@ is our turn, so the player works behind any connector; finished hands (end_hand)
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from agent.models.opponent_model import (
 )
 from agent.models.ranges import densities as range_densities
 from agent.models.store import MemoryModelStore, ModelStore, require_store
-from agent.players import BasePlayer, Param, PlayerKind
+from agent.players import BasePlayer, Param, PlayerKind, SpecError
 
 if TYPE_CHECKING:
     from agent.game.context import GameContext
@@ -675,6 +676,10 @@ def poki_kind(config: Config) -> PlayerKind:
 
     def factory(name: str, rng: np.random.Generator, *, predictor: str, half_life: float, blend: float,
                 **settings: Any) -> PokiPlayer:
+        strategy = settings.get("heads_up_strategy", eng.heads_up_strategy)
+        if strategy and not os.path.isfile(strategy):
+            # Said when the player is made, not at its first heads-up decision.
+            raise SpecError(f"poki: heads_up_strategy: no such strategy file: {strategy}")
         return PokiPlayer(name, rng, dataclasses.replace(eng, **settings),
                           model=dataclasses.replace(model, predictor=predictor, half_life_hands=half_life,
                                                     blend_observations=blend))

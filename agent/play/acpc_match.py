@@ -242,6 +242,7 @@ class ClientResult:
     messages: list[str] = field(default_factory=list)
     storing: bool = False  # finished hands went to a database
     lost: bool = False  # the connection broke or the dealer went silent
+    cut_line: int = 0  # bytes of a line the dealer's stream ended in the middle of
 
     @property
     def stored(self) -> int:
@@ -255,7 +256,28 @@ class ClientResult:
         end and, when storing, every one of them was stored."""
         s = self.stats
         return (not self.lost and not self.ended_mid_hand and not s.hands_abandoned
-                and not (self.storing and s.not_stored))
+                and not (self.storing and s.not_stored) and not self.cut_line
+                and s.hands > 0)  # a match of no hand is a wrong port or a dealer that broke off
+
+    def failure(self) -> str | None:
+        """Why the match is not :attr:`complete`, in one line; None when it is."""
+        if self.complete:
+            return None
+        s = self.stats
+        if self.lost:
+            return self.messages[0] if self.messages else "the connection was lost"
+        if self.cut_line:
+            return f"the dealer closed the connection in the middle of a line ({self.cut_line} bytes of it)"
+        if self.ended_mid_hand:
+            return "the dealer closed the match in the middle of a hand"
+        if s.hands_abandoned:
+            return f"{s.hands_abandoned} hand(s) abandoned"
+        if self.storing and s.not_stored:
+            return f"{s.not_stored} hand(s) not stored"
+        if self.protocol_errors:
+            return (f"the dealer closed the connection having dealt no hand; none of its {self.protocol_errors} "
+                    f"line(s) was a state of the match (is it an ACPC dealer?)")
+        return "the dealer closed the connection having dealt no hand"
 
     def summary(self, name: str) -> str:
         s = self.stats
@@ -276,6 +298,8 @@ class ClientResult:
                             "cards and actions), not stored twice")
         if self.ended_mid_hand:
             problems.append("the dealer closed the match in the middle of a hand")
+        if self.cut_line:
+            problems.append(f"the dealer's stream ended in the middle of a line ({self.cut_line} bytes)")
         problems.extend(self.messages)
         if problems:
             lines.append("problems: " + "; ".join(problems))
@@ -352,6 +376,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         lost = str(exc) if str(exc).startswith(where) else f"{where}: connection lost: {exc}"
         log.error("%s", lost)
     finally:
+        # A stream that ends inside a line broke off, whatever came before it.
+        cut = conn.framer.pending if conn.closed_by_peer else 0
         conn.close()
         session.catch_up()
         mid = session.mid_hand
@@ -365,7 +391,7 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
             _count_storage(seat.stats, writer)
         seat.close()
     return ClientResult(seat.stats.hands, seat.stats, session.errors, mid, where,
-                        [lost] if lost else [], storing=db_path is not None, lost=bool(lost))
+                        [lost] if lost else [], storing=db_path is not None, lost=bool(lost), cut_line=cut)
 
 
 def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,

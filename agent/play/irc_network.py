@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.config import Config, ConfigError, IrcConfig
+from agent.inputs import open_input
 from connectors.irc.identity import Login, LoginError, Tls
 from connectors.irc.servers import PROFILES, SAFE, SendBudget
 
@@ -96,7 +97,7 @@ def read_secret(path: str | Path, what: str) -> str:
     other users may read is used, with a warning."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
+        with open_input(path) as handle:  # a FIFO or device is refused unread
             mode = os.fstat(handle.fileno()).st_mode
             data = handle.read(MAX_SECRET_BYTES + 1)
     except OSError as exc:

@@ -26,6 +26,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ import numpy as np
 
 from agent.config import TableConfig
 from agent.game.records import RecordError, with_content_id
+from agent.outputs import write_output
 from agent.play.dealer import Deal, Dealer, HandLog
 from agent.play.kinds import ensure_kinds
 from agent.players import Player, PlayerSpec, create_player, parse_spec
@@ -363,7 +365,7 @@ class TournamentResult:
         return out
 
     def write_csv(self, path: str | Path) -> None:
-        with open(path, "w", newline="") as handle:
+        with write_output(path, newline="") as handle:  # renamed into place when complete
             writer = csv.DictWriter(handle, ["deal", "rotation", "hand", "player", "seat",
                                              "chips", "sb"])
             writer.writeheader()
@@ -421,8 +423,10 @@ class _LogWriter:
         self.phh_dir = None
         self.pending: dict[int, BatchResult] = {}
         self.next = 0
+        self._files = ExitStack()
         if acpc_path is not None:
-            self.acpc = open(acpc_path, "w")
+            # Renamed into place at close: a reader never sees half a log.
+            self.acpc = self._files.enter_context(write_output(acpc_path))
             self.acpc.write(acpc_log.format_header(
                 setup.name, acpc_log.game_name(len(setup.specs)),
                 deals * setup.rotations, setup.seed) + "\n")
@@ -448,7 +452,7 @@ class _LogWriter:
         if self.acpc is not None:
             if totals is not None:
                 self.acpc.write(acpc_log.format_score(totals, names) + "\n")
-            self.acpc.close()
+        self._files.close()  # the log of a failed run is kept too, without its SCORE line
 
 
 def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,

@@ -12,6 +12,7 @@ hand or pass a forged one. Pure functions: the caller reads the file.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ class HandCheck:
     revealed: d.DeckRevealed | None = None
     seen: list[tuple[str, tuple[int, ...], int]] = field(default_factory=list)  # (what, cards, deck position)
     problems: list[str] = field(default_factory=list)
+    bad_reveal: str | None = None  # a reveal line of the hand that is not a deck of 52 distinct cards
+    bad_reveal_why: str = ""
 
     @property
     def ok(self) -> bool:
@@ -103,17 +106,48 @@ def verify_lines(lines: Iterable[str], dealer: str | None = None) -> DeckCheck:
     for text in texts:
         try:
             msgs = d.parse_lines(text)  # one clause a line, or a step's clauses joined
-        except d.DialectError:
-            continue  # chatter that looks like a hand line, or another dialect's
+        except d.DialectError as exc:
+            _read_bad_reveal(text, str(exc), hands)
+            continue  # else chatter that looks like a hand line, or another dialect's
         for msg in msgs:
             _read(msg, hands, order)
     unverifiable = []
+    checked = []
     for h in order:
-        if h.revealed is None:
+        if h.revealed is None and h.bad_reveal is None:
             unverifiable.append(h.hand)
             continue
-        _check_hand(h)
-    return DeckCheck([h for h in order if h.revealed is not None], unverifiable, dealer, others)
+        checked.append(h)
+        if h.bad_reveal is not None:
+            _fail_bad_reveal(h)
+        if h.revealed is not None:
+            _check_hand(h)
+    return DeckCheck(checked, unverifiable, dealer, others)
+
+
+_HAND_TEXT = re.compile(r"Hand ([1-9][0-9]{0,15}): (.*)$")
+
+
+def _read_bad_reveal(text: str, why: str, hands: dict[int, HandCheck]) -> None:
+    """A dealer line that did not parse: when it reveals a started hand's deck (a clause
+    ``deck ...`` that is no commitment), that deck is not a deck of 52 distinct cards."""
+    m = _HAND_TEXT.match(text)
+    if m is None:
+        return
+    clauses = m.group(2).split("." + d.CLAUSE_SEPARATOR)
+    if not any(c.startswith("deck ") and not c.startswith("deck commitment ") for c in clauses):
+        return
+    h = hands.get(int(m.group(1)))
+    if h is None or h.bad_reveal is not None:
+        return
+    h.bad_reveal, h.bad_reveal_why = text, why
+
+
+def _fail_bad_reveal(h: HandCheck) -> None:
+    assert h.bad_reveal is not None
+    committed = h.digest is not None and hashlib.sha256(h.bad_reveal.encode("utf-8")).hexdigest() == h.digest
+    h.problems.append(f"the revealed deck is not a deck of 52 distinct cards ({h.bad_reveal_why[:80]})"
+                      + ("; the dealer committed to that very line" if committed else ""))
 
 
 class DeckWatch:

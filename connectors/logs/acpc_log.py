@@ -37,6 +37,7 @@ __all__ = [
     "AcpcLogError",
     "AcpcScore",
     "format_header",
+    "match_name_problem",
     "format_score",
     "format_state",
     "game_name",
@@ -110,8 +111,19 @@ def format_state(hand: AcpcHand) -> str:
             f"{'|'.join(hand.players)}")
 
 
+def match_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a match in a log's header (its words are split on spaces,
+    so a name with a space would be read back as another name and game), or None."""
+    if re.fullmatch(r"\S+", name) is None:
+        return f"match name {name!r} cannot be written in an ACPC log's header (one word, no spaces)"
+    return None
+
+
 def format_header(match_name: str, game: str, hands: int, seed: int) -> str:
-    """The dealer's opening comment line."""
+    """The dealer's opening comment line; ValueError for a name it cannot hold."""
+    problem = match_name_problem(match_name)
+    if problem is not None:
+        raise ValueError(problem)
     return f"# name/game/hands/seed {match_name} {game} {hands} {seed}"
 
 

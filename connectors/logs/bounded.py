@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
-__all__ = ["MAX_FILE_TEXT", "MAX_LINE_BYTES", "Line", "Run", "RunCollector", "lines", "read_small_text"]
+from agent.inputs import open_input, read_bounded
+
+__all__ = ["MAX_FILE_TEXT", "MAX_LINE_BYTES", "Line", "Run", "RunCollector", "lines", "read_small_text", "stream_lines"]
 
 MAX_LINE_BYTES = 1 << 20  # a longer line is reported, never held
 MAX_FILE_TEXT = 1 << 20  # files read whole (a game definition, one PHH hand): at most this
@@ -39,59 +41,64 @@ def lines(path: str | Path, *, start: int = 0, first: int = 1, count: int | None
           max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
     """The lines of ``path`` from byte offset ``start`` (the line numbered ``first``),
     ``count`` of them or to the end; a trailing ``\r`` is kept (callers strip). OSError
-    when the file cannot be read. The file is read a block at a time and split in C: at
-    most a block and one line (up to ``max_line`` bytes) are held."""
-    new = _new_line
-    with open(path, "rb") as f:
+    when the file cannot be read or is not a regular file (agent.inputs). The file is
+    read a block at a time and split in C: at most a block and one line (up to
+    ``max_line`` bytes) are held."""
+    with open_input(path) as f:
         if start:
             f.seek(start)
-        read = f.read
-        offset = start
-        number = first
-        left = -1 if count is None else count
-        partial = b""  # the start of a line that runs past the block read
-        over = 0  # bytes so far of a line over the cap (its text is not kept)
-        while left != 0:
-            block = read(_BLOCK)
-            if not block:
-                break
-            pieces = block.split(b"\n")
-            tail = pieces.pop()  # after the block's last line end: a line still going on
-            for piece in pieces:
-                if over:
-                    size = over + len(piece) + 1
-                    over = 0
-                    yield new(Line, (number, offset, None, size))
-                else:
-                    if partial:
-                        piece = partial + piece
-                        partial = b""
-                    size = len(piece) + 1
-                    yield new(Line, (number, offset, None if size > max_line + 1 else piece, size))
-                offset += size
-                number += 1
-                left -= 1
-                if left == 0:
-                    return
+        yield from stream_lines(f, offset=start, first=first, count=count, max_line=max_line)
+
+
+def stream_lines(f: BinaryIO, *, offset: int = 0, first: int = 1, count: int | None = None,
+                 max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
+    """The lines of an open binary stream (a file at byte ``offset``, standard input), as
+    :func:`lines` gives them: the cap applies while reading, so an endless line costs at
+    most a block and ``max_line`` bytes."""
+    new = _new_line
+    read = f.read
+    number = first
+    left = -1 if count is None else count
+    partial = b""  # the start of a line that runs past the block read
+    over = 0  # bytes so far of a line over the cap (its text is not kept)
+    while left != 0:
+        block = read(_BLOCK)
+        if not block:
+            break
+        pieces = block.split(b"\n")
+        tail = pieces.pop()  # after the block's last line end: a line still going on
+        for piece in pieces:
             if over:
-                over += len(tail)
-            elif tail:
-                partial = partial + tail if partial else tail
-                if len(partial) > max_line:
-                    over = len(partial)
+                size = over + len(piece) + 1
+                over = 0
+                yield new(Line, (number, offset, None, size))
+            else:
+                if partial:
+                    piece = partial + piece
                     partial = b""
-        if left != 0 and (partial or over):  # the last line, without a line end
-            yield new(Line, (number, offset, None if over else partial, over or len(partial)))
+                size = len(piece) + 1
+                yield new(Line, (number, offset, None if size > max_line + 1 else piece, size))
+            offset += size
+            number += 1
+            left -= 1
+            if left == 0:
+                return
+        if over:
+            over += len(tail)
+        elif tail:
+            partial = partial + tail if partial else tail
+            if len(partial) > max_line:
+                over = len(partial)
+                partial = b""
+    if left != 0 and (partial or over):  # the last line, without a line end
+        yield new(Line, (number, offset, None if over else partial, over or len(partial)))
 
 
 def read_small_text(path: str | Path, what: str, max_bytes: int = MAX_FILE_TEXT) -> str:
     """A small file (a game definition, one hand) read whole as UTF-8 (bad bytes become
-    U+FFFD); ValueError naming the file when it is larger than ``max_bytes``."""
-    with open(path, "rb") as f:
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise ValueError(f"{path}: larger than {max_bytes:,} bytes; too large for {what}")
-    return data.decode("utf-8", "replace")
+    U+FFFD); ValueError (agent.inputs.TooLarge) naming the file when it is larger than
+    ``max_bytes``, OSError when it cannot be read or is not a regular file."""
+    return read_bounded(path, max_bytes, what).decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ indexes each month once.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import os
 import re
@@ -48,6 +49,7 @@ from pathlib import Path
 
 from agent.config import ConfigError, TableConfig
 from agent.game.events import Event, HandStarted
+from agent.inputs import open_input
 from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
 from connectors.logs import (
     absolute,
@@ -172,17 +174,14 @@ class Chunk:
 
 def _sniff(path: Path) -> str | None:
     """The format of a file by its name or its first lines: 'acpc', 'phh', 'room:<room>'
-    or None."""
+    or None; OSError when it cannot be read (a FIFO or device is refused unread)."""
     suffix = path.suffix.lower()
     if suffix in (".phh", ".phhs"):
         return "phh"
     if suffix == ".game":
         return None
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(8192)
-    except OSError:
-        return None
+    with open_input(path) as f:  # OSError for a file that cannot be read or is no regular file
+        raw = f.read(8192)
     text = rooms.decode(raw)
     for network, reader in ROOM_READERS.items():
         if reader.identify(text):
@@ -246,7 +245,11 @@ def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogPro
     if path.name == "hdb" and _is_irc_month(path.parent):
         found.append(("irc", path.parent))
         return
-    kind = _sniff(path)
+    try:
+        kind = _sniff(path)
+    except OSError as exc:
+        problems.append(LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc.strerror or exc}"))
+        return
     if kind is not None:
         found.append((kind, path))
     elif explicit:
@@ -269,7 +272,11 @@ def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list
         except FileNotFoundError:
             raise FileNotFoundError(f"no such file or folder: {p}") from None
         except OSError as exc:  # a link loop, a name too long
-            problems.append(LogProblem(str(p), UNREADABLE, f"{UNREADABLE}: cannot read {p}: {exc.strerror or exc}"))
+            if exc.errno == errno.ELOOP:
+                problems.append(LogProblem(str(p), LINK_LOOP, f"{LINK_LOOP}: {p} is a loop of links; not read"))
+            else:
+                problems.append(LogProblem(str(p), UNREADABLE,
+                                           f"{UNREADABLE}: cannot read {p}: {exc.strerror or exc}"))
             continue
         key = (st.st_dev, st.st_ino)
         if key in seen:
@@ -443,7 +450,13 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
                                         game=game, name=name or path.stem, offset=offset, first_line=first))
             elif kind.startswith("room:"):
                 room = kind.split(":", 1)[1]
-                count = max(1, len(_room_file(spath, room)))  # a file of no hand is reported once
+                try:
+                    hands = _room_file(spath, room)
+                except rooms.RoomError as exc:  # the reader refused the file (hostile XML): its problem only
+                    problems.append(LogProblem(f"{spath}:1", MALFORMED,
+                                               f"{MALFORMED}: {spath}: {str(exc).removeprefix(': ')}"))
+                    continue
+                count = max(1, len(hands))  # a file of no hand is reported once
                 for start in range(0, count, chunk_hands):
                     stop = min(count, start + chunk_hands)
                     chunks.append(Chunk(ROOM, spath, start, stop, network or room, stop - start, name=room))
@@ -751,7 +764,7 @@ class _TooLarge(OSError):
 
 
 def _room_text(path: str) -> str:
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         data = f.read(MAX_ROOM_FILE + 1)
     if len(data) > MAX_ROOM_FILE:
         raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
@@ -765,7 +778,11 @@ def _room_file(path: str, room: str) -> list[tuple[int, str]]:
 
 def _room_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
     reader = ROOM_READERS[chunk.name]
-    hands = _room_file(chunk.path, chunk.name)
+    try:
+        hands = _room_file(chunk.path, chunk.name)
+    except rooms.RoomError as exc:  # refused whole (the file changed since it was planned)
+        yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}: {str(exc).removeprefix(': ')}")
+        return
     if not hands and chunk.start == 0:
         yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}:1: no hand found in a file "
                                                         f"that looks like the room's ({chunk.name})")
