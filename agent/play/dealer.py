@@ -35,6 +35,7 @@ from agent.play.hand_driver import HandDriver
 from agent.players import Player
 from agent.players.interface import HandHooks
 from connectors.logs import acpc_log, phh
+from connectors.logs.phh import PhhHand
 
 __all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "SeededDeals", "play_match"]
 
@@ -91,7 +92,7 @@ class HandLog:
         self.acpc = acpc
         self.phh = phh
         self.acpc_lines: list[str] = []
-        self.phh_hands: list[phh.PhhHand] = []
+        self.phh_hands: list[PhhHand] = []
 
     def add(self, record: HandRecord, holes: dict[str, tuple[int, int]], hand_number: int) -> None:
         if self.acpc:

@@ -38,6 +38,7 @@ from agent.game.context import GameContext
 from agent.game.events import BoardDealt, Event, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.records import HandRecord, PlayerResult
 from agent.game.rules import Action, Phase, State
+from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker
 from evaluator_pyx import evaluate_cards
 
@@ -47,6 +48,9 @@ _BETTING, _BOARD_DEALING = Phase.BETTING, Phase.BOARD_DEALING
 _ACTION_CHAR = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}  # the ACPC betting letters
 ENDED = HandEnded()  # events are immutable: one shared end
 _NO_ACTIONS: tuple[Action, ...] = ()
+# Positional constructors: a frozen dataclass's keyword __init__ costs several times more.
+_make_holes = slot_constructor(HoleCards)
+_make_board = slot_constructor(BoardDealt)
 
 
 class Turn(NamedTuple):
@@ -77,7 +81,7 @@ class Settlement:
     record: HandRecord | None
 
 
-def settle_point(end: BettingPoint, holes: Sequence[Sequence[int] | None],
+def settle_point(end: BettingPoint, holes: Sequence[tuple[int, ...] | None],
                  board: tuple[int, ...]) -> list[int] | None:
     """Each position's net chips of a finished hand (``end``: the betting point after its
     final action), every live hand valued by the evaluator and the pots paid by the rules'
@@ -91,7 +95,7 @@ def settle_point(end: BettingPoint, holes: Sequence[Sequence[int] | None],
             hole = holes[q]
             if hole is None:
                 return None
-            values[q] = evaluate_cards(tuple(hole) + board)
+            values[q] = evaluate_cards(hole + board)
     won = end.won(values)
     put_in = end.put_in
     return [won[q] - put_in[q] for q in range(len(put_in))]
@@ -164,7 +168,7 @@ class HandDriver:
         tracker = self.tracker
         tracker.apply(started)
         for name, hole in zip(names, holes):
-            event = HoleCards(name, hole)
+            event = _make_holes(name, hole)
             tracker.apply(event)
             if hole_events is not None:
                 hole_events.append(event)
@@ -243,7 +247,7 @@ class HandDriver:
             count = st.pending_board_count
         dealt = len(self.board)
         new = tuple(self._cards[dealt:dealt + count])
-        event = BoardDealt(new)
+        event = _make_board(new)
         if self.fast:
             self._acts.append(event)
         else:
@@ -295,7 +299,7 @@ class HandDriver:
         """The fast mode's hand so far as events (asked by the cache on a miss)."""
         started = self.started
         assert started is not None  # started
-        return [started, *[HoleCards(name, hole) for name, hole in zip(self.names, self.holes)], *self._acts]
+        return [started, *[_make_holes(name, hole) for name, hole in zip(self.names, self.holes)], *self._acts]
 
     # --- the synchronous loop ------------------------------------------------------------
 
