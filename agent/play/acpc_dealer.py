@@ -10,13 +10,13 @@ view after every event; the dealer deals ``hands`` hands from a seeded
 position (s - hand) mod n, position 0 being the first after the button), so a seed gives
 the same cards, the same positions and, with the same players, the same log.
 
-The rules engine is the tracker (agent.game.tracker over agent.game.rules): every action is applied
-there, and the log line of each hand comes from the tracker's record (connectors.logs.acpc_log:
-``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
-in-process seat follows the events and there are no stacks, a hand is instead dealt by
-its betting string from the rules engine's answers kept per betting string
-(agent.game.betting), and settled by the rules' settlement with the evaluator's values
-(agent.play.acpc_fast_deal): the same states, answers and log.
+Every hand runs on the hand driver (agent.play.hand_driver), in its rules mode (the
+tracker over agent.game.rules) or, when no in-process seat follows the events and there
+are no stacks, in its fast mode (the rules engine's answers kept per betting string,
+agent.game.betting): the same states, answers and log either way. The states are written
+by the protocol's writer (connectors.acpc.protocol.format_matchstate); each hand's log
+line is the ``STATE:`` line of connectors.logs.acpc_log, and the match ends with its
+``SCORE:`` line, which ``poki replay`` reads.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):

@@ -1,5 +1,6 @@
-"""The in-process dealer: seats any mix of players and plays hands through the rules and
-the tracker, with no network in between.
+"""The in-process dealer: seats any mix of players and plays hands on the hand driver
+(agent.play.hand_driver, its rules mode: the rules and the tracker), with no network in
+between.
 
 Each hand is a :class:`Deal` (every seat's hole cards and the five board cards) drawn from
 a seeded generator, so a seed reproduces a match and a duplicate tournament can replay the
@@ -10,8 +11,8 @@ the table, its own hole cards and nobody else's. Players that override the hand 
 (agent.players.interface) are told of the new hand, of every public event and of their
 own cards, and get the finished hand's record.
 
-A move that is not legal is replaced by check-or-call and counted, as the ACPC dealer
-does. Chips: by default every hand starts from the configured stack (limit cash-game
+A move that is not legal is replaced by check-or-call and counted (by the driver, as for
+the ACPC dealer). Chips: by default every hand starts from the configured stack (limit cash-game
 measurement in small bets per hand); with ``reset_stacks=False`` stacks carry over and a
 player who goes broke buys in again.
 
