@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 from agent.game.betting import ACT, BOARD, OVER, BettingCache, BettingPoint
 from agent.game.context import GameContext
-from agent.game.events import BoardDealt, Event, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.game.events import BoardDealt, Event, HandEnded, HandStarted, HoleCards, PlayerActed, PlayerLeft
 from agent.game.records import HandRecord, PlayerResult
 from agent.game.rules import Action, Phase, State
 from agent.game.slots import slot_constructor
@@ -212,14 +212,41 @@ class HandDriver:
         self._default()
         return False
 
-    def apply_default(self) -> None:
-        """The actor's move came late, malformed or not at all: check/call, counted."""
-        self._default()
+    def apply_default(self, *, check_or_fold: bool = False) -> Action:
+        """The actor's move came late, malformed or not at all: check/call (the ACPC
+        dealer's rule), or with ``check_or_fold`` check when it is free and fold when the
+        actor faces a bet (a live table's rule for a player who let his time run out);
+        counted. The move taken."""
+        return self._default(check_or_fold)
 
-    def _default(self) -> None:
+    def _default(self, check_or_fold: bool = False) -> Action:
         name = self.names[self.actor]
         self.defaults[name] = self.defaults.get(name, 0) + 1
-        self._act(Action.CHECK_CALL)
+        action = Action.CHECK_CALL
+        if check_or_fold:
+            st = self._state
+            facing = Action.FOLD in self.legal if st is None or self.fast else st.to_call(self.actor) > 0
+            if facing:
+                action = Action.FOLD
+        self._act(action)
+        return action
+
+    def leave(self, position: int) -> bool:
+        """``position`` leaves the hand now (a player who left the table; rules mode): its
+        hand is folded when the rules let it go now (True), else it is kept in, to be
+        checked or folded in turn (False)."""
+        st = self._state
+        if self.fast or st is None or st.phase == Phase.OVER or not st.can_leave(position):
+            return False
+        self.tracker.apply(PlayerLeft(self.names[position]))
+        self.folded[position] = True
+        return True
+
+    @property
+    def state(self) -> State | None:
+        """The rules mode's state of the hand (read it, never move it from outside): the
+        stacks, bets, pot and operations a table announces."""
+        return None if self.fast else self._state
 
     def _act(self, action: Action) -> None:
         name = self.names[self.actor]
