@@ -43,7 +43,8 @@ def test_rules_and_fast_modes_play_the_same_hands_to_the_same_ends(n: int) -> No
                 if action not in turn.legal:
                     name = started.players[turn.position]
                     asked_illegal[name] = asked_illegal.get(name, 0) + 1
-                assert rules.apply(action) == fast.apply(action) == (action in turn.legal)
+                taken, taken_fast = rules.apply(action), fast.apply(action)
+                assert taken == taken_fast and (taken.action == action) == (action in turn.legal)
             elif kind == BOARD:
                 assert rules.deal_board() == fast.deal_board()
             else:
@@ -87,11 +88,11 @@ def test_a_late_move_checks_or_calls_or_with_check_or_fold_folds_when_facing_a_b
     driver = HandDriver()
     driver.start(_started(3, 0, stacks=100), [(0, 1), (2, 3), (4, 5)], [6, 7, 8, 9, 10])
     assert driver.step() == ACT and driver.actor == 2  # the button, first after the big blind, faces it
-    assert driver.apply_default(check_or_fold=True) == Action.FOLD
+    assert driver.apply_default(check_or_fold=True).action == Action.FOLD
     assert driver.step() == ACT and driver.actor == 0
-    assert driver.apply_default() == Action.CHECK_CALL  # the small blind calls
+    assert driver.apply_default().action == Action.CHECK_CALL  # the small blind calls
     assert driver.step() == ACT and driver.actor == 1
-    assert driver.apply_default(check_or_fold=True) == Action.CHECK_CALL  # the big blind checks free
+    assert driver.apply_default(check_or_fold=True).action == Action.CHECK_CALL  # the big blind checks free
     assert driver.defaults == {"p0": 1, "p1": 1, "p2": 1}
     assert driver.step() == BOARD
     assert driver.deal_board().cards == (6, 7, 8) and driver.betting == "fcc/"
@@ -106,7 +107,7 @@ def test_a_player_leaves_when_the_rules_let_him() -> None:
     assert driver.leave(2)  # his turn: his hand is folded
     assert driver.folded == [False, False, True]
     assert driver.to_act() == Turn(0, driver.legal)
-    assert driver.apply(Action.FOLD)
+    assert driver.apply(Action.FOLD).action == Action.FOLD
     assert driver.step() == OVER
     settled = driver.settle()
     assert settled.nets == (-1, 1, 0)

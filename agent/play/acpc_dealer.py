@@ -696,13 +696,13 @@ class AcpcDealer:
             action = self._action_of(seat, driver.legal, budget)
             seat.report.actions += 1
             if action is None:
-                driver.apply_default()
-            elif not driver.apply(action):
-                seat.report.invalid += 1
-                log.warning("%s: %r is not a legal action now; taken as a call", seat.where, action)
+                acted = driver.apply_default()
+            else:
+                acted = driver.apply(action)
+                if acted.action != action:
+                    seat.report.invalid += 1
+                    log.warning("%s: %r is not a legal action now; taken as a call", seat.where, action)
             if local:
-                acted = driver.last
-                assert acted is not None  # a move was just applied
                 tell(local, acted)
         if showdown and local:
             for q, seat in enumerate(at):

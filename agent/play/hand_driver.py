@@ -45,7 +45,8 @@ from evaluator_pyx import evaluate_cards
 __all__ = ["ACT", "BOARD", "ENDED", "OVER", "HandDriver", "Settlement", "SettledHand", "Turn", "settle_point"]
 
 _BETTING, _BOARD_DEALING = Phase.BETTING, Phase.BOARD_DEALING
-_ACTION_CHAR = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}  # the ACPC betting letters
+_LETTERS = "fcr"  # the ACPC betting letter of each Action (FOLD, CHECK_CALL, BET_RAISE)
+_FOLD = Action.FOLD
 ENDED = HandEnded()  # events are immutable: one shared end
 _NO_ACTIONS: tuple[Action, ...] = ()
 # Positional constructors: a frozen dataclass's keyword __init__ costs several times more.
@@ -71,8 +72,7 @@ class SettledHand:
     results: tuple[PlayerResult, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     """A settled hand: each position's net chips (won less put in), and the rules state's
     record (rules mode) or the fast mode's results (``record`` None)."""
 
@@ -130,8 +130,9 @@ class HandDriver:
         self._state: State | None = None
         self._point: BettingPoint | None = None
         self._acts: list[Event] = []  # fast mode: the hand's actions and boards (for a cache miss)
-        self._acted: dict[tuple[str, Action], PlayerActed] = {}  # events are immutable: built once
-        self.last: PlayerActed | None = None  # the last move applied
+        # Events are immutable: each player's moves built once, indexed by Action.
+        self._acted: dict[str, tuple[PlayerActed, ...]] = {}
+        self._moves: list[tuple[PlayerActed, ...]] = []  # this hand's, by position
 
     # --- the steps -----------------------------------------------------------------------
 
@@ -162,6 +163,13 @@ class HandDriver:
         self.actor = -1
         self.legal = _NO_ACTIONS
         self._point = None
+        acted = self._acted
+        moves = self._moves = []
+        for name in names:
+            mine = acted.get(name)
+            if mine is None:
+                mine = acted[name] = tuple([PlayerActed(name, a) for a in Action])
+            moves.append(mine)
         if fast:
             self._acts = []
             return
@@ -203,23 +211,22 @@ class HandDriver:
             return None
         return Turn(self.actor, self.legal)
 
-    def apply(self, action: Action) -> bool:
-        """Take the actor's move (after :meth:`step` returned ACT). One that is not legal
-        now is taken as check/call and counted (the ACPC dealer's rule): False then."""
+    def apply(self, action: Action) -> PlayerActed:
+        """Take the actor's move (after :meth:`step` returned ACT); the move taken. One that
+        is not legal now is taken as check/call and counted (the ACPC dealer's rule): the
+        event's action then differs from ``action``."""
         if action in self.legal:
-            self._act(action)
-            return True
-        self._default()
-        return False
+            return self._act(action)
+        return self._default(False)
 
-    def apply_default(self, *, check_or_fold: bool = False) -> Action:
+    def apply_default(self, *, check_or_fold: bool = False) -> PlayerActed:
         """The actor's move came late, malformed or not at all: check/call (the ACPC
         dealer's rule), or with ``check_or_fold`` check when it is free and fold when the
         actor faces a bet (a live table's rule for a player who let his time run out);
         counted. The move taken."""
         return self._default(check_or_fold)
 
-    def _default(self, check_or_fold: bool = False) -> Action:
+    def _default(self, check_or_fold: bool) -> PlayerActed:
         name = self.names[self.actor]
         self.defaults[name] = self.defaults.get(name, 0) + 1
         action = Action.CHECK_CALL
@@ -228,8 +235,7 @@ class HandDriver:
             facing = Action.FOLD in self.legal if st is None or self.fast else st.to_call(self.actor) > 0
             if facing:
                 action = Action.FOLD
-        self._act(action)
-        return action
+        return self._act(action)
 
     def leave(self, position: int) -> bool:
         """``position`` leaves the hand now (a player who left the table; rules mode): its
@@ -248,19 +254,17 @@ class HandDriver:
         stacks, bets, pot and operations a table announces."""
         return None if self.fast else self._state
 
-    def _act(self, action: Action) -> None:
-        name = self.names[self.actor]
-        event = self._acted.get((name, action))
-        if event is None:
-            event = self._acted[name, action] = PlayerActed(name, action)
-        self.last = event
+    def _act(self, action: Action) -> PlayerActed:
+        actor = self.actor
+        event = self._moves[actor][action]
         if self.fast:
             self._acts.append(event)
         else:
             self.tracker.apply(event)
-        self.betting += _ACTION_CHAR[action]
-        if action == Action.FOLD:
-            self.folded[self.actor] = True
+        self.betting += _LETTERS[action]
+        if action == _FOLD:
+            self.folded[actor] = True
+        return event
 
     def deal_board(self) -> BoardDealt:
         """Deal the board cards the rules ask for now (after :meth:`step` returned BOARD)."""
@@ -299,8 +303,8 @@ class HandDriver:
             return Settlement(tuple(nets), results, None)
         record = self.tracker.apply(ENDED)
         assert record is not None  # HandEnded always ends a hand with its record
-        by_name = {r.player: r.won - r.put_in for r in record.results}
-        return Settlement(tuple(by_name[name] for name in names), record.results, record)
+        results = record.results  # one per seat, in seat order (the tracker's record)
+        return Settlement(tuple([r.won - r.put_in for r in results]), results, record)
 
     def ended(self, settlement: Settlement) -> HandRecord | SettledHand:
         """What a seat is told of the settled hand's end: the record, or the fast mode's
@@ -336,10 +340,9 @@ class HandDriver:
         while True:
             kind = self.step()
             if kind == ACT:
-                self.apply(ask(self.actor))
+                acted = self.apply(ask(self.actor))
                 if observe is not None:
-                    assert self.last is not None  # just applied
-                    observe(self.last)
+                    observe(acted)
             elif kind == BOARD:
                 event = self.deal_board()
                 if observe is not None:
