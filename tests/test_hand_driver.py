@@ -98,6 +98,9 @@ def test_a_late_move_checks_or_calls_or_with_check_or_fold_folds_when_facing_a_b
     assert driver.deal_board().cards == (6, 7, 8) and driver.betting == "fcc/"
     with pytest.raises(RuntimeError):
         driver.start(_started(3, 1), [(0, 1), (2, 3), (4, 5)], [6, 7, 8, 9, 10])
+    driver.abandon()  # a voided hand: the next one deals anew
+    driver.start(_started(3, 1, stacks=100), [(0, 1), (2, 3), (4, 5)], [6, 7, 8, 9, 10])
+    assert driver.step() == ACT and driver.betting == "" and driver.tracker.hands_abandoned == 1
 
 
 def test_a_player_leaves_when_the_rules_let_him() -> None:

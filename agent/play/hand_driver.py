@@ -248,6 +248,11 @@ class HandDriver:
         self.folded[position] = True
         return True
 
+    def abandon(self) -> None:
+        """Give the hand up unsettled (a voided hand): the next :meth:`start` deals anew
+        (the tracker counts the abandoned hand when the next one starts)."""
+        self.in_hand = False
+
     @property
     def state(self) -> State | None:
         """The rules mode's state of the hand (read it, never move it from outside): the
