@@ -49,6 +49,7 @@ _LETTERS = "fcr"  # the ACPC betting letter of each Action (FOLD, CHECK_CALL, BE
 _FOLD = Action.FOLD
 ENDED = HandEnded()  # events are immutable: one shared end
 _NO_ACTIONS: tuple[Action, ...] = ()
+_PLAYERS_KEPT = 1024  # players whose move events are kept built
 # Positional constructors: a frozen dataclass's keyword __init__ costs several times more.
 _make_holes = slot_constructor(HoleCards)
 _make_board = slot_constructor(BoardDealt)
@@ -150,7 +151,6 @@ class HandDriver:
             raise ValueError(f"{started.hand_id}: {len(holes)} hands dealt to {n} seats")
         if fast and self.cache is None:
             raise ValueError("the fast mode needs a betting cache")
-        self.in_hand = True
         self.fast = fast
         self.started = started
         self.names = names
@@ -164,6 +164,8 @@ class HandDriver:
         self.legal = _NO_ACTIONS
         self._point = None
         acted = self._acted
+        if len(acted) > _PLAYERS_KEPT:
+            acted.clear()  # a long-lived table meets many players: keep the moves of the recent ones
         moves = self._moves = []
         for name in names:
             mine = acted.get(name)
@@ -172,6 +174,7 @@ class HandDriver:
             moves.append(mine)
         if fast:
             self._acts = []
+            self.in_hand = True
             return
         tracker = self.tracker
         tracker.apply(started)
@@ -181,6 +184,7 @@ class HandDriver:
             if hole_events is not None:
                 hole_events.append(event)
         self._state = tracker.state
+        self.in_hand = True  # (a start the rules refused leaves no hand to settle)
 
     def step(self) -> int:
         """What comes next: ACT (then ``actor`` and ``legal`` are set), BOARD or OVER."""
