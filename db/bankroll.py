@@ -57,6 +57,13 @@ class Bankrolls:
                                 (self.network, nick)).fetchone()
         return None if row is None else row[0]
 
+    def bankroll_for(self, nick: str, userhost: str) -> int | None:
+        """``nick``'s bankroll when the connection ``userhost`` holds it, else None."""
+        user, _, host = userhost.partition("@")
+        row = self.conn.execute("SELECT chips, user, host FROM bankrolls WHERE network = ? AND nick = ?",
+                                (self.network, nick)).fetchone()
+        return None if row is None or (row[1], row[2]) != (user, host) else row[0]
+
     def at_table(self, channel: str) -> dict[str, int]:
         rows = self.conn.execute("SELECT nick, chips FROM table_chips WHERE network = ? AND channel = ?",
                                  (self.network, channel))

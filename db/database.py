@@ -540,7 +540,7 @@ class Database:
 
         return read_off_model(self.db.conn, network, nick)
 
-    def add_off_model(self, nick: str, network: str, hand_id: str, counts: tuple[float, ...]) -> bool:
+    def add_off_model(self, nick: str, network: str, hand_id: str, counts: Sequence[float]) -> bool:
         """Add one shown-down hand's off-model counts for `nick`; a (hand, nick) already
         added through this connection (another seat saw the same showdown) is skipped:
         False. ValueError for counts that are not counts."""

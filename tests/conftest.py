@@ -104,11 +104,14 @@ _DESELECTED = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
-    left = config.stash.get(_DESELECTED, 0)
-    if left:
-        terminalreporter.write_line(
-            f"fast tier: {left} tests of the full tier not run (servers, browser, cluster, whole-month "
-            f"replays, long property runs); `pytest -n 2 --full` runs every test")
+    if config.getoption("--full"):
+        return
+    # Under xdist the workers deselect and this process does not hear how many.
+    left = config.stash.get(_DESELECTED, None)
+    count = f"{left} tests of " if left else ""
+    terminalreporter.write_line(
+        f"fast tier: {count}the full tier not run (servers, browser, cluster, whole-month replays, long "
+        f"sweeps and property runs); `pytest -n 2 --full` runs every test")
 
 
 @pytest.fixture

@@ -380,6 +380,40 @@ def test_verify_lines_finds_a_deck_that_is_not_the_one_dealt() -> None:
     assert "does not match" in verify_lines([start, commit, other_salt]).failed[0].problems[0]
 
 
+def test_verify_reads_only_the_dealers_lines() -> None:
+    """connectors.irc.deck_log in the logs of three clients (irssi ``<nick>`` with a mode
+    prefix, weechat's tabs, bare lines): a stranger's fake commitment or forged reveal
+    does not fail the dealer's honest hand, named or found as the speaker of the most
+    hand lines; the stranger's lines are counted as ignored."""
+    from connectors.irc.deck_log import speaker_of, verify_lines
+
+    rng = np.random.default_rng(2)
+    deck = tuple(rng.permutation(52).tolist())
+    salt = "ef" * 16
+    names = [d.CARD_NAMES[c] for c in deck]
+    hand = ["Hand 5: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100.",
+            d.format_line(d.DeckCommitment(5, d.deck_digest(5, deck, salt))),
+            f"Hand 5: flop {names[4]} {names[5]} {names[6]}.", "Hand 5: ends. Stacks: a 90, b 110.",
+            d.format_line(d.DeckRevealed(5, deck, salt))]
+    fake_commit = f"Hand 5: deck commitment {'1' * 64}."
+    forged = d.format_line(d.DeckRevealed(5, tuple(reversed(deck)), salt))
+    assert speaker_of("[12:00] <@dealer> ") == "dealer" and speaker_of("2026-01-01 12:00\t+mallory\t") == "mallory"
+    assert speaker_of("") is None
+    irssi = [f"[12:00] <@dealer> {x}" for x in hand[:2]] + [f"[12:00] < mallory> {fake_commit}"] + \
+        [f"[12:00] <@dealer> {x}" for x in hand[2:]] + [f"[12:01] < mallory> {forged}"]
+    weechat = [line.replace("[12:00] <@dealer> ", "2026-01-01 12:00\t@dealer\t")
+               .replace("[12:00] < mallory> ", "2026-01-01 12:00\tmallory\t")
+               .replace("[12:01] < mallory> ", "2026-01-01 12:01\tmallory\t") for line in irssi]
+    for log in (irssi, weechat):
+        for dealer in (None, "dealer", "DEALER"):
+            check = verify_lines(log, dealer)
+            assert check.verified == 1 and not check.failed, (log, dealer, check.failed)
+            assert str(check.dealer).lower() == "dealer" and check.ignored == {"mallory": 2}
+        assert verify_lines(log, "mallory").verified == 0  # the stranger's lines alone prove nothing
+    # Without the filter (bare lines, no speakers) the fake commitment fails the hand: what the filter prevents.
+    assert verify_lines([*hand[:2], fake_commit, *hand[2:]]).failed
+
+
 def test_clauses_of_one_hand_share_a_line_and_read_back_in_order() -> None:
     turn = d.ToAct(17, "poki", (d.Option("check"), d.Option("bet", 10)), 45, 30)
     msgs = [d.Acted(17, "bob", "c", 10), d.BoardCards(17, "flop", cards("7h 8d 2c"), cards("7h 8d 2c")), turn,
@@ -454,3 +488,15 @@ def test_the_player_bots_deck_watch_checks_each_hand_as_its_deck_is_revealed() -
     for number in range(5, 30):  # hands never revealed are forgotten
         watch.read(d.parse_line(f"Hand {number}: starts. Button a. Blinds 5/10, bets 10/20, cap 4. Seats: a 100, b 100."))
     assert len(watch.hands) == watch.keep
+
+
+def test_help_is_self_contained_and_fits_one_notice() -> None:
+    """!help says everything a person needs at the table (the commands, the moves with
+    ``raise to N``, the private form with the dealer's nick, where cards and refusals
+    come) in one line the dealer can send whole, for the longest nick, pointing to no file."""
+    text = d.help_text("d" * d.MAX_NICK)
+    assert len(text.encode()) <= d.MAX_LINE_TEXT and "\n" not in text
+    for needed in ("!sit", "!stand", "!leave", "!stats", "fold", "check", "call", "bet", "raise to",
+                   f"/msg {'d' * d.MAX_NICK} call", "notice"):
+        assert needed in text, needed
+    assert "docs/" not in text and ".md" not in text

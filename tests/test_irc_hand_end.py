@@ -272,3 +272,18 @@ def test_a_dealer_killed_outright_loses_no_hand_it_announced(tmp_path) -> None:
     with Database(db, create=False) as check:
         assert check.check() == []
     assert read_journal(journal_path(db)) == ([], [])  # stored, then emptied
+
+
+def test_a_bankroll_is_told_only_to_the_connection_that_holds_it(tmp_path) -> None:
+    """!stats: the bank tells a nick's bankroll to the user@host that holds it, and to
+    nobody else under that nick (a real SQLite file)."""
+    from connectors.irc.address import network_of
+    from db.bankroll import Bankrolls
+
+    with Database(tmp_path / "bank.sqlite") as db:
+        bank = Bankrolls(db, network_of("127.0.0.1"), initial=1000)
+        bank.open_table("#t")
+        bank.sit("#t", "alice", "alice@192.0.2.1", 200, 200, 0)
+        assert bank.bankroll_for("alice", "alice@192.0.2.1") == 800
+        assert bank.bankroll_for("alice", "mallory@192.0.2.9") is None
+        assert bank.bankroll_for("nobody", "alice@192.0.2.1") is None

@@ -623,3 +623,16 @@ def test_mutated_real_hands_are_read_consistently_or_skipped(raw_hands, data, tm
     if hands:
         (h,) = hands
         _check_hand(h)
+
+
+def test_progress_into_a_log_is_a_line_every_fifty_hands(capsys) -> None:
+    """`poki irc deal` writing to a log (no terminal): one line per fifty hands dealt,
+    not a progress-bar frame every half second."""
+    from agent.cli.irc import PROGRESS_EVERY, _progress_line
+
+    told = 0
+    for hands in [0, 0, 3, 49, 50, 50, 51, 99, 130, 130, 151]:  # the count seen every half second
+        told = _progress_line(hands, told, 200)
+    assert capsys.readouterr().err.splitlines() == ["50 of 200 hands dealt", "130 of 200 hands dealt",
+                                                    "151 of 200 hands dealt"]
+    assert PROGRESS_EVERY == 50

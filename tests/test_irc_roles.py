@@ -66,8 +66,10 @@ def test_a_dealer_and_a_player_in_one_folder_share_no_file(running, tmp_path) ->
                 proc.communicate()
     # The dealer's database, journal, logs and report folder; the player's database and
     # report folder: no name in common.
-    assert "database dealer.sqlite" in dealer_out and "into report-dealer " in dealer_out
-    assert "database poki.sqlite" in player_out and "into report " in player_out
+    # Owners are told absolute paths (the bot's folder is not theirs).
+    here = tmp_path.resolve()
+    assert f"database {here / 'dealer.sqlite'}," in dealer_out and f"into {here / 'report-dealer'} " in dealer_out
+    assert f"database {here / 'poki.sqlite'}." in player_out and f"into {here / 'report'} " in player_out
     names = {p.name for p in tmp_path.iterdir()} - {"config.toml"}
     dealer_files = {n for n in names if n.startswith("dealer.sqlite")} | {"irc-logs"}
     player_files = {n for n in names if n.startswith("poki.sqlite")}

@@ -62,3 +62,44 @@ def test_a_held_answer_does_not_hold_up_others() -> None:
     assert texts(queue) == ["NOTICE b :1", "chatter"]
     clock.now += 10
     assert texts(queue) == ["NOTICE a :2"]
+
+
+def test_an_answer_leaves_within_its_reserved_share_of_a_busy_table() -> None:
+    """Forty game lines wait and an answer to a stranger comes behind them: it leaves
+    after at most three of them (answer_every 4), not after the forty; the game's lines
+    keep their order."""
+    queue = SendQueue(gap=10, clock=Clock(), answer_every=4)
+    for k in range(40):
+        queue.push(OutLine(f"PRIVMSG #t :game {k}", Priority.GAME))
+    queue.push(OutLine("NOTICE stranger :help", Priority.OTHER, key="answer:stranger:help"))
+    queue.push(OutLine("NOTICE alice :stats", Priority.SEATED, key="answer:alice:stats"))
+    sent = texts(queue)
+    assert sent.index("NOTICE alice :stats") <= 3 and sent.index("NOTICE stranger :help") <= 7
+    assert [t for t in sent if t.startswith("PRIVMSG")] == [f"PRIVMSG #t :game {k}" for k in range(40)]
+    # Nothing but game lines: the share takes nothing from them.
+    plain = SendQueue(gap=10, clock=Clock(), answer_every=4)
+    for k in range(5):
+        plain.push(OutLine(f"game {k}", Priority.GAME))
+    assert texts(plain) == [f"game {k}" for k in range(5)]
+
+
+def test_answers_of_different_kinds_never_replace_each_other() -> None:
+    """A seated player's !stats answer and a later out-of-turn notice to her have
+    different keys: both leave (the notice used to replace the answer); a newer answer of
+    the same kind still replaces the older one."""
+    queue = SendQueue(gap=10, clock=Clock())
+    queue.push(OutLine("PRIVMSG #t :game", Priority.GAME))
+    queue.push(OutLine("NOTICE alice :bankroll 900", Priority.SEATED, key="answer:alice:stats"))
+    queue.push(OutLine("NOTICE alice :not your turn", Priority.SEATED, key="answer:alice:turn"))
+    queue.push(OutLine("NOTICE alice :bankroll 890", Priority.SEATED, key="answer:alice:stats"))
+    assert texts(queue) == ["PRIVMSG #t :game", "NOTICE alice :bankroll 890", "NOTICE alice :not your turn"]
+
+
+def test_a_withdrawn_line_never_leaves() -> None:
+    """An out-of-turn notice still queued when the turn comes is withdrawn; the others stay."""
+    queue = SendQueue(gap=10, clock=Clock())
+    queue.push(OutLine("NOTICE alice :not your turn, bob is to act", Priority.SEATED, key="answer:alice:turn"))
+    queue.push(OutLine("NOTICE bob :help", Priority.OTHER, key="answer:bob:help"))
+    assert queue.withdraw("answer:alice:turn") and not queue.withdraw("answer:alice:turn")
+    assert len(queue) == 1 and queue.withdrawn == 1
+    assert texts(queue) == ["NOTICE bob :help"]

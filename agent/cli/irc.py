@@ -32,6 +32,7 @@ from agent.cli import arguments
 if TYPE_CHECKING:
     from agent.play.irc_network import NetworkOptions
     from agent.play.irc_table import DealerStats
+    from connectors.irc.deck_log import DeckCheck
 
 
 # The [irc] settings of a bot's connection, for --help: (key, the option that overrides it).
@@ -172,7 +173,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="folder for the hand logs, <table>.acpc.log and <table>.phhs (default irc-logs)")
     deal.add_argument("--action-seconds", type=arguments.seconds, default=None,
                       help="time limit per action (default: [irc] action_seconds)")
-    deal.add_argument("--no-progress", action="store_true", help="no progress bar")
+    deal.add_argument("--no-progress", action="store_true",
+                      help="no progress bar (nor, when the output is no terminal, a line every 50 hands)")
 
     play = sub.add_parser("play", parents=[common], help="sit Poki (or any player) at IRC tables",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("play"),
@@ -202,6 +204,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "shown hands, your hole cards) is where that deck puts it. Exit status 0 when "
                             "every revealed hand checks out, 1 otherwise (docs/irc-dialect.md).")
     verify.add_argument("log", metavar="LOG", help="the channel log (text; '-' reads standard input)")
+    verify.add_argument("--dealer", metavar="NICK", default=None,
+                        help="read only this nick's lines (default: the nick the log shows dealing, "
+                        "the speaker of the most hand lines; name it when others spoke hand lines)")
     verify.add_argument("-v", "--verbose", action="store_true", help="one line per hand")
 
     server = sub.add_parser("server", help="run an IRC server (miniircd) on 127.0.0.1 until stopped",
@@ -296,14 +301,20 @@ def _deal(args: argparse.Namespace) -> int:
         return 1
     assert host.client is not None  # made by start()
     print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; "
-          f"{host.client.describe_budget()}; database {db}, logs in {args.logs}/", flush=True)
+          f"{host.client.describe_budget()}; database {os.path.abspath(db)}, logs in "
+          f"{os.path.abspath(args.logs)}/", flush=True)
     job = _start_report_job(args, db, args.settings.irc.dealer_report)
-    bar = None if args.no_progress or args.hands is None else tqdm(total=args.hands, unit="hand")
+    # A bar on a terminal; into a log, a line every PROGRESS_EVERY hands (not a frame a second).
+    on_terminal = sys.stderr.isatty()
+    bar = None if args.no_progress or args.hands is None or not on_terminal else tqdm(total=args.hands, unit="hand")
+    told = 0
     try:
         while not host.wait(0.5):
             if bar is not None:
                 bar.n = host.call(lambda: dealer_stats().hands)
                 bar.refresh()
+            elif not args.no_progress and not on_terminal:
+                told = _progress_line(host.call(lambda: dealer_stats().hands), told, args.hands)
     except KeyboardInterrupt:
         print("\nstopping (a hand in progress is void, chips as before it)", file=sys.stderr)
     finally:
@@ -326,6 +337,19 @@ def _deal(args: argparse.Namespace) -> int:
     if host.error is not None:
         print(f"poki irc deal: {host.error}", file=sys.stderr)
     return 1 if host.unstored or host.error is not None else 0
+
+
+PROGRESS_EVERY = 50  # hands between two progress lines when the output is no terminal
+
+
+def _progress_line(hands: int, told: int, limit: int | None) -> int:
+    """Print ``N hands dealt`` when ``hands`` passed the next multiple of PROGRESS_EVERY
+    since ``told``; the count last told."""
+    if hands // PROGRESS_EVERY <= told // PROGRESS_EVERY:
+        return told
+    of = f" of {limit}" if limit is not None else ""
+    print(f"{hands}{of} hands dealt", file=sys.stderr, flush=True)
+    return hands
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -351,7 +375,8 @@ def _play(args: argparse.Namespace) -> int:
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
-          f"{bot.feed.dealer_nick}; {bot.client.describe_budget()}; database {db}. Ctrl-C to stop.", flush=True)
+          f"{bot.feed.dealer_nick}; {bot.client.describe_budget()}; database {os.path.abspath(db)}. "
+          f"Ctrl-C to stop.", flush=True)
     print(bot.describe(), flush=True)
     bot.start()
     job = _start_report_job(args, db, args.settings.report.out)
@@ -397,7 +422,7 @@ def _start_report_job(args: argparse.Namespace, db: str, default_out: str):
               file=sys.stderr)
         return None
     job.start()
-    print(f"opponent report of {db} into {job.out} on the schedule {args.settings.report.cron!r} "
+    print(f"opponent report of {os.path.abspath(db)} into {os.path.abspath(job.out)} on the schedule {args.settings.report.cron!r} "
           f"({args.settings.report.timezone}); next at {job.next_run_time()}", flush=True)
     return job
 
@@ -415,13 +440,14 @@ def _verify(args: argparse.Namespace) -> int:
 
     try:
         if args.log == "-":
-            check = verify_lines(sys.stdin)
+            check = verify_lines(sys.stdin, args.dealer)
         else:
             with open(args.log, encoding="utf-8", errors="replace") as f:
-                check = verify_lines(f)
+                check = verify_lines(f, args.dealer)
     except OSError as exc:
         print(f"poki irc verify: {exc}", file=sys.stderr)
         return 2
+    _say_whose_lines(check, named=args.dealer is not None)
     for hand in check.hands:
         if hand.problems:
             print(f"hand {hand.hand}: FAILED: {'; '.join(hand.problems)}")
@@ -436,6 +462,18 @@ def _verify(args: argparse.Namespace) -> int:
         print("poki irc verify: no revealed deck in the log", file=sys.stderr)
         return 1
     return 1 if failed else 0
+
+
+def _say_whose_lines(check: DeckCheck, *, named: bool) -> None:
+    """Whose lines `poki irc verify` read, and whose it did not."""
+    if check.dealer is None:
+        print("the log has no nicks (bare lines): every hand line is read as the dealer's")
+        return
+    print(f"dealer: {check.dealer} ({'named' if named else 'the speaker of the most hand lines'})")
+    if check.ignored:
+        shown = ", ".join(f"{nick} ({n})" for nick, n in sorted(check.ignored.items())[:10])
+        hint = "" if named else "; name the dealer with --dealer NICK if it is not the one above"
+        print(f"hand lines of others, not read: {shown}{hint}")
 
 
 def _server(args: argparse.Namespace) -> int:

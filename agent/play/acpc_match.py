@@ -33,7 +33,7 @@ from agent.game.events import HandEnded
 from agent.game.records import with_content_id
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker, TrackerError
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits, MatchOutcome
+from agent.play.acpc_dealer import AcpcDealer, DealerLimits, LocalSeat, MatchOutcome
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
 from agent.play.stores import DatabaseWriter
@@ -133,7 +133,7 @@ class AcpcSession:
         last = translator.last
         seat = self.seat
         try:
-            state, events = translator.read(line, where)
+            read_state, events = translator.read(line, where)
         except ProtocolError as exc:
             try:
                 state = translator.parse(line, where)
@@ -145,6 +145,9 @@ class AcpcSession:
                 self._error(f"{exc}; the hand is abandoned")
                 seat.abandon(str(exc))
             return self._broken_turn(state)
+        if read_state is None:  # read() leaves out the state only when asked for no events
+            raise RuntimeError(f"{where}: the translator read the line without its state")
+        state = read_state
         new_hand = last is None or last.hand_number != state.hand_number
         if new_hand and self.clock is not None:
             self.clock.new_hand()
@@ -352,10 +355,10 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
         conn.close()
         session.catch_up()
         mid = session.mid_hand
-        if mid:
-            hand = session.translator.last.hand_number
+        last = session.translator.last
+        if mid and last is not None:  # mid_hand: a state was read (and its hand is not over)
             log.warning("%s closed the match in the middle of hand %d; that hand is not stored",
-                        where, hand)
+                        where, last.hand_number)
         seat.flush(60)
         if writer is not None:
             writer.close()
@@ -388,8 +391,10 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     limits = limits or DealerLimits(config.response_timeout, config.budget_per_hand,
                                     config.connect_timeout or None, config.max_line_bytes,
                                     config.greet_timeout)
+    # The dealer takes its in-process seats as LocalSeat (and copies the mapping).
+    in_process: dict[int, LocalSeat] = dict(local)
     dealer = AcpcDealer(game, names, hands, seed, game_name=game_name, match_name=match_name,
-                        host=host or config.host, ports=ports, local=local, limits=limits,
+                        host=host or config.host, ports=ports, local=in_process, limits=limits,
                         log_file=log_file, fast=fast)
     try:
         ports_open = dealer.listen()

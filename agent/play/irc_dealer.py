@@ -35,7 +35,7 @@ from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
 
 __all__ = ["DealerHost", "HandLogFiles", "SqliteBank", "dealing_path", "interrupted_hands", "journal_path",
-           "replay_journal"]
+           "replay_journal", "unheard_ends"]
 
 log = logging.getLogger("poki.irc.dealer")
 
@@ -48,25 +48,86 @@ def journal_path(db_path: str | Path) -> Path:
 def dealing_path(db_path: str | Path) -> Path:
     """The dealer's record of the hands it started (``<channel> <number>`` a line): a hand
     started but neither stored nor void when the dealer was killed is announced void when
-    it comes back, and its number is never dealt again."""
+    it comes back, and its number is never dealt again. A hand's last lines (its end or
+    void, its deck) are recorded too when they are queued (``<channel> <number> told
+    <line>``) and marked when the server has them (``<channel> <number> heard``): lines a
+    killed dealer queued but the channel never heard are said again when it is back."""
     return Path(f"{db_path}.hands-started")
+
+
+DEALING_TAIL_BYTES = 1 << 20  # the dealing record's end that is read at a start (bounded)
+
+
+@dataclass(frozen=True)
+class _Dealt:
+    """One line of the dealing record."""
+
+    channel: str
+    number: int
+    kind: str  # "started", "told" or "heard"
+    text: str = ""  # the told line
+
+
+def _dealing_lines(path: Path) -> list[_Dealt]:
+    """The dealing record's last lines that can be read (others are skipped)."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - DEALING_TAIL_BYTES))
+            data = f.read()
+    except FileNotFoundError:
+        return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if size > DEALING_TAIL_BYTES:
+        lines = lines[1:]  # cut in the middle
+    out = []
+    for line in lines:
+        channel, _, rest = line.partition(" ")
+        number, _, rest = rest.partition(" ")
+        kind, _, said = rest.partition(" ")
+        if not channel or not number.isdigit() or len(number) >= 16:
+            continue
+        if kind == "" and not said:
+            out.append(_Dealt(channel, int(number), "started"))
+        elif kind == "heard" and not said:
+            out.append(_Dealt(channel, int(number), "heard"))
+        elif kind == "told" and said:
+            out.append(_Dealt(channel, int(number), "told", said))
+    return out
+
+
+def unheard_ends(path: Path, keep: int = 4) -> dict[str, list[str]]:
+    """The last lines of hands a killed session queued that the server never confirmed,
+    by channel (lower case), oldest hand first (at most ``keep`` hands a channel)."""
+    told: dict[tuple[str, int], list[str]] = {}
+    for entry in _dealing_lines(path):
+        key = (entry.channel.lower(), entry.number)
+        if entry.kind == "told":
+            told.setdefault(key, []).append(entry.text)
+        elif entry.kind == "heard":
+            told.pop(key, None)
+    numbers: dict[str, list[int]] = {}
+    for channel, number in sorted(told, key=lambda k: k[1]):
+        numbers.setdefault(channel, []).append(number)
+    unheard = {}
+    for channel, hands in numbers.items():
+        unheard[channel] = [line for n in hands[-keep:] for line in told[(channel, n)]]
+        log.warning("%s: the last lines of hand(s) %s were queued but never confirmed heard: said again", channel,
+                    ", ".join(map(str, hands[-keep:])))
+    return unheard
 
 
 def interrupted_hands(path: Path, bankrolls: Bankrolls) -> dict[str, int]:
     """The hands a killed session started and did not finish, by channel (lower case);
     each is recorded void in ``bankrolls`` (its number skipped). Call after the journal
     is replayed. Lines that cannot be read are skipped."""
-    try:
-        text = path.read_text("utf-8", errors="replace")
-    except FileNotFoundError:
-        return {}
     started: dict[str, tuple[str, int]] = {}
-    for line in text.splitlines()[-10000:]:
-        channel, _, number = line.rpartition(" ")
-        if channel and number.isdigit() and len(number) < 16:
-            key = channel.lower()
-            if key not in started or int(number) > started[key][1]:
-                started[key] = (channel, int(number))
+    for entry in _dealing_lines(path):
+        if entry.kind != "started":
+            continue
+        key = entry.channel.lower()
+        if key not in started or entry.number > started[key][1]:
+            started[key] = (entry.channel, entry.number)
     interrupted = {}
     for key, (channel, number) in started.items():
         next_hand = bankrolls.next_hand(channel)
@@ -148,6 +209,9 @@ class SqliteBank:
         except BankrollError as exc:
             raise BankError(str(exc)) from None
 
+    def seated_before(self, channel: str) -> list[str]:
+        return sorted(self._call(self.bankrolls.at_table, channel))
+
     def open_table(self, channel: str) -> int:
         return self._call(self.bankrolls.open_table, channel)
 
@@ -161,9 +225,9 @@ class SqliteBank:
     def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
         self._call(self.bankrolls.rename, channel, old, new, userhost)
 
-    def bankroll(self, nick: str) -> int | None:
+    def bankroll(self, nick: str, userhost: str) -> int | None:
         self.settle()
-        return self.bankrolls.bankroll(nick)
+        return self.bankrolls.bankroll_for(nick, userhost)
 
     def hand_done(self, channel: str, record: HandRecord, stacks: dict[str, int], next_hand: int) -> None:
         journal = self.journal
@@ -257,6 +321,8 @@ class DealerHost:
     deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
     joined_clauses: bool = True  # off: one clause a line (the dialect's older form; `poki bench` compares)
     fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
+    claim_seconds: float = 120.0  # the longest a session's first hand waits for a claimed other dealer's proof
+    drain_seconds: float = 60.0  # the longest a stop waits for its last lines to reach the server before QUIT
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -302,6 +368,7 @@ class DealerHost:
                 self.replayed = replay_journal(path, self.bankrolls)
                 started_path = dealing_path(self.db_path)
                 self.interrupted = interrupted_hands(started_path, self.bankrolls)
+                unheard = unheard_ends(started_path)
                 self.started_fd = os.open(started_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
                 journal = None
                 if irc.store_batch_seconds > 0:
@@ -319,7 +386,8 @@ class DealerHost:
                     hands=self.hands, tiers=irc.tier, min_players=self.min_players,
                     on_hand=self.logs.add if self.logs is not None else None,
                     done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted,
-                    joined_clauses=self.joined_clauses, fair_clock=self.fair_clock)
+                    joined_clauses=self.joined_clauses, fair_clock=self.fair_clock,
+                    claim_seconds=self.claim_seconds, unheard=unheard, told=self._told)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 opening.append(exc)
@@ -335,6 +403,17 @@ class DealerHost:
             client.stop()
             raise opening[0]
         return self
+
+    def _told(self, channel: str, number: int, lines: tuple[str, ...] | None) -> None:
+        """The dealing record (dealing_path): a hand's last lines queued, or heard (None).
+        One write each: it survives a kill."""
+        if self.started_fd < 0:
+            return
+        if lines is None:
+            text = f"{channel} {number} heard\n"
+        else:
+            text = "".join(f"{channel} {number} told {line}\n" for line in lines if "\n" not in line)
+        os.write(self.started_fd, text.encode("utf-8"))
 
     def _network_failed(self, reason: str) -> None:
         """The network refused us for good (a wrong password ...): the session ends."""
@@ -404,9 +483,6 @@ class DealerHost:
                     log.error("voiding the hands in progress: %s", exc)
             client.handler = None  # no more events: the tables are closed
             self._settle()
-            if self.started_fd >= 0:
-                os.close(self.started_fd)
-                self.started_fd = -1
             db = self.database
             if db is not None:
                 db.close()
@@ -416,9 +492,49 @@ class DealerHost:
             if self.logs is not None:
                 self.logs.close()
 
+        drained = threading.Event()
         try:
-            self.call(close, timeout=30.0)
+            def close_then_drain() -> None:
+                close()
+                client.call_soon(lambda: self._drain(client, drained))  # behind the tables' last flush
+
+            self.call(close_then_drain, timeout=30.0)
         except Exception as exc:  # noqa: BLE001 - stopping goes on
             log.error("closing the dealer's database: %s", exc)
+        # The last hand's lines (its end or void, its deck) reach the channel before QUIT:
+        # every player stores the hands the dealer stored.
+        began = time.monotonic()
+        if not drained.wait(self.drain_seconds):
+            log.error("the lines queued when the dealer stopped were not confirmed delivered within %g s "
+                      "(the server did not answer): quitting anyway; players may miss the last hand's end",
+                      self.drain_seconds)
+        elif time.monotonic() - began > 1.0:
+            log.info("the last lines reached the server in %.1f s", time.monotonic() - began)
+        try:
+            self.call(self._close_record, timeout=10.0)  # after the last "heard" marks
+        except Exception as exc:  # noqa: BLE001 - stopping goes on
+            log.error("closing the dealing record: %s", exc)
         client.stop("the dealer is closing the tables")
         self.client = None
+
+    def _close_record(self) -> None:
+        if self.started_fd >= 0:
+            os.close(self.started_fd)
+            self.started_fd = -1
+            if self.bank is not None:
+                self.bank.started_fd = -1
+
+    def _drain(self, client: IrcClient, drained: threading.Event) -> None:
+        """Set ``drained`` once every line queued so far has gone past the server (loop
+        thread; after the tables' last lines were flushed); the hands told are heard then."""
+        if not client.registered:
+            drained.set()  # nothing can be delivered: the lines went with the connection
+            return
+        bot = self.bot
+
+        def delivered() -> None:
+            if bot is not None:
+                bot.heard()
+            drained.set()
+
+        client.when_delivered(delivered)

@@ -58,6 +58,9 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
         started.append(host.start())
         if not host.wait_tables(60):
             raise RuntimeError("the dealer did not join its channel")
+        dealer = host.bot
+        if dealer is None:  # start() returned before the loop thread made the bot
+            raise RuntimeError("the dealer host joined its channel without a dealer bot")
         say(f"== dealer bot at {CHANNEL}: {hands} hands of {config.table.small_bet}/{config.table.big_bet} "
             f"limit hold'em, bankrolls in {out / 'dealer.sqlite'}")
         bots = {}
@@ -71,7 +74,7 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
             + ", ".join(f"{nick} ({spec})" for nick, spec in seats))
         bar = tqdm(total=hands, unit="hand", disable=not progress)
         while not host.wait(0.25):
-            bar.n = host.call(lambda: host.bot.stats.hands)
+            bar.n = host.call(lambda: dealer.stats.hands)
             bar.refresh()
         bar.n = hands
         bar.close()
@@ -79,7 +82,7 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
         deadline = time.monotonic() + 60
         while first.writer.stored < hands and time.monotonic() < deadline:
             time.sleep(0.05)
-        stats = host.call(lambda: host.bot.stats)
+        stats = host.call(lambda: dealer.stats)
         total, granted = host.chips()
         bankrolls = host.call(lambda: {nick: (host.bankrolls.bankroll(nick) or 0)
                                         + host.bankrolls.at_table(CHANNEL).get(nick, 0) for nick in bots})

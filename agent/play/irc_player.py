@@ -298,7 +298,8 @@ class PlayerBot:
                 result, error = None, f"{type(exc).__name__}: {exc}"
             else:
                 error = "see the bot's log"
-            text = (f"opponent report written: {result.index} ({result.players} opponents, "
+            # An absolute path: the owner's folder is not the bot's.
+            text = (f"opponent report written: {result.index.resolve()} ({result.players} opponents, "
                     f"{result.hands} hands)" if result is not None
                     else f"the opponent report failed: {error}")
             client.call_soon(lambda: client.notice(nick, text))

@@ -24,6 +24,10 @@ class Bank(Protocol):
     """What the dealer bot (agent.play.irc_table) calls on the bank, every call on the
     dealer's loop thread."""
 
+    def seated_before(self, channel: str) -> list[str]:
+        """The nicks that had chips on ``channel`` when the last session ended (read
+        before open_table gives the chips back)."""
+
     def open_table(self, channel: str) -> int:
         """Start of a session at ``channel``: chips left on it by an earlier session go
         back to their bankrolls; returns the next hand number."""
@@ -39,8 +43,9 @@ class Bank(Protocol):
     def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
         """The seat's connection changed nick."""
 
-    def bankroll(self, nick: str) -> int | None:
-        ...
+    def bankroll(self, nick: str, userhost: str) -> int | None:
+        """``nick``'s bankroll when the connection ``userhost`` holds it (None otherwise:
+        nobody learns another's bankroll by taking its nick)."""
 
     def hand_started(self, channel: str, number: int) -> None:
         """Hand ``number`` is being dealt at ``channel`` (said before its first line: a

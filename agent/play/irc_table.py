@@ -46,6 +46,7 @@ from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
 from agent.play.irc_seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent, Priority
+from connectors.irc.deck_log import DeckWatch
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
@@ -69,6 +70,7 @@ class DealerStats:
     turns: int = 0  # turns whose clock started
     delivery_max: float = 0.0  # the longest a turn line took to reach the table (s)
     delivery_total: float = 0.0  # summed over the turns
+    stranger_lines: int = 0  # dealer-like lines from others (players, strangers, other dealers): none moved the table
 
 
 class TurnClock:
@@ -90,6 +92,9 @@ class TurnClock:
         self.cancelled = False
         self._timer = None
         self._backstop = None
+        # Run when the turn line is confirmed delivered (never by the backstop): what else
+        # waited for a confirmation of the lines before it rides on this one's PING.
+        self.riders: list[Callable[[], object]] = []
 
     def arm(self) -> None:
         """The turn line is queued: ask to hear when it has gone out."""
@@ -97,7 +102,13 @@ class TurnClock:
             return
         self.queued_at = time.monotonic()
         self._backstop = self.client.call_later(self.backstop, self._overdue)
-        self.client.when_delivered(self.start)
+        self.client.when_delivered(self._arrived)
+
+    def _arrived(self) -> None:
+        riders, self.riders = self.riders, []
+        for rider in riders:
+            rider()  # a delivery is a delivery, even of a turn already answered
+        self.start()
 
     def start(self) -> None:
         if self.cancelled or self.started_at is not None:
@@ -141,6 +152,39 @@ class _Hand:
     deck: HandDeck | None = None  # committed at the start, revealed when the hand is over
 
 
+_OPERATOR_PREFIXES = "~&@"  # NAMES prefixes of a channel's owners, admins and operators
+_MEMBER_PREFIXES = "~&@%+"  # every NAMES prefix (with half-operators and voices)
+
+
+def identity_of(userhost: str, account: str = "") -> str:
+    """Who a connection is, whatever its nick: the account the server vouches for, else
+    its user@host (lower case, without the ``~`` servers add when ident does not answer)."""
+    if account:
+        return f"account:{account.lower()}"
+    user, _, host = userhost.rpartition("@")
+    return f"{user.lstrip('~')}@{host}".lower()
+
+
+@dataclass
+class _Claimant:
+    """Someone else who speaks the dealer's dialect at a table, known by its connection
+    (identity_of), its nick followed across nick changes. Its lines move nothing; they
+    only tell a dealer that has dealt no hand yet in this session that it may be the
+    newcomer at a table already dealt, which it believes once the claimant *is* a dealer by
+    more than its word: a channel operator, or a dealer seen ending a hand whose revealed
+    deck verifies against its commitment."""
+
+    nick: str
+    identity: str
+    earlier: bool = False  # it says (or shows) it dealt here before our first hand of the session
+    since: float = 0.0  # when it first said so (our first hand waits a bounded time for its proof)
+    proof: str = ""  # why it is taken for a dealer; "" while it is not
+    lines: int = 0  # its dealer-like lines
+    answered: bool = False  # its opening line was answered (once: a stranger cannot make us repeat it)
+    ended: set[int] = field(default_factory=set)  # its hands whose end line we heard
+    watch: DeckWatch = field(default_factory=DeckWatch)
+
+
 @dataclass
 class _Table:
     channel: str
@@ -150,11 +194,18 @@ class _Table:
     hand: _Hand | None = None
     pause: object | None = None
     void_to_say: int | None = None
+    unheard: list[str] = field(default_factory=list)  # a killed session's end lines the channel may never have heard
     reveal_to_say: HandDeck | None = None  # the voided hand's deck, said with its void
     opened: bool = False
     other_dealer: str = ""  # another dealer deals here: we do not (one dealer a channel)
+    claimants: dict[str, _Claimant] = field(default_factory=dict)  # by identity_of
+    operators: set[str] = field(default_factory=set)  # the channel's operators (lower-case nicks, from NAMES)
+    hold: object | None = None  # the first hand waits for a claimant's proof (timer to look again)
     told: tuple = ()  # the last move out of turn answered (one answer a turn)
+    turn_notices: set[str] = field(default_factory=set)  # queue keys of out-of-turn notices not yet known sent
     next_hand_first: bool = True  # no hand dealt yet in this session
+    end_pending: bool = False  # the last hand's end lines are not written yet: the next hand waits for them
+    sit_outs: list[TableSeat] = field(default_factory=list)  # !stand during a hand: said when it takes effect
     outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
 
 
@@ -172,7 +223,9 @@ class DealerBot:
                  on_hand: Callable[[str, HandRecord, dict[str, tuple[int, int]]], object] | None = None,
                  done: Callable[[], object] | None = None, deals: SeededDeals | None = None,
                  decks: DeckSource | None = None, interrupted: dict[str, int] | None = None,
-                 joined_clauses: bool = True, fair_clock: bool = True) -> None:
+                 joined_clauses: bool = True, fair_clock: bool = True, claim_seconds: float = 120.0,
+                 unheard: dict[str, list[str]] | None = None,
+                 told: Callable[[str, int, tuple[str, ...] | None], object] | None = None) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -198,6 +251,15 @@ class DealerBot:
         # it queues the turn line, as it did before: `poki bench` measures the difference.
         self.joined_clauses = joined_clauses
         self.fair_clock = fair_clock
+        # The longest our first hand of a session waits for someone who says it deals here
+        # to show it is a dealer (_Claimant): a stranger's word holds nothing longer.
+        self.claim_seconds = claim_seconds
+        # ``told(channel, number, lines)`` when a hand's last lines (its end or void, its
+        # deck) are queued, ``told(channel, number, None)`` once the server has them: the
+        # host records both, so a dealer killed in between says them again when it is back
+        # (``unheard``, by channel in lower case).
+        self.told = told
+        self._unconfirmed: list[tuple[str, int]] = []  # hands told whose lines await a confirmation
         self._started = 0  # hands started in this session (the deal source's hand index)
         self.tables: dict[str, _Table] = {}
         for channel in channels:
@@ -206,6 +268,8 @@ class DealerBot:
             if interrupted and key in interrupted:
                 # A hand a killed session had started: void, announced on arrival.
                 self.tables[key].void_to_say = interrupted[key]
+            if unheard and key in unheard:
+                self.tables[key].unheard = list(unheard[key])
             if channel not in client.channels:
                 client.channels.append(channel)
                 if client.registered:  # built after the welcome: join now
@@ -225,23 +289,33 @@ class DealerBot:
     def _flush(self, table: _Table) -> None:
         msgs, table.outgoing = table.outgoing, []
         lines = d.format_lines(msgs) if self.joined_clauses else [d.format_line(m) for m in msgs]
-        for line in lines:
-            self.client.say(table.channel, line, Priority.GAME)
+        for k, line in enumerate(lines):
+            # A hand's end: the pause before the next hand counts from when it is written, so
+            # a player who leaves when it sees the end is never dealt in (nor blinded).
+            last_of_end = table.end_pending and k == len(lines) - 1
+            self.client.say(table.channel, line, Priority.GAME,
+                            on_sent=(lambda: self._end_written(table)) if last_of_end else None)
             self.stats.lines += 1
         hand = table.hand
         if hand is not None and isinstance(hand.timer, TurnClock):
             if self.fair_clock:
+                if self._unconfirmed:  # earlier hands' last lines, confirmed by this turn's PING
+                    told, self._unconfirmed = self._unconfirmed, []
+                    hand.timer.riders.append(lambda: self.heard(told))
                 hand.timer.arm()  # behind the turn line, never before it
             else:
                 hand.timer.start()
 
-    def _tell(self, nick: str, text: str) -> None:
+    def _tell(self, nick: str, text: str, kind: str = "refusal") -> str:
         """An answer to one person: before strangers' when the person is seated; answers
-        to one nick coalesced and spaced (connectors.irc.send_queue), so a flood of
-        commands earns a few answers and never holds up the game."""
+        of one ``kind`` (help, stats, refusal, turn) to one nick coalesced and spaced
+        (connectors.irc.send_queue), so a flood of commands earns a few answers and never
+        holds up the game, and an answer is never replaced by one of another kind. The
+        answer's queue key (to withdraw it should it no longer hold)."""
         seated = any(s.nick == nick for t in self.tables.values() for s in t.seats)
-        self.client.notice(nick, text, Priority.SEATED if seated else Priority.OTHER,
-                           key=f"answer:{nick.lower()}")
+        key = f"answer:{nick.lower()}:{kind}"
+        self.client.notice(nick, text, Priority.SEATED if seated else Priority.OTHER, key=key)
+        return key
 
     def _refuse_move(self, nick: str, text: str) -> None:
         """A refused move goes to the player whose turn it is, at once, never held back."""
@@ -290,35 +364,49 @@ class DealerBot:
                 self._present(table, ev.nick, ev.userhost, True)
         elif kind in ("part", "kick"):
             table = self._table(ev.target)
-            if table is not None and table.other_dealer and (ev.other if kind == "kick" else ev.nick) \
-                    and (ev.other if kind == "kick" else ev.nick).lower() == table.other_dealer.lower():
-                table.other_dealer = ""
-                self._schedule(table)
-            if table is not None:
-                nick = ev.other if kind == "kick" else ev.nick
-                for seat in list(table.seats):
-                    if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
-                        self._gone(table, seat)
+            if table is None:
+                return
+            nick = ev.other if kind == "kick" else ev.nick
+            if nick:
+                self._someone_left(nick, table)
+            for seat in list(table.seats):
+                if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
+                    self._gone(table, seat)
         elif kind == "quit":
-            self._other_dealer_gone(ev.nick)
             for table in self.tables.values():
+                self._someone_left(ev.nick, table)
                 seat = self._seat_of(table, ev.nick, ev.userhost)
                 if seat is not None:
                     self._gone(table, seat)
         elif kind == "nick":
+            self._claimant_renamed(ev.nick, ev.other)
             for table in self.tables.values():
                 seat = self._seat_of(table, ev.nick, ev.userhost)
                 if seat is not None:
                     self._renamed(table, seat, ev.other)
+        elif kind == "names":
+            table = self._table(ev.target)
+            if table is not None:
+                self._names(table, ev.text)
         elif kind == "disconnected":
             for table in self.tables.values():
                 self._lost_server(table)
 
     def _on_joined(self, table: _Table) -> None:
         if not table.opened:
+            freed = self.bank.seated_before(table.channel)
             table.next_hand = self.bank.open_table(table.channel)
             table.opened = True
             self._say(table, d.table_opened(self.config.small_bet, self.config.big_bet, self.seeded))
+            if freed:  # people seated when the last session ended are told, not dropped silently
+                self._say(table, d.seats_freed(freed))
+        unheard, table.unheard = table.unheard, []
+        for line in unheard:  # a killed session's last hand end, said again
+            try:
+                for msg in d.parse_lines(line):
+                    self._say(table, msg)
+            except d.DialectError as exc:
+                log.error("%s: a recorded end line cannot be said again: %s", table.channel, exc)
         if table.void_to_say is not None:
             self._say(table, d.HandVoid(table.void_to_say))
             table.void_to_say = None
@@ -348,6 +436,7 @@ class DealerBot:
         if table.pause is not None:
             table.pause.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
             table.pause = None
+        table.end_pending = False  # the lines went with the connection
         for seat in table.seats:
             seat.present = False  # until they are seen again (join or WHO)
             seat.leaving = False
@@ -422,51 +511,134 @@ class DealerBot:
             self._table_command(table, ev, cmd)
 
     def _other_dealer(self, table: _Table, ev: IrcEvent) -> None:
-        """Someone else speaks the dealer dialect here. A dealer that was here first answers
-        a newcomer's opening line by saying it deals here; a dealer that hears another deal
-        (its hands, its table lines, that answer) stops dealing at the table and says why,
-        until the other leaves. One dealer a channel: never two interleaving hands."""
+        """Someone else speaks the dealer's dialect here. Nothing it says voids a hand or
+        stops the table (counted, logged): one dealer a channel is kept by the newcomer,
+        which defers to a dealer it can tell is one. A dealer answers another's opening
+        line, once, by saying it deals here; a dealer that has dealt no hand yet in this
+        session and hears someone say that, or start a hand, holds its first hand for at
+        most ``claim_seconds`` and refuses the table (until that one leaves) only once the
+        claimant is a dealer by identity or by its work (_Claimant)."""
+        self.stats.stranger_lines += 1
         try:
-            msg = d.parse_line(ev.text)
+            msgs = d.parse_lines(ev.text)
         except d.DialectError:
             return  # chatter that looks like a dealer line
-        if d.is_dealer_conflict(msg) or table.other_dealer or any(s.nick == ev.nick for s in table.seats):
+        if any(s.nick == ev.nick and s.userhost == ev.userhost for s in table.seats):
+            log.info("%s: a dealer-like line from the seated player %s, ignored", table.channel, ev.nick)
             return
-        if not (d.is_table_opened(msg) or d.is_dealer_here(msg) or isinstance(msg, d.HandStarts)):
-            return  # a dealer opens tables and starts hands; other lines alone prove nothing
-        if d.is_table_opened(msg) and table.opened:
-            log.warning("%s: %s!%s opens a table here too; telling it this table is dealt", table.channel,
-                        ev.nick, ev.userhost)
-            self._say(table, d.dealer_here(self.client.nick))
-            return
-        table.other_dealer = ev.nick
-        log.error("%s: another dealer, %s!%s, deals here: not dealing at this table", table.channel, ev.nick,
-                  ev.userhost)
+        claimant = self._claimant(table, ev)
+        claimant.lines += 1
+        for msg in msgs:
+            if d.is_dealer_conflict(msg):
+                continue
+            if isinstance(msg, d.HandEnds):
+                claimant.ended.add(msg.hand)
+            checked = claimant.watch.read(msg)
+            if checked is not None and checked.ok and checked.hand in claimant.ended and not claimant.proof:
+                claimant.proof = f"its hand {checked.hand} ended with a deck that verifies"
+            if d.is_table_opened(msg) and table.opened and not claimant.answered:
+                claimant.answered = True
+                log.warning("%s: %s!%s opens a table here too; telling it this table is dealt", table.channel,
+                            ev.nick, ev.userhost)
+                self._say(table, d.dealer_here(self.client.nick))
+            elif (d.is_dealer_here(msg) or isinstance(msg, d.HandStarts)) and not claimant.earlier \
+                    and table.next_hand_first and table.hand is None:
+                claimant.earlier = True  # it may have been here first: we may be the newcomer
+                claimant.since = time.monotonic()
+                log.warning("%s: %s!%s says it deals here: our first hand waits up to %.0f s for it to show it "
+                            "is a dealer (a channel operator, or a hand ended with a deck that verifies)",
+                            table.channel, ev.nick, ev.userhost, self.claim_seconds)
+        if not claimant.proof and claimant.nick.lower() in table.operators:
+            claimant.proof = "a channel operator"
+        if claimant.earlier and claimant.proof and table.next_hand_first and not table.other_dealer:
+            self._defer(table, claimant)
+        elif claimant.earlier and not claimant.proof and table.next_hand_first:
+            self._schedule(table)  # holds the first hand, looking again when the wait is over
+        elif claimant.lines == 1 or claimant.lines % 100 == 0:
+            log.warning("%s: %d dealer-like line(s) from %s!%s, who is not this table's dealer: ignored",
+                        table.channel, claimant.lines, ev.nick, ev.userhost)
+
+    def _claimant(self, table: _Table, ev: IrcEvent) -> _Claimant:
+        key = identity_of(ev.userhost, ev.account)
+        claimant = table.claimants.get(key)
+        if claimant is None:
+            if len(table.claimants) >= 64:  # bounded: forget the oldest stranger
+                del table.claimants[next(iter(table.claimants))]
+            claimant = table.claimants[key] = _Claimant(ev.nick, key)
+        claimant.nick = ev.nick
+        return claimant
+
+    def _defer(self, table: _Table, claimant: _Claimant) -> None:
+        """``claimant`` dealt here before us and is a dealer: we deal no hand here while it
+        stays (one dealer a channel: never two interleaving hands)."""
+        table.other_dealer = claimant.nick
+        log.error("%s: another dealer, %s (%s: %s), deals here: not dealing at this table", table.channel,
+                  claimant.nick, claimant.identity, claimant.proof)
         hand = table.hand
         if hand is not None:
             self._void(table, hand)
-        if table.pause is not None:
-            table.pause.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
-            table.pause = None
-        self._say(table, d.dealer_conflict(ev.nick))
+        for timer in (table.pause, table.hold):
+            if timer is not None:
+                timer.cancel()  # type: ignore[attr-defined]  # set with call_later, a scheduled command
+        table.pause = table.hold = None
+        self._say(table, d.dealer_conflict(claimant.nick))
 
-    def _other_dealer_gone(self, nick: str) -> None:
+    def _held_for(self, table: _Table) -> float:
+        """Seconds our first hand of the session still waits for a claimant's proof."""
+        if not table.next_hand_first:
+            return 0.0
+        now = time.monotonic()
+        waits = [c.since + self.claim_seconds - now for c in table.claimants.values() if c.earlier and not c.proof]
+        return max(waits, default=0.0)
+
+    def _names(self, table: _Table, names: str) -> None:
+        """A NAMES reply: who are the channel's operators."""
+        for name in names.split()[:1000]:
+            nick = name.lstrip(_MEMBER_PREFIXES)
+            if any(p in _OPERATOR_PREFIXES for p in name[:len(name) - len(nick)]):  # "@nick", "+@nick" ...
+                table.operators.add(nick.lower())
+            else:
+                table.operators.discard(nick.lower())
+            if len(table.operators) > 1000:
+                table.operators.clear()  # bounded: a channel of a thousand operators proves nothing
+
+    def _claimant_renamed(self, old: str, new: str) -> None:
+        """A nick change (the server's word: ``old`` is that connection's nick until now):
+        a claimant, the other dealer and an operator keep who they are."""
         for table in self.tables.values():
-            if table.other_dealer and table.other_dealer.lower() == nick.lower():
-                table.other_dealer = ""
-                log.warning("%s: the other dealer %s left: dealing again", table.channel, nick)
-                self._schedule(table)
+            for claimant in table.claimants.values():
+                if claimant.nick == old:
+                    claimant.nick = new
+            if table.other_dealer and table.other_dealer.lower() == old.lower():
+                table.other_dealer = new
+            if old.lower() in table.operators:
+                table.operators.discard(old.lower())
+                table.operators.add(new.lower())
+
+    def _someone_left(self, nick: str, table: _Table) -> None:
+        """``nick`` left the table's channel (or the server): its claim and its operator
+        status go with it."""
+        table.operators.discard(nick.lower())
+        gone = [key for key, claimant in table.claimants.items() if claimant.nick.lower() == nick.lower()]
+        for key in gone:
+            del table.claimants[key]
+        if table.other_dealer and table.other_dealer.lower() == nick.lower():
+            table.other_dealer = ""
+            log.warning("%s: the other dealer %s left: dealing again", table.channel, nick)
+            self._schedule(table)
+        elif gone:
+            self._schedule(table)
 
     def _table_command(self, table: _Table | None, ev: IrcEvent, cmd: d.Command) -> None:
         nick, userhost = ev.nick, ev.userhost
         if cmd.name == "help":
-            self._tell(nick, d.HELP)
+            self._tell(nick, d.help_text(self.client.nick), "help")
             return
         if cmd.name == "stats":
-            chips = self.bank.bankroll(nick)
+            chips = self.bank.bankroll(nick, userhost)  # only to the connection that holds it
             seated = [(t.channel, s.chips) for t in self.tables.values() for s in t.seats
                       if s.nick == nick and s.userhost == userhost]
-            self._tell(nick, d.stats_answer(nick, chips, seated))
+            self._tell(nick, d.stats_answer(nick, chips, seated), "stats")
             return
         assert table is not None
         seat = self._seat_of(table, nick, userhost)
@@ -476,8 +648,11 @@ class DealerBot:
             if seat is None:
                 self._refuse(nick, d.refusal("not_seated", channel=table.channel))
             elif not seat.sitting_out:
-                seat.sitting_out = True
-                self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
+                seat.sitting_out = True  # dealt no more hands; said when it takes effect
+                if table.hand is not None and seat in table.hand.seats:
+                    table.sit_outs.append(seat)
+                else:
+                    self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
         elif cmd.name == "leave":
             if seat is None:
                 self._refuse(nick, d.refusal("not_seated", channel=table.channel))
@@ -545,7 +720,12 @@ class DealerBot:
     def _schedule(self, table: _Table) -> None:
         """Start the next hand after the pause, if one can be dealt."""
         if (table.hand is not None or table.pause is not None or self._finished or table.other_dealer
-                or not table.opened or table.channel not in self.client.joined):
+                or not table.opened or table.channel not in self.client.joined or table.end_pending):
+            return
+        held = self._held_for(table)
+        if held > 0:  # someone says it deals here: wait for its proof, a bounded time
+            if table.hold is None:
+                table.hold = self.client.call_later(held, lambda: self._hold_over(table))
             return
         if self.hands_left is not None and self.hands_left <= 0:
             return
@@ -554,9 +734,21 @@ class DealerBot:
             return
         table.pause = self.client.call_later(self.hand_pause, lambda: self._start(table))
 
+    def _hold_over(self, table: _Table) -> None:
+        table.hold = None
+        if self._held_for(table) <= 0 and not table.other_dealer:
+            late = [c.nick for c in table.claimants.values() if c.earlier and not c.proof]
+            if late:
+                log.warning("%s: %s said it deals here and showed nothing in %.0f s: dealing", table.channel,
+                            ", ".join(late), self.claim_seconds)
+        self._schedule(table)
+
     def _start(self, table: _Table) -> None:
         table.pause = None
-        if table.hand is not None or table.channel not in self.client.joined or table.other_dealer:
+        if table.hand is not None or table.channel not in self.client.joined or table.other_dealer or self._finished:
+            return
+        if self._held_for(table) > 0:
+            self._schedule(table)
             return
         if self.hands_left is not None and self.hands_left <= 0:
             return
@@ -601,6 +793,7 @@ class DealerBot:
                      cards[2 * len(seats):], deck=deck)
         table.hand = hand
         table.next_hand_first = False
+        self._turn_moved(table)  # "no hand in progress" no longer holds
         self._say(table, d.HandStarts(number, names[button], cfg.small_blind, cfg.big_blind,
                                       cfg.small_bet, cfg.big_bet, cfg.max_bets,
                                       tuple(zip(names, started.stacks))))
@@ -757,11 +950,20 @@ class DealerBot:
         if table.told == key:
             return
         table.told = key
+        self.stats.refused += 1
         if hand is None:
-            self._refuse(ev.nick, d.refusal("no_hand", channel=table.channel))
+            text = d.refusal("no_hand", channel=table.channel)
         else:
-            self._refuse(ev.nick, d.refusal("not_your_turn", channel=table.channel, hand=hand.number,
-                                            nick=hand.names[hand.waiting] if hand.waiting is not None else "nobody"))
+            text = d.refusal("not_your_turn", channel=table.channel, hand=hand.number,
+                             nick=hand.names[hand.waiting] if hand.waiting is not None else "nobody")
+        table.turn_notices.add(self._tell(ev.nick, text, "turn"))
+
+    def _turn_moved(self, table: _Table) -> None:
+        """The turn moved on (a move, a new hand, a void): out-of-turn notices still queued
+        no longer hold and are withdrawn, never sent late."""
+        notices, table.turn_notices = table.turn_notices, set()
+        for key in notices:
+            self.client.withdraw(key)
 
     def _act(self, table: _Table, hand: _Hand, seat: int, action: Action, *, timed_out: bool = False) -> None:
         st = hand.tracker.state
@@ -769,6 +971,7 @@ class DealerBot:
         name = hand.names[seat]
         opening = st.current_bet == 0
         hand.waiting = None
+        self._turn_moved(table)
         before = len(st.operations)
         try:
             hand.tracker.apply(PlayerActed(name, action))
@@ -799,6 +1002,8 @@ class DealerBot:
         if st.phase in (Phase.OVER,) or not st.can_leave(seat):
             return  # folded already, or the rules keep him in: he is checked/folded in turn
         was_waiting = hand.waiting == seat
+        if was_waiting:
+            self._turn_moved(table)
         hand.tracker.apply(PlayerLeft(hand.names[seat]))
         self._say(table, d.LeftHand(hand.number, hand.names[seat]))
         if was_waiting:
@@ -814,11 +1019,44 @@ class DealerBot:
         table.hand = None
         self.stats.voided += 1
         table.next_hand = hand.number + 1  # a void keeps its number
+        self._turn_moved(table)
         self._void_stored(table, hand)
-        self._say(table, d.HandVoid(hand.number))
+        last: list[d.Line] = [d.HandVoid(hand.number)]
         if hand.deck is not None:
-            self._say(table, hand.deck.reveal())
+            last.append(hand.deck.reveal())
+        for msg in last:
+            self._say(table, msg)
+        self._told(table, hand.number, last)
         self._after_hand(table, hand)
+
+    def _told(self, table: _Table, number: int, last: list[d.Line]) -> None:
+        """A hand's last lines are queued: recorded by the host until the server has them."""
+        told = self.told
+        if told is None:
+            return
+        channel = table.channel
+        try:
+            told(channel, number, tuple(d.format_lines(last)))
+        except Exception as exc:  # noqa: BLE001 - the record is a convenience for the next start
+            self.stats.errors += 1
+            log.error("%s: recording hand %d's last lines failed: %s", channel, number, exc)
+            return
+        # Confirmed by the next PING behind them (the next turn's clock, or the stop's
+        # drain): no line of the send budget spent on it.
+        self._unconfirmed.append((channel, number))
+
+    def heard(self, told: list[tuple[str, int]] | None = None) -> None:
+        """The server has the lines of these hands (None: of every hand told so far)."""
+        if told is None:
+            told, self._unconfirmed = self._unconfirmed, []
+        if self.told is None:
+            return
+        for channel, number in told:
+            try:
+                self.told(channel, number, None)
+            except Exception as exc:  # noqa: BLE001 - the record is a convenience for the next start
+                self.stats.errors += 1
+                log.error("%s: recording hand %d heard failed: %s", channel, number, exc)
 
     def _void_stored(self, table: _Table, hand: _Hand) -> None:
         """The bank skips the voided hand's number, so no later hand takes it."""
@@ -829,13 +1067,22 @@ class DealerBot:
             log.error("%s: recording void hand %d failed: %s", table.channel, hand.number, exc)
 
     def close_tables(self) -> None:
-        """The dealer is stopping: every hand in progress is void, said before it goes."""
+        """The dealer is stopping: no hand starts any more, every hand in progress is void
+        (its void line and its deck said before the dealer goes) and each table is told the
+        session is over; the caller then lets these lines reach the server before QUIT."""
+        already = self._finished
+        self._finished = True  # no next hand
         for table in self.tables.values():
+            for timer in (table.pause, table.hold):
+                if timer is not None:
+                    timer.cancel()  # type: ignore[attr-defined]  # set with call_later, a scheduled command
+            table.pause = table.hold = None
             hand = table.hand
             if hand is not None and self.client.registered:
-                self._finished = True  # no next hand
                 self._void(table, hand)
                 log.warning("%s: stopping during hand %d: void, stacks as before it", table.channel, hand.number)
+            if not already and table.opened and self.client.registered:
+                self._say(table, d.session_over(self.stats.hands))
 
     def _finish(self, table: _Table, hand: _Hand) -> None:
         record = hand.tracker.apply(HandEnded())
@@ -864,12 +1111,13 @@ class DealerBot:
                 if len(board) == 5:
                     description = hand_category(evaluate_cards([*shown.cards, *board]))
                 self._say(table, d.Shows(hand.number, shown.player, shown.cards, description))  # type: ignore[arg-type]  # shown cards are two
-        for r in record.results:
-            if r.won > 0:
-                self._say(table, d.Wins(hand.number, r.player, r.won))
-        self._say(table, d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names)))
+        last: list[d.Line] = [*(d.Wins(hand.number, r.player, r.won) for r in record.results if r.won > 0),
+                              d.HandEnds(hand.number, tuple((n, after[n]) for n in hand.names))]
         if hand.deck is not None:
-            self._say(table, hand.deck.reveal())
+            last.append(hand.deck.reveal())
+        for msg in last:
+            self._say(table, msg)
+        self._told(table, hand.number, last)
         self.stats.hands += 1
         if self.on_hand is not None:
             holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]  # a hand in play has its rules state
@@ -881,6 +1129,10 @@ class DealerBot:
         self._after_hand(table, hand)
 
     def _after_hand(self, table: _Table, hand: _Hand) -> None:
+        sit_outs, table.sit_outs = table.sit_outs, []
+        for seat in sit_outs:
+            if seat.sitting_out and seat in table.seats:
+                self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
         for seat in hand.seats:
             if seat.leaving or seat.chips <= 0:
                 self._release(table, seat)
@@ -892,6 +1144,11 @@ class DealerBot:
                 if self.done is not None:
                     self.done()
             return
+        assert table.outgoing, "a hand's end or void is said before _after_hand"
+        table.end_pending = True  # the next hand once the end is written (_end_written)
+
+    def _end_written(self, table: _Table) -> None:
+        table.end_pending = False
         self._schedule(table)
 
     # --- state for status and tests --------------------------------------------------------------

@@ -114,12 +114,15 @@ class RangeScorer:
         """Score (when ``scored``) and learn one hand; ``triples``: the meta-predictor's
         triple of each decision of ``prepared.observations``, from the models before the hand."""
         streets = _STREETS.get(len(record.board))
+        if streets is None:  # a board no street ends with: no shown holding can be scored
+            self.skipped += len(record.shown)
+            return
         seat_of = {p: i for i, p in enumerate(prepared.players)}
         shown: list[tuple[str, int, int]] = []  # (nick, seat, holding)
         board_mask = ev.cards_to_mask(record.board) if record.board else 0
         for s in record.shown:
             seat = seat_of.get(s.player)
-            if seat is None or streets is None or len(s.cards) != 2 or s.cards[0] == s.cards[1]:
+            if seat is None or len(s.cards) != 2 or s.cards[0] == s.cards[1]:
                 self.skipped += 1
                 continue
             mask = ev.cards_to_mask(s.cards)
@@ -167,11 +170,11 @@ class RangeScorer:
             while street < rnd:
                 score(street)
                 street += 1
-            nick = shown_seats.get(a[1])
+            actor = shown_seats.get(a[1])
             action = ACTION_CLASS[kind]
-            if nick is not None and action != FOLD:
+            if actor is not None and action != FOLD:
                 for mod in mods.values():
-                    mod.observe(nick, action, triples[i], masks[rnd], a[8], a[10])
+                    mod.observe(actor, action, triples[i], masks[rnd], a[8], a[10])
             i += 1
         while street < streets:
             score(street)

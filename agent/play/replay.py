@@ -236,8 +236,8 @@ def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]
     entries: list[tuple] = []
     append = entries.append
     for item in read_chunk(chunk, skip):
-        kind = type(item)
-        if kind is LogHand:
+        # type(x) is C: exact classes, as the readers make them (and mypy narrows on it).
+        if type(item) is LogHand:
             record = None
             try:
                 for event in item.events:
@@ -261,7 +261,7 @@ def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]
                 append(encode_record(record))
             else:
                 append((_RECORD, record))
-        elif kind is KnownHand:
+        elif type(item) is KnownHand:
             append((_KNOWN, item.hand_id))
         else:
             assert isinstance(item, LogProblem)

@@ -59,7 +59,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -346,8 +346,9 @@ class Seat:
     def _checked(self, ctx: GameContext, action: object) -> Action:
         if action in ctx.legal_actions:
             # Action(...) goes through the enum's Python-level __call__: skipped when the
-            # player already answered an Action (the usual case, on every decision).
-            return action if type(action) is Action else Action(action)
+            # player already answered an Action (the usual case, on every decision). Any
+            # other answer equal to a legal Action is its int value (Action is an IntEnum).
+            return action if type(action) is Action else Action(cast(int, action))
         self.stats.illegal += 1
         self.stats.last_error = (f"{self.source} hand {ctx.hand_id}: {self.player.name} "
                                  f"answered {action!r}, not legal; fallback answered")

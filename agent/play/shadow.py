@@ -254,11 +254,13 @@ class ShadowScorer:
         top = max(s0, s1, s2)
         w0, w1, w2 = math.exp(s0 - top), math.exp(s1 - top), math.exp(s2 - top)
         total = w0 + w1 + w2
-        out = tuple((w0 * twelve[i] + w1 * backoff[i] + w2 * learned[i]) / total for i in range(3))
+        out = ((w0 * twelve[0] + w1 * backoff[0] + w2 * learned[0]) / total,
+               (w0 * twelve[1] + w1 * backoff[1] + w2 * learned[1]) / total,
+               (w0 * twelve[2] + w1 * backoff[2] + w2 * learned[2]) / total)
         eps = self.epsilon
         self._pending_learned.append((network, nick, _scores(twelve, actual, eps)[1],
                                       _scores(backoff, actual, eps)[1], _scores(learned, actual, eps)[1]))
-        return out  # type: ignore[return-value]  # three values
+        return out
 
     def _learn_scores(self) -> None:
         """After the store learned the hand: each scored decision's log-likelihoods join
@@ -267,7 +269,10 @@ class ShadowScorer:
         store = self.store
         for network, nick, l0, l1, l2 in self._pending_learned:
             entry = self._learned_scores[(network, nick)]
-            now = store.state(nick, network).hands  # the hand just learned
+            state = store.state(nick, network)
+            if state is None:  # store.write_hand models every player of the hand it learns
+                raise RuntimeError(f"no model of {nick} on {network} after the store learned the hand")
+            now = state.hands  # the hand just learned
             if entry[3] != now:
                 k = f ** (now - entry[3])
                 entry[0] *= k

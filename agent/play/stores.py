@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.game.records import HandRecord, RecordError, WriteReport
-from agent.models.store import MemoryModelStore, ModelStore, ThreadBoundStore
+from agent.models.store import MemoryModelStore, ThreadBoundStore
 
 if TYPE_CHECKING:
     from db.database import Database
@@ -64,6 +64,10 @@ class DatabaseWriter:
     one whole or not at all: what a power cut could take from a database on
     synchronous=NORMAL too."""
 
+    # Set on the writer thread before the constructor returns: either store serves a group
+    # of hands (write_hands) and counts its hands.
+    store: MemoryModelStore | Database
+
     def __init__(self, db_path: str | Path | None, *, half_life: float | None = None, synchronous: str = "normal",
                  batch_seconds: float = 0.0, batch_hands: int = 200) -> None:
         if batch_seconds < 0 or batch_hands < 1:
@@ -96,8 +100,8 @@ class DatabaseWriter:
     def _run(self) -> None:
         try:
             if self.db_path is None:
-                self.store: ModelStore = (MemoryModelStore() if self.half_life is None
-                                          else MemoryModelStore(self.half_life))
+                self.store = (MemoryModelStore() if self.half_life is None
+                              else MemoryModelStore(self.half_life))
             else:
                 from db.database import Database
 

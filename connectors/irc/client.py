@@ -349,6 +349,12 @@ class IrcClient:
         self._outbox.push(OutLine(line, priority, key, on_sent))
         self._wake()
 
+    def withdraw(self, key: str) -> bool:
+        """Drop the queued line pushed with ``key``, if it has not left (it no longer
+        holds: connectors.irc.send_queue). Loop thread."""
+        with self._send_lock:
+            return self._outbox.withdraw(key)
+
     def when_delivered(self, fn: Callable[[], object]) -> None:
         """Run ``fn()`` on the loop thread once every line queued so far has gone past our
         queue *and* the server's flood delay: a PING queued behind them (with the game's

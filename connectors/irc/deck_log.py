@@ -6,7 +6,9 @@ dealer line is found by its ``Hand <n>: `` start (docs/irc-dialect.md). For each
 the checks are: a commitment was announced before the hand's first card; the revealed
 line hashes to it (SHA-256); the revealed deck holds each card once; every card the log
 shows (the board, hands shown down, the hole cards a player's own log holds) is the one
-the deck puts there. Pure functions: the caller reads the file.
+the deck puts there. Only the dealer's lines count (:func:`dealer_lines`): the nick
+named, or else the one the log shows dealing, so nobody else's line can fail an honest
+hand or pass a forged one. Pure functions: the caller reads the file.
 """
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ from dataclasses import dataclass, field
 
 from connectors.irc import dialect as d
 
-__all__ = ["DeckCheck", "DeckWatch", "HandCheck", "verify_lines"]
+__all__ = ["DeckCheck", "DeckWatch", "HandCheck", "dealer_lines", "speaker_of", "verify_lines"]
 
 _DEALER_LINE = re.compile(r"(?:^|\s|>)(Hand [1-9][0-9]{0,15}: .*)$")
+# Who said a line in a client's log: ``<nick>`` (irssi, HexChat, ZNC; a mode prefix such as
+# ``@`` allowed) or weechat's tab-separated ``time<TAB>nick<TAB>text``, just before the text.
+_SPEAKER = re.compile(r"(?:<[ @%+~&]?([^\s<>]{1,64})>|\t[@%+~&]?([^\s]{1,64})\t)\s*$")
 MAX_LINE = 2048  # longer lines are no dealer's (a ten-seat start line is ~300 characters)
 
 
@@ -41,6 +46,8 @@ class HandCheck:
 class DeckCheck:
     hands: list[HandCheck]
     unverifiable: list[int]  # started hands with no reveal in the log (the log ends, ...)
+    dealer: str | None = None  # whose lines were read (None: a log of bare lines, read whole)
+    ignored: dict[str, int] = field(default_factory=dict)  # others who said hand lines: nick -> lines
 
     @property
     def verified(self) -> int:
@@ -51,19 +58,51 @@ class DeckCheck:
         return [h for h in self.hands if h.problems]
 
 
-def verify_lines(lines: Iterable[str]) -> DeckCheck:
-    """Check every hand of a channel log; see the module docstring."""
-    hands: dict[int, HandCheck] = {}
-    order: list[HandCheck] = []
+def speaker_of(prefix: str) -> str | None:
+    """The nick a log shows before a line's text (``prefix``: what comes before it), or
+    None for a bare line."""
+    m = _SPEAKER.search(prefix)
+    return None if m is None else (m.group(1) or m.group(2))
 
+
+def _hand_lines(lines: Iterable[str]) -> Iterable[tuple[str | None, str]]:
+    """(speaker, dealer-like text) of each line that holds a hand line."""
     for raw in lines:
         if len(raw) > MAX_LINE:
             continue
         m = _DEALER_LINE.search(raw.rstrip("\r\n"))
-        if m is None:
-            continue
+        if m is not None:
+            yield speaker_of(m.string[:m.start(1)]), m.group(1)
+
+
+def dealer_lines(found: list[tuple[str | None, str]], dealer: str | None) -> tuple[str | None, dict[str, int],
+                                                                                    list[str]]:
+    """Which of a log's hand lines are the dealer's: (the dealer, the other speakers with
+    their hand lines' count, the dealer's texts). ``dealer`` named: its lines only. Not
+    named: the speaker of the most hand lines that follow the dialect (a log of bare
+    lines, with no speaker, is taken whole)."""
+    counts: dict[str, int] = {}
+    for speaker, _ in found:
+        if speaker is not None:
+            counts[speaker] = counts.get(speaker, 0) + 1
+    if dealer is None and counts:
+        dealer = max(counts, key=lambda nick: (counts[nick], nick))
+    if dealer is None:
+        return None, {}, [text for _, text in found]
+    key = dealer.lower()
+    others = {nick: n for nick, n in counts.items() if nick.lower() != key}
+    return dealer, others, [text for speaker, text in found if speaker is not None and speaker.lower() == key]
+
+
+def verify_lines(lines: Iterable[str], dealer: str | None = None) -> DeckCheck:
+    """Check every hand the dealer dealt in a channel log (``dealer``: its nick; None:
+    the one the log shows dealing); see the module docstring."""
+    hands: dict[int, HandCheck] = {}
+    order: list[HandCheck] = []
+    dealer, others, texts = dealer_lines(list(_hand_lines(lines)), dealer)
+    for text in texts:
         try:
-            msgs = d.parse_lines(m.group(1))  # one clause a line, or a step's clauses joined
+            msgs = d.parse_lines(text)  # one clause a line, or a step's clauses joined
         except d.DialectError:
             continue  # chatter that looks like a hand line, or another dialect's
         for msg in msgs:
@@ -74,7 +113,7 @@ def verify_lines(lines: Iterable[str]) -> DeckCheck:
             unverifiable.append(h.hand)
             continue
         _check_hand(h)
-    return DeckCheck([h for h in order if h.revealed is not None], unverifiable)
+    return DeckCheck([h for h in order if h.revealed is not None], unverifiable, dealer, others)
 
 
 class DeckWatch:

@@ -30,9 +30,9 @@ __all__ = [
     "Option", "Shows", "TableInfo", "TableLeave", "TableSit", "TableSitOut", "ToAct", "Wins",
     "format_command", "format_line", "format_lines", "format_move", "hand_id", "is_nick", "parse_command",
     "parse_line", "parse_lines", "parse_move", "turn_of", "CLAUSE_SEPARATOR", "MAX_LINE_TEXT",
-    "HELP", "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
-    "is_table_opened", "leave_command", "looks_like_dealer", "DECK_SALT_HEX", "deck_digest", "dealer_conflict", "dealer_here", "format_options", "is_dealer_here",
-    "is_dealer_conflict", "is_seeded_table", "player_back", "refusal", "seat_renamed",
+    "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
+    "is_table_opened", "leave_command", "looks_like_dealer", "DECK_SALT_HEX", "deck_digest", "dealer_conflict", "dealer_here", "format_options", "help_text", "is_dealer_here",
+    "is_dealer_conflict", "is_seeded_table", "player_back", "seats_freed", "refusal", "seat_renamed",
     "session_over", "sit_command", "stats_answer", "table_opened", "timed_out_reason", "timeout_word",
 ]
 
@@ -735,12 +735,15 @@ def parse_command(text: str) -> Command | None:
 # Every string either side of the table says lives here: the dealer bot
 # (agent.play.irc_table) and the player bot (agent.play.irc_player) only choose which.
 
-HELP = (
-    "Commands: !sit [chips] takes a seat (buy-in from your bankroll), !stand sits out from the "
-    "next hand (!sit to come back), !leave returns your chips to your bankroll, !stats shows "
-    "your bankroll. When it is your turn type fold, check, call, bet or raise. "
-    "The dialect: docs/irc-dialect.md."
-)
+def help_text(dealer: str) -> str:
+    """The answer to ``!help``: all a person needs to play, in one notice (no document
+    to look up)."""
+    return (f"Limit hold'em. !sit [chips] takes a seat from your bankroll, !stand sits out (!sit: back), "
+            f"!leave takes your chips after the hand, !stats: your bankroll (to you only). Cards, refusals and "
+            f"answers come by notice. On your turn type a move the table offers here (fold, check, call, bet, "
+            f"raise, or its amount: raise to 40) or privately: /msg {dealer} call <channel>.")
+
+
 STREETS = {3: "flop", 4: "turn", 5: "river"}  # the street a board of that many cards completes
 _OPENING = "dealing limit hold'em"
 _MOVE_ACTION = {"fold": Action.FOLD, "check": Action.CHECK_CALL, "call": Action.CHECK_CALL,
@@ -780,6 +783,12 @@ def table_opened(small_bet: int, big_bet: int, seeded: bool = False) -> TableInf
 
 def is_table_opened(msg: Line) -> bool:
     return isinstance(msg, TableInfo) and msg.text.startswith(_OPENING)
+
+
+def seats_freed(nicks: list[str]) -> TableInfo:
+    """What a dealer says on opening a table where people sat when its last session ended."""
+    shown = ", ".join(nicks[:10]) + (f" and {len(nicks) - 10} more" if len(nicks) > 10 else "")
+    return TableInfo(f"{shown}: the dealer restarted, your chips are back in your bankroll; !sit to play again.")
 
 
 def player_back(nick: str) -> TableInfo:

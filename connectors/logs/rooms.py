@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
 
 from agent.game.events import (
@@ -155,7 +156,7 @@ class RoomHand:
                 to = wagers.bets[name]
         self.streets[street].append(Move(name, kind, to))
 
-    def finish(self, seats: dict[str, tuple[int, int]], out: set[str] = frozenset(),  # type: ignore[assignment]  # read only: an immutable default
+    def finish(self, seats: dict[str, tuple[int, int]], out: AbstractSet[str] = frozenset(),
                won: dict[str, int] | None = None, rake: int | None = None, wagers: Wagers | None = None) -> RoomHand:
         """Close the hand: the players dealt in (``seats`` less ``out``), the small blind
         as posted, what each took (``won``; with ``wagers``, the uncalled bet the room did
@@ -202,7 +203,10 @@ def decode(data: bytes) -> str:
         return data.decode("cp1252", "_latin1")
 
 
-def _latin1(error: UnicodeDecodeError) -> tuple[str, int]:
+def _latin1(error: UnicodeError) -> tuple[str, int]:
+    # Registered for decoding only (cp1252 above); any other use is a programming error.
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
     bad = error.object[error.start:error.end]
     return bytes(bad).decode("latin-1"), error.end
 
@@ -282,7 +286,7 @@ def room_time(when: datetime, zone: str | None, where: str = "") -> float:
         m = _OFFSET.match(name)
         if m is not None:
             sign = -1 if m.group(1) == "-" else 1
-            tz: timezone | object = timezone(sign * timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0)))
+            tz: tzinfo = timezone(sign * timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0)))
         else:
             try:
                 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -384,26 +388,90 @@ class Wagers:
 def hand_events(hand: RoomHand) -> list[Event]:
     """The tracker events of a room's hand; RoomError when its seats and blinds cannot be
     laid out as the rules play them."""
-    where = hand.where
-    hid = hand_id(hand.network, hand.number)
-    seats = sorted(hand.seats)
-    names = [name for _, name, _ in seats]
-    if len(set(names)) != len(names):
-        raise RoomError(f"{where}: a player sits twice")
-    if not 2 <= len(names) <= 23:
-        raise RoomError(f"{where}: {len(names)} players dealt in")
+    names = _dealt_in(hand)
     index = {name: i for i, name in enumerate(names)}
-    n = len(names)
+    seating = _seating(hand, index)
+    stacks = {name: stack for _, name, stack in hand.seats}
+    blinds = _blinds(hand, seating, stacks)
+    hero = hand.hero if hand.hero in index else None
+    events: list[Event] = [HandStarted(
+        hand_id=hand_id(hand.network, hand.number),
+        source=hand.where,
+        players=tuple(names),
+        stacks=tuple(stacks[name] for name in names),
+        button=seating.button,
+        small_blind=min(blinds.small, blinds.big),
+        big_blind=blinds.big,
+        small_bet=hand.small_bet,
+        big_bet=hand.big_bet,
+        max_bets=4,
+        heads_up_reverse_blinds=True,
+        started_at=hand.started_at,
+        blinds=blinds.posted,
+        variant=ONLINE,
+        hero=hero,
+    )]
     for post in hand.posts:
-        if post.player not in index:
-            raise RoomError(f"{where}: {post.player} posts but is not dealt in")
+        if post is seating.sb or post is seating.bb:
+            continue
+        events.append(PlayerPosted(post.player, post.live, post.dead))
+    if hero is not None and hero in hand.holes:
+        events.append(HoleCards(hero, hand.holes[hero]))
+    _betting_events(hand, index, events)
+    _showdown_events(hand, index, events)
+    won = None if hand.won is None else tuple((name, hand.won.get(name, 0)) for name in names)
+    net = None if hand.net is None else tuple((name, hand.net.get(name, 0)) for name in names)
+    events.append(HandEnded(won=won, net=net, rake=hand.rake))
+    return events
+
+
+@dataclass(frozen=True, slots=True)
+class _Seating:
+    """Where the rules deal a room's hand from: its blind posts and the button (an index
+    into the players dealt in)."""
+
+    sb: Post | None
+    bb: Post
+    button: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Blinds:
+    """The blinds as the rules post them: the small and big blind, and the blinds the hand
+    posts when they are not the table's (None: the table's)."""
+
+    small: int
+    big: int
+    posted: tuple[int, ...] | None
+
+
+def _dealt_in(hand: RoomHand) -> list[str]:
+    """The names of the players dealt in, by seat; RoomError for a player twice, a table
+    the rules cannot seat, or a post by someone not dealt in."""
+    names = [name for _, name, _ in sorted(hand.seats)]
+    if len(set(names)) != len(names):
+        raise RoomError(f"{hand.where}: a player sits twice")
+    if not 2 <= len(names) <= 23:
+        raise RoomError(f"{hand.where}: {len(names)} players dealt in")
+    dealt = set(names)
+    for post in hand.posts:
+        if post.player not in dealt:
+            raise RoomError(f"{hand.where}: {post.player} posts but is not dealt in")
+    return names
+
+
+def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
+    """The blind posts and the button the rules deal from.
+
+    The rules deal from the button: the small blind sits next to it (heads-up it is the
+    button), the big blind next to the small blind. The room's button may sit out or on
+    an empty seat; the player before the blinds plays as the button then."""
+    where = hand.where
+    n = len(index)
     sb = next((p for p in hand.posts if p.kind == "sb"), None)
     bb = next((p for p in hand.posts if p.kind == "bb" and (sb is None or p.player != sb.player)), None)
     if bb is None:
         raise RoomError(f"{where}: nobody posts the big blind")
-    # The rules deal from the button: the small blind sits next to it (heads-up it is the
-    # button), the big blind next to the small blind. The room's button may sit out or on
-    # an empty seat; the player before the blinds plays as the button then.
     big = index[bb.player]
     if sb is not None:
         small = index[sb.player]
@@ -415,45 +483,34 @@ def hand_events(hand: RoomHand) -> list[Event]:
         button = (big - 1) % n if n > 2 else (big + 1) % n
         if n == 2:
             raise RoomError(f"{where}: a heads-up hand without a small blind")
-    stacks = {name: stack for _, name, stack in seats}
+    return _Seating(sb, bb, button)
+
+
+def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blinds:
+    """The blinds the rules post; RoomError for dead chips in a regular blind."""
+    sb, bb = seating.sb, seating.bb
     # A short blind posts what it has; the rules post the table's blind, capped by the stack.
-    blinds: tuple[int, ...] | None = None
+    posted: tuple[int, ...] | None = None
     sb_amount = None if sb is None else sb.live
     bb_amount = bb.live if not (bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]) \
         else hand.big_blind
     if sb is not None and sb.live < hand.small_blind and sb.live >= stacks[sb.player]:
         sb_amount = hand.small_blind
     if sb_amount is None:
-        blinds = (bb_amount,)
+        posted = (bb_amount,)
     elif (sb_amount, bb_amount) != (hand.small_blind, hand.big_blind):
-        blinds = (sb_amount, bb_amount)
+        posted = (sb_amount, bb_amount)
     if sb is not None and sb.dead or bb.dead:
-        raise RoomError(f"{where}: dead chips in a regular blind")
-    small_blind = sb_amount if sb_amount is not None else min(hand.small_blind, bb_amount)
-    hero = hand.hero if hand.hero in index else None
-    events: list[Event] = [HandStarted(
-        hand_id=hid,
-        source=where,
-        players=tuple(names),
-        stacks=tuple(stacks[name] for name in names),
-        button=button,
-        small_blind=min(small_blind, bb_amount),
-        big_blind=bb_amount,
-        small_bet=hand.small_bet,
-        big_bet=hand.big_bet,
-        max_bets=4,
-        heads_up_reverse_blinds=True,
-        started_at=hand.started_at,
-        blinds=blinds,
-        variant=ONLINE,
-        hero=hero,
-    )]
-    for post in hand.posts:
-        if post is sb or post is bb:
-            continue
-        events.append(PlayerPosted(post.player, post.live, post.dead))
-    if hero is not None and hero in hand.holes:
-        events.append(HoleCards(hero, hand.holes[hero]))
+        raise RoomError(f"{hand.where}: dead chips in a regular blind")
+    small = sb_amount if sb_amount is not None else min(hand.small_blind, bb_amount)
+    return _Blinds(small, bb_amount, posted)
+
+
+def _betting_events(hand: RoomHand, index: dict[str, int], events: list[Event]) -> None:
+    """Append the moves street by street, each street's board dealt before its first move
+    and the rest of the board after the last; RoomError for a move by someone not dealt in
+    or on a street with no board."""
+    where = hand.where
     dealt = 0
     for street, moves in enumerate(hand.streets):
         if street and moves:
@@ -473,14 +530,15 @@ def hand_events(hand: RoomHand) -> list[Event]:
     while dealt < len(hand.board):
         events.append(BoardDealt(hand.board[dealt]))
         dealt += 1
+
+
+def _showdown_events(hand: RoomHand, index: dict[str, int], events: list[Event]) -> None:
+    """Append the cards shown, then the mucks of players who showed nothing; RoomError for
+    cards shown by someone not dealt in."""
     for name, shown in hand.shown.items():
         if name not in index:
-            raise RoomError(f"{where}: {name} shows cards but is not dealt in")
+            raise RoomError(f"{hand.where}: {name} shows cards but is not dealt in")
         events.append(CardsShown(name, shown))
     for name in sorted(hand.mucked):
         if name in index and name not in hand.shown:
             events.append(CardsMucked(name))
-    won = None if hand.won is None else tuple((name, hand.won.get(name, 0)) for name in names)
-    net = None if hand.net is None else tuple((name, hand.net.get(name, 0)) for name in names)
-    events.append(HandEnded(won=won, net=net, rake=hand.rake))
-    return events
