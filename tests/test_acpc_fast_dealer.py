@@ -1,4 +1,4 @@
-"""The dealer's fast path (agent.play.acpc_fast_deal) against its rules-state path.
+"""The hand driver's fast mode (agent.play.hand_driver) against its rules mode, in the ACPC dealer.
 
 Over seeded 2/3/6/10-player matches the two dealers write the same log byte for byte,
 and every logged hand replays through the rules engine (the tracker) to the logged
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
-from agent.game.betting import OVER, BettingCache
+from agent.game.betting import ACT, BOARD, OVER, BettingCache
 from agent.game.events import HandEnded
 from agent.game.records import PlayerResult
 from agent.game.tracker import Tracker
 from agent.play.acpc_dealer import AcpcDealer, DealerLimits
-from agent.play.acpc_fast_deal import results_of, settle
 from agent.play.acpc_match import host_match
+from agent.play.hand_driver import HandDriver, settle_point
 from agent.play.seat import Seat
 from agent.players import create_player
 from connectors.acpc.game import standard_game
@@ -98,7 +98,8 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
     """Hand-built 3-player showdowns (blinds 1/2): the small blind folds and two tie for
     a pot of 5 (an odd chip), one of them wins it alone, and three check down with two
     tying for 6; each paid from the betting-state cache's pots exactly as the tracker
-    pays (one settlement: agent.game.showdown.pay_pots)."""
+    pays (one settlement: agent.game.showdown.pay_pots), and a hand driver in its fast
+    mode, given the same hand and moves, settles it to the tracker's results."""
     from agent.game.events import BoardDealt, HoleCards, PlayerActed
     from agent.game.rules import Action, Phase
     from agent.play.acpc_dealer import _make_started
@@ -117,6 +118,8 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
     for hole_text, sb_folds, _odd in cases:
         holes = [tuple(parse_cards(h)) for h in hole_text]
         tracker = Tracker()
+        fast = HandDriver(BettingCache())
+        fast.start(started, holes, board, fast=True)
         events = [started] + [HoleCards(nm, h) for nm, h in zip(names, holes)]
         for event in events:
             tracker.apply(event)
@@ -133,16 +136,24 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
                 event = PlayerActed(who, Action.FOLD if fold else Action.CHECK_CALL)
             tracker.apply(event)
             events.append(event)
+            if isinstance(event, PlayerActed):
+                assert fast.step() == ACT and fast.names[fast.actor] == who
+                assert fast.apply(event.action)
+            else:
+                assert fast.step() == BOARD
+                assert fast.deal_board() == event
+        assert fast.step() == OVER
         end = BettingCache().point("any", lambda: events)
         assert end.kind == OVER
         assert (sum(end.put_in) % 2 == 1) == sb_folds
         record = tracker.apply(HandEnded())
         want = [next(r.won - r.put_in for r in record.results if r.player == nm) for nm in names]
-        nets = settle(end, holes, board)
+        nets = settle_point(end, holes, board)
         assert nets == want
-        results = results_of(end, nets, names)
-        assert set(results) == set(record.results)
-        assert all(isinstance(r, PlayerResult) for r in results)
+        settled = fast.settle()
+        assert settled.record is None and list(settled.nets) == want
+        assert set(settled.results) == set(record.results)
+        assert all(isinstance(r, PlayerResult) for r in settled.results)
 
 
 def _remote_match(fast: bool) -> tuple[list[str], dict]:

@@ -14,7 +14,7 @@ and completed with the hand's own id, board and hole cards.
 
 A finished hand is settled by :meth:`BettingPoint.won` with the rules' own settlement
 (agent.game.showdown.pay_pots) over the pots the rules state gave for that betting: the
-ACPC dealer's fast path (agent.play.acpc_fast_deal) and the lean ACPC client
+hand driver's fast mode (agent.play.hand_driver) and the lean ACPC client
 (agent.play.acpc_lean) deal and follow hands this way.
 """
 from __future__ import annotations

@@ -10,13 +10,13 @@ view after every event; the dealer deals ``hands`` hands from a seeded
 position (s - hand) mod n, position 0 being the first after the button), so a seed gives
 the same cards, the same positions and, with the same players, the same log.
 
-The rules engine is the tracker (agent.game.tracker over agent.game.rules): every action is applied
-there, and the log line of each hand comes from the tracker's record (connectors.logs.acpc_log:
-``STATE:`` lines and the closing ``SCORE:`` line, which ``poki replay`` reads). When no
-in-process seat follows the events and there are no stacks, a hand is instead dealt by
-its betting string from the rules engine's answers kept per betting string
-(agent.game.betting), and settled by the rules' settlement with the evaluator's values
-(agent.play.acpc_fast_deal): the same states, answers and log.
+Every hand runs on the hand driver (agent.play.hand_driver), in its rules mode (the
+tracker over agent.game.rules) or, when no in-process seat follows the events and there
+are no stacks, in its fast mode (the rules engine's answers kept per betting string,
+agent.game.betting): the same states, answers and log either way. The states are written
+by the protocol's writer (connectors.acpc.protocol.format_matchstate); each hand's log
+line is the ``STATE:`` line of connectors.logs.acpc_log, and the match ends with its
+``SCORE:`` line, which ``poki replay`` reads.
 
 Misbehaving players never stop the others' match (and unlike the ACPC dealer, which ends
 the whole match, the match goes on):
@@ -63,11 +63,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from agent.game.betting import BettingCache
-from agent.game.context import GameContext
-from agent.game.events import BoardDealt, CardsShown, Event, HandEnded, HandStarted, HoleCards
-from agent.game.rules import Action, Phase
+from agent.game.events import CardsShown, Event, HandStarted, HoleCards
+from agent.game.rules import Action
 from agent.game.slots import slot_constructor
-from agent.game.tracker import Tracker
 from agent.play.acpc_dealer_seats import (
     MAX_CALLERS,
     Caller,
@@ -78,15 +76,15 @@ from agent.play.acpc_dealer_seats import (
     SeatReport,
     TableSeat,
 )
-from agent.play.acpc_fast_deal import FastHands
 from agent.play.dealer import SeededDeals
+from agent.play.hand_driver import BOARD, ENDED, OVER, HandDriver
 from connectors.acpc.client import LineFramer, SocketPoller, socket_timeval
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
-    ACTION_CHAR,
     NO_STACK,
     VERSION_LINE,
     ProtocolError,
+    format_matchstate,
     is_comment,
     parse_action,
     parse_response,
@@ -102,13 +100,9 @@ log = logging.getLogger("poki.acpc.dealer")
 _CARD_TEXT = CARD_NAMES
 _ACTIONS = {"f": Action.FOLD, "c": Action.CHECK_CALL, "r": Action.BET_RAISE}
 _ACTION_BYTES = {ord(k): v for k, v in _ACTIONS.items()}
-_BETTING, _BOARD, _SHOWDOWN, _OVER = Phase.BETTING, Phase.BOARD_DEALING, Phase.SHOWDOWN, Phase.OVER
-# Events are immutable: positional constructors (a frozen dataclass's keyword __init__
-# costs several times more) and one shared HandEnded.
+# Events are immutable: a positional constructor (a frozen dataclass's keyword __init__
+# costs several times more).
 _make_started = slot_constructor(HandStarted)
-_make_holes = slot_constructor(HoleCards)
-_make_board = slot_constructor(BoardDealt)
-_ENDED = HandEnded()
 # Hands are dealt from shuffles drawn DEAL_BATCH at a time (one numpy call instead of one
 # a hand); hand k's cards depend only on the seed and k, not on the match's length.
 DEAL_BATCH = 128
@@ -125,6 +119,7 @@ def _each_local(seats: Sequence[TableSeat], arg: Any, hand_done: bool) -> None:
         if seat.report.disconnected:
             continue
         local = seat.local
+        assert local is not None  # in-process seats only
         try:
             if hand_done:
                 local.hand_done(arg)
@@ -135,7 +130,7 @@ def _each_local(seats: Sequence[TableSeat], arg: Any, hand_done: bool) -> None:
             seat.report.disconnected = True
 
 
-class AcpcDealer(FastHands):
+class AcpcDealer:
     """One match; see the module docstring. ``names`` are the seats in order; ``local``
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
     listening port of each remote seat, in seat order; ``log_file`` receives the match
@@ -181,10 +176,6 @@ class AcpcDealer(FastHands):
         self._ports = ports or [0] * len(remote)
         self._selector = SocketPoller()
         self._state_text = [""] * n  # the last state sent to each seat
-        # Two rules states, a hand each in turn: a hand's end (the showdown, the record,
-        # its log line) is settled after the next hand's first states are out (_end_hand).
-        self._trackers = (Tracker(), Tracker())
-        self.tracker = self._trackers[0]  # the current hand's
         self.outcome = MatchOutcome(0, [s.report for s in self.seats])
         # Work that can wait until the dealer next waits for a remote answer (see
         # _catch_up): the in-process seats' events and the finished hands' log lines.
@@ -192,11 +183,14 @@ class AcpcDealer(FastHands):
         self._shuffles: list[list[int]] = []  # drawn DEAL_BATCH at a time
         self.deals = deals  # the cards of each hand by position, when given (agent.play.dealer)
         self._log_flushed = float("-inf")
-        # The fast path (agent.play.acpc_fast_deal): hands no in-process seat follows
-        # event by event are dealt from the rules engine's answers kept per betting.
+        # The hand driver's fast mode (agent.play.hand_driver): hands no in-process seat
+        # follows event by event are dealt from the rules engine's answers kept per betting.
         self.fast = fast and not game.stack
         self._rules = BettingCache()
-        self._view: GameContext | None = None  # the acting viewer's snapshot on the fast path
+        # Two drivers, a hand each in turn: a hand's end (the showdown, the record, its
+        # log line) is settled after the next hand's first states are out (_end_hand).
+        self._drivers = (HandDriver(self._rules), HandDriver(self._rules))
+        self._driver = self._drivers[0]  # the current hand's
 
     # --- setting up ----------------------------------------------------------------------------
 
@@ -269,8 +263,10 @@ class AcpcDealer(FastHands):
         return f"{seat.where} (nobody connected)"
 
     def _accept(self, seat: TableSeat) -> None:
+        listener = seat.listener
+        assert listener is not None  # registered while it listens
         try:
-            conn, addr = seat.listener.accept()
+            conn, addr = listener.accept()
         except OSError:
             return
         where = f"{addr[0]}:{addr[1]}"
@@ -437,7 +433,7 @@ class AcpcDealer(FastHands):
         if sock is None:
             return
         end = None
-        view = data  # usually sent whole by the first call
+        view: bytes | memoryview = data  # usually sent whole by the first call
         try:
             while view:
                 try:
@@ -469,8 +465,10 @@ class AcpcDealer(FastHands):
         """The move of a seat that folds for the rest of the match."""
         return Action.FOLD if Action.FOLD in legal else Action.CHECK_CALL
 
-    def _action_of(self, seat: TableSeat, legal: tuple[Action, ...], hand_budget: float) -> Action:
-        """Ask the acting seat (its state was just sent) and return its legal action."""
+    def _action_of(self, seat: TableSeat, legal: tuple[Action, ...], hand_budget: float) -> Action | None:
+        """Ask the acting seat (its state was just sent) for its action (the driver takes
+        one that is not legal as a call); None when it gave none in time or a malformed one
+        (counted and logged here: the driver takes it as a call)."""
         report = seat.report
         if seat.local is not None:
             if self._later:
@@ -478,12 +476,13 @@ class AcpcDealer(FastHands):
         if not seat.live:
             return self._forced(seat, legal)
         state = self._state_text[seat.index]
+        action: Action | None
         if seat.local is not None:
             t0 = self.clock()
             try:
                 if seat.viewer:
-                    view = self._view
-                    action = seat.local.decide_on(self.tracker.snapshot(seat.name) if view is None else view)
+                    driver = self._driver
+                    action = seat.local.decide_on(driver.snapshot(driver.actor))
                 else:
                     action = seat.local.decide(self.limits.response_timeout)
             except Exception as exc:  # noqa: BLE001 - a crashing seat must not stop the match
@@ -491,10 +490,6 @@ class AcpcDealer(FastHands):
                 report.disconnected = True
                 return self._forced(seat, legal)
             report.seconds += self.clock() - t0
-            if action not in legal:
-                report.invalid += 1
-                log.warning("%s: %r is not a legal action now; taken as a call", seat.where, action)
-                return Action.CHECK_CALL
             return action
         self._flush_all()
         # The player reads its state now: the work that can wait is done meanwhile, on
@@ -514,9 +509,10 @@ class AcpcDealer(FastHands):
                 return action
             first = False  # the blocking read for this answer is done
         while True:
-            action = self._answer_in(seat, seat.lines, state, legal)
-            if action is not None:
+            answer = self._answer_in(seat, seat.lines, state)
+            if answer is not False:
                 report.seconds += self.clock() - t0
+                action = None if isinstance(answer, bool) else answer  # True: a malformed answer
                 break
             if seat.sock is None:
                 return self._forced(seat, legal)
@@ -526,7 +522,7 @@ class AcpcDealer(FastHands):
                 report.seconds += self.clock() - t0
                 log.warning("%s did not answer %r within %g s; taken as a call",
                             seat.where, state, limit)
-                action = Action.CHECK_CALL
+                action = None
                 break
             self._drain(left, seat if first else None)
             first = False
@@ -550,6 +546,7 @@ class AcpcDealer(FastHands):
         with a legal action; anything else (a timeout, a closed connection, other or more
         bytes) is left to the general reading of :meth:`_action_of` (None)."""
         sock = seat.sock
+        assert sock is not None  # the caller checked it
         try:
             data = sock.recv(65536)
         except (BlockingIOError, InterruptedError):
@@ -572,9 +569,9 @@ class AcpcDealer(FastHands):
         seat.report.dropped += seat.framer.dropped - dropped
         return None
 
-    def _answer_in(self, seat: TableSeat, lines: list[str], state: str,
-                   legal: tuple[Action, ...]) -> Action | None:
-        """The first answer to ``state`` among ``lines`` (consumed up to it), or None."""
+    def _answer_in(self, seat: TableSeat, lines: list[str], state: str) -> Action | bool:
+        """The first answer to ``state`` among ``lines`` (consumed up to it): its action,
+        True for a malformed one (counted and logged: taken as a call), False for none yet."""
         report = seat.report
         while lines:
             line = lines.pop(0)
@@ -595,14 +592,9 @@ class AcpcDealer(FastHands):
                 report.invalid += 1
                 log.warning("%s: bad action %r in %r; taken as a call", seat.where,
                             action_text[:20], line[:80])
-                return Action.CHECK_CALL
-            if action not in legal:
-                report.invalid += 1
-                log.warning("%s: %r is not a legal action now; taken as a call", seat.where,
-                            action_text)
-                return Action.CHECK_CALL
+                return True
             return action
-        return None
+        return False
 
     # --- the match ----------------------------------------------------------------------
 
@@ -644,20 +636,23 @@ class AcpcDealer(FastHands):
                 self._log_flushed = now
 
     def _play_hand(self, hand: int, rng: np.random.Generator, n: int, budget: float) -> None:
+        """Deal one hand on the hand driver (agent.play.hand_driver): its fast mode when no
+        in-process seat follows the events, else its rules mode."""
         game = self.game
         cards = self._deal(rng, n) if self.deals is None else self.deals.cards(hand, n)
         holes = [tuple(cards[2 * p:2 * p + 2]) for p in range(n)]  # by position
-        board_cards = cards[2 * n:]
         at = [self.seats[(p + hand) % n] for p in range(n)]  # seat at each position
         names = tuple(s.name for s in at)
-        tracker = self.tracker = self._trackers[hand & 1]
-        if tracker.in_hand:
+        driver = self._driver = self._drivers[hand & 1]
+        if driver.in_hand:
             self._catch_up()  # its last hand's end is still put off
         local = [s for s in at if s.local is not None and not s.report.disconnected]
         viewers: list[TableSeat] = []
         if local:
             for s in local:
-                s.viewer = not s.local.follows_events
+                seat_local = s.local
+                assert seat_local is not None  # an in-process seat
+                s.viewer = not seat_local.follows_events
             viewers = [s for s in local if s.viewer]
             if viewers:
                 local = [s for s in local if not s.viewer]  # the seats fed every event
@@ -668,78 +663,64 @@ class AcpcDealer(FastHands):
             f"{self.match_name}:{hand}", f"dealer hand {hand}", names,
             (game.stack or NO_STACK,) * n, n - 1, game.small_blind, game.big_blind,
             game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None, None)
-        if self.fast and not local:
-            self._play_fast(hand, started, at, holes, board_cards, remote, viewers, budget)
-            return
-        tracker.apply(started)
-        tell(local, started)
-        for seat, h in zip(at, holes):
-            event = _make_holes(seat.name, h)
-            tracker.apply(event)
-            if seat.local is not None and seat in local:
-                tell((seat,), event)  # each in-process player sees its own cards only
-        state = tracker.state
-        betting = ""
-        board_text = ""
-        dealt = 0
-        folded = [False] * n
-        # Each position's own view of the hole cards, written once a hand.
-        hole_texts = [_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in holes]
-        own_views = ["|" * p + hole_texts[p] + "|" * (n - 1 - p) for p in range(n)]
-        heads = [f"MATCHSTATE:{p}:{hand}:" for p in range(n)]
+        hole_events: list[HoleCards] = []
+        driver.start(started, holes, cards[2 * n:], fast=self.fast and not local, hole_events=hole_events)
+        if local:
+            tell(local, started)
+            for seat, event in zip(at, hole_events):
+                if seat in local:
+                    tell((seat,), event)  # each in-process player sees its own cards only
+        # What each remote position sees of the hole cards until a showdown: its own.
+        own_views = {p: [holes[q] if q == p else None for q in range(n)] for p, _ in remote}
+        folded = driver.folded
+        showdown = False
         while True:
-            phase = state.phase
-            over = phase == _SHOWDOWN or phase == _OVER
+            kind = driver.step()
+            if kind == BOARD:
+                dealt = driver.deal_board()
+                if local:
+                    tell(local, dealt)
+                continue
+            over = kind == OVER
             showdown = over and folded.count(False) > 1
-            if showdown:
-                # Every live hand is shown; a folded player still sees its own.
-                views = ["|".join(hole_texts[q] if q == p or not folded[q] else ""
-                                  for q in range(n)) for p in range(n)]
-            else:
-                views = own_views
-            tail = f"{betting}:"
+            betting, rounds = driver.betting, driver.rounds
             for p, seat in remote:
-                self._send(seat, f"{heads[p]}{tail}{views[p]}{board_text}")
+                if showdown:  # every live hand is shown; a folded player still sees its own
+                    view = [holes[q] if q == p or not folded[q] else None for q in range(n)]
+                else:
+                    view = own_views[p]
+                self._send(seat, format_matchstate(p, hand, betting, view, rounds))
             if over:
                 break
-            actor = state.actor
-            seat = at[actor]
-            legal = state.legal_actions()
-            action = self._action_of(seat, legal, budget)
+            seat = at[driver.actor]
+            action = self._action_of(seat, driver.legal, budget)
             seat.report.actions += 1
-            event = seat.acted[action]
-            tracker.apply(event)
-            tell(local, event)
-            betting += ACTION_CHAR[action]
-            if action == Action.FOLD:
-                folded[actor] = True
-            while state.phase == _BOARD:
-                count = state.pending_board_count
-                new = tuple(board_cards[dealt:dealt + count])
-                dealt += count
-                event = _make_board(new)
-                tracker.apply(event)
-                tell(local, event)
-                betting += "/"
-                board_text += "/" + "".join(_CARD_TEXT[c] for c in new)
+            if action is None:
+                acted = driver.apply_default()
+            else:
+                acted = driver.apply(action)
+                if acted.action != action:
+                    seat.report.invalid += 1
+                    log.warning("%s: %r is not a legal action now; taken as a call", seat.where, action)
+            if local:
+                tell(local, acted)
         if showdown and local:
             for q, seat in enumerate(at):
                 if not folded[q]:
                     tell([s for s in local if s is not seat], CardsShown(seat.name, holes[q]))
         # Put off with the rest (while the next hand's first player thinks): nothing
         # the players are sent depends on it.
-        self._later.append((self._end_hand, (tracker, local, viewers, at, hand, betting,
-                                             "|".join(hole_texts) + board_text)))
+        self._later.append((self._end_hand, (driver, local, viewers, at, hand)))
 
-    def _end_hand(self, tracker: Tracker, local: list[TableSeat], viewers: list[TableSeat],
-                  at: list[TableSeat], hand: int, betting: str, cards: str) -> None:
-        """Settle a finished hand on its rules state, tell the in-process seats, log it."""
-        record = tracker.apply(_ENDED)
+    def _end_hand(self, driver: HandDriver, local: list[TableSeat], viewers: list[TableSeat],
+                  at: list[TableSeat], hand: int) -> None:
+        """Settle a finished hand on its driver, tell the in-process seats, log it."""
+        settlement = driver.settle()
         if local:
-            self._tell_now(local, _ENDED)
+            self._tell_now(local, ENDED)
         if viewers:
-            self._hands_done(viewers, record)  # the seats asked with snapshots
-        self._log_hand(record, at, hand, betting, cards)
+            self._hands_done(viewers, driver.ended(settlement))  # the seats asked with snapshots
+        self._log_hand(driver, settlement.nets, at, hand)
 
     def _deal(self, rng: np.random.Generator, n: int) -> list[int]:
         """The next hand's cards: both players' holes by position, then the board."""
@@ -748,17 +729,17 @@ class AcpcDealer(FastHands):
             deals.extend(reversed(rng.permuted(_DECK, axis=1)[:, :2 * n + 5].tolist()))
         return deals.pop()
 
-    def _log_hand(self, record: object, at: list[TableSeat], hand: int, betting: str,
-                  cards: str) -> None:
-        """The hand's ``STATE:`` line as acpc_log.format_state writes it, from the text
-        the dealer already holds and the record's payoffs."""
-        results = {r.player: r.won - r.put_in for r in record.results}  # type: ignore[attr-defined]  # a finished hand's record
+    def _log_hand(self, driver: HandDriver, nets: tuple[int, ...], at: list[TableSeat], hand: int) -> None:
+        """The hand's ``STATE:`` line as acpc_log.format_state writes it, from the driver's
+        betting and cards and the settlement's payoffs."""
         values = []
-        for seat in at:
-            value = results[seat.name]
+        for seat, value in zip(at, nets):
             seat.report.total += value
             values.append(str(value))
-        self._write(f"STATE:{hand}:{betting}:{cards}:{'|'.join(values)}:"
+        cards = "|".join([_CARD_TEXT[h[0]] + _CARD_TEXT[h[1]] for h in driver.holes])
+        for new in driver.rounds[1:]:
+            cards += "/" + "".join([_CARD_TEXT[c] for c in new])
+        self._write(f"STATE:{hand}:{driver.betting}:{cards}:{'|'.join(values)}:"
                     f"{'|'.join([seat.name for seat in at])}")
 
     def _catch_up(self) -> None:

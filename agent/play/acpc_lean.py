@@ -40,10 +40,10 @@ from agent.game.betting import BettingCache, BettingPoint
 from agent.game.events import Event
 from agent.game.tracker import TrackerError
 from agent.play.acpc_match import AcpcSession, DecisionClock
+from agent.play.hand_driver import settle_point
 from agent.play.seat import Seat
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import ACTION_CHAR, MatchState, ProtocolError, StateTranslator
-from evaluator_pyx import evaluate_cards
 
 __all__ = ["LeanSession"]
 
@@ -214,18 +214,10 @@ class LeanSession(AcpcSession):
         """Count the hand's result: the rules' settlement of the pots after its final
         betting, the live hands valued by the evaluator; False when a live hand was not
         shown (only the seat's tracker can then say what happened)."""
-        me = state.position
-        live = end.live
-        values = [0] * len(end.put_in)
-        if len(live) > 1:
-            holes = state.holes
-            flat = _flat(state.board)
-            for q in live:
-                hole = holes[q]
-                if hole is None:
-                    return False
-                values[q] = evaluate_cards(hole + flat)
-        net = end.won(values)[me] - end.put_in[me]
+        nets = settle_point(end, state.holes, _flat(state.board))
+        if nets is None:
+            return False
+        net = nets[state.position]
         stats = self.seat.stats
         stats.net_chips += net
         stats.add_result(net / self.game.small_bet)

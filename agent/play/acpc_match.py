@@ -405,7 +405,7 @@ def host_match(game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
     """Run our dealer: ``seats`` maps seat indexes to player specs played in-process; the
     others are remote and connect to the ports passed to ``on_listen`` (called once the
     sockets listen, before waiting for players). ``fast=False`` keeps the dealer on its
-    rules state for every hand (agent.play.acpc_fast_deal says when it need not)."""
+    rules state for every hand (the hand driver's rules mode, agent.play.hand_driver)."""
     config = config or AcpcConfig()
     ensure_kinds()
     local: dict[int, Seat] = {}

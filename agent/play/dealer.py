@@ -1,5 +1,6 @@
-"""The in-process dealer: seats any mix of players and plays hands through the rules and
-the tracker, with no network in between.
+"""The in-process dealer: seats any mix of players and plays hands on the hand driver
+(agent.play.hand_driver, its rules mode: the rules and the tracker), with no network in
+between.
 
 Each hand is a :class:`Deal` (every seat's hole cards and the five board cards) drawn from
 a seeded generator, so a seed reproduces a match and a duplicate tournament can replay the
@@ -10,8 +11,8 @@ the table, its own hole cards and nobody else's. Players that override the hand 
 (agent.players.interface) are told of the new hand, of every public event and of their
 own cards, and get the finished hand's record.
 
-A move that is not legal is replaced by check-or-call and counted, as the ACPC dealer
-does. Chips: by default every hand starts from the configured stack (limit cash-game
+A move that is not legal is replaced by check-or-call and counted (by the driver, as for
+the ACPC dealer). Chips: by default every hand starts from the configured stack (limit cash-game
 measurement in small bets per hand); with ``reset_stacks=False`` stacks carry over and a
 player who goes broke buys in again.
 
@@ -26,18 +27,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from agent.config import TableConfig
-from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
+from agent.game.events import Event, HandStarted, HoleCards
 from agent.game.records import HandRecord
-from agent.game.rules import Action, Phase
-from agent.game.tracker import Tracker
+from agent.game.rules import Action
 from agent.models.store import ModelStore
+from agent.play.hand_driver import ENDED as _ENDED
+from agent.play.hand_driver import HandDriver
 from agent.players import Player
+from agent.players.interface import HandHooks
 from connectors.logs import acpc_log, phh
+from connectors.logs.phh import PhhHand
 
 __all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "SeededDeals", "play_match"]
 
-_BETTING, _BOARD_DEALING = Phase.BETTING, Phase.BOARD_DEALING
-_LEGAL_ACTIONS = frozenset(Action)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,7 @@ class HandLog:
         self.acpc = acpc
         self.phh = phh
         self.acpc_lines: list[str] = []
-        self.phh_hands: list[phh.PhhHand] = []
+        self.phh_hands: list[PhhHand] = []
 
     def add(self, record: HandRecord, holes: dict[str, tuple[int, int]], hand_number: int) -> None:
         if self.acpc:
@@ -102,7 +104,8 @@ class HandLog:
 
 
 class Dealer:
-    """Plays hands among players with a private tracker; see the module docstring.
+    """Plays hands among players on a hand driver (agent.play.hand_driver, its rules mode);
+    see the module docstring.
 
     ``source`` prefixes hand ids and error messages.
     """
@@ -112,18 +115,22 @@ class Dealer:
         self.config = config
         self.source = source
         self.log = log
-        self.tracker = Tracker()
-        self.invalid_actions: dict[str, int] = {}
+        self.driver = HandDriver()
+        self.tracker = self.driver.tracker
         self.hands_played = 0
-        self._hooks: dict[int, tuple] = {}
-        self._acted: dict[tuple[str, Action], PlayerActed] = {}
+        self._hooks: dict[int, tuple[HandHooks, Player]] = {}
 
-    def _hooks_of(self, player: Player) -> tuple:
-        hooks = self._hooks.get(id(player))
-        if hooks is None:
-            hooks = (*player.hand_hooks(), player)  # only those the player overrides
-            self._hooks[id(player)] = hooks  # the player kept alive by the tuple
-        return hooks
+    @property
+    def invalid_actions(self) -> dict[str, int]:
+        """Moves that were not legal, taken as check/call, by player (over every hand)."""
+        return self.driver.defaults
+
+    def _hooks_of(self, player: Player) -> HandHooks:
+        kept = self._hooks.get(id(player))
+        if kept is None:
+            # Only the hooks the player overrides; the player kept alive by the tuple.
+            kept = self._hooks[id(player)] = (player.hand_hooks(), player)
+        return kept[0]
 
     def play_hand(self, players: Sequence[Player], deal: Deal, *, button: int,
                   hand_id: str, stacks: Sequence[int] | None = None,
@@ -138,64 +145,43 @@ class Dealer:
         config = self.config
         if stacks is None:
             stacks = (config.starting_stack,) * n
-        tracker = self.tracker
-        apply = tracker.apply
         started = HandStarted(
             hand_id=hand_id, source=self.source, players=names, stacks=tuple(stacks),
             button=button, small_blind=config.small_blind, big_blind=config.big_blind,
             small_bet=config.small_bet, big_bet=config.big_bet, max_bets=config.max_bets,
             heads_up_reverse_blinds=True, started_at=started_at)
-        apply(started)
+        driver = self.driver
+        hole_events: list[HoleCards] = []
+        driver.start(started, deal.holes, deal.board, hole_events=hole_events)
         hooks = [self._hooks_of(p) for p in players]
-        observers = [h[1] for h in hooks if h[1] is not None]
+        observers = [h.observe for h in hooks if h.observe is not None]
         for h in hooks:
-            if h[0] is not None:
-                h[0](started)
-        for seat, (name, cards) in enumerate(zip(names, deal.holes)):
-            event = HoleCards(name, cards)
-            apply(event)
-            if hooks[seat][1] is not None:
-                hooks[seat][1](event)
-        state = tracker.state
-        board = deal.board
-        dealt = 0
-        while True:
-            phase = state.phase
-            if phase == _BETTING:
-                seat = state.actor
-                player = players[seat]
-                ctx = tracker.snapshot(player.name)
-                action = player.act(ctx)
-                if action not in ctx.legal_actions:
-                    # The ACPC dealer's rule: an invalid move becomes a call.
-                    self.invalid_actions[player.name] = self.invalid_actions.get(player.name, 0) + 1
-                    action = Action.CHECK_CALL
-                # Events are immutable: one per player and move, built once.
-                event = self._acted.get((player.name, action))
-                if event is None:
-                    event = self._acted[player.name, action] = PlayerActed(player.name, action)
-                apply(event)
-            elif phase == _BOARD_DEALING:
-                count = state.pending_board_count
-                event = BoardDealt(board[dealt:dealt + count])
-                dealt += count
-                apply(event)
-            else:
-                break
-            for observe in observers:
-                observe(event)
-        ended = HandEnded()
-        record = apply(ended)
-        for observe in observers:
-            observe(ended)
+            if h.new_hand is not None:
+                h.new_hand(started)
+        for h, event in zip(hooks, hole_events):
+            if h.observe is not None:
+                h.observe(event)
+        snapshot = driver.snapshot
+
+        def ask(seat: int) -> Action:
+            return players[seat].act(snapshot(seat))
+
+        def observe(event: Event) -> None:
+            for each in observers:
+                each(event)
+
+        record = driver.play(ask, observe if observers else None).record
+        assert record is not None  # the rules mode ends with the rules state's record
+        for observe_end in observers:
+            observe_end(_ENDED)
         for h in hooks:
-            if h[2] is not None:
-                h[2](record)
+            if h.end_hand is not None:
+                h.end_hand(record)
         if self.log is not None:
             holes = dict(zip(names, deal.holes))
             self.log.add(record, holes, self.hands_played if hand_number is None else hand_number)
         self.hands_played += 1
-        return record  # type: ignore[return-value]  # HandEnded always ends the hand with a record
+        return record
 
 
 @dataclass
