@@ -654,7 +654,7 @@ def turn_of(line: str) -> str | None:
 def _parse_options(text: str, line: str) -> tuple[Option, ...]:
     head, sep, last = text.rpartition(" or ")
     parts = (head.split(", ") + [last]) if sep else [text]
-    options = []
+    options: list[Option] = []
     for part in parts:
         m = _OPTION_RE.fullmatch(part)
         if m is None:
