@@ -45,7 +45,7 @@ from agent.play.dealer import SeededDeals
 from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
 from agent.play.irc_seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
-from connectors.irc.client import IrcClient, IrcEvent, Priority
+from connectors.irc.client import IrcClient, IrcEvent, Priority, Timer
 from connectors.irc.deck_log import DeckWatch
 from evaluator_pyx import evaluate_cards, hand_category
 
@@ -90,8 +90,8 @@ class TurnClock:
         self.queued_at = time.monotonic()
         self.started_at: float | None = None
         self.cancelled = False
-        self._timer = None
-        self._backstop = None
+        self._timer: Timer | None = None
+        self._backstop: Timer | None = None
         # Run when the turn line is confirmed delivered (never by the backstop): what else
         # waited for a confirmation of the lines before it rides on this one's PING.
         self.riders: list[Callable[[], object]] = []
@@ -369,9 +369,9 @@ class DealerBot:
             nick = ev.other if kind == "kick" else ev.nick
             if nick:
                 self._someone_left(nick, table)
-            for seat in list(table.seats):
-                if seat.nick == nick and (kind == "kick" or seat.userhost == ev.userhost):
-                    self._gone(table, seat)
+            for occupant in list(table.seats):
+                if occupant.nick == nick and (kind == "kick" or occupant.userhost == ev.userhost):
+                    self._gone(table, occupant)
         elif kind == "quit":
             for table in self.tables.values():
                 self._someone_left(ev.nick, table)

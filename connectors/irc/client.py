@@ -142,7 +142,9 @@ class Backoff:
         self.attempt = 0
 
 
-class _Timer:
+class Timer:
+    """A call :meth:`IrcClient.call_later` scheduled; :meth:`cancel` stops it from running."""
+
     __slots__ = ("when", "fn", "cancelled")
 
     def __init__(self, when: float, fn: Callable[[], object]) -> None:
@@ -260,7 +262,7 @@ class IrcClient:
         self._send_lock = threading.Lock()  # one writer at a time: the loop or _send_now
         self._calls: collections.deque[Callable[[], object]] = collections.deque()
         self._idle: collections.deque[Callable[[], object]] = collections.deque()
-        self._timers: list[tuple[float, int, _Timer]] = []
+        self._timers: list[tuple[float, int, Timer]] = []
         self._seq = itertools.count()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
@@ -270,10 +272,10 @@ class IrcClient:
         self._loop_ident: int | None = None  # the loop thread's id once it runs
         self._quit_message = ""
         self._negotiation = Negotiation(None, nick)  # the current connection's
-        self._attempt_timer: _Timer | None = None  # the time limit of the registration under way
+        self._attempt_timer: Timer | None = None  # the time limit of the registration under way
         self._services_wait: str = ""  # "identify" or "regain" while services' answers matter
-        self._identify_timer: _Timer | None = None
-        self._regain_timer: _Timer | None = None
+        self._identify_timer: Timer | None = None
+        self._regain_timer: Timer | None = None
         self._channels_joined = False  # joined after this connection's registration
         self._last_error = ""  # the text of the server's last ERROR line
 
@@ -322,10 +324,10 @@ class IrcClient:
         self._calls.append(fn)
         self._wake()
 
-    def call_later(self, seconds: float, fn: Callable[[], object]) -> _Timer:
+    def call_later(self, seconds: float, fn: Callable[[], object]) -> Timer:
         """Run ``fn()`` on the loop thread after ``seconds``; ``.cancel()`` the result to
         call it off. Call from the loop thread (or through call_soon)."""
-        timer = _Timer(time.monotonic() + seconds, fn)
+        timer = Timer(time.monotonic() + seconds, fn)
         heapq.heappush(self._timers, (timer.when, next(self._seq), timer))
         self._wake()
         return timer

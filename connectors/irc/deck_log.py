@@ -185,8 +185,8 @@ def _read(msg: d.Line, hands: dict[int, HandCheck], order: list[HandCheck]) -> N
     if number is None:
         return
     if isinstance(msg, d.HandStarts):
-        h = hands[number] = HandCheck(number, tuple(n for n, _ in msg.seats))
-        order.append(h)
+        started = hands[number] = HandCheck(number, tuple(n for n, _ in msg.seats))
+        order.append(started)
     elif isinstance(msg, d.DeckCommitment):
         h = hands.get(number)
         if h is None:

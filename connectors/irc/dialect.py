@@ -377,13 +377,7 @@ def _free_text(text: str) -> str:
 
 def _hand_body(msg: Line) -> str:
     if isinstance(msg, HandStarts):
-        for what in ("small_blind", "big_blind", "small_bet", "big_bet", "cap"):
-            _amount(getattr(msg, what), what)
-        names = [n for n, _ in msg.seats]
-        if msg.button not in names:
-            raise DialectError(f"button {msg.button!r} is not seated")
-        return (f"starts. Button {_nick(msg.button)}. Blinds {msg.small_blind}/{msg.big_blind}, "
-                f"bets {msg.small_bet}/{msg.big_bet}, cap {msg.cap}. Seats: {_seats(msg.seats)}.")
+        return _start_body(msg)
     if isinstance(msg, BlindPosted):
         which = "big" if msg.big else "small"
         tail = " (all-in)" if msg.all_in else ""
@@ -392,36 +386,11 @@ def _hand_body(msg: Line) -> str:
         return (f"{_nick(msg.nick)} to act: {_options(msg.options)}; pot {_amount(msg.pot, 'pot')} "
                 f"({_amount(msg.seconds, 'seconds')}s).")
     if isinstance(msg, Acted):
-        word = _KIND_WORD.get(msg.kind)
-        if word is None:
-            raise DialectError(f"unknown action kind {msg.kind!r}")
-        text = f"{_nick(msg.nick)} {word}"
-        if msg.kind in ("f", "k"):
-            if msg.amount is not None:
-                raise DialectError(f"{word} takes no amount")
-        else:
-            text += " " + _amount(msg.amount, word)  # type: ignore[arg-type]  # call, bet and raise carry an amount
-        if msg.all_in:
-            text += " (all-in)"
-        if msg.timed_out:
-            text += " (time-out)"
-        return text + "."
+        return _acted_body(msg)
     if isinstance(msg, LeftHand):
         return f"{_nick(msg.nick)} leaves the hand."
     if isinstance(msg, BoardCards):
-        need = _STREET_CARDS.get(msg.street)
-        if need is None:
-            raise DialectError(f"unknown street {msg.street!r}")
-        new = _cards(msg.cards, need, msg.street)
-        if msg.street == "flop":
-            if tuple(msg.board) != tuple(msg.cards):
-                raise DialectError("the board after the flop is the flop")
-            return f"flop {new}."
-        size = 4 if msg.street == "turn" else 5
-        board = _cards(msg.board, size, "board")
-        if tuple(msg.board[-1:]) != tuple(msg.cards):
-            raise DialectError(f"the {msg.street} card must end the board")
-        return f"{msg.street} {new} (board {board})."
+        return _board_body(msg)
     if isinstance(msg, Shows):
         text = f"{_nick(msg.nick)} shows {_cards(msg.cards, 2, 'shown cards')}"
         if msg.description:
@@ -444,6 +413,49 @@ def _hand_body(msg: Line) -> str:
             raise DialectError(f"not a channel: {msg.channel!r}")
         return f"your cards at {msg.channel}: {_cards(msg.cards, 2, 'hole cards')}."
     raise DialectError(f"not a dialect message: {msg!r}")
+
+
+def _start_body(msg: HandStarts) -> str:
+    for what in ("small_blind", "big_blind", "small_bet", "big_bet", "cap"):
+        _amount(getattr(msg, what), what)
+    names = [n for n, _ in msg.seats]
+    if msg.button not in names:
+        raise DialectError(f"button {msg.button!r} is not seated")
+    return (f"starts. Button {_nick(msg.button)}. Blinds {msg.small_blind}/{msg.big_blind}, "
+            f"bets {msg.small_bet}/{msg.big_bet}, cap {msg.cap}. Seats: {_seats(msg.seats)}.")
+
+
+def _acted_body(msg: Acted) -> str:
+    word = _KIND_WORD.get(msg.kind)
+    if word is None:
+        raise DialectError(f"unknown action kind {msg.kind!r}")
+    text = f"{_nick(msg.nick)} {word}"
+    if msg.kind in ("f", "k"):
+        if msg.amount is not None:
+            raise DialectError(f"{word} takes no amount")
+    else:
+        text += " " + _amount(msg.amount, word)  # type: ignore[arg-type]  # call, bet and raise carry an amount
+    if msg.all_in:
+        text += " (all-in)"
+    if msg.timed_out:
+        text += " (time-out)"
+    return text + "."
+
+
+def _board_body(msg: BoardCards) -> str:
+    need = _STREET_CARDS.get(msg.street)
+    if need is None:
+        raise DialectError(f"unknown street {msg.street!r}")
+    new = _cards(msg.cards, need, msg.street)
+    if msg.street == "flop":
+        if tuple(msg.board) != tuple(msg.cards):
+            raise DialectError("the board after the flop is the flop")
+        return f"flop {new}."
+    size = 4 if msg.street == "turn" else 5
+    board = _cards(msg.board, size, "board")
+    if tuple(msg.board[-1:]) != tuple(msg.cards):
+        raise DialectError(f"the {msg.street} card must end the board")
+    return f"{msg.street} {new} (board {board})."
 
 
 def format_command(cmd: Command) -> str:
@@ -520,18 +532,7 @@ def parse_line(line: str) -> Line:
         raise DialectError(f"a line must be text, got {type(line).__name__}")
     text = line.rstrip("\r\n")
     if text.startswith("Table: "):
-        body = text[7:]
-        if not _one_line(body):
-            # Read only what could be said back: a dealer never says a break inside a line.
-            raise _bad(text, "free text must be one line (a line break or NUL inside)")
-        for regex, cls in ((_SIT_RE, TableSit), (_LEAVE_RE, TableLeave)):
-            m = regex.fullmatch(body)
-            if m:
-                return cls(m.group(1), int(m.group(2)), int(m.group(3)))
-        m = _SITOUT_RE.fullmatch(body)
-        if m:
-            return TableSitOut(m.group(1), m.group(2) or "")
-        return TableInfo(body)
+        return _parse_table_line(text)
     m = _HAND_RE.fullmatch(text)
     if m is None:
         if text.startswith("Hand "):
@@ -540,17 +541,7 @@ def parse_line(line: str) -> Line:
     hand = int(m.group(1))
     body = m.group(2)
     if body.startswith("starts."):
-        s = _START_RE.fullmatch(body)
-        if s is None:
-            raise _bad(text, "malformed hand start")
-        seats = _seat_list(s.group(7), text)
-        button = s.group(1)
-        if button not in {n for n, _ in seats}:
-            raise _bad(text, f"button {button!r} is not seated")
-        sb, bb, small, big, cap = (int(s.group(k)) for k in range(2, 7))
-        if not (0 < sb <= bb and small > 0 and big > 0 and cap > 0 and len(seats) >= 2):
-            raise _bad(text, "blinds, bets, cap or seat count out of range")
-        return HandStarts(hand, button, sb, bb, small, big, cap, seats)
+        return _parse_start(hand, body, text)
     if body.startswith("flop "):
         s = _FLOP_RE.fullmatch(body)
         if s is None:
@@ -558,17 +549,7 @@ def parse_line(line: str) -> Line:
         cards = _card_tuple([s.group(1), s.group(2), s.group(3)], text)
         return BoardCards(hand, "flop", cards, cards)
     if body.startswith(("turn ", "river ")):
-        s = _LATER_RE.fullmatch(body)
-        if s is None:
-            raise _bad(text, f"malformed {body.split()[0]}")
-        street = s.group(1)
-        board = _card_tuple(s.group(3).split(), text)
-        if len(board) != (4 if street == "turn" else 5):
-            raise _bad(text, f"the board after the {street} has {len(board)} cards")
-        card = CARD_INDEX[s.group(2)]
-        if board[-1] != card:
-            raise _bad(text, f"the {street} card does not end the board")
-        return BoardCards(hand, street, (card,), board)
+        return _parse_later_street(hand, body, text)
     if body.startswith("ends."):
         s = _ENDS_RE.fullmatch(body)
         if s is None:
@@ -586,7 +567,56 @@ def parse_line(line: str) -> Line:
             raise _bad(text, "malformed hole cards")
         cards = _card_tuple([s.group(2), s.group(3)], text)
         return HoleCards(hand, s.group(1), cards)  # type: ignore[arg-type]  # two cards, checked by the pattern
-    # The rest begin with a nick.
+    return _parse_nick_line(hand, body, text)
+
+
+def _parse_table_line(text: str) -> Line:
+    """A ``Table: `` line: a seat taken, left or sat out, else free text (TableInfo)."""
+    body = text[7:]
+    if not _one_line(body):
+        # Read only what could be said back: a dealer never says a break inside a line.
+        raise _bad(text, "free text must be one line (a line break or NUL inside)")
+    for regex, cls in ((_SIT_RE, TableSit), (_LEAVE_RE, TableLeave)):
+        m = regex.fullmatch(body)
+        if m:
+            return cls(m.group(1), int(m.group(2)), int(m.group(3)))
+    m = _SITOUT_RE.fullmatch(body)
+    if m:
+        return TableSitOut(m.group(1), m.group(2) or "")
+    return TableInfo(body)
+
+
+def _parse_start(hand: int, body: str, text: str) -> HandStarts:
+    s = _START_RE.fullmatch(body)
+    if s is None:
+        raise _bad(text, "malformed hand start")
+    seats = _seat_list(s.group(7), text)
+    button = s.group(1)
+    if button not in {n for n, _ in seats}:
+        raise _bad(text, f"button {button!r} is not seated")
+    sb, bb, small, big, cap = (int(s.group(k)) for k in range(2, 7))
+    if not (0 < sb <= bb and small > 0 and big > 0 and cap > 0 and len(seats) >= 2):
+        raise _bad(text, "blinds, bets, cap or seat count out of range")
+    return HandStarts(hand, button, sb, bb, small, big, cap, seats)
+
+
+def _parse_later_street(hand: int, body: str, text: str) -> BoardCards:
+    """A turn or river line: its card, which must end the board it gives."""
+    s = _LATER_RE.fullmatch(body)
+    if s is None:
+        raise _bad(text, f"malformed {body.split()[0]}")
+    street = s.group(1)
+    board = _card_tuple(s.group(3).split(), text)
+    if len(board) != (4 if street == "turn" else 5):
+        raise _bad(text, f"the board after the {street} has {len(board)} cards")
+    card = CARD_INDEX[s.group(2)]
+    if board[-1] != card:
+        raise _bad(text, f"the {street} card does not end the board")
+    return BoardCards(hand, street, (card,), board)
+
+
+def _parse_nick_line(hand: int, body: str, text: str) -> Line:
+    """The hand lines that begin with a nick: blinds, turns, shows, actions and the rest."""
     nick_match = _NICK_RE.match(body)
     if nick_match is None:
         raise _bad(text, "unknown hand line")
@@ -654,7 +684,7 @@ def turn_of(line: str) -> str | None:
 def _parse_options(text: str, line: str) -> tuple[Option, ...]:
     head, sep, last = text.rpartition(" or ")
     parts = (head.split(", ") + [last]) if sep else [text]
-    options = []
+    options: list[Option] = []
     for part in parts:
         m = _OPTION_RE.fullmatch(part)
         if m is None:

@@ -181,18 +181,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
         raise RoomError(problem or f"{where}: no <session> holding a <game>")
     general = session.find("general")
     info = {c.tag: c.text.strip() for c in general.children} if general is not None else {}
-    if "tournamentcode" in info or "tourcode" in info:
-        raise OtherGame(f"{where}: a tournament hand")
-    gametype = info.get("gametype", "")
-    m = _GAME_LIMIT.match(gametype)
-    if m is None:
-        raise OtherGame(f"{where}: {gametype!r} is not fixed-limit hold'em")
-    if m.group("a"):
-        small_bet, big_bet = chips(m.group("a"), where), chips(m.group("b"), where)
-    else:
-        small_bet, big_bet = chips(m.group("c"), where), chips(m.group("d"), where)
-    if info.get("mode", "real") not in ("real", ""):
-        raise OtherGame(f"{where}: a play-money hand")
+    small_bet, big_bet = _stakes(info, where)
     number = game.attrs.get("gamecode", "")
     if not number.isdigit():
         raise RoomError(f"{where}: game without a gamecode")
@@ -204,21 +193,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
                     small_bet=small_bet, big_bet=big_bet, seats=[], started_at=started_at,
                     currency=info.get("currency", ""))
     hero = info.get("nickname") or None
-    players: dict[str, tuple[int, int, int, int]] = {}  # name -> seat, chips, win, bet
-    plist = None if ggeneral is None else ggeneral.find("players")
-    for p in [] if plist is None else plist.all("player"):
-        name = p.attrs.get("name", "").strip()
-        if not name:
-            continue  # an empty seat
-        seat = p.attrs.get("seat", "")
-        if not seat.isdigit():
-            raise RoomError(f"{where}: player {name!r} without a seat number")
-        players[name] = (int(seat), chips(p.attrs.get("chips", "0"), where), chips(p.attrs.get("win", "0"), where),
-                         chips(p.attrs.get("bet", "0"), where))
-        if p.attrs.get("dealer") == "1":
-            hand.button = int(seat)
-    if not players:
-        raise RoomError(f"{where}: a game without players")
+    players = _seated(hand, ggeneral, where)
     rounds = sorted(game.all("round"), key=lambda r: int(r.attrs.get("no", "99")) if r.attrs.get("no", "").isdigit() else 99)
     dealt: set[str] = set()
     wagers = rooms.Wagers()
@@ -228,23 +203,7 @@ def parse_hand(text: str, where: str) -> RoomHand:
             raise RoomError(f"{where}: round {rnd.attrs.get('no')!r}")
         street = max(0, no - 1)
         wagers.next_street(street)
-        for c in rnd.all("cards"):
-            kind, who = c.attrs.get("type", ""), c.attrs.get("player", "")
-            if kind == "Pocket":
-                if who not in players:
-                    raise RoomError(f"{where}: pocket cards of {who!r}, who has no seat")
-                dealt.add(who)
-                if c.text.strip().upper() not in ("X X", ""):
-                    known = rooms.cards(c.text, where, 2)
-                    if who == hero:
-                        hand.holes[who] = known
-                    else:
-                        hand.shown[who] = known
-            elif kind in ("Flop", "Turn", "River"):
-                new = rooms.cards(c.text, where, 3 if kind == "Flop" else 1)
-                if no != {"Flop": 2, "Turn": 3, "River": 4}[kind]:
-                    raise RoomError(f"{where}: the {kind.lower()} in round {no}")
-                hand.board.append(new)
+        _round_cards(hand, rnd, no, players, dealt, hero, where)
         actions = []
         for a in rnd.all("action"):
             order = a.attrs.get("no", "")
@@ -267,6 +226,67 @@ def parse_hand(text: str, where: str) -> RoomHand:
     if problem is not None and game.closed:
         raise RoomError(problem)
     return hand
+
+
+def _stakes(info: dict[str, str], where: str) -> tuple[int, int]:
+    """The small and big bet of a cash fixed-limit hold'em game, from its session's
+    <general>; OtherGame for a tournament, another game or play money."""
+    if "tournamentcode" in info or "tourcode" in info:
+        raise OtherGame(f"{where}: a tournament hand")
+    gametype = info.get("gametype", "")
+    m = _GAME_LIMIT.match(gametype)
+    if m is None:
+        raise OtherGame(f"{where}: {gametype!r} is not fixed-limit hold'em")
+    if m.group("a"):
+        small_bet, big_bet = chips(m.group("a"), where), chips(m.group("b"), where)
+    else:
+        small_bet, big_bet = chips(m.group("c"), where), chips(m.group("d"), where)
+    if info.get("mode", "real") not in ("real", ""):
+        raise OtherGame(f"{where}: a play-money hand")
+    return small_bet, big_bet
+
+
+def _seated(hand: RoomHand, ggeneral: Element | None, where: str) -> dict[str, tuple[int, int, int, int]]:
+    """The game's players, name -> (seat, chips, win, bet); the button's seat set on ``hand``."""
+    players: dict[str, tuple[int, int, int, int]] = {}
+    plist = None if ggeneral is None else ggeneral.find("players")
+    for p in [] if plist is None else plist.all("player"):
+        name = p.attrs.get("name", "").strip()
+        if not name:
+            continue  # an empty seat
+        seat = p.attrs.get("seat", "")
+        if not seat.isdigit():
+            raise RoomError(f"{where}: player {name!r} without a seat number")
+        players[name] = (int(seat), chips(p.attrs.get("chips", "0"), where), chips(p.attrs.get("win", "0"), where),
+                         chips(p.attrs.get("bet", "0"), where))
+        if p.attrs.get("dealer") == "1":
+            hand.button = int(seat)
+    if not players:
+        raise RoomError(f"{where}: a game without players")
+    return players
+
+
+def _round_cards(hand: RoomHand, rnd: Element, no: int, players: dict[str, tuple[int, int, int, int]],
+                 dealt: set[str], hero: str | None, where: str) -> None:
+    """The <cards> of round ``no``: who was dealt in (added to ``dealt``), the pocket cards
+    known, the board."""
+    for c in rnd.all("cards"):
+        kind, who = c.attrs.get("type", ""), c.attrs.get("player", "")
+        if kind == "Pocket":
+            if who not in players:
+                raise RoomError(f"{where}: pocket cards of {who!r}, who has no seat")
+            dealt.add(who)
+            if c.text.strip().upper() not in ("X X", ""):
+                known = rooms.cards(c.text, where, 2)
+                if who == hero:
+                    hand.holes[who] = known
+                else:
+                    hand.shown[who] = known
+        elif kind in ("Flop", "Turn", "River"):
+            new = rooms.cards(c.text, where, 3 if kind == "Flop" else 1)
+            if no != {"Flop": 2, "Turn": 3, "River": 4}[kind]:
+                raise RoomError(f"{where}: the {kind.lower()} in round {no}")
+            hand.board.append(new)
 
 
 def _action(hand: RoomHand, a: Element, no: int, street: int, players: dict, dealt: set[str],
