@@ -4,9 +4,12 @@ hold'em to them in the dialect of connectors.irc.dialect (docs/irc-dialect.md).
 [poki-2002] names what the 1995 IRC dealers gave their players and what this one keeps:
 games "conducted by dedicated software", a bankroll "preserved between sessions" and "a
 hierarchy of games" that players qualify for by bankroll (a minimum bankroll per
-channel). Every hand is played through the one rules engine (agent.game.rules, via the
-tracker) with cards drawn from an injected seeded generator, so the rules here are the
-rules everywhere.
+channel). Every hand is dealt, bet, dealt its board and settled by the one hand driver
+(agent.play.hand_driver, in its rules mode over agent.game.rules; one driver a table)
+with cards drawn from an injected seeded generator, so the rules here are the rules
+everywhere: the table asks the driver whose turn it is and what is legal, refuses a word
+that is not (a refused word is no move), and hands it the moves as its players' lines and
+time-outs arrive.
 
 * Turn order and a time limit per action: on time-out the player checks if that is free
   and folds otherwise; ``max_timeouts`` time-outs in a row sit the player out. The limit
@@ -37,11 +40,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agent.config import TableConfig
-from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed, PlayerLeft
+from agent.game.events import HandStarted
 from agent.game.records import HandRecord
-from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, Phase
-from agent.game.tracker import Tracker, TrackerError
+from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, State
+from agent.game.tracker import TrackerError
 from agent.play.dealer import SeededDeals
+from agent.play.hand_driver import ACT, BOARD, HandDriver
 from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
 from agent.play.irc_seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
@@ -144,9 +148,6 @@ class _Hand:
     seats: list[TableSeat]
     names: tuple[str, ...]
     stacks: tuple[int, ...]
-    tracker: Tracker
-    board: list[int]
-    dealt: int = 0
     waiting: int | None = None  # seat index we wait for
     timer: object | None = None
     deck: HandDeck | None = None  # committed at the start, revealed when the hand is over
@@ -207,6 +208,13 @@ class _Table:
     end_pending: bool = False  # the last hand's end lines are not written yet: the next hand waits for them
     sit_outs: list[TableSeat] = field(default_factory=list)  # !stand during a hand: said when it takes effect
     outgoing: list = field(default_factory=list)  # lines of this step, said together (_flush)
+    driver: HandDriver = field(default_factory=HandDriver)  # runs the table's hands (rules mode)
+
+    def state(self) -> State:
+        """The rules state of the hand in play (the driver's; read, never moved here)."""
+        st = self.driver.state
+        assert st is not None  # a hand in play is started on the driver in its rules mode
+        return st
 
 
 class DealerBot:
@@ -426,6 +434,7 @@ class DealerBot:
         if hand is not None:
             if hand.timer is not None:
                 hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
+            table.driver.abandon()
             table.hand = None
             table.void_to_say = hand.number
             table.reveal_to_say = hand.deck
@@ -782,15 +791,14 @@ class DealerBot:
             deck = deck_of(number, holes, deal.board, self.decks.deck(number).salt)
         self._started += 1
         self.bank.hand_started(table.channel, number)  # a kill from here on leaves a void to announce
-        tracker = Tracker()
         started = HandStarted(
             hand_id=hand_id_for(table.channel, number), source=f"irc {table.channel} hand {number}",
             players=tuple(names), stacks=tuple(s.chips for s in seats), button=button,
             small_blind=cfg.small_blind, big_blind=cfg.big_blind, small_bet=cfg.small_bet,
             big_bet=cfg.big_bet, max_bets=cfg.max_bets, started_at=time.time())
-        tracker.apply(started)
-        hand = _Hand(number, started.hand_id, seats, started.players, started.stacks, tracker,
-                     cards[2 * len(seats):], deck=deck)
+        driver = table.driver
+        driver.start(started, holes, cards[2 * len(seats):])  # the blinds and every seat's hole cards
+        hand = _Hand(number, started.hand_id, seats, started.players, started.stacks, deck=deck)
         table.hand = hand
         table.next_hand_first = False
         self._turn_moved(table)  # "no hand in progress" no longer holds
@@ -798,19 +806,18 @@ class DealerBot:
                                       cfg.small_bet, cfg.big_bet, cfg.max_bets,
                                       tuple(zip(names, started.stacks))))
         self._say(table, deck.commitment())
-        for op in tracker.state.operations:  # type: ignore[union-attr]  # a hand in play has its rules state
+        for op in table.state().operations:
             if isinstance(op, BlindPosted):
                 self._say(table, d.BlindPosted(number, names[op.seat], op.big, op.amount, op.all_in))
         self._flush(table)  # the start line before the cards it deals
         for k, seat in enumerate(seats):
-            tracker.apply(HoleCards(names[k], holes[k]))
             self.client.notice(seat.nick, d.format_line(d.HoleCards(number, table.channel, holes[k])), Priority.GAME)
         self._advance(table)
 
-    def _options(self, hand: _Hand, seat: int) -> tuple[d.Option, ...]:
-        st = hand.tracker.state
-        assert st is not None
-        legal = st.legal_actions()
+    @staticmethod
+    def _options(table: _Table, seat: int) -> tuple[d.Option, ...]:
+        st = table.state()
+        legal = table.driver.legal
         to_call = min(st.to_call(seat), st.stacks[seat])
         options = []
         if Action.FOLD in legal and st.to_call(seat) > 0:
@@ -829,13 +836,11 @@ class DealerBot:
         hand = table.hand
         if hand is None:
             return
-        st = hand.tracker.state
-        assert st is not None
+        driver = table.driver
         while True:
-            phase = st.phase
-            if phase == Phase.BETTING:
-                actor = st.actor
-                assert actor is not None
+            kind = driver.step()
+            if kind == ACT:
+                actor = driver.actor
                 if hand.waiting == actor and hand.timer is not None:
                     return  # still waiting for the same player
                 if hand.timer is not None:
@@ -843,22 +848,21 @@ class DealerBot:
                     hand.timer = None
                 seat = hand.seats[actor]
                 if not seat.present or seat.leaving or seat.auto:
-                    self._act(table, hand, actor, self._timeout_action(hand, actor), timed_out=True)
+                    self._act(table, hand, actor, None)
+                    if table.hand is not hand:
+                        return  # voided
                     continue
                 hand.waiting = actor
-                self._say(table, d.ToAct(hand.number, hand.names[actor], self._options(hand, actor),
-                                         st.pot, int(round(self.action_seconds))))
+                self._say(table, d.ToAct(hand.number, hand.names[actor], self._options(table, actor),
+                                         table.state().pot, int(round(self.action_seconds))))
                 hand.timer = TurnClock(self.client, self.action_seconds, lambda: self._timed_out(table, hand),
                                        self._delivered, backstop=max(60.0, 2 * self.action_seconds))
                 return
-            if phase == Phase.BOARD_DEALING:
-                count = st.pending_board_count
-                new = hand.board[hand.dealt:hand.dealt + count]
-                hand.dealt += count
-                hand.tracker.apply(BoardDealt(tuple(new)))
+            if kind == BOARD:
+                ev = driver.deal_board()
                 # One line per street, also when an all-in run-out deals several at once.
-                board = st.board
-                size = len(board) - count
+                board = table.state().board
+                size = len(board) - len(ev.cards)
                 while size < len(board):
                     step = 3 if size == 0 else 1
                     street_board = tuple(board[: size + step])
@@ -875,12 +879,6 @@ class DealerBot:
         stats.delivery_total += seconds
         stats.delivery_max = max(stats.delivery_max, seconds)
 
-    @staticmethod
-    def _timeout_action(hand: _Hand, seat: int) -> Action:
-        st = hand.tracker.state
-        assert st is not None
-        return Action.CHECK_CALL if st.to_call(seat) == 0 else Action.FOLD
-
     def _timed_out(self, table: _Table, hand: _Hand) -> None:
         if table.hand is not hand or hand.waiting is None:
             return
@@ -893,7 +891,7 @@ class DealerBot:
             seat.sitting_out = True
             seat.auto = True  # no more waiting for him in this hand either
             self._say(table, d.TableSitOut(seat.nick, d.timed_out_reason(seat.timeouts)))
-        self._act(table, hand, seat_index, self._timeout_action(hand, seat_index), timed_out=True)
+        self._act(table, hand, seat_index, None)
         self._advance(table)
 
     def _action(self, table: _Table, ev: IrcEvent, word: str, amount: int | None = None) -> None:
@@ -909,11 +907,10 @@ class DealerBot:
             if any(s.nick == ev.nick and s.userhost == ev.userhost for s in hand.seats):
                 self._out_of_turn(table, ev, hand)  # a seated player is told; strangers are not answered
             return
-        st = hand.tracker.state
-        assert st is not None
+        st = table.state()
         actor = hand.waiting
         to_call = st.to_call(actor)
-        legal = st.legal_actions()
+        legal = table.driver.legal
         channel = table.channel
         if word == "check" and to_call > 0:
             self._refuse_move(ev.nick, d.refusal("cannot_check", channel=channel, hand=hand.number,
@@ -927,7 +924,7 @@ class DealerBot:
             return
         if amount is not None:
             # ``raise to 60`` as the turn line offers it: taken when it is the amount offered.
-            options = self._options(hand, actor)
+            options = self._options(table, actor)
             offered = next((o for o in options if o.kind in (("call",) if word == "call" else ("bet", "raise"))), None)
             if offered is None or offered.amount != amount:
                 self._refuse_move(ev.nick, d.refusal(
@@ -946,7 +943,7 @@ class DealerBot:
     def _out_of_turn(self, table: _Table, ev: IrcEvent, hand: _Hand | None) -> None:
         """A seated player's move out of turn: told once per turn (no flood)."""
         key = (ev.nick, hand.number if hand else 0, hand.waiting if hand else -1,
-               len(hand.tracker.state.operations) if hand and hand.tracker.state else 0)
+               len(table.state().operations) if hand else 0)
         if table.told == key:
             return
         table.told = key
@@ -965,16 +962,22 @@ class DealerBot:
         for key in notices:
             self.client.withdraw(key)
 
-    def _act(self, table: _Table, hand: _Hand, seat: int, action: Action, *, timed_out: bool = False) -> None:
-        st = hand.tracker.state
-        assert st is not None
+    def _act(self, table: _Table, hand: _Hand, seat: int, action: Action | None) -> None:
+        """``seat``'s move, ``action`` (refused words never come here), or None for a seat
+        that timed out, is absent or leaving: check when it is free, else fold."""
+        st = table.state()
+        driver = table.driver
+        timed_out = action is None
         name = hand.names[seat]
         opening = st.current_bet == 0
         hand.waiting = None
         self._turn_moved(table)
         before = len(st.operations)
         try:
-            hand.tracker.apply(PlayerActed(name, action))
+            if action is None:
+                driver.apply_default(check_or_fold=True)
+            else:
+                driver.apply(action)
         except TrackerError as exc:  # cannot happen for a legal action; void rather than guess
             self.stats.errors += 1
             log.error("%s: %s", table.channel, exc)
@@ -997,14 +1000,11 @@ class DealerBot:
         self._say(table, msg)
 
     def _leave_hand(self, table: _Table, hand: _Hand, seat: int) -> None:
-        st = hand.tracker.state
-        assert st is not None
-        if st.phase in (Phase.OVER,) or not st.can_leave(seat):
-            return  # folded already, or the rules keep him in: he is checked/folded in turn
         was_waiting = hand.waiting == seat
+        if not table.driver.leave(seat):
+            return  # folded already, or the rules keep him in: he is checked/folded in turn
         if was_waiting:
             self._turn_moved(table)
-        hand.tracker.apply(PlayerLeft(hand.names[seat]))
         self._say(table, d.LeftHand(hand.number, hand.names[seat]))
         if was_waiting:
             hand.waiting = None
@@ -1016,6 +1016,7 @@ class DealerBot:
     def _void(self, table: _Table, hand: _Hand) -> None:
         if hand.timer is not None:
             hand.timer.cancel()  # type: ignore[attr-defined]  # set with the hand's timer, a scheduled command
+        table.driver.abandon()
         table.hand = None
         self.stats.voided += 1
         table.next_hand = hand.number + 1  # a void keeps its number
@@ -1085,12 +1086,11 @@ class DealerBot:
                 self._say(table, d.session_over(self.stats.hands))
 
     def _finish(self, table: _Table, hand: _Hand) -> None:
-        record = hand.tracker.apply(HandEnded())
-        assert record is not None
-        after = {}
-        for r in record.results:
-            start = hand.stacks[hand.names.index(r.player)]
-            after[r.player] = start - r.put_in + r.won
+        driver = table.driver
+        settled = driver.settle()
+        record = settled.record
+        assert record is not None  # the rules mode ends with the hand's record
+        after = {name: hand.stacks[q] + settled.nets[q] for q, name in enumerate(hand.names)}
         # The bank knows seats by their nick now (a nick may have changed mid-hand).
         by_seat = {seat.nick: after[name] for seat, name in zip(hand.seats, hand.names)}
         try:
@@ -1120,7 +1120,7 @@ class DealerBot:
         self._told(table, hand.number, last)
         self.stats.hands += 1
         if self.on_hand is not None:
-            holes = {name: hand.tracker.state.hole_cards(k) for k, name in enumerate(hand.names)}  # type: ignore[union-attr]  # a hand in play has its rules state
+            holes = dict(zip(hand.names, driver.holes))
             try:
                 self.on_hand(table.channel, record, holes)  # type: ignore[arg-type]  # every seat's hole cards are known to the dealer
             except Exception as exc:  # noqa: BLE001 - logs failing must not stop the table
