@@ -64,6 +64,15 @@ COMPILED_MODULES: tuple[str, ...] = (
     "db.inserts",
     "db.database",
 )
+# Modules an earlier version compiled and this one does not: a build in place (pip install
+# -e .) leaves their old extension beside the source, which Python would import before the
+# .py, running old code; the guard imports them from source and says which file to delete.
+RETIRED_MODULES: tuple[str, ...] = (
+    "connectors.irc.dialect",
+    "connectors.irc.client",
+    "connectors.irc.player",
+    "agent.play.irc_table",
+)
 SOURCES_MODULE = "agent._compiled_sources"
 REBUILD_COMMAND = "pip install -e ."
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding agent/, connectors/, db/
@@ -102,6 +111,11 @@ def cimports(module: str, root: Path = ROOT) -> set[str]:
     if not declarations.is_file():
         return set()
     return {a or b for a, b in _CIMPORT.findall(declarations.read_text(encoding="utf-8"))}
+
+
+def leftover_modules(modules: Iterable[str], root: Path = ROOT) -> list[str]:
+    """Modules of ``modules`` (no longer compiled) with an extension beside their source."""
+    return [m for m in modules if source_path(m, root).is_file() and compiled_path(m, root) is not None]
 
 
 def stale_modules(modules: Iterable[str], digests: Mapping[str, str], root: Path = ROOT) -> list[str]:
@@ -183,8 +197,17 @@ def guard() -> None:
                     f"not compiled: {', '.join(missing)}" if missing else "") if part)
                 + f"; rebuild with `{REBUILD_COMMAND}`"
             )
+    leftover = leftover_modules(RETIRED_MODULES)
+    if stale or leftover:
+        sys.meta_path.insert(0, SourceFirst(stale + leftover))
+    if leftover:
+        warnings.warn(
+            "extensions an earlier build left beside modules that are no longer compiled, ignored (delete "
+            + ", ".join(str(compiled_path(m)) for m in leftover) + ")",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if stale:
-        sys.meta_path.insert(0, SourceFirst(stale))
         warnings.warn(
             f"compiled modules older than their source, imported from source instead (slower): "
             f"{', '.join(stale)}; rebuild with `{REBUILD_COMMAND}`",

@@ -91,6 +91,7 @@ def test_the_guard_warns_or_refuses_when_a_build_is_stale(monkeypatch) -> None:
     if not compiled:
         pytest.skip("nothing compiled in this install")
     monkeypatch.setattr(native, "_recorded_digests", lambda: {})  # as if every source changed
+    monkeypatch.setattr(native, "RETIRED_MODULES", ())  # leftovers of an old build: their own test
     before = list(sys.meta_path)
     try:
         monkeypatch.setattr(native, "_guarded", False)
@@ -133,3 +134,18 @@ def test_every_pxd_is_package_data_so_an_installed_copy_checks_clean() -> None:
         if not any(fnmatch.fnmatch(pxd.name, p) for p in patterns) or any(fnmatch.fnmatch(pxd.name, p) for p in dropped):
             missing.append(str(rel))
     assert not missing, f"not in the wheel: {missing}"
+
+
+def test_an_extension_left_beside_a_module_no_longer_compiled_is_never_imported(tmp_path) -> None:
+    """A build in place leaves the extension of a module an earlier version compiled;
+    Python would import it before the source. The guard lists it, so it is imported from
+    source (the retired modules of this tree: none has a leftover in a fresh build)."""
+    _package(tmp_path, "pkgr", "VALUE = 2\n")
+    assert native.leftover_modules(["pkgr.mod"], tmp_path) == ["pkgr.mod"]
+    (tmp_path / "pkgr" / f"mod{EXTENSION}").unlink()
+    assert native.leftover_modules(["pkgr.mod"], tmp_path) == []
+    assert not set(native.RETIRED_MODULES) & set(native.COMPILED_MODULES)
+    _package(tmp_path, "pkgs", "VALUE = 3\n")
+    finder = native.SourceFirst(["pkgs.mod"], tmp_path)
+    spec = finder.find_spec("pkgs.mod")
+    assert spec is not None and spec.origin == str(tmp_path / "pkgs" / "mod.py")
