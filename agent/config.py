@@ -321,7 +321,7 @@ class IrcConfig:
             _whole("irc", name, getattr(self, name), 1, high)
         if self.flood_burst is not None:
             _whole("irc", "flood_burst", self.flood_burst, 1, MAX_COUNT)
-        # The profile's name is checked where the budget is chosen (agent.play.irc_network:
+        # The profile's name is checked where the budget is chosen (agent.play.irc.network:
         # the profiles are the servers' knowledge, in connectors.irc.servers).
         if not isinstance(self.flood_profile, str) or not self.flood_profile:
             raise ConfigError(f"irc.flood_profile must be a profile name, got {self.flood_profile!r}")
@@ -384,7 +384,7 @@ class IrcConfig:
 
 @dataclass(frozen=True)
 class AcpcConfig:
-    """ACPC tables (connectors.acpc, agent.play.acpc_match): our client's deadlines,
+    """ACPC tables (connectors.acpc, agent.play.acpc.match): our client's deadlines,
     kept inside the ACPC dealer's limits (600 s a response, 7 s a hand on average over
     the match), and our dealer's limits for its players."""
 

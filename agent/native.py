@@ -28,7 +28,7 @@ from pathlib import Path
 
 # Modules setup.py compiles (setup.py reads this list from this file). Each earns its place
 # in a bench row; the IRC table's modules (connectors.irc.dialect, client, player and
-# agent.play.irc_table: 8 MB of the 53 MB of C an install compiles) do not: `poki bench
+# agent.play.irc.table: 8 MB of the 53 MB of C an install compiles) do not: `poki bench
 # --only irc` (no flood limit) measured 19.6 ms of CPU a hand from source against 18.0 ms
 # compiled (medians of five alternated pairs whose spread was 17-28 ms on a shared machine),
 # and a live table waits on the server's send budget (15-30 s a hand), not on the CPU.
@@ -47,8 +47,8 @@ COMPILED_MODULES: tuple[str, ...] = (
     "agent.game.prepared",
     "agent.game.betting",
     "agent.play.hand_driver",
-    "agent.play.dealer",
-    "agent.play.replay",
+    "agent.play.offline.dealer",
+    "agent.play.offline.replay",
     "connectors.logs.irc_format",
     "connectors.logs.irc_hand",
     "connectors.logs.irc_database",
@@ -56,10 +56,10 @@ COMPILED_MODULES: tuple[str, ...] = (
     "connectors.logs.sources",
     "connectors.acpc.protocol",
     "connectors.acpc.client",
-    "agent.play.acpc_dealer",
-    "agent.play.acpc_dealer_seats",
-    "agent.play.acpc_match",
-    "agent.play.acpc_lean",
+    "agent.play.acpc.dealer",
+    "agent.play.acpc.dealer_seats",
+    "agent.play.acpc.match",
+    "agent.play.acpc.lean",
     "agent.play.seat",
     "db.inserts",
     "db.database",
@@ -67,11 +67,12 @@ COMPILED_MODULES: tuple[str, ...] = (
 # Modules an earlier version compiled and this one does not: a build in place (pip install
 # -e .) leaves their old extension beside the source, which Python would import before the
 # .py, running old code; the guard imports them from source and says which file to delete.
+# A compiled module that moved (agent.play.irc_table, now agent.play.irc.table) has no .py
+# left under its old name, so nothing imports an extension left there: it needs no entry.
 RETIRED_MODULES: tuple[str, ...] = (
     "connectors.irc.dialect",
     "connectors.irc.client",
     "connectors.irc.player",
-    "agent.play.irc_table",
 )
 SOURCES_MODULE = "agent._compiled_sources"
 REBUILD_COMMAND = "pip install -e ."

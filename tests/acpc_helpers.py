@@ -76,12 +76,12 @@ def states(*lines: str, end: bytes = b"\r\n") -> tuple:
 
 
 class DealerThread:
-    """Our ACPC dealer (agent.play.acpc_match.host_match) in a thread, heads-up: seat 0
+    """Our ACPC dealer (agent.play.acpc.match.host_match) in a thread, heads-up: seat 0
     waits for a remote player on ``port``, seat 1 plays ``house`` in-process."""
 
     def __init__(self, hands: int, seed: int, house: str = "house=call", limits=None, log_file=None) -> None:
-        from agent.play.acpc_dealer_seats import DealerLimits
-        from agent.play.acpc_match import host_match
+        from agent.play.acpc.dealer_seats import DealerLimits
+        from agent.play.acpc.match import host_match
         from connectors.acpc.game import standard_game
 
         game = "holdem.limit.2p.reverse_blinds.game"

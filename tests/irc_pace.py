@@ -34,8 +34,8 @@ from typing import Any
 
 from agent.bench.irc import dealer_bot
 from agent.config import Config, ConfigError, load_config
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.player import PlayerBot
 from agent.play.kinds import install_kinds
 
 from irc_servers import Inspircd, Ngircd, missing_programs

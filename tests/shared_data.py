@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from agent.play.replay import shared_irc_logs
+from agent.play.offline.replay import shared_irc_logs
 
 DATA = shared_irc_logs()
 if DATA is None and (os.environ.get("POKI_REQUIRE_SHARED_DATA") == "1" or os.environ.get("CI")):

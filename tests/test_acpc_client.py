@@ -1,4 +1,4 @@
-"""Our ACPC client (agent.play.acpc_match.play_at_dealer over connectors.acpc.client)
+"""Our ACPC client (agent.play.acpc.match.play_at_dealer over connectors.acpc.client)
 against a scripted dealer on a real loopback socket: the dealer sends states written
 from the protocol's grammar, byte for byte, and checks each answer; finished hands land
 in a real SQLite database. Then the dealer misbehaves."""
@@ -11,7 +11,7 @@ import pytest
 
 from agent.config import AcpcConfig
 from agent.game.rules import Action
-from agent.play.acpc_match import play_at_dealer
+from agent.play.acpc.match import play_at_dealer
 from agent.players import BasePlayer, create_player
 from connectors.acpc.game import standard_game
 
@@ -192,7 +192,7 @@ def test_three_players_with_names(dealers, tmp_path):
 
 
 def test_decision_deadlines_keep_within_the_dealers_average():
-    from agent.play.acpc_match import DecisionClock
+    from agent.play.acpc.match import DecisionClock
 
     clock = DecisionClock(per_decision=5.0, per_hand=2.0, floor=0.05)
     clock.new_hand()

@@ -19,8 +19,8 @@ from agent.game.betting import ACT, BOARD, OVER, BettingCache
 from agent.game.events import HandEnded
 from agent.game.records import PlayerResult
 from agent.game.tracker import Tracker
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits
-from agent.play.acpc_match import host_match
+from agent.play.acpc.dealer import AcpcDealer, DealerLimits
+from agent.play.acpc.match import host_match
 from agent.play.hand_driver import HandDriver, settle_point
 from agent.play.seat import Seat
 from agent.players import create_player
@@ -102,7 +102,7 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
     mode, given the same hand and moves, settles it to the tracker's results."""
     from agent.game.events import BoardDealt, HoleCards, PlayerActed
     from agent.game.rules import Action, Phase
-    from agent.play.acpc_dealer import _make_started
+    from agent.play.acpc.dealer import _make_started
     from connectors.acpc.protocol import NO_STACK
     from evaluator_pyx.cards import parse_cards
 

@@ -1,4 +1,4 @@
-"""The lean client path (agent.play.acpc_lean) against the full one (agent.play.acpc_match
+"""The lean client path (agent.play.acpc.lean) against the full one (agent.play.acpc.match
 AcpcSession): the same answers, summary and hand records.
 
 * Offline: every view a player gets in seeded 2-, 3- and 6-player matches of our
@@ -24,8 +24,8 @@ from agent.config import TableConfig
 from agent.game import context as context_module
 from agent.game.context import GameContext
 from agent.game.events import HandEnded
-from agent.play.acpc_lean import LeanSession
-from agent.play.acpc_match import AcpcSession, host_match, play_at_dealer
+from agent.play.acpc.lean import LeanSession
+from agent.play.acpc.match import AcpcSession, host_match, play_at_dealer
 from agent.play.seat import Seat
 from agent.players import Player, create_player
 from connectors.acpc.game import standard_game

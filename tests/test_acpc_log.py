@@ -10,7 +10,7 @@ from agent.config import TableConfig
 from agent.game.events import HandEnded, HandStarted, PlayerActed
 from agent.game.rules import Action
 from agent.game.tracker import Tracker, TrackerError
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from connectors.logs.acpc_log import (
     AcpcHand,
     AcpcLogError,
@@ -170,7 +170,7 @@ def test_events_leave_the_actor_to_the_tracker() -> None:
 def test_short_stacked_hands_with_run_outs_replay(n: int) -> None:
     import numpy as np
 
-    from agent.play.dealer import HandLog, play_match
+    from agent.play.offline.dealer import HandLog, play_match
     from agent.players import create_player
 
     table = TableConfig(seats=n, starting_stack=35)

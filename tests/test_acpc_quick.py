@@ -24,7 +24,7 @@ import time
 import numpy as np
 import pytest
 
-from agent.play.acpc_dealer import DealerLimits
+from agent.play.acpc.dealer import DealerLimits
 from connectors.acpc import protocol
 from connectors.acpc.client import LineFramer
 from connectors.acpc.game import standard_game
@@ -281,8 +281,8 @@ def test_a_repeated_last_state_is_not_a_second_hand_on_either_path():
     """A dealer that sends a hand's last state twice: the full path counts the hand once
     (the repeat adds no event); so must the lean path, with its end settled at once or
     put off until catch_up()."""
-    from agent.play.acpc_lean import LeanSession
-    from agent.play.acpc_match import AcpcSession
+    from agent.play.acpc.lean import LeanSession
+    from agent.play.acpc.match import AcpcSession
     from agent.play.seat import Seat
     from agent.players import create_player
 

@@ -1,4 +1,4 @@
-"""Our ACPC dealer (agent.play.acpc_dealer, run by agent.play.acpc_match.host_match) with
+"""Our ACPC dealer (agent.play.acpc.dealer, run by agent.play.acpc.match.host_match) with
 players on real loopback sockets (our client, and raw sockets that misbehave) and
 in-process seats. Every log is checked hand by hand against the rules engine, replayed
 with `poki replay`, and compared across runs of the same seed."""
@@ -12,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from agent.play.acpc_dealer import AcpcDealer, DealerError, DealerLimits
-from agent.play.acpc_match import host_match, play_at_dealer
+from agent.play.acpc.dealer import AcpcDealer, DealerError, DealerLimits
+from agent.play.acpc.match import host_match, play_at_dealer
 from agent.players import create_player
 from connectors.acpc.client import LineFramer
 

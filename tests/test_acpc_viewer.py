@@ -8,7 +8,7 @@ import numpy as np
 
 from agent.game.context import GameContext
 from agent.game.rules import Action
-from agent.play.acpc_dealer import AcpcDealer
+from agent.play.acpc.dealer import AcpcDealer
 from agent.play.seat import Seat
 from agent.players import Player
 from connectors.acpc.game import standard_game

@@ -42,7 +42,7 @@ def test_the_tree_keeps_its_import_contracts() -> None:
 
 
 @pytest.mark.parametrize("module, line, contract", [
-    ("agent/game/context.py", "from agent.play.dealer import Dealer", "Layers"),
+    ("agent/game/context.py", "from agent.play.offline.dealer import Dealer", "Layers"),
     ("connectors/logs/phh.py", "import db.database", "Connectors translate formats"),
     ("db/schema.py", "from agent.engine import player", "The database knows only the game and the models"),
     ("agent/engine/triples.py", "import connectors.logs.phh", "know neither connectors"),
@@ -50,7 +50,7 @@ def test_the_tree_keeps_its_import_contracts() -> None:
     ("agent/models/prediction.py", "from agent.engine import simulator", "Layers"),
     ("agent/models/learned.py", "import db.learned", "know neither connectors"),
     # Connectors carry wire formats only: the dealers' table logic is agent.play's.
-    ("connectors/irc/dialect.py", "from agent.play import irc_table", "Connectors translate formats"),
+    ("connectors/irc/dialect.py", "from agent.play.irc import table", "Connectors translate formats"),
     ("connectors/acpc/protocol.py", "from agent.models import frequencies", "Connectors translate formats"),
 ])
 def test_a_wrong_import_breaks_a_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:

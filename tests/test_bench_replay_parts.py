@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(DATA is None, reason="the shared IRC logs are no
 def test_parts_bench_covers_the_replays_hands_and_restores_the_writer() -> None:
     import db.database as database_module
     from agent.bench.replay import run_parts_bench
-    from agent.play.replay import _PREPARED, PREPARED, _track
+    from agent.play.offline.replay import _PREPARED, PREPARED, _track
     from connectors.logs.sources import clear_cache, plan
 
     prepare_before, insert_before = database_module.Database._prepare, database_module._insert

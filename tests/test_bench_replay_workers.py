@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(DATA is None, reason="the shared IRC logs are no
 @pytest.mark.slow
 def test_workers_bench_reads_every_chunk_once_and_cleans_up(tmp_path) -> None:
     from agent.bench.replay import run_workers_bench
-    from agent.play.replay import ReplayOptions, replay
+    from agent.play.offline.replay import ReplayOptions, replay
     from connectors.logs import sources
     from connectors.logs.sources import plan
 

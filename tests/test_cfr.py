@@ -20,7 +20,7 @@ from agent.engine.equilibrium import (
 )
 from agent.engine.heads_up import betting_string
 from agent.game.rules import Action
-from agent.play.dealer import Deal, Dealer
+from agent.play.offline.dealer import Deal, Dealer
 from agent.players import Player
 
 LETTER = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}

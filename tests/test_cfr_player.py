@@ -15,8 +15,8 @@ from agent.engine.cfr_player import EquilibriumPlayer
 from agent.engine.equilibrium import load_strategy
 from agent.engine.heads_up import HeadsUpError, betting_string, spot_of
 from agent.game.rules import Action
-from agent.play.dealer import Deal, Dealer
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.dealer import Deal, Dealer
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from agent.players import Player, create_player, known_kinds
 
 HEADS_UP = TableConfig(seats=2, small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4,
@@ -96,7 +96,7 @@ def test_cfr_at_an_acpc_dealer(small_strategy, tmp_path):
     import sys
     from pathlib import Path
 
-    from agent.play.acpc_match import play_at_dealer
+    from agent.play.acpc.match import play_at_dealer
     from connectors.acpc.game import standard_game
 
     root = str(Path(__file__).resolve().parents[1])
@@ -122,8 +122,8 @@ def test_cfr_at_an_acpc_dealer(small_strategy, tmp_path):
 
 def test_cfr_at_an_irc_table(small_strategy, tmp_path):
     # A real IRC server (miniircd), the dealer bot and two player bots, one of them cfr.
-    from agent.play.irc_dealer import DealerHost
-    from agent.play.irc_player import PlayerBot
+    from agent.play.irc.dealer import DealerHost
+    from agent.play.irc.player import PlayerBot
     from connectors.irc.server import LoopbackServer
 
     config = load_config(None)

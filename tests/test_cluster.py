@@ -1,4 +1,4 @@
-"""Matches and replays on a Dask cluster (agent.play.cluster): a LocalCluster of two worker
+"""Matches and replays on a Dask cluster (agent.play.offline.cluster): a LocalCluster of two worker
 processes on loopback gives the results, logs and database of a run in one process, also
 when a worker is killed mid-run, and a replay interrupted part-way resumes on the cluster
 to the serial database; Dask is imported only with --cluster; bad addresses, a scheduler
@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from agent.config import TableConfig
-from agent.play.replay import ReplayOptions, replay
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.replay import ReplayOptions, replay
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 
 from helpers.references import reference_package
 from helpers.tiers import full_tier
@@ -108,7 +108,7 @@ def test_missing_dask_names_the_extra() -> None:
     ("tls://10.0.0.5:8786", "tls://10.0.0.5:8786"), ("tcp://[::1]:8786", "tcp://[::1]:8786"),
 ])
 def test_good_addresses(text, expected) -> None:
-    from agent.play.cluster import parse_address
+    from agent.play.offline.cluster import parse_address
 
     assert parse_address(text) == expected
 
@@ -116,7 +116,7 @@ def test_good_addresses(text, expected) -> None:
 @pytest.mark.parametrize("text", ["", "localhost", "http://x:80", "tcp://host", "tcp://host:0",
                                   "tcp://host:70000", "tcp://a b:1", "tcp://host:12:34", "inproc://x:1"])
 def test_bad_addresses(text) -> None:
-    from agent.play.cluster import ClusterError, parse_address
+    from agent.play.offline.cluster import ClusterError, parse_address
 
     with pytest.raises(ClusterError, match="not a cluster address"):
         parse_address(text)
@@ -145,7 +145,7 @@ def test_cli_errors_are_clear(capsys, tmp_path) -> None:
 
 def test_a_scheduler_without_workers_is_an_error() -> None:
     distributed = reference_package("distributed")
-    from agent.play import cluster as cl
+    from agent.play.offline import cluster as cl
 
     empty = distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None)
     try:
@@ -157,7 +157,7 @@ def test_a_scheduler_without_workers_is_an_error() -> None:
 
 def test_workers_with_several_threads_are_refused() -> None:
     distributed = reference_package("distributed")
-    from agent.play import cluster as cl
+    from agent.play.offline import cluster as cl
 
     threaded = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
                                         dashboard_address=None)
@@ -176,7 +176,7 @@ def test_workers_with_several_threads_are_refused() -> None:
 def cluster():
     """A LocalCluster of two single-threaded worker processes on 127.0.0.1, stopped after."""
     reference_package("distributed")
-    from agent.play.cluster import Cluster
+    from agent.play.offline.cluster import Cluster
 
     c = Cluster.open("local", workers=2)
     nannies = [w["nanny"] for w in c.workers().values()]
@@ -222,7 +222,7 @@ def _install_kinds(path: str | None) -> None:
 
 
 def test_workers_are_checked_against_this_process(cluster, tmp_path) -> None:
-    from agent.play.cluster import worker_fingerprint
+    from agent.play.offline.cluster import worker_fingerprint
 
     prints = cluster.check_workers()
     assert len(prints) == 2 and all(p == worker_fingerprint() for p in prints.values())
@@ -286,7 +286,7 @@ def test_a_worker_killed_mid_match_changes_nothing(cluster, tmp_path) -> None:
 
 
 def test_a_replay_of_a_match_on_the_cluster_is_the_serial_replay(cluster, tmp_path) -> None:
-    from agent.play.cluster import ReplayPool
+    from agent.play.offline.cluster import ReplayPool
 
     setup = TournamentSetup.from_text(SPECS, TableConfig(seats=4), 5, chunk=10)
     run_tournament(setup, 60, log_phh=tmp_path / "phh")
@@ -299,7 +299,7 @@ def test_a_replay_of_a_match_on_the_cluster_is_the_serial_replay(cluster, tmp_pa
 
 
 def test_workers_that_cannot_see_the_logs_are_named(cluster, tmp_path) -> None:
-    from agent.play.cluster import ClusterError, ReplayPool
+    from agent.play.offline.cluster import ClusterError, ReplayPool
 
     with pytest.raises(ClusterError, match="cannot see .*nowhere"):
         with ReplayPool(cluster, [tmp_path / "nowhere"]):
@@ -318,7 +318,7 @@ def serial_db(tmp_path_factory):
 
 @needs_logs
 def test_a_worker_killed_mid_replay_changes_nothing(cluster, serial_db, tmp_path) -> None:
-    from agent.play.cluster import ReplayPool
+    from agent.play.offline.cluster import ReplayPool
 
     path, serial = serial_db
     before = ready(cluster)
@@ -350,7 +350,7 @@ def test_an_interrupted_replay_resumes_on_the_cluster(cluster, serial_db, tmp_pa
     """Stopped after some chunks (as a crash would), then run again on the cluster: the
     stored hands are recognised (by the workers when they can read the file, else by the
     writer) and the database ends as the serial one."""
-    from agent.play.cluster import ReplayPool
+    from agent.play.offline.cluster import ReplayPool
 
     path, serial = serial_db
     ready(cluster)
@@ -436,7 +436,7 @@ def test_a_scheduler_and_a_worker_started_by_hand(remote, tmp_path, capsys) -> N
     import json
 
     from agent.cli import main
-    from agent.play.cluster import Cluster, ClusterError
+    from agent.play.offline.cluster import Cluster, ClusterError
 
     address, scheduler = remote
     common = ["match", *SPECS, "--deals", "24", "--chunk", "3", "--seed", "9", "--json", "--no-progress"]

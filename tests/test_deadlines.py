@@ -17,8 +17,8 @@ from agent.config import Config, EngineConfig
 from agent.engine.player import DEADLINE_SHARE, PokiPlayer
 from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.player import PlayerBot
 from agent.play.seat import Seat
 from agent.players import PlayerKind, register
 

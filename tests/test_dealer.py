@@ -12,7 +12,7 @@ from agent.config import Config, TableConfig
 from agent.game.context import GameContext
 from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
-from agent.play.dealer import Deal, Dealer, HandLog, play_match
+from agent.play.offline.dealer import Deal, Dealer, HandLog, play_match
 from agent.players import BasePlayer, create_player
 
 

@@ -22,7 +22,7 @@ from agent.models import opponent_model
 from agent.models.frequencies import PlayerState
 from agent.models.learned import hand_features
 from agent.models.store import MemoryModelStore
-from agent.play.dealer import Deal, Dealer
+from agent.play.offline.dealer import Deal, Dealer
 from agent.players import SpecError, create_player
 from db import Database
 

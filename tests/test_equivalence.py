@@ -1,5 +1,5 @@
 """One engine at every seat: the same seeded deals and the same player seeds played
-(a) in-process (agent.play.dealer.play_match with the database attached, as `poki match
+(a) in-process (agent.play.offline.dealer.play_match with the database attached, as `poki match
 --db` plays), (b) at our ACPC dealer by `poki acpc play --db` over TCP, and (c) at our IRC
 dealer bot by `poki irc play --db` over a real IRC server on loopback (miniircd) give
 Poki the same decisions, action by action, and leave the same models in its database:
@@ -9,7 +9,7 @@ the meta-predictor's scores and the learned floor's off-model counts.
 What the test holds fixed so the three can be compared, and why:
 
 * The cards: every dealer takes each hand's cards by position from the same seed
-  (agent.play.dealer.SeededDeals), and the seats sit so that the button moves the same
+  (agent.play.offline.dealer.SeededDeals), and the seats sit so that the button moves the same
   way at each table (the ACPC dealer moves every seat one position a hand; the IRC table
   and the in-process match move the button one seat a hand, so their seat order is the
   ACPC order turned by one).
@@ -38,10 +38,10 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, load_config
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits
-from agent.play.dealer import SeededDeals, play_match
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_player import PlayerBot
+from agent.play.acpc.dealer import AcpcDealer, DealerLimits
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.player import PlayerBot
+from agent.play.offline.dealer import SeededDeals, play_match
 from agent.play.seat import Seat, table_generator
 from agent.players import create_player
 from connectors.acpc.game import standard_game

@@ -16,8 +16,8 @@ import pytest
 from agent.cli import main
 from agent.config import AcpcConfig
 from agent.game.rules import Action
-from agent.play.acpc_dealer_seats import DealerLimits
-from agent.play.acpc_match import play_at_dealer
+from agent.play.acpc.dealer_seats import DealerLimits
+from agent.play.acpc.match import play_at_dealer
 from agent.players import create_player
 from connectors.acpc.client import LineFramer
 from connectors.acpc.game import standard_game

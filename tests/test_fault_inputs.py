@@ -19,7 +19,7 @@ from faults import stored_hands as _stored
 
 from agent.cli import main
 from agent.inputs import NotAFile, open_input, read_bounded
-from agent.play.replay import ReplayOptions, replay
+from agent.play.offline.replay import ReplayOptions, replay
 
 from shared_data import FPDB_LHE
 

@@ -15,7 +15,7 @@ import pytest
 from faults import stored_hands as _stored
 
 from agent.cli import main
-from agent.play.replay import ReplayOptions, replay
+from agent.play.offline.replay import ReplayOptions, replay
 
 REPO = Path(__file__).resolve().parents[1]
 HANDS = 12
@@ -186,7 +186,7 @@ def test_a_worker_that_dies_mid_chunk_is_an_error_naming_the_chunk_not_a_hang(ac
     killer): the replay's wait for each chunk has a limit, and the error names the chunk."""
     from collections import deque
 
-    from agent.play.replay import ReplayWorkerError, _pool_context, _pool_results
+    from agent.play.offline.replay import ReplayWorkerError, _pool_context, _pool_results
     from connectors.logs.sources import Chunk
 
     chunk = Chunk(kind="acpc", path=str(acpc_log), start=0, stop=10, network="acpc", units=10)

@@ -105,8 +105,8 @@ STATE_CHARS = "MATCHSTATE0123456789fcrk/|AKQJT98765432shdcx"
 
 def _session(game, spec: str):
     """Our client's session for ``spec`` as play_at_dealer makes it (no socket)."""
-    from agent.play.acpc_lean import LeanSession
-    from agent.play.acpc_match import AcpcSession, DecisionClock
+    from agent.play.acpc.lean import LeanSession
+    from agent.play.acpc.match import AcpcSession, DecisionClock
 
     seat = Seat(create_player(spec, np.random.default_rng(0), "me"), source="fuzz")
     clock = DecisionClock(5.0, 5.0)
@@ -153,8 +153,8 @@ RESPONSES = [s + a for s in STATES_HU[:6] for a in (":c", ":r", ":f", ":r100", "
 @given(st.lists(mutated(RESPONSES, STATE_CHARS + ":"), max_size=6), st.sampled_from(STATES_HU[:6]))
 def test_fuzz_responses_as_our_dealer_reads_them(lines: list[str], state: str) -> None:
     from agent.game.rules import Action
-    from agent.play.acpc_dealer import AcpcDealer
-    from agent.play.acpc_dealer_seats import DealerLimits, TableSeat
+    from agent.play.acpc.dealer import AcpcDealer
+    from agent.play.acpc.dealer_seats import DealerLimits, TableSeat
 
     dealer = AcpcDealer(HU, ["a", "b"], 1, 0)
     seat = TableSeat(0, "a", None, DealerLimits())
@@ -287,8 +287,8 @@ def test_fuzz_players_moves_and_commands_as_the_dealer_reads_them(text: str) -> 
 
 def _replay_items(paths: list[Path]) -> list[tuple]:
     """What the replay makes of ``paths``: every chunk planned, read and tracked into
-    database rows, in one process (agent.play.replay), with the file caches cleared."""
-    from agent.play.replay import PREPARED, _track_chunk
+    database rows, in one process (agent.play.offline.replay), with the file caches cleared."""
+    from agent.play.offline.replay import PREPARED, _track_chunk
     from connectors.logs.sources import clear_cache, plan
 
     clear_cache()

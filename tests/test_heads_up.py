@@ -13,8 +13,8 @@ from agent.config import TableConfig
 from agent.engine.equilibrium import load_strategy
 from agent.engine.lbr import lbr_values, range_of, share_against
 from agent.engine.response import HeadsUpResponder, ResponseSettings, equilibrium_frequencies
-from agent.play.dealer import Deal, Dealer
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.dealer import Deal, Dealer
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from agent.players import create_player
 from tests.helpers.references import reference_package
 

@@ -11,7 +11,7 @@ from agent.config import TableConfig
 from agent.game.events import BoardDealt, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
 from agent.game.tracker import Tracker
-from agent.play.dealer import play_match
+from agent.play.offline.dealer import play_match
 from agent.players import SpecError, create_player, known_kinds, parse_spec
 from agent.players.housebots import RateOfReturn, preflop_percentile, rate_of_return, rr_triple
 from evaluator_pyx.cards import parse_cards

@@ -11,8 +11,8 @@ import dataclasses
 import time
 
 from agent.config import load_config
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.player import PlayerBot
 
 from irc_live import DOC_LINES, HANG, Person, clauses, running, wait_for  # noqa: F401 - fixture
 from irc_servers import ngircd  # noqa: F401 - fixture

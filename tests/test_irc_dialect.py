@@ -284,7 +284,7 @@ def test_every_dialect_string_lives_in_the_dialect_module() -> None:
     root = Path(__file__).resolve().parents[1]
     patterns = ("!sit", "!leave", "!stand", "!stats", "!help", "Hand ", "Table: ", "dealing", "you are",
                 "you cannot", "nothing to call", "bankroll", "is back", "time-outs in a row")
-    for name in ("agent/play/irc_table.py", "agent/play/irc_player.py", "connectors/irc/player.py"):
+    for name in ("agent/play/irc/table.py", "agent/play/irc/player.py", "connectors/irc/player.py"):
         tree = ast.parse((root / name).read_text())
         docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                       if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body

@@ -18,8 +18,8 @@ from pathlib import Path
 from test_irc_live import CFG  # the quick table settings (the loopback server is conftest's fixture)
 
 from agent.config import Config
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.player import PlayerBot
 from connectors.irc.address import network_of
 from connectors.irc.deck_log import verify_lines
 from db.bankroll import Bankrolls
@@ -481,7 +481,7 @@ def test_a_hands_end_the_channel_never_heard_is_said_when_the_dealer_is_back(ser
     killed after queueing the last hand's end, before the server took it: the record as
     such a kill leaves it, made from a real session's record by cutting the mark), the
     next session says that hand's end and deck again when it arrives, before any new hand."""
-    from agent.play.irc_dealer import dealing_path
+    from agent.play.irc.dealer import dealing_path
 
     watcher = Person(server.port, "watcher")
     running(watcher)

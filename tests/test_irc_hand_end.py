@@ -1,5 +1,5 @@
 """The hand end off the table's path, and still whole: the dealer's journal of announced
-hands (agent/play/irc_journal.py) and the groups it commits, the player bot's grouped
+hands (agent/play/irc/journal.py) and the groups it commits, the player bot's grouped
 writes (agent.play.stores.DatabaseWriter), and a dealer process killed outright
 (SIGKILL) in the middle of a session on a real server: after a restart its database
 holds every hand it announced as ended, exactly as announced, and only whole hands."""
@@ -18,9 +18,9 @@ import pytest
 
 from agent.config import Config, TableConfig
 from agent.game.records import RecordError
-from agent.play.dealer import Deal, Dealer
-from agent.play.irc_dealer import DealerHost, journal_path
-from agent.play.irc_journal import HandJournal, JournalEntry, JournalError, decode_entry, encode_entry, read_journal
+from agent.play.irc.dealer import DealerHost, journal_path
+from agent.play.irc.journal import HandJournal, JournalEntry, JournalError, decode_entry, encode_entry, read_journal
+from agent.play.offline.dealer import Deal, Dealer
 from agent.play.stores import DatabaseWriter
 from agent.players import create_player, parse_spec
 from connectors.irc.server import LoopbackServer
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def played_records(n: int, seed: int = 3) -> list:
-    """Hands played by the rules engine (agent.play.dealer) between house bots."""
+    """Hands played by the rules engine (agent.play.offline.dealer) between house bots."""
     rng = np.random.default_rng(seed)
     table = TableConfig()
     dealer = Dealer(table, source="test")
@@ -206,7 +206,7 @@ def test_a_dealer_killed_outright_loses_no_hand_it_announced(tmp_path) -> None:
         watcher = Person(server.port, "watcher")
         wait_for(lambda: any(c == "001" for c, *_ in watcher.lines), what="the watcher connected")
         watcher.send("JOIN #holdem")
-        from agent.play.irc_player import PlayerBot
+        from agent.play.irc.player import PlayerBot
 
         cfg = Config()
         cfg = dataclasses.replace(cfg, irc=dataclasses.replace(

@@ -1,7 +1,7 @@
 """Logging in to an IRC network, piece by piece: the capability negotiation and SASL
 exchange (connectors.irc.identity) against the lines of IRCv3's specifications, the
 services' answers to IDENTIFY, where the bots' TLS settings and secrets come from
-(agent.play.irc_network), the [irc] settings' refusals and what `irc deal --help` and
+(agent.play.irc.network), the [irc] settings' refusals and what `irc deal --help` and
 `irc play --help` say. The same against real servers: tests/test_irc_networks.py."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, ConfigError, parse_config
-from agent.play.irc_network import NetworkError, network_options, read_secret
+from agent.play.irc.network import NetworkError, network_options, read_secret
 from connectors.irc.identity import Login, LoginError, Negotiation, nickserv_verdict, parse_line, sasl_chunks
 
 ROOT = Path(__file__).resolve().parent.parent

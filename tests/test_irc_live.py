@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from agent.config import Config
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.player import PlayerBot
 from db.database import Database
 
 from irc_live import (  # noqa: F401 - fixtures and helpers used by name

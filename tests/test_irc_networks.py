@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 from agent.config import Config
-from agent.play.irc_dealer import DealerHost
-from agent.play.irc_network import BudgetChoice, network_options, send_budget
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.dealer import DealerHost
+from agent.play.irc.network import BudgetChoice, network_options, send_budget
+from agent.play.irc.player import PlayerBot
 from connectors.irc.client import IrcClient
 from connectors.irc.identity import Login, Tls
 from connectors.irc.server import LoopbackServer

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from agent.config import Config
-from agent.play.irc_player import PlayerBot
+from agent.play.irc.player import PlayerBot
 from connectors.irc.server import LoopbackServer
 
 from irc_live import HANG, running, stored_hands, wait_for  # noqa: F401 - fixture

@@ -1,4 +1,4 @@
-"""The send budget that knows the server (connectors/irc/servers.py, agent/play/irc_network.py
+"""The send budget that knows the server (connectors/irc/servers.py, agent/play/irc/network.py
 send_budget): the software read from 004 RPL_MYINFO's version as each server writes it,
 the budget chosen from the [irc] settings, and a client that takes the budget of the
 server answering it over a real socket. The servers' own limits are checked on Debian's
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agent.config import Config, ConfigError, parse_config
-from agent.play.irc_network import BudgetChoice, send_budget
+from agent.play.irc.network import BudgetChoice, send_budget
 from connectors.irc.client import IrcClient
 from connectors.irc.servers import PROFILES, SAFE, SendBudget, profile_for, software
 

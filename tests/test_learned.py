@@ -29,7 +29,7 @@ from agent.models.learned import (
 )
 from agent.models.prediction import DEFAULT_STRENGTHS, DEFAULT_TRIPLES
 from agent.models.store import MemoryModelStore
-from agent.play.shadow import ShadowScorer
+from agent.play.offline.shadow import ShadowScorer
 from db import Database
 from db.learned import decisions, load_learned, store_learned
 
@@ -312,7 +312,7 @@ def test_the_sparse_path_of_play_equals_the_dense_one() -> None:
 
 
 def test_replay_predict_reads_the_stored_model_and_refuses_a_foreign_one(tmp_path) -> None:
-    from agent.play.replay import _load_learned
+    from agent.play.offline.replay import _load_learned
     from db.database import DatabaseError
 
     path = tmp_path / "r.sqlite"

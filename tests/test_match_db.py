@@ -11,7 +11,7 @@ import pytest
 
 from agent.config import TableConfig
 from agent.engine.player import PokiPlayer
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from db import Database
 
 SPECS = ("poki(opponent_model=specific)", "call", "raise")

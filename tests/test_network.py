@@ -189,7 +189,7 @@ def test_a_stored_network_round_trips_and_an_unknown_kind_is_refused(tmp_path) -
 
 
 def test_fit_predictor_fits_a_network_and_the_scorer_reads_it(tmp_path, capsys) -> None:
-    from agent.play.shadow import ShadowScorer
+    from agent.play.offline.shadow import ShadowScorer
 
     hands = list(synthetic_hands(200, seed=31, min_players=3, max_players=8))
     path = tmp_path / "f.sqlite"

@@ -7,7 +7,7 @@ import pytest
 
 from agent.config import TableConfig
 from agent.game.tracker import Tracker
-from agent.play.dealer import HandLog, play_match
+from agent.play.offline.dealer import HandLog, play_match
 from agent.players import create_player
 from connectors.logs.phh import (
     PhhError,
@@ -116,7 +116,7 @@ def test_bad_documents_name_the_problem() -> None:
 
 
 def test_tournament_phh_files_load_in_pokerkit(tmp_path) -> None:
-    from agent.play.tournament import TournamentSetup, run_tournament
+    from agent.play.offline.tournament import TournamentSetup, run_tournament
 
     setup = TournamentSetup.from_text(("rr(trials=100)", "random", "raise"), TableConfig(seats=3),
                                       seed=4, chunk=20)

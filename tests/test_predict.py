@@ -1,4 +1,4 @@
-"""Shadow scoring (agent.play.shadow): the scores of single predictions, predictions from the
+"""Shadow scoring (agent.play.offline.shadow): the scores of single predictions, predictions from the
 past only, the models equal to the database's as of each hand, and the report."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from agent.bench.synthetic import synthetic_hands
 from agent.game.records import ActionRecord, HandRecord, PlayerResult, SeatRecord
 from agent.models.opponent_model import DEFAULT_TRIPLES, predict_triple
-from agent.play.shadow import EPSILON, ShadowScorer, _scores, format_report
+from agent.play.offline.shadow import EPSILON, ShadowScorer, _scores, format_report
 from db import Database
 
 

@@ -24,7 +24,7 @@ from agent.models.frequencies import ContextCounts, Decay, PlayerState
 from agent.models.opponent_model import predict_model
 from agent.models.prediction import DEFAULT_TRIPLES, Predictor, Strengths, backoff_triple, floored_loglik
 from agent.models.store import MemoryModelStore
-from agent.play.shadow import ShadowScorer
+from agent.play.offline.shadow import ShadowScorer
 from db import Database
 from evaluator_pyx.cards import parse_cards
 
@@ -265,7 +265,7 @@ def test_replay_learns_before_a_cut_and_scores_after_it(tmp_path) -> None:
     from pathlib import Path
 
     from agent.cli.replay import _date, _strengths
-    from agent.play.replay import ReplayOptions, replay, shared_irc_logs
+    from agent.play.offline.replay import ReplayOptions, replay, shared_irc_logs
 
     assert _date("1995-04-20") == 798336000.0 and _date("1995-04-20T01:00") == 798339600.0
     assert _strengths("1,2,3").fine == 3.0 and _strengths("1,2,3,400").population_half_life == 400.0

@@ -1,5 +1,5 @@
 """Learned ranges (agent.models.ranges, ``reweight = "learned"``) and the range score of
-``poki replay --predict`` (agent.play.range_score).
+``poki replay --predict`` (agent.play.offline.range_score).
 
 Checked against answers worked out independently of the code: percentiles and Bayes'
 rule computed directly by brute force, the number of two-card holdings a board leaves
@@ -31,7 +31,7 @@ from agent.models.ranges import (
     table_percentiles,
 )
 from agent.models.store import MemoryModelStore
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from db import Database
 
 N = 1326
@@ -153,7 +153,7 @@ def test_range_score_of_a_hand_uniform_is_the_count_of_possible_holdings() -> No
     from agent.bench.synthetic import synthetic_hands
     from agent.game.prepared import prepare_hand
     from agent.game.records import ACTION_CLASS
-    from agent.play.range_score import RangeScorer
+    from agent.play.offline.range_score import RangeScorer
 
     record = next(r for r in synthetic_hands(400, seed=7) if len(r.board) == 5 and len(r.shown) == 2)
     prepared = prepare_hand(record, "irc")

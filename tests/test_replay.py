@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.play.replay import ReplayOptions, replay
+from agent.play.offline.replay import ReplayOptions, replay
 from connectors.logs.irc_database import IrcHand, SkippedHand, read_irc_database
 from connectors.logs.irc_events import irc_hand_events
 from connectors.logs.sources import KnownHand, LogHand, LogProblem, plan, read_chunk

@@ -1,5 +1,5 @@
 """When a replay keeps the by-player indexes up to date as it writes and when it builds
-them at the end (agent.play.replay.LIVE_INDEX_HANDS): either way the file must hold the
+them at the end (agent.play.offline.replay.LIVE_INDEX_HANDS): either way the file must hold the
 same rows and the same indexes, and pass its own check. Real hands of the April 1995
 logs, copied into a small month; parallel and serial replays."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import agent.play.replay as replay_module
-from agent.play.replay import ReplayOptions, replay
+import agent.play.offline.replay as replay_module
+from agent.play.offline.replay import ReplayOptions, replay
 from connectors.logs.irc_database import IrcHand
 from db import schema
 from db.database import Database

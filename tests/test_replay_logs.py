@@ -16,8 +16,8 @@ from agent.cli import main
 from agent.config import TableConfig
 from agent.game.events import HandStarted
 from agent.game.rules import IRC_1995
-from agent.play.replay import ReplayOptions, decode_record, encode_record, replay
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.replay import ReplayOptions, decode_record, encode_record, replay
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from connectors.acpc.game import GameError, parse_game, standard_game
 from connectors.logs.irc_database import IrcHand, read_irc_database
 from connectors.logs.irc_events import irc_hand_events

@@ -26,7 +26,7 @@ from agent.engine.modeler import (
 )
 from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 from db import Database
 
 FLOOR = 0.01

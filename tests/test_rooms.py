@@ -20,7 +20,7 @@ import pytest
 
 from agent.cli import main
 from agent.game.tracker import Tracker
-from agent.play.replay import ReplayOptions, replay
+from agent.play.offline.replay import ReplayOptions, replay
 from connectors.logs import ipoker, rooms
 from connectors.logs.sources import ROOM_READERS, plan, read_chunk
 from evaluator_pyx.cards import parse_cards

@@ -12,7 +12,7 @@ import pytest
 
 from agent.cli import main
 from agent.config import TableConfig
-from agent.play.tournament import TournamentSetup, deal_cards, run_tournament, seat_names
+from agent.play.offline.tournament import TournamentSetup, deal_cards, run_tournament, seat_names
 from agent.players import parse_spec
 from connectors.logs.phh import parse_hands
 

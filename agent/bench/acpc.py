@@ -5,7 +5,7 @@ hands/s; the ACPC C dealer with a Python always-call client did about 1,200).
 The dealer runs as `poki acpc deal` in its own process, its second seat an in-process
 always-call player; the client plays in this process through the seat runtime, as
 `poki acpc play --no-db` does (with no database and an always-call player, that is the
-lean client path, agent.play.acpc_lean). The clock runs from the connection to the dealer's closing of
+lean client path, agent.play.acpc.lean). The clock runs from the connection to the dealer's closing of
 the match; each side's CPU time is reported too, because the machine is shared. The
 dealer's CPU is measured on its whole process, so each repeat also plays a match of
 :data:`SHORT_MATCH` hands: the difference between the two is the dealer's CPU per hand
@@ -46,7 +46,7 @@ def time_match(settings: Path, hands: int, seed: int = 1, cpu: int | None = None
     """One heads-up match of ``hands`` hands, the dealer reading the config file
     ``settings``; its wall time and both sides' CPU time. With ``cpu``, the dealer and this
     process (the client) both run on that CPU only."""
-    from agent.play.acpc_match import play_at_dealer
+    from agent.play.acpc.match import play_at_dealer
     from agent.players import create_player
     from connectors.acpc.game import standard_game
 

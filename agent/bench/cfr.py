@@ -71,7 +71,7 @@ def time_acpc_decisions(config: Config, hands: int, seed: int = 1) -> dict[str, 
     """A heads-up match of ``hands`` hands at our ACPC dealer (run with ``config``); the cfr
     player's act() times."""
     from agent.engine.cfr_player import EquilibriumPlayer
-    from agent.play.acpc_match import play_at_dealer
+    from agent.play.acpc.match import play_at_dealer
     from connectors.acpc.game import standard_game
 
     root = str(Path(__file__).resolve().parents[2])

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import Config
-from agent.play.replay import ReplayOptions, replay, shared_irc_logs
-from agent.play.tournament import TournamentSetup, run_tournament
+from agent.play.offline.replay import ReplayOptions, replay, shared_irc_logs
+from agent.play.offline.tournament import TournamentSetup, run_tournament
 
 HIDDEN = 0.05  # a batch size hides the overhead when the cluster costs at most 5% more CPU per hand
 MATCH_SPECS = ("call", "raise", "random", "tight-aggressive")
@@ -124,7 +124,7 @@ def run_cluster_bench(config: Config, quick: bool = False, workers: int = 2) -> 
     ``config``; needs the cluster extra."""
     from multiprocessing import get_context
 
-    from agent.play.cluster import Cluster, ReplayPool
+    from agent.play.offline.cluster import Cluster, ReplayPool
 
     repeats = 1 if quick else 3
     out: dict[str, Any] = {"workers": workers, "repeats": repeats, "load_average": list(os.getloadavg()),

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent.play.irc_dealer import DealerHost
-    from agent.play.irc_table import DealerBot
+    from agent.play.irc.dealer import DealerHost
+    from agent.play.irc.table import DealerBot
     from connectors.irc.server import LoopbackServer
 
 from agent.bench import settings_file
@@ -80,8 +80,8 @@ def _table(config: Config, directory: Path, specs: list[str], hands: int, seed: 
     """One table: the dealer in this process, the first ``in_process`` bots too (their
     latency is measured), the rest as `poki irc play` processes, as they would run; all
     with the settings ``config``."""
-    from agent.play.irc_dealer import DealerHost
-    from agent.play.irc_player import PlayerBot
+    from agent.play.irc.dealer import DealerHost
+    from agent.play.irc.player import PlayerBot
     from connectors.irc.server import LoopbackServer
 
     settings = settings_file(config, directory)

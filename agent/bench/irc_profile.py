@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from agent.bench import settings_file
     from agent.config import ConfigError, load_config
-    from agent.play.irc_dealer import DealerHost
+    from agent.play.irc.dealer import DealerHost
     from connectors.irc.server import LoopbackServer
 
     try:

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.bench import settings_file
 from agent.config import Config, load_config
-from agent.play.replay import DATASET, ReplayOptions, replay, shared_irc_logs
+from agent.play.offline.replay import DATASET, ReplayOptions, replay, shared_irc_logs
 
 
 def _cpu_seconds(who: int) -> float:
@@ -107,7 +107,7 @@ def run_writer_bench(repeats: int = 3) -> dict[str, Any]:
     from agent.game.context import ContextWalker
     from agent.models.frequencies import Decay, PlayerState
     from agent.models.prediction import Predictor
-    from agent.play.replay import PREPARED, RECORDS, _track
+    from agent.play.offline.replay import PREPARED, RECORDS, _track
     from connectors.logs.sources import plan
     from db.database import Database
 
@@ -162,11 +162,11 @@ def run_writer_bench(repeats: int = 3) -> dict[str, Any]:
 def run_reading_bench(repeats: int = 3) -> dict[str, Any]:
     """The reading side of a replay alone, in this process: every chunk of the shared
     April 1995 IRC logs read, tracked, prepared and marshalled as a worker does
-    (agent.play.replay.track_chunk), the month indexed afresh each time; CPU seconds,
+    (agent.play.offline.replay.track_chunk), the month indexed afresh each time; CPU seconds,
     median over ``repeats``."""
     import time
 
-    from agent.play.replay import PREPARED, track_chunk
+    from agent.play.offline.replay import PREPARED, track_chunk
     from connectors.logs.sources import clear_cache, plan
 
     data = shared_irc_logs()
@@ -207,7 +207,7 @@ def run_parts_bench(repeats: int = 3) -> dict[str, Any]:
     import db.database as database_module
     from agent.game.prepared import prepare_hand
     from agent.game.tracker import Tracker, TrackerError
-    from agent.play.replay import LogHand
+    from agent.play.offline.replay import LogHand
     from connectors.logs.sources import clear_cache, plan, read_chunk
 
     data = shared_irc_logs()
@@ -308,11 +308,11 @@ def run_parts_bench(repeats: int = 3) -> dict[str, Any]:
 
 
 class _MeasuredPool:
-    """A process pool for agent.play.replay.replay that runs each chunk through
+    """A process pool for agent.play.offline.replay.replay that runs each chunk through
     _measured_chunk and keeps what each worker reported (apply_async(...).get() as
     multiprocessing's, returning the chunk's marshalled entries)."""
 
-    reads_database = True  # a pool of this machine (agent.play.replay.ChunkPool)
+    reads_database = True  # a pool of this machine (agent.play.offline.replay.ChunkPool)
 
     def __init__(self, pool: Any) -> None:
         self.pool = pool
@@ -335,12 +335,12 @@ _worker_started: dict[str, float] | None = None
 
 
 def _measured_chunk(task: tuple) -> tuple[bytes, dict[str, Any]]:
-    """agent.play.replay.track_chunk in a worker, with the worker's CPU (user, system),
+    """agent.play.offline.replay.track_chunk in a worker, with the worker's CPU (user, system),
     page faults and wall time spent on the chunk, and at its first chunk what the worker
     had spent before it (its start after the fork)."""
     import resource
 
-    from agent.play.replay import track_chunk
+    from agent.play.offline.replay import track_chunk
 
     global _worker_started
     before = resource.getrusage(resource.RUSAGE_SELF)
@@ -364,7 +364,7 @@ def run_workers_bench(workers: int = 2) -> dict[str, Any]:
     included) and bytes of marshalled rows sent; and all the workers' CPU over their
     lives (``workers_lifetime_cpu_s``: the chunks, and taking tasks, pickling and sending
     the results, exiting). Then the serial reading: every chunk
-    read, tracked, prepared and marshalled by agent.play.replay.track_chunk in this
+    read, tracked, prepared and marshalled by agent.play.offline.replay.track_chunk in this
     process, twice (the first pass meets the allocator's fresh memory as the workers do;
     the second reuses it)."""
     import gc
@@ -372,7 +372,7 @@ def run_workers_bench(workers: int = 2) -> dict[str, Any]:
     import resource
     import time
 
-    from agent.play.replay import PREPARED, ReplayOptions, replay, track_chunk
+    from agent.play.offline.replay import PREPARED, ReplayOptions, replay, track_chunk
     from connectors.logs.sources import clear_cache, plan, preload
 
     data = shared_irc_logs()

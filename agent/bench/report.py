@@ -46,7 +46,7 @@ def bench_child() -> None:
 
 def run_report_bench(config: Config, quick: bool = False) -> dict[str, Any]:
     """The figures (module docstring); the replay and the report read ``config``."""
-    from agent.play.replay import DATASET, shared_irc_logs
+    from agent.play.offline.replay import DATASET, shared_irc_logs
 
     data = shared_irc_logs()
     if data is None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from agent.config import Config
-from agent.play.dealer import Deal, Dealer
+from agent.play.offline.dealer import Deal, Dealer
 from agent.players import create_player
 
 TARGET_SELFPLAY_HANDS_PER_S = 2000.0

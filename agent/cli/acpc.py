@@ -149,7 +149,7 @@ def _progress(disabled: bool, total: int | None, unit: str):
 
 def _play(args: argparse.Namespace) -> int:
     from agent.models.store import StoreError
-    from agent.play.acpc_match import play_at_dealer
+    from agent.play.acpc.match import play_at_dealer
     from agent.play.seat import table_generator
     from agent.players import SpecError, create_player
     from db.database import DatabaseError
@@ -200,8 +200,8 @@ def _play(args: argparse.Namespace) -> int:
 
 def _deal(args: argparse.Namespace) -> int:
     from agent.outputs import write_output
-    from agent.play.acpc_dealer import DealerError, DealerLimits
-    from agent.play.acpc_match import host_match
+    from agent.play.acpc.dealer import DealerError, DealerLimits
+    from agent.play.acpc.match import host_match
     from agent.players import SpecError, parse_spec
 
     _logging(args.verbose)

@@ -16,7 +16,7 @@ def open_cluster(args: argparse.Namespace, command: str) -> Any:
     stderr. Raises NoCluster after printing why it could not be opened."""
     if not args.cluster:
         return None
-    from agent.play.cluster import Cluster, ClusterError
+    from agent.play.offline.cluster import Cluster, ClusterError
 
     try:
         cluster = Cluster.open(args.cluster, workers=args.workers, timeout=args.cluster_timeout)

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.offline:
         return _irc_demo(args)
     from agent.cli import main as poki
-    from agent.play.replay import shared_irc_logs
+    from agent.play.offline.replay import shared_irc_logs
 
     out = _demo_folder(args.out, OFFLINE_ENTRIES)
     if out is None:
@@ -143,9 +143,9 @@ def _most_seen_players(db_path: Path, per_network: int) -> list[tuple[str, str]]
 
 
 def _irc_demo(args: argparse.Namespace) -> int:
-    """The IRC demo (the default): agent.play.irc_demo, then what Poki's database learned."""
+    """The IRC demo (the default): agent.play.irc.demo, then what Poki's database learned."""
     from agent.cli import main as poki
-    from agent.play.irc_demo import DEMO_FIELD, run_irc_demo
+    from agent.play.irc.demo import DEMO_FIELD, run_irc_demo
 
     if args.hands < 1:
         print("poki demo: --hands must be at least 1", file=sys.stderr)

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, BinaryIO
 from agent.cli import arguments
 
 if TYPE_CHECKING:
-    from agent.play.irc_network import NetworkOptions
-    from agent.play.irc_table import DealerStats
+    from agent.play.irc.network import NetworkOptions
+    from agent.play.irc.table import DealerStats
     from connectors.irc.deck_log import DeckCheck
 
 
@@ -75,7 +75,7 @@ def settings_help(role: str) -> str:
     """The end of `irc deal --help` / `irc play --help`: where the settings live, the
     network ones with their built-in defaults, where secrets come from, the role's files."""
     from agent.config import Config
-    from agent.play.irc_network import PASSWORD_ENV, SERVER_PASSWORD_ENV
+    from agent.play.irc.network import PASSWORD_ENV, SERVER_PASSWORD_ENV
     from connectors.irc.servers import PROFILES
 
     defaults = Config()
@@ -238,7 +238,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptions] | None:
-    from agent.play.irc_network import NetworkError, network_options
+    from agent.play.irc.network import NetworkError, network_options
     from connectors.irc.address import split_server
 
     irc = args.settings.irc
@@ -268,7 +268,7 @@ def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptio
 def _deal(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from agent.play.irc_dealer import DealerHost
+    from agent.play.irc.dealer import DealerHost
     from connectors.irc import dialect
 
     common = _common(args)
@@ -354,7 +354,7 @@ def _progress_line(hands: int, told: int, limit: int | None) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agent.play.irc_player import PlayerBot
+    from agent.play.irc.player import PlayerBot
     from agent.players import SpecError
 
     common = _common(args)

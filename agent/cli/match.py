@@ -29,7 +29,7 @@ from agent.cli import arguments
 from agent.cli.cluster_option import NoCluster, open_cluster
 
 if TYPE_CHECKING:
-    from agent.play.tournament import TournamentSetup
+    from agent.play.offline.tournament import TournamentSetup
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +78,7 @@ def _list_kinds() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent.play.tournament import TournamentSetup
+    from agent.play.offline.tournament import TournamentSetup
     from agent.players import SpecError
 
     if args.list:
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace, setup: TournamentSetup, cluster: Any) -> int:
-    from agent.play.tournament import run_tournament
+    from agent.play.offline.tournament import run_tournament
 
     bar = None
     progress = None
@@ -149,7 +149,7 @@ def _play(args: argparse.Namespace, setup: TournamentSetup, cluster: Any) -> int
 
         expected: tuple[type[Exception], ...] = (DatabaseError,)
         if cluster is not None:
-            from agent.play.cluster import ClusterError
+            from agent.play.offline.cluster import ClusterError
 
             expected += (ClusterError,)  # the cluster failed under the run (scheduler lost, ...)
         if not isinstance(exc, expected):

@@ -142,7 +142,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent.play.replay import ReplayOptions
+    from agent.play.offline.replay import ReplayOptions
     from connectors.logs.sources import AcpcSettings
 
     settings = args.settings
@@ -208,14 +208,14 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
     from contextlib import ExitStack, nullcontext
 
     from agent.outputs import write_output
-    from agent.play.replay import ReplayWorkerError
+    from agent.play.offline.replay import ReplayWorkerError
     from connectors.acpc.game import GameError
     from db.database import DatabaseError
 
     expected: tuple[type[Exception], ...] = (FileNotFoundError, GameError, DatabaseError, ReplayWorkerError)
     pool_context: Any = nullcontext(None)
     if cluster is not None:
-        from agent.play.cluster import ClusterError, ReplayPool
+        from agent.play.offline.cluster import ClusterError, ReplayPool
 
         expected += (ClusterError,)
         pool_context = ReplayPool(cluster, args.paths)
@@ -237,7 +237,7 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
 
 def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expected: tuple[type[Exception], ...],
                  on_problem: Any) -> int:
-    from agent.play.replay import replay
+    from agent.play.offline.replay import replay
     from connectors.acpc.game import GameError
     from db.database import DatabaseWriteError
 
@@ -273,7 +273,7 @@ def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expe
     else:
         print(summary.format())
         if summary.prediction is not None:
-            from agent.play.shadow import format_report, format_tuning
+            from agent.play.offline.shadow import format_report, format_tuning
 
             print()
             print(format_tuning(summary.prediction) if args.tune else format_report(summary.prediction))

@@ -15,7 +15,7 @@ and completed with the hand's own id, board and hole cards.
 A finished hand is settled by :meth:`BettingPoint.won` with the rules' own settlement
 (agent.game.showdown.pay_pots) over the pots the rules state gave for that betting: the
 hand driver's fast mode (agent.play.hand_driver) and the lean ACPC client
-(agent.play.acpc_lean) deal and follow hands this way.
+(agent.play.acpc.lean) deal and follow hands this way.
 """
 from __future__ import annotations
 

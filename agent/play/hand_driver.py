@@ -1,7 +1,7 @@
 """The hand driver: the one place a hand is dealt and its betting run.
 
-Every dealer (the in-process dealer, agent.play.dealer; the ACPC dealer,
-agent.play.acpc_dealer; the IRC dealer table, agent.play.irc_table) runs its hands on a
+Every dealer (the in-process dealer, agent.play.offline.dealer; the ACPC dealer,
+agent.play.acpc.dealer; the IRC dealer table, agent.play.irc.table) runs its hands on a
 :class:`HandDriver`, step by step:
 
 * :meth:`HandDriver.start` deals the hand (the HandStarted event, every seat's hole cards
@@ -16,7 +16,7 @@ agent.play.acpc_dealer; the IRC dealer table, agent.play.irc_table) runs its han
   (agent.game.showdown.pay_pots).
 
 :meth:`HandDriver.play` is the synchronous loop on top, for a dealer whose players answer
-at once (agent.play.dealer); a dealer whose answers arrive as events (the IRC dealer
+at once (agent.play.offline.dealer); a dealer whose answers arrive as events (the IRC dealer
 table: a player's line, a time-out, a player leaving) calls the steps itself.
 
 Two modes, one driver. The rules mode applies every event to a rules state (the tracker

@@ -8,7 +8,7 @@ A connector calls, on its own I/O thread:
   an impossible event abandons the hand (logged, counted, the hand is not stored) and
   the rest of that hand's events are ignored until the next ``HandStarted``. Accepted
   events reach the player's hand hooks (``new_hand`` / ``observe`` / ``end_hand`` of
-  agent.players.interface, those it overrides, as agent.play.dealer calls them: every
+  agent.players.interface, those it overrides, as agent.play.offline.dealer calls them: every
   public event, and our own hole cards).
 * :meth:`Seat.decide` (or :meth:`Seat.decide_async`) when the tracker says it is our
   turn. The player is asked on the seat's worker thread, never on the caller's; if it
@@ -376,7 +376,7 @@ class Seat:
         """Whether the seat needs every event. An instant player without hand hooks and a
         seat without a sink do not: a dealer that owns the hand's rules state may instead ask
         :meth:`decide_on` with its own snapshot and report the end with :meth:`hand_done`,
-        sparing a second tracker the same events (agent.play.acpc_dealer does)."""
+        sparing a second tracker the same events (agent.play.acpc.dealer does)."""
         return not self._inline or self.sink is not None
 
     def decide_on(self, ctx: GameContext) -> Action:

@@ -1,5 +1,5 @@
 """The socket side of an ACPC player: connect to a dealer, send lines, receive lines;
-no player logic (that is agent.play.acpc_match).
+no player logic (that is agent.play.acpc.match).
 
 Framing: a line ends in ``\\r\\n`` or a bare ``\\n`` (a trailing ``\\r`` is dropped);
 we always send ``\\r\\n``. A line longer than :data:`MAX_LINE_BYTES` (1 MB) is dropped
@@ -7,7 +7,7 @@ with an error naming the peer, and reading goes on at the next line end, so a fl
 bytes can neither exhaust memory nor stop the match. Bytes that are not ASCII are
 replaced (the protocol is ASCII; such a line then fails to parse and is reported).
 :class:`LineFramer` and :class:`SocketPoller` are shared with the dealer server
-(agent.play.acpc_dealer).
+(agent.play.acpc.dealer).
 
 A hand is a strict back-and-forth with the dealer, so :meth:`AcpcConnection.serve` keeps
 the path from a state to our answer short: one blocking read (no poll first), the lines

@@ -391,7 +391,7 @@ class StateTranslator:
         added, and is read without parsing what is unchanged; a hand's usual first line
         is read without the regular expression; anything else takes the full parse.
 
-        With ``events`` False (a seat that needs none, agent.play.acpc_lean) the usual
+        With ``events`` False (a seat that needs none, agent.play.acpc.lean) the usual
         lines are taken with the same checks but without building what nobody reads: a
         line that only adds actions or a round's board cards to the hand in progress gives
         (None, []) (:attr:`betting` and :meth:`board_cards` say what it added), a hand's

@@ -763,7 +763,7 @@ def parse_command(text: str) -> Command | None:
 
 # --- the dealer's words to people, and the words the player bot types ------------------------
 # Every string either side of the table says lives here: the dealer bot
-# (agent.play.irc_table) and the player bot (agent.play.irc_player) only choose which.
+# (agent.play.irc.table) and the player bot (agent.play.irc.player) only choose which.
 
 def help_text(dealer: str) -> str:
     """The answer to ``!help``: all a person needs to play, in one notice (no document

@@ -13,7 +13,7 @@ lines that do not follow the dialect (connectors.irc.dialect). Private orders ar
 only from owners (``nick!user@host`` masks, ``*`` and ``?`` wildcards); everyone else is
 refused.
 
-Everything here runs on the IRC client's loop thread; the owner (agent.play.irc_player)
+Everything here runs on the IRC client's loop thread; the owner (agent.play.irc.player)
 must not block in its callbacks.
 """
 from __future__ import annotations

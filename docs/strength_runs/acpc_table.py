@@ -2,9 +2,9 @@
 
     python docs/strength_runs/acpc_table.py [HANDS] [DEAL_SEED] [POKI_SEED]
 
-Plays the same seeded deals (agent.play.dealer.SeededDeals) with the same player seeds
+Plays the same seeded deals (agent.play.offline.dealer.SeededDeals) with the same player seeds
 twice: in-process (play_match with an opponent database attached, as `poki match --db`)
-and at our ACPC dealer (agent.play.acpc_dealer, the house bots in-process seats) with
+and at our ACPC dealer (agent.play.acpc.dealer, the house bots in-process seats) with
 Poki as a separate `poki acpc play --db` process connected over TCP. The deadlines are an
 hour (docs/strength.md §11: the simulator is then cut by its trial count alone, as in a
 match). Prints Poki's result both ways (small bets a hand, 95% interval over hands), the
@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from agent.config import load_config
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits
-from agent.play.dealer import SeededDeals, play_match
+from agent.play.acpc.dealer import AcpcDealer, DealerLimits
 from agent.play.kinds import install_kinds
+from agent.play.offline.dealer import SeededDeals, play_match
 from agent.play.seat import Seat, table_generator
 from agent.players import create_player
 from connectors.acpc.game import standard_game

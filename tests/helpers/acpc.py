@@ -6,8 +6,8 @@ import threading
 from agent.config import TableConfig
 from agent.game.records import FOLD
 from agent.game.tracker import Tracker
-from agent.play.acpc_dealer import DealerLimits
-from agent.play.acpc_match import host_match
+from agent.play.acpc.dealer import DealerLimits
+from agent.play.acpc.match import host_match
 from connectors.acpc.game import standard_game
 from connectors.acpc.protocol import format_matchstate
 from connectors.logs import acpc_log

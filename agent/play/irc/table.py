@@ -25,7 +25,7 @@ time-outs arrive.
   every stack is as it was before it (stacks change only when a hand is committed), and
   ``Hand <n>: void, chips restored.`` is said when the dealer is back.
 
-Chips and hands are kept by an injected :class:`Bank` (agent.play.irc_dealer makes each
+Chips and hands are kept by an injected :class:`Bank` (agent.play.irc.dealer makes each
 finished hand safe in a journal before it is announced, and stores the hands with the
 tables' chip counts in SQLite in groups, all or nothing). Everything runs on the IRC
 client's loop thread; no locks.
@@ -44,10 +44,10 @@ from agent.game.events import HandStarted
 from agent.game.records import HandRecord
 from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, State
 from agent.game.tracker import TrackerError
-from agent.play.dealer import SeededDeals
 from agent.play.hand_driver import ACT, BOARD, HandDriver
-from agent.play.irc_deck import DeckSource, HandDeck, SeededDecks, deck_of
-from agent.play.irc_seats import Bank, BankError, TableSeat
+from agent.play.irc.deck import DeckSource, HandDeck, SeededDecks, deck_of
+from agent.play.irc.seats import Bank, BankError, TableSeat
+from agent.play.offline.dealer import SeededDeals
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent, Priority, Timer
 from connectors.irc.deck_log import DeckWatch
@@ -222,7 +222,7 @@ class DealerBot:
     docstring. ``hands`` stops dealing after that many hands in all (None: until
     stopped); ``done`` is called once then. ``on_hand(channel, record, holes)`` gets each
     committed hand (logs). ``deals``: each hand's cards from a seed, as every dealer given
-    it deals them (agent.play.dealer.SeededDeals), instead of ``rng``."""
+    it deals them (agent.play.offline.dealer.SeededDeals), instead of ``rng``."""
 
     def __init__(self, client: IrcClient, channels: Iterable[str], table: TableConfig, bank: Bank, *,
                  rng: np.random.Generator, action_seconds: float = 30.0, max_timeouts: int = 3,
@@ -250,8 +250,8 @@ class DealerBot:
         self.on_hand = on_hand
         self.done = done
         self.stats = DealerStats()
-        self.deals = deals  # each hand's cards by position, when given (agent.play.dealer)
-        # Each hand's deck (agent.play.irc_deck): the OS's entropy in real play; from ``rng``
+        self.deals = deals  # each hand's cards by position, when given (agent.play.offline.dealer)
+        # Each hand's deck (agent.play.irc.deck): the OS's entropy in real play; from ``rng``
         # when none is given (tests), and the table then says it is seeded.
         self.decks: DeckSource = decks if decks is not None else SeededDecks(rng)
         self.seeded = self.decks.seeded or deals is not None

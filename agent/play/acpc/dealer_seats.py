@@ -1,4 +1,4 @@
-"""The ACPC dealer's match types (agent.play.acpc_dealer): its limits, what it reports
+"""The ACPC dealer's match types (agent.play.acpc.dealer): its limits, what it reports
 per seat and per match, and a seat as the dealer holds it (a remote connection or an
 in-process seat)."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ MAX_CALLERS = 8
 
 
 class LocalSeat(Protocol):
-    """An in-process seat (see agent.play.acpc_dealer's module docstring); the seat
+    """An in-process seat (see agent.play.acpc.dealer's module docstring); the seat
     runtime's agent.play.seat.Seat is one. Every member is called on the dealer's thread."""
 
     @property

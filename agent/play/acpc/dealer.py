@@ -66,7 +66,7 @@ from agent.game.betting import BettingCache
 from agent.game.events import CardsShown, Event, HandStarted, HoleCards
 from agent.game.rules import Action
 from agent.game.slots import slot_constructor
-from agent.play.acpc_dealer_seats import (
+from agent.play.acpc.dealer_seats import (
     MAX_CALLERS,
     Caller,
     DealerError,
@@ -76,8 +76,8 @@ from agent.play.acpc_dealer_seats import (
     SeatReport,
     TableSeat,
 )
-from agent.play.dealer import SeededDeals
 from agent.play.hand_driver import BOARD, ENDED, OVER, HandDriver
+from agent.play.offline.dealer import SeededDeals
 from connectors.acpc.client import LineFramer, SocketPoller, socket_timeval
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
@@ -135,7 +135,7 @@ class AcpcDealer:
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
     listening port of each remote seat, in seat order; ``log_file`` receives the match
     log as it is played; ``deals`` gives each hand's cards instead of the seed (the same
-    cards any dealer given it deals: agent.play.dealer.SeededDeals)."""
+    cards any dealer given it deals: agent.play.offline.dealer.SeededDeals)."""
 
     def __init__(self, game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                  game_name: str = "game", match_name: str = "poki", host: str = "127.0.0.1",
@@ -181,7 +181,7 @@ class AcpcDealer:
         # _catch_up): the in-process seats' events and the finished hands' log lines.
         self._later: list[tuple[Callable[..., object], tuple]] = []
         self._shuffles: list[list[int]] = []  # drawn DEAL_BATCH at a time
-        self.deals = deals  # the cards of each hand by position, when given (agent.play.dealer)
+        self.deals = deals  # the cards of each hand by position, when given (agent.play.offline.dealer)
         self._log_flushed = float("-inf")
         # The hand driver's fast mode (agent.play.hand_driver): hands no in-process seat
         # follows event by event are dealt from the rules engine's answers kept per betting.

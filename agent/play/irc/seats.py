@@ -1,8 +1,8 @@
 """What a dealer's seat is, and the bank that holds the chips behind it.
 
 A seat belongs to the connection that took it (nick and user@host). Its chips come from
-and go back to a bankroll kept by a :class:`Bank` (agent.play.irc_dealer implements one
-over SQLite); the dealer bot (agent.play.irc_table) only moves chips through it, so a
+and go back to a bankroll kept by a :class:`Bank` (agent.play.irc.dealer implements one
+over SQLite); the dealer bot (agent.play.irc.table) only moves chips through it, so a
 bankroll is "preserved between sessions" as [poki-2002] says of the 1995 IRC dealers.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ class BankError(Exception):
 
 
 class Bank(Protocol):
-    """What the dealer bot (agent.play.irc_table) calls on the bank, every call on the
+    """What the dealer bot (agent.play.irc.table) calls on the bank, every call on the
     dealer's loop thread."""
 
     def seated_before(self, channel: str) -> list[str]:

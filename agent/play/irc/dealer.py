@@ -1,7 +1,7 @@
-"""Hosting IRC tables: the dealer bot (agent.play.irc_table) with its bank in SQLite
+"""Hosting IRC tables: the dealer bot (agent.play.irc.table) with its bank in SQLite
 (db.bankroll: bankrolls across sessions, Billings et al.'s [poki-2002] tiers by minimum bankroll) and every
 hand written to the opponent database and to ACPC (``STATE:`` lines) and PHH logs. A
-finished hand is safe in the journal (agent.play.irc_journal) before the dealer announces
+finished hand is safe in the journal (agent.play.irc.journal) before the dealer announces
 it; the database takes the journal's hands in groups off the hand's path.
 
 :class:`DealerHost` is what ``poki irc deal`` runs, and what the demo, the benchmark and
@@ -22,12 +22,12 @@ import numpy as np
 
 from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
-from agent.play.dealer import SeededDeals
-from agent.play.irc_deck import EntropyDecks
-from agent.play.irc_journal import HandJournal, JournalEntry, read_journal
-from agent.play.irc_network import NetworkOptions, send_budget
-from agent.play.irc_seats import BankError
-from agent.play.irc_table import DealerBot
+from agent.play.irc.deck import EntropyDecks
+from agent.play.irc.journal import HandJournal, JournalEntry, read_journal
+from agent.play.irc.network import NetworkOptions, send_budget
+from agent.play.irc.seats import BankError
+from agent.play.irc.table import DealerBot
+from agent.play.offline.dealer import SeededDeals
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
 from connectors.logs import acpc_log, phh
@@ -139,9 +139,9 @@ def interrupted_hands(path: Path, bankrolls: Bankrolls) -> dict[str, int]:
 
 
 class SqliteBank:
-    """agent.play.irc_table's Bank on db.bankroll (the loop thread owns the connection).
+    """agent.play.irc.table's Bank on db.bankroll (the loop thread owns the connection).
 
-    With a :class:`~agent.play.irc_journal.HandJournal`, a finished hand is made safe by
+    With a :class:`~agent.play.irc.journal.HandJournal`, a finished hand is made safe by
     one line appended to the journal and the dealer announces it at once; the database
     takes the waiting hands in one transaction (:meth:`settle`) at most ``batch_seconds``
     later, after the lines of the moment are sent (``idle``), and before anything else
@@ -318,7 +318,7 @@ class DealerHost:
     table: TableConfig | None = None
     min_players: int = 2  # seated before the session's first hand
     network_options: NetworkOptions | None = None  # TLS and the dealer's login (None: plain text, no login)
-    deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.dealer), not ``seed``
+    deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.offline.dealer), not ``seed``
     joined_clauses: bool = True  # off: one clause a line (the dialect's older form; `poki bench` compares)
     fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
     claim_seconds: float = 120.0  # the longest a session's first hand waits for a claimed other dealer's proof

@@ -186,7 +186,7 @@ def _forget_files() -> None:
     _known_dbs.clear()
 
 
-# For long-lived worker processes of another pool (agent.play.cluster) to call.
+# For long-lived worker processes of another pool (agent.play.offline.cluster) to call.
 forget_files = _forget_files
 
 
@@ -454,7 +454,7 @@ class ReplaySummary:
 
 class ChunkPool(Protocol):
     """Where :func:`replay` may read, track and prepare its chunks instead of a process
-    pool of its own (agent.play.cluster.ReplayPool; the bench's measured pool)."""
+    pool of its own (agent.play.offline.cluster.ReplayPool; the bench's measured pool)."""
 
     # Whether the workers can open the database file (the same machine): when they can,
     # hands stored already are recognised before they are read.
@@ -485,7 +485,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
 
     ``pool``: where chunks are read, tracked and prepared instead of a process pool of
     ``options.workers`` (a :class:`ChunkPool`: multiprocessing's ``apply_async(fn,
-    args).get(timeout)`` and ``reads_database``, e.g. agent.play.cluster.ReplayPool;
+    args).get(timeout)`` and ``reads_database``, e.g. agent.play.offline.cluster.ReplayPool;
     ``options.workers`` then sizes the window of chunks under way). A pool whose
     ``reads_database`` is false cannot see the database file: stored hands are then
     dropped by the writer rather than before reading.
@@ -506,7 +506,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             return summary
     scorer = None
     if options.predict:
-        from agent.play.shadow import ShadowScorer
+        from agent.play.offline.shadow import ShadowScorer
 
         scorer = ShadowScorer(half_life=options.half_life, blend=options.blend_observations,
                               epsilon=options.epsilon, min_hands=options.min_hands, strengths=options.strengths,
@@ -577,7 +577,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
         summary.read += summary.known
         summary.hands += summary.known
         if scorer is not None and options.tune:
-            from agent.play.shadow import tune_strengths
+            from agent.play.offline.shadow import tune_strengths
 
             # Inside: every candidate starts from the models stored in the open file.
             summary.prediction = tune_strengths(scorer.kept, options, scorer.seeder)

@@ -32,7 +32,7 @@ import numpy as np
 from agent.config import Config
 from agent.game.events import Event, HandEnded, HandStarted
 from agent.game.rules import Action
-from agent.play.irc_network import NetworkOptions, send_budget
+from agent.play.irc.network import NetworkOptions, send_budget
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, table_generator
 from agent.play.stores import DatabaseWriter

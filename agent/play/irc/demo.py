@@ -37,8 +37,8 @@ def run_irc_demo(config: Config, out: Path, *, hands: int, specs: Sequence[str] 
     """Play ``hands`` hands on a loopback IRC server; returns the figures printed."""
     from tqdm import tqdm
 
-    from agent.play.irc_dealer import DealerHost
-    from agent.play.irc_player import PlayerBot
+    from agent.play.irc.dealer import DealerHost
+    from agent.play.irc.player import PlayerBot
     from connectors.irc.server import LoopbackServer
 
     # Our own server: no flood limit, a short pause between hands, quick reconnects.

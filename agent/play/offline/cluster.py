@@ -1,8 +1,8 @@
 """Matches and replays on a Dask distributed cluster (``--cluster ADDRESS|local``).
 
 Dask's distributed scheduler runs the batches the runners already cut their work into:
-a duplicate tournament's ranges of deals (agent.play.tournament.play_batch) and a
-replay's chunks of log files (agent.play.replay.track_chunk). Nothing here plays or
+a duplicate tournament's ranges of deals (agent.play.offline.tournament.play_batch) and a
+replay's chunks of log files (agent.play.offline.replay.track_chunk). Nothing here plays or
 reads a hand: both are pure functions of their inputs and seed, so a batch gives the same
 answer on any worker, and when a worker dies Dask runs its batches again elsewhere with
 the same result. What this module adds is the glue:
@@ -357,7 +357,7 @@ class ReplayPool:
         self.paths = [os.path.realpath(p) for p in paths]
 
     def __enter__(self) -> ReplayPool:
-        from agent.play.replay import forget_files
+        from agent.play.offline.replay import forget_files
 
         if self.paths:
             seen = self.cluster.run_everywhere(partial(_missing, self.paths))
@@ -371,7 +371,7 @@ class ReplayPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from agent.play.replay import forget_files
+        from agent.play.offline.replay import forget_files
 
         try:
             self.cluster.run_in_task_threads(forget_files)

@@ -6,7 +6,7 @@ millisecond, on the path of every hand. The journal makes the hand safe for a fr
 that: one line appended to a file with one ``write`` system call, which the kernel
 completes even if the process is killed the next instant. The database then takes the
 journal's hands in groups, one transaction per group, off the hand's path
-(agent.play.irc_dealer.SqliteBank), and the journal is emptied after each group.
+(agent.play.irc.dealer.SqliteBank), and the journal is emptied after each group.
 
 On start, before the tables open, :func:`replay` hands every entry the database lacks
 (its hand number at or past the table's next hand) back to be committed: a dealer killed

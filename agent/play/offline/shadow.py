@@ -22,7 +22,7 @@ counts as call and bet as raise:
   context pooled, Laplace-smoothed: (count + 1) / (total + 3);
 * **defaults**: the context's default triple alone (what the model knows of a stranger).
 
-Besides, the **range score** (agent.play.range_score): for every player who showed
+Besides, the **range score** (agent.play.offline.range_score): for every player who showed
 down, the log-likelihood of its holding under the weight tables of uniform, Loki-1, the
 triples and the learned ranges, street by street (``ranges`` in the report).
 
@@ -58,7 +58,7 @@ from agent.models.learned import LearnedModel, hand_features
 from agent.models.prediction import DEFAULT_BLEND_OBSERVATIONS, DEFAULT_STRENGTHS, DEFAULT_TRIPLES, Strengths
 from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 from agent.models.store import MemoryModelStore
-from agent.play.range_score import RangeScorer, format_ranges
+from agent.play.offline.range_score import RangeScorer, format_ranges
 
 __all__ = ["EPSILON", "MIN_HANDS", "PREDICTORS", "ShadowScorer", "format_report", "format_tuning", "tune_strengths"]
 

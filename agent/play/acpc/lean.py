@@ -24,7 +24,7 @@ what the answers and the summary need:
   replays the whole hand through the seat's own tracker, exactly as the full path does,
   once, at the end.
 
-With ``put_off_ends`` (as agent.play.acpc_match.play_at_dealer runs it) a finished hand is
+With ``put_off_ends`` (as agent.play.acpc.match.play_at_dealer runs it) a finished hand is
 settled by :meth:`LeanSession.catch_up`, after the answer to the next hand's first turn
 is sent, so it is off the path from the dealer's state to our answer.
 
@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from agent.game.betting import BettingCache, BettingPoint
 from agent.game.events import Event
 from agent.game.tracker import TrackerError
-from agent.play.acpc_match import AcpcSession, DecisionClock
+from agent.play.acpc.match import AcpcSession, DecisionClock
 from agent.play.hand_driver import settle_point
 from agent.play.seat import Seat
 from connectors.acpc.game import AcpcGame
@@ -52,7 +52,7 @@ log = logging.getLogger("poki.acpc")
 
 
 class LeanSession(AcpcSession):
-    """An :class:`~agent.play.acpc_match.AcpcSession` for a seat that does not follow the
+    """An :class:`~agent.play.acpc.match.AcpcSession` for a seat that does not follow the
     events (module docstring); the same ``on_line`` contract, answers and summary."""
 
     def __init__(self, game: AcpcGame, seat: Seat, *, names: Sequence[str] = (),

@@ -36,8 +36,8 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.records import RecordError, with_content_id
 from agent.outputs import write_output
-from agent.play.dealer import Deal, Dealer, HandLog
 from agent.play.kinds import ensure_kinds
+from agent.play.offline.dealer import Deal, Dealer, HandLog
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log, phh
 
@@ -461,7 +461,7 @@ def run_tournament(setup: TournamentSetup, deals: int, *, workers: int = 1,
     """Play ``deals`` deals (each once per rotation) in batches, in ``workers`` processes;
     ``progress(hands)`` is called as batches finish. Logs are written in deal order.
     ``cluster``: run the batches there instead (anything with ``as_completed(fn, jobs)``
-    yielding ``fn(job)`` as they finish, e.g. agent.play.cluster.Cluster)."""
+    yielding ``fn(job)`` as they finish, e.g. agent.play.offline.cluster.Cluster)."""
     if deals < 1:
         raise ValueError("a tournament needs at least one deal")
     if workers < 1:

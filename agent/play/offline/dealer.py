@@ -4,7 +4,7 @@ between.
 
 Each hand is a :class:`Deal` (every seat's hole cards and the five board cards) drawn from
 a seeded generator, so a seed reproduces a match and a duplicate tournament can replay the
-same deal with the seats rotated (agent.play.tournament). The dealer sends the tracker the
+same deal with the seats rotated (agent.play.offline.tournament). The dealer sends the tracker the
 same events a connector would (HandStarted, HoleCards, PlayerActed, BoardDealt,
 HandEnded); at each decision the player to act gets the tracker's snapshot as it sees
 the table, its own hole cards and nobody else's. Players that override the hand hooks

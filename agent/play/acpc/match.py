@@ -4,7 +4,7 @@
 * :class:`AcpcSession` is one player's side of the protocol: MATCHSTATE lines in, events
   to the seat, our answer out when it is our turn; :func:`play_at_dealer` runs it over a
   TCP connection (connectors.acpc.client) to any ACPC dealer.
-* :func:`host_match` runs our dealer (agent.play.acpc_dealer) with remote players and
+* :func:`host_match` runs our dealer (agent.play.acpc.dealer) with remote players and
   in-process seats; an in-process seat is a seat runtime the dealer feeds events and
   asks for decisions directly (no text in between).
 * Every decision has a deadline (:class:`DecisionClock`, from config ``[acpc]``): the
@@ -33,7 +33,7 @@ from agent.game.events import HandEnded
 from agent.game.records import with_content_id
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker, TrackerError
-from agent.play.acpc_dealer import AcpcDealer, DealerLimits, LocalSeat, MatchOutcome
+from agent.play.acpc.dealer import AcpcDealer, DealerLimits, LocalSeat, MatchOutcome
 from agent.play.kinds import ensure_kinds
 from agent.play.seat import Seat, SeatStats
 from agent.play.stores import DatabaseWriter
@@ -334,8 +334,8 @@ def play_at_dealer(host: str, port: int, player: Player, game: AcpcGame, *,
                               hand_clock=time.time)
     else:
         # No hooks, no sink: the lean path answers from the betting string
-        # (agent.play.acpc_lean); its answers and summary are the full path's.
-        from agent.play.acpc_lean import LeanSession
+        # (agent.play.acpc.lean); its answers and summary are the full path's.
+        from agent.play.acpc.lean import LeanSession
 
         session = LeanSession(game, seat, names=names, match=match, source=where, clock=clock)
     try:
