@@ -196,3 +196,18 @@ def test_a_worker_that_dies_mid_chunk_is_an_error_naming_the_chunk_not_a_hang(ac
             list(_pool_results(pool, deque([(chunk, dying)]), iter(()), (None, 0), wait=3))
     said = str(caught.value)
     assert "3 s" in said and str(acpc_log) in said and "units 0-10" in said and "resumes" in said
+
+
+def test_a_poki_irc_command_puts_the_sigterm_handler_back(tmp_path) -> None:
+    """`poki irc` makes SIGTERM stop it as Ctrl-C does; run inside a longer-lived process
+    (a test worker) the handler must not outlive the command: processes forked later would
+    inherit it (a replay's pool worker that kept it hung Pool.terminate in CI)."""
+    import signal
+
+    from agent.cli import main
+
+    log = tmp_path / "channel.log"
+    log.write_text("nothing dealt here\n")
+    before = signal.getsignal(signal.SIGTERM)
+    main(["irc", "verify", str(log)])
+    assert signal.getsignal(signal.SIGTERM) is before

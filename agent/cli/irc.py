@@ -223,14 +223,18 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("poki.irc.budget").setLevel(logging.INFO)  # which send budget a server gets: always said
     # `kill` (SIGTERM) stops a bot as Ctrl-C does: hands committed, chips returned, the
-    # server it started ended.
-    signal.signal(signal.SIGTERM, _interrupt)
-    if os.environ.get("POKI_PROFILE"):
-        # Every thread under cProfile, written at exit (python -m agent.bench.irc_profile).
-        from agent.bench.irc_profile import install_from_env
+    # server it started ended. The handler before is put back at the end (the command may
+    # run inside a longer-lived process, whose forked children would inherit ours).
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        if os.environ.get("POKI_PROFILE"):
+            # Every thread under cProfile, written at exit (python -m agent.bench.irc_profile).
+            from agent.bench.irc_profile import install_from_env
 
-        install_from_env()
-    return {"deal": _deal, "play": _play, "server": _server, "verify": _verify}[args.irc_command](args)
+            install_from_env()
+        return {"deal": _deal, "play": _play, "server": _server, "verify": _verify}[args.irc_command](args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupt(signum: int, frame: object) -> None:

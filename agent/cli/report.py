@@ -130,7 +130,7 @@ def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
         print(f"poki report: [report] cron {cfg.cron!r}: {exc}", file=sys.stderr)
         return 2
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     job.start()
     print(f"report of {db_path} into {out} on the schedule {cfg.cron!r} ({cfg.timezone}); "
           f"next at {job.next_run_time()}; Ctrl-C stops", flush=True)
@@ -141,6 +141,7 @@ def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
         pass
     finally:
         job.shutdown()
+        signal.signal(signal.SIGTERM, previous)
     s = job.status
     print(f"stopped after {s.runs} run(s), {s.failures} failed, {s.skipped} skipped")
     return 0

@@ -34,7 +34,9 @@ from __future__ import annotations
 import gc
 import marshal
 import multiprocessing
+import multiprocessing.pool
 import os
+import signal
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
@@ -472,6 +474,18 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+def _default_signals() -> None:
+    """A pool worker's first step: SIGTERM ends it, whatever handler the process it was
+    forked from had installed (a Python handler inherited by fork would leave the worker
+    alive, and Pool.terminate waiting on it for ever)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def worker_pool(workers: int) -> multiprocessing.pool.Pool:
+    """The process pool a replay reads its chunks on."""
+    return _pool_context().Pool(workers, initializer=_default_signals)
+
+
 def replay(paths: Sequence[str | Path], options: ReplayOptions,
            progress: Callable[[int], None] | None = None,
            on_total: Callable[[int], None] | None = None,
@@ -537,7 +551,7 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
                 preload(chunks)
             gc.freeze()
             stack.callback(gc.unfreeze)
-            chunk_pool = stack.enter_context(_pool_context().Pool(workers))
+            chunk_pool = stack.enter_context(worker_pool(workers))
         results = None
         if known_db is None:
             # Nothing to recognise: the workers get their first chunks now, and read them
