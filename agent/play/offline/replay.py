@@ -54,6 +54,7 @@ from agent.game.slots import slot_constructor
 from agent.game.tracker import Tracker, TrackerError
 from agent.models.prediction import DEFAULT_STRENGTHS, Strengths
 from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
+from agent.native import ROOT as REPOSITORY  # the folder holding agent/
 from connectors.logs.sources import (
     OTHER_GAME,
     AcpcSettings,
@@ -107,7 +108,7 @@ def shared_irc_logs() -> Path | None:
     env = os.environ.get("POKI_SHARED_DATA")
     if env:
         candidates += [Path(env), Path(env) / DATASET, Path(env) / "data" / DATASET]
-    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "data" / DATASET)
+    candidates.append(REPOSITORY.parent / "shared" / "data" / DATASET)
     for c in candidates:
         if (c / "holdem").is_dir() or (c / "hdb").is_file():
             return c
