@@ -31,7 +31,7 @@ from connectors.irc.server import LoopbackServer
 from connectors.irc.servers import PROFILES, SAFE
 from db.database import Database
 
-from helpers.tiers import full_tier
+from helpers.tiers import full_tier, waits_on_servers
 from irc_live import HANG, Person, acpc_lines, check_against_acpc_log, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
 from irc_servers import Ngircd, inspircd, make_certificate, need, ngircd, secret_file  # noqa: F401 - fixtures
 
@@ -350,6 +350,7 @@ def test_a_dealer_account_needs_a_server_that_tags_accounts(ngircd, running) -> 
 
 @pytest.fixture(params=["ngircd", "inspircd"])
 @full_tier
+@waits_on_servers
 def real_server(request):
     """Each real server software in turn (the module's ngircd, then its InspIRCd)."""
     return request.param, request.getfixturevalue(request.param)
