@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    bar = tqdm(total=9 + options.charts, unit="step", disable=args.no_progress, file=sys.stderr,
+    bar = tqdm(total=10 + options.charts, unit="step", disable=args.no_progress, file=sys.stderr,
                bar_format="{desc:<28}{bar}| {n_fmt}/{total_fmt} [{elapsed}]")
 
     def step(name: str) -> None:
