@@ -224,4 +224,7 @@ def hand_rows(conn: sqlite3.Connection, seq: int, path: str = "") -> HandRows | 
         raise ReadError(f"{path}: cannot be read: {exc}") from None
     finally:
         conn.execute("ROLLBACK")
-    return HandRows(*row[:12], hero=row[12], seats=seats, actions=actions, shown=shown, results=results)
+    (seq_, hand_id, network, source, started_at, small_blind, big_blind, small_bet, big_bet, board, pot, rake_,
+     hero_) = row
+    return HandRows(seq_, hand_id, network, source, started_at, small_blind, big_blind, small_bet, big_bet, board,
+                    pot, rake_, hero_, seats, actions, shown, results)

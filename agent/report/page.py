@@ -26,8 +26,8 @@ import jinja2
 from agent.output_folder import OutputFolderError, check_replaceable, replace_folder
 from db.reads import hand_rows, open_readonly
 
-from .situations import POSITION_GROUPS
 from .hands import HandReplay, replay
+from .situations import POSITION_GROUPS
 from .stats import (
     PROPORTIONS,
     SESSION_GAP,

@@ -1,0 +1,284 @@
+"""The opponent report served on this machine, live: ``poki report --serve`` and the IRC
+bots' ``--serve-report PORT``.
+
+A small HTTP server (the standard library's ThreadingHTTPServer) reads the database
+read-only (db.reads.open_readonly, a connection per request, so a writer keeps adding
+hands meanwhile) and answers four kinds of address, and nothing else:
+
+``/``                the front page: the opponents' table (templates/report.html.j2)
+``/player/ID``       one opponent: statistics, charts, his hands (templates/player.html.j2)
+``/hand/SEQ``        the hand replayer (templates/hand.html.j2, agent.report.hands)
+``/version.json``    the database's version: the count of hands and the last one
+
+The pages ask for ``/version.json`` every few seconds and, when it changed, fetch
+themselves again and put the new contents in place, keeping the reader's scroll
+position, sort and filter (templates/_live_script.html.j2). The statistics are computed
+once per version and shared by every request of it.
+
+What a request may be: GET only (any other method is answered 501 by the standard
+handler), a path of at most MAX_PATH characters matching one of the addresses above (no
+file is ever served from disk, so there is nothing to traverse to), a Host header naming
+the loopback address the server listens on (a page of another site cannot reach it
+through a name that resolves here: DNS rebinding), and a client that sends its request
+within REQUEST_SECONDS. The server listens on the loopback interface only, unless the
+caller allows any address (``allow_any``: ``--bind-any``).
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import re
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from db.reads import HandsVersion, ReadError, hands_version, open_readonly
+
+from .page import Links, ReportOptions, hand_page, render_html, render_player
+from .stats import ReportData, compute
+
+log = logging.getLogger("poki.report.serve")
+
+MAX_PATH = 256  # characters of a request's path, query included
+REQUEST_SECONDS = 10.0  # a client that has not sent its request by then is dropped
+POLL_SECONDS = 2.0  # how often a page asks whether the database changed
+LOOPBACK_NAMES = ("localhost",)
+_PLAYER = re.compile(r"/player/([0-9]{1,12})")
+_HAND = re.compile(r"/hand/([0-9]{1,15})")
+_SERVED = Links(served=True)
+# The pages' own script and style are inline; they fetch only from this server.
+_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+class ServeError(Exception):
+    """The server cannot listen as asked; the message says why."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine's loopback interface (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The report of one version of the database."""
+
+    version: HandsVersion
+    data: ReportData
+    charts: dict[int, str]
+
+    @property
+    def tag(self) -> str:
+        return f"{self.version.hands}:{self.version.last}"
+
+
+class LiveReport:
+    """The report of a database, computed again when a hand has been stored since."""
+
+    def __init__(self, db_path: str, options: ReportOptions) -> None:
+        self.db_path = str(db_path)
+        self.options = options
+        self._lock = threading.Lock()  # one computation at a time; the others wait for it
+        self._snapshot: Snapshot | None = None
+
+    def version(self) -> HandsVersion:
+        conn = open_readonly(self.db_path)
+        try:
+            return hands_version(conn, self.db_path)
+        finally:
+            conn.close()
+
+    def snapshot(self) -> Snapshot:
+        """The report of the database as it is now (ReadError if it cannot be read)."""
+        with self._lock:
+            conn = open_readonly(self.db_path)
+            try:
+                version = hands_version(conn, self.db_path)
+                if self._snapshot is not None and self._snapshot.version == version:
+                    return self._snapshot
+                o = self.options
+                data = compute(conn, self.db_path, network=o.network, since=o.since, players=o.players, hero=o.hero,
+                               recorded_heroes=o.recorded_heroes, thresholds=o.thresholds, timelines_for=o.charts,
+                               session_gap=o.session_gap)
+            finally:
+                conn.close()
+            from .charts import player_chart
+
+            have_us = bool(data.heroes)
+            by_pid = {p.pid: p for p in data.players}
+            charts = {pid: player_chart(by_pid[pid], have_us) for pid in data.charted}
+            self._snapshot = Snapshot(version, data, charts)
+            return self._snapshot
+
+    def hand(self, seq: int, snapshot: Snapshot) -> str | None:
+        conn = open_readonly(self.db_path)
+        try:
+            return hand_page(conn, self.db_path, seq, snapshot.data, _SERVED)
+        finally:
+            conn.close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    timeout = REQUEST_SECONDS  # on the socket: a silent client is dropped
+    server_version = "poki-report"
+    sys_version = ""
+
+    def do_GET(self) -> None:  # the name http.server dispatches to
+        try:
+            self._get()
+        except ReadError as exc:
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", f"{exc}\n".encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the reader went away; nothing to answer
+        except Exception:  # one failed request is logged and answered, the server goes on
+            log.exception("serving %s", self.path[:MAX_PATH])
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8",
+                       b"the report could not be made; the server's log says why\n")
+
+    def _get(self) -> None:
+        if len(self.path) > MAX_PATH:
+            self._send(HTTPStatus.REQUEST_URI_TOO_LONG, "text/plain; charset=utf-8", b"path too long\n")
+            return
+        if not self.server.host_allowed(self.headers.get("Host", "")):
+            self._send(HTTPStatus.MISDIRECTED_REQUEST, "text/plain; charset=utf-8",
+                       b"this server answers requests for its loopback address only\n")
+            return
+        path = self.path.split("?", 1)[0]
+        live = self.server.live
+        if path == "/version.json":
+            v = live.version()
+            body = json.dumps({"hands": v.hands, "last": v.last, "version": f"{v.hands}:{v.last}"})
+            self._send(HTTPStatus.OK, "application/json", body.encode())
+            return
+        if path == "/":
+            snap = live.snapshot()
+            html = render_html(snap.data, live.options, snap.charts, time.time(), links=_SERVED, version=snap.tag,
+                               poll_seconds=self.server.poll_seconds)
+            self._page(html)
+            return
+        m = _PLAYER.fullmatch(path)
+        if m:
+            snap = live.snapshot()
+            pid = int(m.group(1))
+            player = next((p for p in snap.data.players if p.pid == pid), None)
+            if player is None:
+                self._not_found(f"no opponent {pid} in this report")
+                return
+            self._page(render_player(snap.data, live.options, player, snap.charts.get(pid), version=snap.tag,
+                                     poll_seconds=self.server.poll_seconds))
+            return
+        m = _HAND.fullmatch(path)
+        if m:
+            snap = live.snapshot()
+            page = live.hand(int(m.group(1)), snap)
+            if page is None:
+                self._not_found(f"no hand {m.group(1)} in the database")
+                return
+            self._page(page)
+            return
+        self._not_found("no such page: the report has /, /player/ID, /hand/SEQ and /version.json")
+
+    def _page(self, html: str) -> None:
+        self._send(HTTPStatus.OK, "text/html; charset=utf-8", html.encode("utf-8"))
+
+    def _not_found(self, text: str) -> None:
+        self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", f"{text}\n".encode())
+
+    def _send(self, status: HTTPStatus, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy", _CSP)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # the standard signature
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a request still running never holds the process at exit
+
+    def __init__(self, address: tuple[str, int], live: LiveReport, poll_seconds: float, any_host: bool) -> None:
+        self.live = live
+        self.poll_seconds = poll_seconds
+        self.any_host = any_host
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+
+    def host_allowed(self, header: str) -> bool:
+        """Whether a request's Host header names this server: any, when it listens on
+        any address; else a loopback name or address (with this port, or none)."""
+        if self.any_host:
+            return True
+        host, _, port = header.rpartition(":") if not header.endswith("]") else (header, "", "")
+        if not host:  # no port given
+            host, port = header, ""
+        if port and port != str(self.server_address[1]):
+            return False
+        return is_loopback(host)
+
+
+class ReportServer:
+    """The live report of ``db_path`` on ``host``:``port`` (0: a free port), in a thread of
+    its own: ``start`` listens and returns, ``stop`` ends it. A host that is not the
+    loopback interface is refused (ServeError) unless ``allow_any``."""
+
+    def __init__(self, db_path: str, options: ReportOptions, *, host: str = "127.0.0.1", port: int = 0,
+                 allow_any: bool = False, poll_seconds: float = POLL_SECONDS) -> None:
+        if not is_loopback(host) and not allow_any:
+            raise ServeError(f"will not listen on {host}: the report is served on the loopback interface only "
+                             f"(127.0.0.1) unless --bind-any allows another address (anyone who can reach it "
+                             f"reads the database's players and hands)")
+        try:
+            self._server = _Server((host, port), LiveReport(db_path, options), poll_seconds, any_host=allow_any)
+        except OSError as exc:
+            raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        name = host.decode() if isinstance(host, bytes) else host
+        shown = f"[{name}]" if ":" in name else name
+        return f"http://{shown}:{port}/"
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    def start(self) -> ReportServer:
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.25},
+                                        name="report-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop answering and close the socket; waits at most ``timeout`` s for the loop."""
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("the report server's loop did not end within %.0f s", timeout)
+            self._thread = None
+        self._server.server_close()
+
+    def __enter__(self) -> ReportServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
