@@ -269,7 +269,11 @@ def test_the_dealer_bot_serves_the_live_report_of_its_database(tmp_path, server)
         hands = 0
         while hands < 3:
             assert time.monotonic() < deadline, "the served report did not show 3 dealt hands within 180 s"
-            status, body = _get(url + "version.json")
+            assert proc.poll() is None, "the dealer stopped"
+            try:
+                status, body = _get(url + "version.json")
+            except urllib.error.URLError:  # the dealer is still starting: not listening yet
+                status = 0
             if status == 200:
                 hands = int(re.search(r'"hands": (\d+)', body).group(1))
             time.sleep(0.5)
