@@ -25,6 +25,7 @@ import datetime as dt
 import logging
 import sys
 import threading
+from collections.abc import Callable
 
 from . import arguments
 
@@ -142,9 +143,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
+def _until_stopped(stop: Callable[[], None]) -> None:
+    """Wait for Ctrl-C or SIGTERM, then ``stop``; the SIGTERM handler before is put back
+    (the command may run inside a longer-lived process)."""
     import signal
 
+    stopping = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    try:
+        while not stopping.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
     from agent.report.schedule import NightlyReport
 
     cfg = args.settings.report
@@ -154,27 +170,16 @@ def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
     except ValueError as exc:  # a cron line the config check let through (e.g. minute 61)
         print(f"poki report: [report] cron {cfg.cron!r}: {exc}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     job.start()
     print(f"report of {db_path} into {out} on the schedule {cfg.cron!r} ({cfg.timezone}); "
           f"next at {job.next_run_time()}; Ctrl-C stops", flush=True)
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        job.shutdown()
-        signal.signal(signal.SIGTERM, previous)
+    _until_stopped(job.shutdown)
     s = job.status
     print(f"stopped after {s.runs} run(s), {s.failures} failed, {s.skipped} skipped")
     return 0
 
 
 def _serve(db_path: str, options, args: argparse.Namespace) -> int:
-    import signal
-
     from agent.report.serve import ReportServer, ServeError
 
     try:
@@ -182,18 +187,9 @@ def _serve(db_path: str, options, args: argparse.Namespace) -> int:
     except ServeError as exc:
         print(f"poki report: {exc}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     server.start()
     print(f"serving the report of {db_path} at {server.url} (read-only; the pages follow the database); "
           f"Ctrl-C stops", flush=True)
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        signal.signal(signal.SIGTERM, previous)
+    _until_stopped(server.stop)
     print("stopped serving the report", flush=True)
     return 0

@@ -103,20 +103,10 @@ class Flow:
 
 @dataclass(frozen=True)
 class HandReplay:
-    seq: int
-    hand_id: str
-    network: str
-    source: str
-    started_at: float | None
-    small_blind: int
-    big_blind: int
-    small_bet: int
-    big_bet: int
+    hand: HandRows  # as stored: its id, source, time, blinds and bets, pot and rake
     seats: list[SeatView]
     streets: list[Street]
     board: list[Card]
-    pot: int
-    rake: int
     outcomes: list[Outcome]
     winners: list[Outcome]
     flows: list[Flow]
@@ -189,9 +179,5 @@ def replay(hand: HandRows, heroes: set[int] | None = None) -> HandReplay:
                           set(folded_in))
     flow_list = sorted((Flow(names.get(w, f"#{w}"), names.get(l_, f"#{l_}"), chips, w, l_)
                         for (w, l_), chips in flows.items() if chips > 1e-9), key=lambda f: -f.chips)
-    return HandReplay(
-        seq=hand.seq, hand_id=hand.hand_id, network=hand.network, source=hand.source, started_at=hand.started_at,
-        small_blind=hand.small_blind, big_blind=hand.big_blind, small_bet=hand.small_bet, big_bet=hand.big_bet,
-        seats=seats, streets=streets, board=cards(hand.board), pot=hand.pot, rake=hand.rake,
-        outcomes=outcomes, winners=[o for o in outcomes if o.won > 0], flows=flow_list,
-    )
+    return HandReplay(hand=hand, seats=seats, streets=streets, board=cards(hand.board), outcomes=outcomes,
+                      winners=[o for o in outcomes if o.won > 0], flows=flow_list)

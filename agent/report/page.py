@@ -280,7 +280,7 @@ def hand_page(conn: Any, path: str, seq: int, data: ReportData, links: Links) ->
 
 def render_hand(hand: HandReplay, links: Links, listed: set[int]) -> str:
     """A hand's replayer page; ``listed``: the players with a page (or section) to link to."""
-    return _environment().get_template("hand.html.j2").render(h=hand, links=links, when=_when(hand.started_at),
+    return _environment().get_template("hand.html.j2").render(h=hand, links=links, when=_when(hand.hand.started_at),
                                                               listed=listed)
 
 
