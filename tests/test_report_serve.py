@@ -131,6 +131,25 @@ def test_a_database_not_there_yet_is_said_and_served_once_it_is(tmp_path) -> Non
         assert status == 200 and '"hands": 2' in body
 
 
+def test_the_report_is_computed_again_for_new_hands_but_not_more_often_than_its_rest(tmp_path, monkeypatch) -> None:
+    from agent.report import serve
+
+    db = tmp_path / "rooms.sqlite"
+    _replay("Stars", db)
+    live = serve.LiveReport(str(db), ReportOptions())
+    monkeypatch.setattr(serve, "LOAD_FACTOR", 0.0)
+    first = live.snapshot()
+    assert first.data.hands == 4 and live.snapshot() is first  # nothing stored: the same report
+    monkeypatch.setattr(serve, "LOAD_FACTOR", 10_000.0)
+    _replay("OnGame", db)
+    second = live.snapshot()  # hands stored: computed again
+    assert second.data.hands == 6 and second.tag.startswith("6:")
+    _replay("Absolute", db)
+    assert live.snapshot() is second  # resting after a computation: the report stays as it was
+    live._not_before = 0.0  # the rest over
+    assert live.snapshot().data.hands > 6
+
+
 def test_the_file_report_replays_the_hands_it_lists(tmp_path) -> None:
     db = tmp_path / "rooms.sqlite"
     _replay("OnGame", db)
@@ -176,7 +195,8 @@ def _wait(browser, expression: str, seconds: float, what: str):
         if value:
             return value
         time.sleep(0.2)
-    raise AssertionError(f"no {what} within {seconds} s")
+    status = browser.js("document.getElementById('live-status').textContent")
+    raise AssertionError(f"no {what} within {seconds} s (the page says: {status}; errors: {browser.errors})")
 
 
 def test_the_served_report_in_a_real_browser_follows_the_database(tmp_path, browser) -> None:
@@ -197,7 +217,8 @@ def test_the_served_report_in_a_real_browser_follows_the_database(tmp_path, brow
         assert 0 < shown_before < browser.js(f"{rows}.length")
 
         _replay("OnGame", db)  # two more hands stored while the page is open
-        _wait(browser, "document.getElementById('hand-count').textContent === '6'", 30, "count of 6 hands")
+        _wait(browser, "document.getElementById('hand-count').textContent === '6'", 30,
+              "count of 6 hands")
         assert browser.js("window.notReloaded") is True
         assert browser.js("document.getElementById('find').value") == "player"
         names = browser.js(f"{rows}.map(r => r.cells[0].getAttribute('data-v'))")

@@ -8,12 +8,12 @@ hands meanwhile) and answers four kinds of address, and nothing else:
 ``/``                the front page: the opponents' table (templates/report.html.j2)
 ``/player/ID``       one opponent: statistics, charts, his hands (templates/player.html.j2)
 ``/hand/SEQ``        the hand replayer (templates/hand.html.j2, agent.report.hands)
-``/version.json``    the database's version: the count of hands and the last one
+``/version.json``    the report's version: the count of hands and the last one
 
 The pages ask for ``/version.json`` every few seconds and, when it changed, fetch
 themselves again and put the new contents in place, keeping the reader's scroll
 position, sort and filter (templates/_live_script.html.j2). The statistics are computed
-once per version and shared by every request of it.
+once per version and shared by every request of it (LiveReport says how often at most).
 
 What a request may be: GET only (any other method is answered 501 by the standard
 handler), a path of at most MAX_PATH characters matching one of the addresses above (no
@@ -38,14 +38,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from db.reads import HandsVersion, ReadError, hands_version, open_readonly
 
+from .charts import player_chart
 from .page import Links, ReportOptions, hand_page, render_html, render_player
-from .stats import ReportData, compute
+from .stats import PlayerStats, ReportData, compute
 
 log = logging.getLogger("poki.report.serve")
 
 MAX_PATH = 256  # characters of a request's path, query included
 REQUEST_SECONDS = 10.0  # a client that has not sent its request by then is dropped
 POLL_SECONDS = 2.0  # how often a page asks whether the database changed
+LOAD_FACTOR = 4.0  # rest after a computation of the report, in multiples of its time
 LOOPBACK_NAMES = ("localhost",)
 _PLAYER = re.compile(r"/player/([0-9]{1,12})")
 _HAND = re.compile(r"/hand/([0-9]{1,15})")
@@ -71,11 +73,11 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The report of one version of the database."""
+    """The report of one version of the database (its charts are drawn when a page asks
+    for them: LiveReport.chart)."""
 
     version: HandsVersion
     data: ReportData
-    charts: dict[int, str]
 
     @property
     def tag(self) -> str:
@@ -83,24 +85,27 @@ class Snapshot:
 
 
 class LiveReport:
-    """The report of a database, computed again when a hand has been stored since."""
+    """The report of a database, computed again when a hand has been stored since, but
+    not sooner than LOAD_FACTOR times the last computation's time after it ended: on a
+    big database that takes seconds, the report then takes at most a fifth of a core
+    however fast hands arrive (it may share the process of a bot that is playing)."""
 
     def __init__(self, db_path: str, options: ReportOptions) -> None:
         self.db_path = str(db_path)
         self.options = options
         self._lock = threading.Lock()  # one computation at a time; the others wait for it
         self._snapshot: Snapshot | None = None
-
-    def version(self) -> HandsVersion:
-        conn = open_readonly(self.db_path)
-        try:
-            return hands_version(conn, self.db_path)
-        finally:
-            conn.close()
+        self._not_before = 0.0  # time.monotonic() before which the snapshot is not computed again
+        self._charts_lock = threading.Lock()  # matplotlib draws one figure at a time
+        self._charts: dict[int, tuple[tuple[int, int, bool], str]] = {}  # player -> (what it showed, SVG)
 
     def snapshot(self) -> Snapshot:
-        """The report of the database as it is now (ReadError if it cannot be read)."""
+        """The report of the database as it is now, or as it was at most the rest period
+        ago (ReadError if it cannot be read)."""
         with self._lock:
+            if self._snapshot is not None and time.monotonic() < self._not_before:
+                return self._snapshot
+            started = time.monotonic()
             conn = open_readonly(self.db_path)
             try:
                 version = hands_version(conn, self.db_path)
@@ -112,13 +117,24 @@ class LiveReport:
                                session_gap=o.session_gap)
             finally:
                 conn.close()
-            from .charts import player_chart
-
-            have_us = bool(data.heroes)
-            by_pid = {p.pid: p for p in data.players}
-            charts = {pid: player_chart(by_pid[pid], have_us) for pid in data.charted}
-            self._snapshot = Snapshot(version, data, charts)
+            self._snapshot = Snapshot(version, data)
+            ended = time.monotonic()
+            self._not_before = ended + LOAD_FACTOR * (ended - started)
             return self._snapshot
+
+    def chart(self, snapshot: Snapshot, player: PlayerStats) -> str | None:
+        """The player's chart (None for a player not charted), drawn again only when
+        what it shows changed: his hands, those shared with us, whether we are known."""
+        if player.pid not in snapshot.data.charted:
+            return None
+        have_us = bool(snapshot.data.heroes)
+        key = (player.hands, player.vs_us.n if player.vs_us else 0, have_us)
+        with self._charts_lock:
+            drawn = self._charts.get(player.pid)
+            if drawn is None or drawn[0] != key:
+                drawn = (key, player_chart(player, have_us))
+                self._charts[player.pid] = drawn
+            return drawn[1]
 
     def hand(self, seq: int, snapshot: Snapshot) -> str | None:
         conn = open_readonly(self.db_path)
@@ -156,14 +172,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = self.path.split("?", 1)[0]
         live = self.server.live
-        if path == "/version.json":
-            v = live.version()
-            body = json.dumps({"hands": v.hands, "last": v.last, "version": f"{v.hands}:{v.last}"})
+        if path == "/version.json":  # the version the pages would show now
+            snap = live.snapshot()
+            body = json.dumps({"hands": snap.version.hands, "last": snap.version.last, "version": snap.tag})
             self._send(HTTPStatus.OK, "application/json", body.encode())
             return
         if path == "/":
             snap = live.snapshot()
-            html = render_html(snap.data, live.options, snap.charts, time.time(), links=_SERVED, version=snap.tag,
+            html = render_html(snap.data, live.options, {}, time.time(), links=_SERVED, version=snap.tag,
                                poll_seconds=self.server.poll_seconds)
             self._page(html)
             return
@@ -175,7 +191,7 @@ class _Handler(BaseHTTPRequestHandler):
             if player is None:
                 self._not_found(f"no opponent {pid} in this report")
                 return
-            self._page(render_player(snap.data, live.options, player, snap.charts.get(pid), version=snap.tag,
+            self._page(render_player(snap.data, live.options, player, live.chart(snap, player), version=snap.tag,
                                      poll_seconds=self.server.poll_seconds))
             return
         m = _HAND.fullmatch(path)
