@@ -261,7 +261,7 @@ def render_player(data: ReportData, options: ReportOptions, p: PlayerStats, char
                   version: str, poll_seconds: float) -> str:
     """The served report's page of one opponent: his statistics, charts and hands."""
     return _environment().get_template("player.html.j2").render(
-        d=player_details(p, data, options, chart, with_hands=True), data=data, charted=len(data.charted),
+        d=player_details(p, data, options, chart, with_hands=True), data=data,
         links=Links(served=True), version=version, poll_seconds=poll_seconds)
 
 

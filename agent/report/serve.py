@@ -112,8 +112,9 @@ class LiveReport:
                 if self._snapshot is not None and self._snapshot.version == version:
                     return self._snapshot
                 o = self.options
+                # Every opponent's curves: his page draws his chart when it is asked for.
                 data = compute(conn, self.db_path, network=o.network, since=o.since, players=o.players, hero=o.hero,
-                               recorded_heroes=o.recorded_heroes, thresholds=o.thresholds, timelines_for=o.charts,
+                               recorded_heroes=o.recorded_heroes, thresholds=o.thresholds, timelines_for=None,
                                session_gap=o.session_gap)
             finally:
                 conn.close()

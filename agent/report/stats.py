@@ -582,7 +582,7 @@ def compute(
     hero: str = "poki*",
     recorded_heroes: bool = True,
     thresholds: StyleThresholds = StyleThresholds(),
-    timelines_for: int = 0,
+    timelines_for: int | None = 0,
     session_gap: float = SESSION_GAP,
     progress: Callable[[str], None] | None = None,
 ) -> ReportData:
@@ -592,7 +592,7 @@ def compute(
     also the players the hands' sources were written for (an online room's hero).
     ``timelines_for``: how many players get their stats-over-time, session and results
     curves (``charted``): those who played the most hands with us first, then the
-    most-seen. ``session_gap``: seconds between two of a player's hands that end a
+    most-seen; None: every one. ``session_gap``: seconds between two of a player's hands that end a
     session."""
     step = progress or (lambda _: None)
     rows = report_rows(conn, path, network=network, since=since, progress=step)
@@ -722,8 +722,9 @@ def compute(
     charted = sorted(out, key=lambda ps: -(ps.vs_us.n if ps.vs_us else 0))[:timelines_for]
     if charted:
         step("timelines")
-        _timelines(charted, row_player, table, row_vs_us)
-        _sessions(charted, row_player, row_time, table, row_net, row_vs_us, session_gap)
+        rows_of = {int(uniq[x]): by_player[x] for x in chosen}
+        _timelines(charted, rows_of, table, row_vs_us)
+        _sessions(charted, rows_of, row_time, table, row_net, row_vs_us, session_gap)
 
     started = [t for _, _, t, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
@@ -816,12 +817,12 @@ def _empty_context(c: int) -> dict[str, Any]:
 _TIMELINE_POINTS = 200
 
 
-def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.ndarray,
+def _timelines(players: list[PlayerStats], rows_of: Mapping[int, np.ndarray], table: np.ndarray,
                row_vs_us: np.ndarray) -> None:
     """Running VPIP, PFR and post-flop aggression frequency after each of the player's
     hands (at most _TIMELINE_POINTS points), and our cumulative net against them."""
     for ps in players:
-        rows = np.flatnonzero(row_player == ps.pid)  # seat rows are in hand order
+        rows = rows_of[ps.pid]  # seat rows are in hand order
         t = table[rows]
         hands = np.arange(1, len(rows) + 1)
 
@@ -844,14 +845,14 @@ def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.nda
         ps.vs_us_curve = np.cumsum(us).tolist() if len(us) else []
 
 
-def _sessions(players: list[PlayerStats], row_player: np.ndarray, row_time: np.ndarray, table: np.ndarray,
+def _sessions(players: list[PlayerStats], rows_of: Mapping[int, np.ndarray], row_time: np.ndarray, table: np.ndarray,
               row_net: np.ndarray, row_vs_us: np.ndarray, gap: float) -> None:
     """Each charted player's sessions: runs of his hands with no gap longer than ``gap``
     seconds between one and the next (hands of unknown time join the session they are
     in), with the session's VPIP, PFR, post-flop aggression frequency, net and result
     against us."""
     for ps in players:
-        rows = np.flatnonzero(row_player == ps.pid)
+        rows = rows_of[ps.pid]
         if not len(rows):
             continue
         times = row_time[rows]
