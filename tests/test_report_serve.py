@@ -121,6 +121,25 @@ def test_requests_are_bounded_and_the_file_is_never_written(rooms_db) -> None:
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
 
 
+def test_a_silent_client_is_dropped_and_connections_are_bounded(rooms_db, monkeypatch) -> None:
+    from agent.report import serve
+
+    monkeypatch.setattr(serve._Handler, "timeout", 1.0)
+    monkeypatch.setattr(serve, "MAX_CLIENTS", 2)
+    with ReportServer(str(rooms_db), ReportOptions(), port=0) as server:
+        silent = [socket.create_connection(("127.0.0.1", server.port), timeout=30) for _ in range(2)]
+        time.sleep(0.3)  # both taken by the server
+        # A third connection while two are held: closed unanswered.
+        assert _raw(server.port, b"GET /version.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == b""
+        # The silent ones are dropped after the handler's time-out; then requests are served.
+        started = time.monotonic()
+        for s in silent:
+            assert s.recv(100) == b""
+            s.close()
+        assert time.monotonic() - started < 10
+        assert _get(server.url + "version.json")[0] == 200
+
+
 def test_a_database_not_there_yet_is_said_and_served_once_it_is(tmp_path) -> None:
     db = tmp_path / "later.sqlite"
     with ReportServer(str(db), ReportOptions(), port=0) as server:
@@ -255,6 +274,15 @@ def test_the_served_report_in_a_real_browser_follows_the_database(tmp_path, brow
         winner = browser.js("document.querySelector('#result .winner').textContent")
         assert winner.startswith("Hero wins 375 with K♦K♠")
         browser.screenshot(shots / "hand-replayer.png", full_page=True)
+
+        # An opponent's page follows the database too, without a reload.
+        browser.open(link)
+        assert browser.js("document.querySelectorAll('svg.chart').length") == 1
+        browser.js("window.notReloaded = true")
+        _replay("Absolute", db)
+        _wait(browser, "document.getElementById('hand-count').textContent !== '6'", 30, "new count of hands")
+        assert browser.js("window.notReloaded") is True
+        assert int(browser.js("document.getElementById('hand-count').textContent")) > 6
         assert browser.errors == []
 
 

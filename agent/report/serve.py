@@ -20,7 +20,7 @@ handler), a path of at most MAX_PATH characters matching one of the addresses ab
 file is ever served from disk, so there is nothing to traverse to), a Host header naming
 the loopback address the server listens on (a page of another site cannot reach it
 through a name that resolves here: DNS rebinding), and a client that sends its request
-within REQUEST_SECONDS. The server listens on the loopback interface only, unless the
+within REQUEST_SECONDS; at most MAX_CLIENTS connections at once. The server listens on the loopback interface only, unless the
 caller allows any address (``allow_any``: ``--bind-any``).
 """
 from __future__ import annotations
@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from db.reads import HandsVersion, ReadError, hands_version, open_readonly
 
@@ -46,6 +47,7 @@ log = logging.getLogger("poki.report.serve")
 
 MAX_PATH = 256  # characters of a request's path, query included
 REQUEST_SECONDS = 10.0  # a client that has not sent its request by then is dropped
+MAX_CLIENTS = 32  # connections served at once; one more is closed unanswered
 POLL_SECONDS = 2.0  # how often a page asks whether the database changed
 LOAD_FACTOR = 4.0  # rest after a computation of the report, in multiples of its time
 LOOPBACK_NAMES = ("localhost",)
@@ -230,12 +232,29 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True  # a request still running never holds the process at exit
 
     def __init__(self, address: tuple[str, int], live: LiveReport, poll_seconds: float, any_host: bool) -> None:
+        self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
         self.live = live
         self.poll_seconds = poll_seconds
         self.any_host = any_host
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):  # as many connections as it serves: closed unanswered
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     def host_allowed(self, header: str) -> bool:
         """Whether a request's Host header names this server: any, when it listens on
