@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 from agent.game.records import BIG_BLIND, DECISION_KINDS
 from db.opening import open_read_only
 
-__all__ = ["ReadError", "ReportRows", "check_schema", "open_readonly", "report_rows"]
+__all__ = ["HandAction", "HandResult", "HandRows", "HandSeat", "HandsVersion", "ReadError", "ReportRows",
+           "check_schema", "hand_rows", "hands_version", "open_readonly", "report_rows"]
 
 REPORT_TABLES = ("players", "aliases", "hands", "seats", "actions", "results", "models")
 # Action rows a Poki writer makes: the decisions and both blinds, in rounds 0-3.
@@ -138,3 +139,92 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
         conn.execute("ROLLBACK")
     half_life = float(half_life_row[0]) if half_life_row else None
     return ReportRows(hands, names, nets, seats, results, actions, bad_actions, models, half_life, heroes)
+
+
+class HandSeat(NamedTuple):
+    player: int
+    name: str
+    position: int  # seats after the button: 1 the first, n the button
+    stack: int  # chips at the start of the hand
+
+
+class HandAction(NamedTuple):
+    player: int
+    round: int  # 0 pre-flop .. 3 river
+    kind: str  # sb bb f k c b r
+    amount: int  # chips this action put in
+    all_in: bool
+
+
+class HandResult(NamedTuple):
+    player: int
+    put_in: int
+    won: int
+
+
+class HandRows(NamedTuple):
+    """One stored hand, as the tables hold it (a hand replayer rebuilds it from these)."""
+
+    seq: int
+    hand_id: str
+    network: str
+    source: str
+    started_at: float | None
+    small_blind: int
+    big_blind: int
+    small_bet: int
+    big_bet: int
+    board: str  # the cards dealt, space-separated, flop first
+    pot: int
+    rake: int
+    hero: int | None  # the player the source was written for, when it says
+    seats: list[HandSeat]  # by position: the first after the button first
+    actions: list[HandAction]  # in the order taken, blinds included
+    shown: dict[int, str]  # player -> cards shown down
+    results: list[HandResult]
+
+
+class HandsVersion(NamedTuple):
+    """What changes when a hand is stored: the count of hands and the last one's seq."""
+
+    hands: int
+    last: int
+
+
+def hands_version(conn: sqlite3.Connection, path: str = "") -> HandsVersion:
+    """The count of hands and the last seq, in one read (ReadError naming ``path``)."""
+    try:
+        count, last = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM hands").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise ReadError(f"{path}: cannot be read: {exc}") from None
+    return HandsVersion(int(count), int(last))
+
+
+def hand_rows(conn: sqlite3.Connection, seq: int, path: str = "") -> HandRows | None:
+    """The stored hand ``seq`` in one read transaction, or None when there is none."""
+    cols = _columns(conn, "hands")
+    rake = "rake" if "rake" in cols else "0"
+    hero = "hero" if "hero" in cols else "NULL"
+    conn.execute("BEGIN")
+    try:
+        row = conn.execute(
+            f"SELECT seq, hand_id, network, source, started_at, small_blind, big_blind, small_bet, big_bet, board,"
+            f" pot, {rake}, {hero} FROM hands WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            return None
+        seats = [HandSeat(*r) for r in conn.execute(
+            "SELECT s.player, p.name, s.position, s.stack FROM seats s JOIN players p ON p.id = s.player"
+            " WHERE s.hand = ? ORDER BY s.position", (seq,))]
+        actions = [HandAction(p, rnd, kind, amount, bool(all_in)) for p, rnd, kind, amount, all_in in conn.execute(
+            "SELECT player, round, kind, amount, all_in FROM actions WHERE hand = ? ORDER BY ord", (seq,))]
+        shown = dict(conn.execute("SELECT player, cards FROM showdowns WHERE hand = ?", (seq,)).fetchall())
+        results = [HandResult(*r) for r in conn.execute(
+            "SELECT player, put_in, won FROM results WHERE hand = ? ORDER BY player", (seq,))]
+    except sqlite3.DatabaseError as exc:
+        raise ReadError(f"{path}: cannot be read: {exc}") from None
+    finally:
+        conn.execute("ROLLBACK")
+    (seq_, hand_id, network, source, started_at, small_blind, big_blind, small_bet, big_bet, board, pot, rake_,
+     hero_) = row
+    return HandRows(seq_, hand_id, network, source, started_at, small_blind, big_blind, small_bet, big_bet, board,
+                    pot, rake_, hero_, seats, actions, shown, results)

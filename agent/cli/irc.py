@@ -26,13 +26,14 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from agent.cli import arguments
 
 if TYPE_CHECKING:
     from agent.play.irc.network import NetworkOptions
     from agent.play.irc.table import DealerStats
+    from agent.report.serve import ReportServer
     from connectors.irc.deck_log import DeckCheck
 
 
@@ -144,6 +145,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder of the scheduled opponent report (default: this bot's own, listed below)")
     common.add_argument("--no-report", action="store_true",
                         help="do not write the opponent report on the [report] cron schedule")
+    common.add_argument("--serve-report", metavar="PORT", type=arguments.listen_port, default=None,
+                        help="also serve the live opponent report of the bot's database on "
+                        "http://127.0.0.1:PORT/ while it plays (0: any free port; poki report --serve)")
     net = common.add_argument_group("network (TLS and login; secrets only from files or the environment)")
     net.add_argument("--tls", action=argparse.BooleanOptionalAction, default=None,
                      help="connect over TLS (default: [irc] tls; \"auto\": on port 6697)")
@@ -299,11 +303,16 @@ def _deal(args: argparse.Namespace) -> int:
             raise RuntimeError("the dealer bot did not start (its database did not open)")
         return host.bot.stats
 
+    served = _report_server(args, db)
+    if served is False:
+        return 2
     try:
         host.start()
     except Exception as exc:  # noqa: BLE001 - a clear message, not a traceback
         print(f"poki irc deal: {exc}", file=sys.stderr)
+        _stop_report_server(served)
         return 1
+    _start_report_server(served)
     assert host.client is not None  # made by start()
     print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; "
           f"{host.client.describe_budget()}; database {os.path.abspath(db)}, logs in "
@@ -332,6 +341,7 @@ def _deal(args: argparse.Namespace) -> int:
             bar.n = stats.hands
             bar.close()
         _stop_report_job(job)
+        _stop_report_server(served)
         host.stop()
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
@@ -367,6 +377,9 @@ def _play(args: argparse.Namespace) -> int:
     server, channels, seed, network = common
     irc = args.settings.irc
     db = args.db or args.settings.database.path
+    served = _report_server(args, db)
+    if served is False:
+        return 2
     try:
         bot = PlayerBot(args.settings, server=server, channels=channels, dealer=args.dealer or irc.dealer_nick,
                         spec=args.player, nick=args.nick, db_path=db, seed=seed,
@@ -374,9 +387,11 @@ def _play(args: argparse.Namespace) -> int:
                         dealer_account=args.dealer_account,
                         flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
     except SpecError as exc:
+        _stop_report_server(served)
         print(f"poki irc play: --player: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - stopping: what cannot be read is reported, the stop goes on
+        _stop_report_server(served)
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
@@ -384,6 +399,7 @@ def _play(args: argparse.Namespace) -> int:
           f"Ctrl-C to stop.", flush=True)
     print(bot.describe(), flush=True)
     bot.start()
+    _start_report_server(served)
     job = _start_report_job(args, db, args.settings.report.out)
     if job is not None:
         bot.report_now = job.run_once  # the owner's `report` order: one run now, in a child
@@ -398,6 +414,7 @@ def _play(args: argparse.Namespace) -> int:
     finally:
         summary = bot.summary()
         _stop_report_job(job)
+        _stop_report_server(served)
         bot.stop()
     print(summary)
     failed = False
@@ -430,6 +447,33 @@ def _start_report_job(args: argparse.Namespace, db: str, default_out: str):
     print(f"opponent report of {os.path.abspath(db)} into {os.path.abspath(job.out)} on the schedule {args.settings.report.cron!r} "
           f"({args.settings.report.timezone}); next at {job.next_run_time()}", flush=True)
     return job
+
+
+def _report_server(args: argparse.Namespace, db: str) -> ReportServer | None | Literal[False]:
+    """The live report of the bot's database, listening on 127.0.0.1 (--serve-report
+    PORT) but not yet answering; None without the option; False (said) when the port
+    cannot be had, before the bot joins any table."""
+    if args.serve_report is None:
+        return None
+    from agent.report.page import options_from_config
+    from agent.report.serve import ReportServer, ServeError
+
+    try:
+        return ReportServer(db, options_from_config(args.settings.report), port=args.serve_report)
+    except ServeError as exc:
+        print(f"poki irc {args.irc_command}: --serve-report: {exc}", file=sys.stderr)
+        return False
+
+
+def _start_report_server(server: ReportServer | None) -> None:
+    if server is not None:
+        server.start()
+        print(f"serving the live opponent report at {server.url}", flush=True)
+
+
+def _stop_report_server(server: ReportServer | None) -> None:
+    if server is not None:
+        server.stop()
 
 
 def _stop_report_job(job) -> None:

@@ -77,7 +77,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 
@@ -119,6 +119,19 @@ def wilson_interval(done: float, n: float, z: float = Z95) -> tuple[float, float
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class PlayerHand(NamedTuple):
+    """One of a player's hands, as his list of hands shows it."""
+
+    seq: int  # the hand (db: hands.seq), the replayer's address
+    started_at: float | None
+    net_sb: float  # what the player won (+) or lost (-) in it, small bets
+    vs_us_sb: float | None  # won from (+) / lost to (-) us in it, small bets; None: we were not in it
+
+
+# Hands in a player's list of hands (his last ones).
+HANDS_LISTED = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,6 +483,10 @@ class PlayerStats:
     vs_us_chips: float | None = None  # won from / lost to us in all, chips (None: no hand shared)
     positions: dict[str, PositionFigures] = field(default_factory=dict)  # by position group
     sessions: list[dict[str, Any]] = field(default_factory=list)  # filled for charted players
+    # The player's last hands (HANDS_LISTED at most, oldest first): those shared with us
+    # when there are any, else all of his; for the replayer's links.
+    hand_list: list[PlayerHand] = field(default_factory=list)
+    hand_list_with_us: bool = False  # whether hand_list holds the hands shared with us
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -510,6 +527,7 @@ class ReportData:
     bad_actions: int = 0  # action rows left out: a round or kind no writer makes
     us: OurResults | None = None
     recorded_heroes: list[str] = field(default_factory=list)  # heroes the hands' sources named
+    hero_ids: list[int] = field(default_factory=list)  # the players we are, by id
 
 
 @dataclass(frozen=True)
@@ -564,7 +582,7 @@ def compute(
     hero: str = "poki*",
     recorded_heroes: bool = True,
     thresholds: StyleThresholds = StyleThresholds(),
-    timelines_for: int = 0,
+    timelines_for: int | None = 0,
     session_gap: float = SESSION_GAP,
     progress: Callable[[str], None] | None = None,
 ) -> ReportData:
@@ -574,7 +592,7 @@ def compute(
     also the players the hands' sources were written for (an online room's hero).
     ``timelines_for``: how many players get their stats-over-time, session and results
     curves (``charted``): those who played the most hands with us first, then the
-    most-seen. ``session_gap``: seconds between two of a player's hands that end a
+    most-seen; None: every one. ``session_gap``: seconds between two of a player's hands that end a
     session."""
     step = progress or (lambda _: None)
     rows = report_rows(conn, path, network=network, since=since, progress=step)
@@ -590,6 +608,7 @@ def compute(
     # One pass over the hands: per seat row (hand, player) the FPDB flags.
     n_rows = len(seats)
     row_player = np.fromiter((p for _, p, _ in seats), dtype=np.int64, count=n_rows)
+    row_hand = np.fromiter((h for h, _, _ in seats), dtype=np.int64, count=n_rows)
     row_time = np.fromiter((started_at.get(h) or np.nan for h, _, _ in seats), dtype=np.float64, count=n_rows)
     table = np.zeros((n_rows, len(_COLUMNS)), dtype=np.int32)
     row_net = np.zeros(n_rows, dtype=np.float64)
@@ -674,6 +693,8 @@ def compute(
         if kind in ACTION_KINDS:
             m[ROUNDS[rnd]][kind] = count
 
+    # Each player's seat rows, in hand order (a stable sort keeps the order of the seats).
+    by_player = np.split(np.argsort(inverse, kind="stable"), np.cumsum(hands_dealt)[:-1]) if n_rows else []
     order = sorted(range(len(uniq)), key=lambda x: (-int(hands_dealt[x]), names.get(int(uniq[x]), "")))
     opponents = [x for x in order if int(uniq[x]) not in heroes]
     chosen = opponents if players is None else opponents[:players]
@@ -694,14 +715,16 @@ def compute(
             positions=by_position[x],
         )
         ps.style = style_label(figs["vpip"], af, thresholds)
+        ps.hand_list, ps.hand_list_with_us = _hand_list(by_player[x], row_hand, row_net, row_vs_us, started_at)
         out.append(ps)
 
     # Charts go first to the opponents who played most with us, then to the most-seen.
     charted = sorted(out, key=lambda ps: -(ps.vs_us.n if ps.vs_us else 0))[:timelines_for]
     if charted:
         step("timelines")
-        _timelines(charted, row_player, table, row_vs_us)
-        _sessions(charted, row_player, row_time, table, row_net, row_vs_us, session_gap)
+        rows_of = {int(uniq[x]): by_player[x] for x in chosen}
+        _timelines(charted, rows_of, table, row_vs_us)
+        _sessions(charted, rows_of, row_time, table, row_net, row_vs_us, session_gap)
 
     started = [t for _, _, t, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
@@ -718,7 +741,19 @@ def compute(
         us=OurResults(hands=our["hands"], net_chips=our["net"], net_sb=our["net_sb"], rake_chips=our["rake"],
                       flows_chips=our["flows"]),
         recorded_heroes=sorted({names.get(p, f"#{p}") for p in recorded}),
+        hero_ids=sorted(heroes),
     )
+
+
+def _hand_list(rows: np.ndarray, row_hand: np.ndarray, row_net: np.ndarray, row_vs_us: np.ndarray,
+               started_at: Mapping[int, float | None]) -> tuple[list[PlayerHand], bool]:
+    """A player's last HANDS_LISTED hands (his seat ``rows``, in hand order): those shared
+    with us when there are any, else all of his; and whether they are the shared ones."""
+    shared = rows[~np.isnan(row_vs_us[rows])]
+    with_us = len(shared) > 0
+    last = (shared if with_us else rows)[-HANDS_LISTED:]
+    return [PlayerHand(int(row_hand[k]), started_at.get(int(row_hand[k])), round(float(row_net[k]), 3),
+                       None if np.isnan(row_vs_us[k]) else round(float(row_vs_us[k]), 3)) for k in last], with_us
 
 
 def _figures(s: np.ndarray) -> dict[str, Figure]:
@@ -782,12 +817,12 @@ def _empty_context(c: int) -> dict[str, Any]:
 _TIMELINE_POINTS = 200
 
 
-def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.ndarray,
+def _timelines(players: list[PlayerStats], rows_of: Mapping[int, np.ndarray], table: np.ndarray,
                row_vs_us: np.ndarray) -> None:
     """Running VPIP, PFR and post-flop aggression frequency after each of the player's
     hands (at most _TIMELINE_POINTS points), and our cumulative net against them."""
     for ps in players:
-        rows = np.flatnonzero(row_player == ps.pid)  # seat rows are in hand order
+        rows = rows_of[ps.pid]  # seat rows are in hand order
         t = table[rows]
         hands = np.arange(1, len(rows) + 1)
 
@@ -810,14 +845,14 @@ def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.nda
         ps.vs_us_curve = np.cumsum(us).tolist() if len(us) else []
 
 
-def _sessions(players: list[PlayerStats], row_player: np.ndarray, row_time: np.ndarray, table: np.ndarray,
+def _sessions(players: list[PlayerStats], rows_of: Mapping[int, np.ndarray], row_time: np.ndarray, table: np.ndarray,
               row_net: np.ndarray, row_vs_us: np.ndarray, gap: float) -> None:
     """Each charted player's sessions: runs of his hands with no gap longer than ``gap``
     seconds between one and the next (hands of unknown time join the session they are
     in), with the session's VPIP, PFR, post-flop aggression frequency, net and result
     against us."""
     for ps in players:
-        rows = np.flatnonzero(row_player == ps.pid)
+        rows = rows_of[ps.pid]
         if not len(rows):
             continue
         times = row_time[rows]
