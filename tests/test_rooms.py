@@ -88,8 +88,11 @@ def test_a_second_replay_stores_nothing_and_recognises_every_hand_by_its_room_id
     assert (summary.stored, summary.duplicates, summary.skipped) == (0, 46, 0)
     with sqlite3.connect(fpdb_db) as conn:
         ids = {r[0] for r in conn.execute("SELECT hand_id FROM hands")}
+    # <room>:<the room's hand number>:<a digest of the hand's content> (rooms.hand_id)
+    numbers = {i.rsplit(":", 1)[0] for i in ids}
     assert {"stars:2467687491", "ftp:26321049583", "ongame:R5-75443872-61", "party:10398176832",
-            "absolute:1968055293", "ipoker:2855468557"} <= ids
+            "absolute:1968055293", "ipoker:2855468557"} <= numbers
+    assert all(len(i.rsplit(":", 1)[1]) == 12 for i in ids)
 
 
 @needs_fpdb
@@ -98,7 +101,7 @@ def test_each_room_hand_agrees_with_what_the_room_printed(fpdb_db) -> None:
         def hand(hand_id: str) -> dict:
             seq, rake, board, hero = conn.execute(
                 "SELECT h.seq, h.rake, h.board, p.name FROM hands h LEFT JOIN players p ON p.id = h.hero"
-                " WHERE h.hand_id = ?", (hand_id,)).fetchone()
+                " WHERE h.hand_id LIKE ?", (hand_id + ":%",)).fetchone()
             rows = conn.execute("SELECT p.name, r.put_in, r.won FROM results r JOIN players p ON p.id = r.player"
                                 " WHERE r.hand = ?", (seq,)).fetchall()
             cards = dict(conn.execute("SELECT p.name, s.cards FROM showdowns s JOIN players p ON p.id = s.player"
@@ -158,7 +161,7 @@ def test_files_are_recognised_by_content_and_the_utf16_and_bom_files_read(tmp_pa
     chunks, problems = plan([tmp_path])
     assert problems == [] and sorted(c.name for c in chunks) == ["ftp", "stars"]
     hands = [item for c in chunks for item in read_chunk(c)]
-    assert sorted(h.hand_id for h in hands) == ["ftp:26321049583", "stars:2428142447"]
+    assert sorted(h.hand_id.rsplit(":", 1)[0] for h in hands) == ["ftp:26321049583", "stars:2428142447"]
 
 
 # ------------------------------------------------------------------------ written cases
@@ -257,3 +260,29 @@ def test_a_broken_hand_is_skipped_with_its_file_line_and_reason(tmp_path) -> Non
     assert summary.stored == 2 and summary.skipped_by_reason == {"malformed": 1, "other-game": 1}
     bad = next(p for p in summary.problems if p.category == "malformed")
     assert bad.where.endswith("broken.txt:1") and "cannot read 'Bob: dances'" in bad.reason
+
+
+# ------------------------------------------------------------------------ content ids
+
+
+@needs_fpdb
+def test_a_reused_hand_number_with_other_cards_is_stored_and_the_same_hand_once(tmp_path) -> None:
+    """Room hands are keyed by content (docs/reliability.md): the real hand read twice is
+    one hand; the same number with other hole cards is another hand, stored beside it
+    (main dropped it as "already in the database")."""
+    real = FPDB / "Stars" / "LHE-USD-1.00-200508.BB.and.Button.same.player.txt"
+    text = real.read_bytes()
+    assert b"Dealt to Hero [3s 4s]" in text
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.txt").write_bytes(text)
+    (logs / "b.txt").write_bytes(text)  # the very same hand again
+    (logs / "c.txt").write_bytes(text.replace(b"Dealt to Hero [3s 4s]", b"Dealt to Hero [Ah Kd]"))
+    db = tmp_path / "rooms.sqlite"
+    summary = replay([logs], ReplayOptions(db_path=db, workers=1))
+    assert (summary.stored, summary.skipped) == (2, 0)
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT hand_id FROM hands WHERE hand_id LIKE 'stars:2344646393:%'").fetchall()
+    assert len(rows) == 2
+    again = replay([logs], ReplayOptions(db_path=db, workers=1))
+    assert again.stored == 0 and again.skipped == 0
