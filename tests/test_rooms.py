@@ -12,11 +12,16 @@ FPDB's per-player profits (.hp files), which the tracker does not read.
 from __future__ import annotations
 
 import ast
+import os
+import random
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from room_files import ipoker_archive, with_junk
 
 from agent.cli import main
 from agent.game.tracker import Tracker
@@ -286,3 +291,49 @@ def test_a_reused_hand_number_with_other_cards_is_stored_and_the_same_hand_once(
     assert len(rows) == 2
     again = replay([logs], ReplayOptions(db_path=db, workers=1))
     assert again.stored == 0 and again.skipped == 0
+
+
+# ------------------------------------------------------------------------ memory
+
+_PEAK = """
+import resource, sys
+from connectors.logs.sources import plan, read_chunk
+chunks, problems = plan([sys.argv[1]], chunk_hands=1_000_000)
+items = [type(item).__name__ for c in chunks for item in read_chunk(c)]
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, items.count("LogHand"), len(items), len(problems))
+"""
+
+
+def _peak_mb(path: Path) -> tuple[int, int, int, int]:
+    """(peak resident MB, hands, items, planning problems) of planning and reading ``path``
+    in a process of its own."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONWARNINGS": "ignore"}
+    out = subprocess.run([sys.executable, "-c", _PEAK, str(path)], env=env, capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    return int(out[0]), int(out[1]), int(out[2]), int(out[3])
+
+
+@needs_fpdb
+def test_a_room_file_of_junk_is_streamed_not_held(tmp_path) -> None:
+    """A real PokerStars hand followed by 40 MB of random bytes: main held the file, its
+    text and its lines (200 MB of junk peaked at 1.3 GB); streamed, the peak is the
+    interpreter's and one block's, the junk one problem."""
+    path = tmp_path / "hands.txt"
+    with_junk(FPDB / "Stars" / "LHE-USD-1.00-200508.BB.and.Button.same.player.txt", path, 40 << 20,
+              random.Random(8))
+    peak, hands, items, problems = _peak_mb(path)
+    assert (hands, items, problems) == (0, 1, 0)  # the hand run into the junk: one problem, too long to hold
+    assert peak < 100, f"{peak} MB resident reading a 40 MB file"
+
+
+@needs_fpdb
+def test_an_ipoker_archive_is_streamed_not_held(tmp_path) -> None:
+    """An 8 MB archive of real iPoker sessions (each its own document, every game its own
+    gamecode): main parsed it whole into elements (47 MB peaked at 1.2 GB); streamed,
+    every game is read and the peak stays the interpreter's."""
+    path = tmp_path / "archive.xml"
+    games = ipoker_archive(FPDB / "iPoker" / "LHE-10max-USD-0.10-0.20-201107.player.sitting.out.xml", path, 8 << 20)
+    peak, hands, items, problems = _peak_mb(path)
+    assert (hands, items, problems) == (games, games, 0)
+    assert peak < 100, f"{peak} MB resident reading an 8 MB archive"

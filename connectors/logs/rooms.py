@@ -279,7 +279,13 @@ def _split_lines(pieces: Iterable[AnyStr], end: AnyStr, cap: int) -> Iterator[An
                 break
             part = piece[start:at]
             size += len(part)
-            yield None if size > cap else part if not pending else end[:0].join([*pending, part])
+            if size > cap:
+                yield None
+            elif pending:
+                pending.append(part)
+                yield end[:0].join(pending)
+            else:
+                yield part
             pending.clear()
             size = 0
             start = at + 1
