@@ -337,3 +337,32 @@ def test_an_ipoker_archive_is_streamed_not_held(tmp_path) -> None:
     peak, hands, items, problems = _peak_mb(path)
     assert (hands, items, problems) == (games, games, 0)
     assert peak < 100, f"{peak} MB resident reading an 8 MB archive"
+
+
+@needs_fpdb
+@pytest.mark.parametrize("size", [3, 7, 4096])
+def test_room_files_streamed_in_any_blocks_read_as_whole(size) -> None:
+    """Every real file (and the written cases) cut into blocks of any size, a block
+    boundary inside a character, a tag or an XML declaration, reads the same hands as
+    the file given whole."""
+    for path in [*_room_files(FPDB), *sorted(CASES.iterdir())]:
+        data = path.read_bytes()
+        reader = next(r for r in ROOM_READERS.values() if r.identify(rooms.decode(data)))
+        whole = list(reader.read_hands([data]))
+        blocks = list(reader.read_hands(data[i:i + size] for i in range(0, len(data), size)))
+        assert blocks == whole and whole, path
+
+
+def test_ipoker_streamed_keeps_the_refusals() -> None:
+    game = b'<game gamecode="1"><general/></game>'
+    doctype = b'<?xml version="1.0"?><!DOCTYPE s [<!ENTITY a "b">]><session>' + game + b"</session>"
+    deep = b"<session>" + b"<a>" * 40 + b"</a>" * 40 + b"</session>"
+    for data in (doctype, deep):
+        with pytest.raises(rooms.RoomError):
+            list(ipoker.read_hands(data[i:i + 5] for i in range(0, len(data), 5)))
+    with pytest.raises(rooms.RoomError, match="bytes of XML"):
+        list(ipoker.read_hands(b" " * (1 << 20) for _ in range(ipoker.MAX_XML_BYTES // (1 << 20) + 1)))
+    # Two documents, junk before the first and a game cut off at the end: both games.
+    two = b"junk\n<?xml version='1.0'?><session>" + game + b"</session>\n<?xml version='1.0'?><session><game gamecode='2'>"
+    found = list(ipoker.read_hands([two]))
+    assert [h.line for h in found] == [2, 3] and all(h.text for h in found)

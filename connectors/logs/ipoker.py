@@ -188,7 +188,12 @@ class _Games:
             raise RoomError(f": more than {MAX_XML_BYTES:,} bytes of XML")
         self.buf += block
         self._parse(len(self.buf) - len(block))
-        self._trim(self.base + len(self.buf) - len(block))
+        # Kept: the last block (an error is found in it), and a tag not yet complete (it
+        # starts at the last "<": none may stand inside an attribute), up to a hand's length.
+        last = len(self.buf) - len(block)
+        tag = self.buf.rfind(b"<")
+        keep = max(last if tag < 0 else min(last, tag), last - rooms.MAX_HAND_CHARS)
+        self._trim(self.base + max(0, keep))
 
     def close(self) -> None:
         if self.parser is not None:
@@ -218,7 +223,7 @@ class _Games:
                 self.parser.Parse(bytes(self.buf[at:]), False)
                 return
             except expat.ExpatError:
-                error = self.doc + self.parser.ErrorByteIndex - self.base
+                error = max(0, self.doc + self.parser.ErrorByteIndex - self.base)
                 if self.part is not None and self.tags[1:2] == ["game"]:
                     self._game(error + self.base)  # stops being well-formed in this game: as far as it goes
                 restart = self.buf.startswith(_DECLARATION, error) and error + self.base != self.doc
@@ -246,6 +251,8 @@ class _Games:
             raise RoomError(f": XML nested deeper than {MAX_DEPTH} or with more than {MAX_ELEMENTS:,} elements")
         self.tags.append(tag)
         at = self.doc + self.parser.CurrentByteIndex
+        if at < self.base and len(self.tags) <= 2:
+            raise RoomError(f": a start tag longer than {rooms.MAX_HAND_CHARS:,} bytes")
         if self.tags == ["session"]:
             i = at - self.base
             self.head, self.general = bytes(self.buf[i:self.buf.index(b">", i) + 1]), b""
