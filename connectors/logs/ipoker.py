@@ -107,13 +107,19 @@ def parse_xml(data: bytes, where: str = "") -> tuple[list[Element], str | None]:
     return roots, problem
 
 
-def _parse_document(data: bytes, line_base: int, offset: int, where: str) -> tuple[list[Element], str | None]:
+def _hardened() -> expat.XMLParserType:
+    """An expat parser that refuses every DOCTYPE and entity declaration or reference."""
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse("DOCTYPE")
     parser.EntityDeclHandler = _refuse("entity declaration")
     parser.UnparsedEntityDeclHandler = _refuse("entity declaration")
     parser.ExternalEntityRefHandler = _refuse("external entity")
+    return parser
+
+
+def _parse_document(data: bytes, line_base: int, offset: int, where: str) -> tuple[list[Element], str | None]:
+    parser = _hardened()
     roots: list[Element] = []
     stack: list[Element] = []
     count = [0]
@@ -231,12 +237,7 @@ class _Games:
                 at = error if restart else max(error + 1, at)
 
     def _start_document(self, index: int) -> None:
-        parser = expat.ParserCreate()
-        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        parser.StartDoctypeDeclHandler = _refuse("DOCTYPE")
-        parser.EntityDeclHandler = _refuse("entity declaration")
-        parser.UnparsedEntityDeclHandler = _refuse("entity declaration")
-        parser.ExternalEntityRefHandler = _refuse("external entity")
+        parser = _hardened()
         parser.StartElementHandler = self._open
         parser.EndElementHandler = self._close
         self.parser = parser
