@@ -26,8 +26,9 @@ used, with file, line and reason), or a :class:`KnownHand` for a hand the caller
 prefixed by the format: ``irc:<timestamp>``; ``acpc:<match>:<hand number>:<digest>`` and
 ``phh:<hand>:<digest>``, where the digest of the hand's own text keeps apart the hands of
 two matches that share a name and numbering, and recognises the same hand in a log read
-again; a room's hands are ``<room>:<the room's hand number>`` (``stars:2467687491``),
-the same hand in two players' files being one hand.
+again; a room's hands are ``<room>:<the room's hand number>:<digest>``
+(``stars:2467687491:...``, rooms.hand_id), the digest of the hand's content: the same
+hand read twice is one hand, another hand under a reused number another.
 
 The IRC reader indexes a whole month before it can build any hand of it (the pdb files
 hold every player's line of every hand); a process that reads chunks of a month keeps
@@ -99,7 +100,7 @@ IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phh
 
 # The online rooms' readers by the network their players are known on.
 ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute)}
-# A room's file is read whole; real ones are a few megabytes at most.
+# A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
 
 
@@ -451,12 +452,11 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             elif kind.startswith("room:"):
                 room = kind.split(":", 1)[1]
                 try:
-                    hands = _room_file(spath, room)
+                    hands = sum(1 for _ in _room_stream(spath, room))  # counted as streamed, not held
                 except rooms.RoomError as exc:  # the reader refused the file (hostile XML): its problem only
-                    problems.append(LogProblem(f"{spath}:1", MALFORMED,
-                                               f"{MALFORMED}: {spath}: {str(exc).removeprefix(': ')}"))
+                    problems.append(_room_refused(spath, exc))
                     continue
-                count = max(1, len(hands))  # a file of no hand is reported once
+                count = max(1, hands)  # a file of no hand is reported once
                 for start in range(0, count, chunk_hands):
                     stop = min(count, start + chunk_hands)
                     chunks.append(Chunk(ROOM, spath, start, stop, network or room, stop - start, name=room))
@@ -765,51 +765,65 @@ class _TooLarge(OSError):
     pass
 
 
-def _room_text(path: str) -> str:
+_BLOCK = 1 << 16
+
+
+def _room_stream(path: str, room: str) -> Iterator[rooms.HandText]:
+    """The hands of a room's file, streamed through its reader: the file is read in
+    blocks, never whole; _TooLarge past MAX_ROOM_FILE bytes (a bound on the time a file
+    may take), RoomError when the reader refuses the file whole."""
     with open_input(path) as f:
-        data = f.read(MAX_ROOM_FILE + 1)
-    if len(data) > MAX_ROOM_FILE:
-        raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
-    return rooms.decode(data)
+        def blocks() -> Iterator[bytes]:
+            size = 0
+            while block := f.read(_BLOCK):
+                size += len(block)
+                if size > MAX_ROOM_FILE:
+                    raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
+                yield block
+
+        yield from ROOM_READERS[room].read_hands(blocks())
 
 
-def _room_file(path: str, room: str) -> list[tuple[int, str]]:
-    """The hands of a room's file: (first line, text) each, read once a process."""
-    return _cached(ROOM, path, lambda: ROOM_READERS[room].split_hands(_room_text(path)))  # type: ignore[return-value]  # the cache returns what the loader made
+def _room_refused(path: str, exc: rooms.RoomError) -> LogProblem:
+    return LogProblem(f"{path}:1", MALFORMED, f"{MALFORMED}: {path}: {str(exc).removeprefix(': ')}")
 
 
 def _room_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    reader = ROOM_READERS[chunk.name]
+    parse = ROOM_READERS[chunk.name].parse_hand
+    seen = 0
     try:
-        hands = _room_file(chunk.path, chunk.name)
+        for index, found in enumerate(_room_stream(chunk.path, chunk.name)):
+            seen += 1
+            if index < chunk.start:
+                continue
+            if index >= chunk.stop:
+                return
+            yield _room_hand(chunk, parse, found, skip)
     except rooms.RoomError as exc:  # refused whole (the file changed since it was planned)
-        yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}: {str(exc).removeprefix(': ')}")
+        yield _room_refused(chunk.path, exc)
         return
-    if not hands and chunk.start == 0:
+    if not seen and chunk.start == 0:
         yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}:1: no hand found in a file "
                                                         f"that looks like the room's ({chunk.name})")
-        return
-    for line, text in hands[chunk.start:chunk.stop]:
-        where = f"{chunk.path}:{line}"
-        if len(text) > rooms.MAX_HAND_CHARS:
-            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {len(text):,} characters, more "
-                                               f"than {rooms.MAX_HAND_CHARS:,}")
-            continue
-        try:
-            hand = reader.parse_hand(text, where)
-        except rooms.OtherGame as exc:
-            yield LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
-            continue
-        except rooms.RoomError as exc:
-            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
-            continue
-        hand_id = rooms.hand_id(chunk.name, hand.number)
-        if skip is not None and skip(hand_id):
-            yield KnownHand(hand_id, where)
-            continue
-        try:
-            events = rooms.hand_events(hand)
-        except rooms.RoomError as exc:
-            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
-            continue
-        yield LogHand(hand_id, where, events)
+
+
+def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found: rooms.HandText,
+               skip: Callable[[str], bool] | None) -> Item:
+    where = f"{chunk.path}:{found.line}"
+    if found.text is None or found.size > rooms.MAX_HAND_CHARS:
+        return LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {found.size:,} characters, more "
+                                            f"than {rooms.MAX_HAND_CHARS:,}")
+    try:
+        hand = parse(found.text, where)
+    except rooms.OtherGame as exc:
+        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
+    except rooms.RoomError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
+    hand_id = rooms.hand_id(hand)
+    if skip is not None and skip(hand_id):
+        return KnownHand(hand_id, where)
+    try:
+        events = rooms.hand_events(hand)
+    except rooms.RoomError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
+    return LogHand(hand_id, where, events)

@@ -97,9 +97,10 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain, islice
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
@@ -302,12 +303,21 @@ class TextRoom:
         """Whether a file's first part is one of this room's hand histories."""
         return any(start.match(line) for line in head[:_HEAD_CHARS].split("\n") for start in self.starts)
 
+    def _start(self, head: Sequence[str | None]) -> re.Pattern[str]:
+        """Where hands begin: the first of :attr:`starts` found in a file's first lines."""
+        return next((s for s in self.starts if any(line is not None and s.match(line) for line in head)),
+                    self.starts[-1])
+
     def split_hands(self, text: str) -> list[tuple[int, str]]:
-        """Each hand of a file: (its first line, 1-based; its text). The hands are cut where
-        the first of :attr:`starts` found in the file's first lines begins one."""
-        head = text.split("\n", _SPLIT_LINES)[:_SPLIT_LINES]
-        start = next((s for s in self.starts if any(s.match(line) for line in head)), self.starts[-1])
-        return rooms.split_at(text, start)
+        """Each hand of a file's whole text: (its first line, 1-based; its text)."""
+        return rooms.split_at(text, self._start(text.split("\n", _SPLIT_LINES)[:_SPLIT_LINES]))
+
+    def read_hands(self, blocks: Iterable[bytes]) -> Iterator[rooms.HandText]:
+        """Each hand of a file given as blocks of its bytes, streamed (rooms.text_lines,
+        rooms.hands_at): a line or hand too long to hold is never held."""
+        lines = rooms.text_lines(blocks)
+        head = list(islice(lines, _SPLIT_LINES))
+        yield from rooms.hands_at(chain(head, lines), self._start(head))
 
     def parse_hand(self, text: str, where: str) -> RoomHand:
         """One hand; OtherGame for a hand of another game, RoomError for one we cannot read."""
