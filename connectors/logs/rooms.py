@@ -22,6 +22,7 @@ differently from the room is refused, not stored wrong.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
@@ -77,6 +78,9 @@ MALFORMED = "malformed"
 ALL_IN = "all-in"
 _KINDS = {FOLD: Action.FOLD, CHECK: Action.CHECK_CALL, CALL: Action.CHECK_CALL, BET: Action.BET_RAISE,
           RAISE: Action.BET_RAISE}
+
+# The online rules with heads-up hands in the multi-way order (the button posts the big blind).
+ONLINE_MULTIWAY_HEADS_UP = dataclasses.replace(ONLINE, heads_up_reverse_blinds=False)
 
 # Bounds on what one hand may be: a real one is a few kilobytes and lines.
 MAX_HAND_CHARS = 200_000
@@ -337,9 +341,11 @@ _SUIT_FIRST = re.compile(r"^([SHDCshdc])(10|[2-9TJQKAtjqka])$")
 
 def cards(text: str, where: str = "", count: int | None = None) -> tuple[int, ...]:
     """Cards written by a room: 'Kd Ks', '[Kd, Ks]', '9c Ad', 'SK HJ' (iPoker: suit first),
-    'D10'; RoomError for anything else."""
+    'D10', '9c - 7d' (Entraction), '10d' (Everest); RoomError for anything else."""
     out = []
-    for token in re.split(r"[\s,\[\]]+", text.strip()):
+    for token in re.split(r"(?:\s-\s|[\s,\[\]])+", text.strip()):
+        if token[:2] == "10" and len(token) == 3:
+            token = "T" + token[2]
         if not token:
             continue
         m = _SUIT_FIRST.match(token)
@@ -519,10 +525,10 @@ def hand_events(hand: RoomHand) -> list[Event]:
         small_bet=hand.small_bet,
         big_bet=hand.big_bet,
         max_bets=4,
-        heads_up_reverse_blinds=True,
         started_at=hand.started_at,
         blinds=blinds.posted,
-        variant=ONLINE,
+        variant=ONLINE if seating.reversed else ONLINE_MULTIWAY_HEADS_UP,
+        heads_up_reverse_blinds=seating.reversed,
         hero=hero,
     )]
     for post in hand.posts:
@@ -547,6 +553,7 @@ class _Seating:
     sb: Post | None
     bb: Post
     button: int
+    reversed: bool = True  # heads-up, the button posts the small blind (False: the big one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -579,7 +586,9 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
 
     The rules deal from the button: the small blind sits next to it (heads-up it is the
     button), the big blind next to the small blind. The room's button may sit out or on
-    an empty seat; the player before the blinds plays as the button then."""
+    an empty seat; the player before the blinds plays as the button then. Heads-up, a
+    room whose button posts the big blind (Entraction) plays the multi-way order: the
+    small blind acts first on every street."""
     where = hand.where
     n = len(index)
     sb = next((p for p in hand.posts if p.kind == "sb"), None)
@@ -592,12 +601,18 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
         if (small + 1) % n != big:
             raise RoomError(f"{where}: the big blind {bb.player} does not sit next to the small blind "
                             f"{sb.player} among the players dealt in")
+        if n == 2 and hand.button is not None and hand.button == _seat_of(hand, bb.player):
+            return _Seating(sb, bb, big, reversed=False)
         button = small if n == 2 else (small - 1) % n
     else:
         button = (big - 1) % n if n > 2 else (big + 1) % n
         if n == 2:
             raise RoomError(f"{where}: a heads-up hand without a small blind")
     return _Seating(sb, bb, button)
+
+
+def _seat_of(hand: RoomHand, name: str) -> int:
+    return next(seat for seat, player, _ in hand.seats if player == name)
 
 
 def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blinds:

@@ -182,7 +182,7 @@ class Result(enum.Enum):
 BY_CHIPS = "chips"
 # The moves the rooms write, in lower case.
 VERBS = {"folds": FOLD, "checks": CHECK, "calls": CALL, "bets": BET, "raises": RAISE, "is all-in": BY_CHIPS,
-         "all-in": BY_CHIPS}
+         "all-in": BY_CHIPS, "fold": FOLD, "check": CHECK, "call": CALL, "bet": BET, "raise": RAISE}
 
 # The posts the rooms write ("the"/"a"/"Posts" left out of the pattern's ``what``), in lower
 # case. BLINDS: both blinds at once, live up to a small bet, the rest dead.
