@@ -53,6 +53,7 @@ __all__ = [
     "ALL_IN",
     "Move",
     "OtherGame",
+    "PartialHand",
     "Post",
     "RoomError",
     "RoomHand",
@@ -71,6 +72,7 @@ __all__ = [
 
 # Problem categories of room hands (the replay counts skipped hands under these).
 OTHER_GAME = "other-game"
+PARTIAL_HAND = "partial-hand"
 MALFORMED = "malformed"
 
 # A move that is not a decision: the room made the player all-in for what he had put in
@@ -94,6 +96,12 @@ class RoomError(ValueError):
 class OtherGame(RoomError):
     """A hand of another game (no-limit, pot-limit, Omaha, stud, a tournament...): skipped
     and counted, not an error of the file."""
+
+
+class PartialHand(RoomError):
+    """A hand the file holds only the start of, by the room's own doing (Merge stops writing
+    a game when the hero leaves the table): no result to store; skipped and counted under
+    ``partial-hand``, not an error of the file."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,6 +93,7 @@ UNREADABLE = "unreadable"
 UNKNOWN_FORMAT = "unknown-format"
 NO_GAME = "no-game-definition"
 OTHER_GAME = rooms.OTHER_GAME  # a room's hand of another game: skipped, counted, not an error
+PARTIAL_HAND = rooms.PARTIAL_HAND  # a hand the room wrote only the start of: skipped, counted, not an error
 
 LINK_LOOP = "link-loop"
 
@@ -817,6 +818,8 @@ def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found:
         hand = parse(found.text, where)
     except rooms.OtherGame as exc:
         return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
+    except rooms.PartialHand as exc:
+        return LogProblem(where, PARTIAL_HAND, f"{PARTIAL_HAND}: {exc}")
     except rooms.RoomError as exc:
         return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
     hand_id = rooms.hand_id(hand)

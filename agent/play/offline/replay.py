@@ -57,6 +57,7 @@ from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 from agent.native import ROOT as REPOSITORY  # the folder holding agent/
 from connectors.logs.sources import (
     OTHER_GAME,
+    PARTIAL_HAND,
     AcpcSettings,
     Chunk,
     KnownHand,
@@ -643,7 +644,7 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             problem = LogProblem(e[1], e[2], e[3], e[4])
         summary.add_problem(problem)
         # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
-        if options.strict and problem.category != OTHER_GAME:
+        if options.strict and problem.category not in (OTHER_GAME, PARTIAL_HAND):
             stop = problem
             break
     if prepared:
