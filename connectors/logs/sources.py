@@ -55,10 +55,15 @@ from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
 from connectors.logs import (
     absolute,
     acpc_log,
+    boss,
     bounded,
+    entraction,
+    everest,
     fulltilt,
     ipoker,
     irc_database,
+    kingsclub,
+    merge,
     ongame,
     partypoker,
     phh,
@@ -100,7 +105,8 @@ LINK_LOOP = "link-loop"
 IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phhs", "phh-files", "room"
 
 # The online rooms' readers by the network their players are known on.
-ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute)}
+ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute,
+                                        boss, entraction, everest, kingsclub, merge)}
 # A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
 
