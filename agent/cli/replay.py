@@ -280,4 +280,9 @@ def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expe
     if summary.stopped is not None:
         print(f"poki replay: stopped at the first problem: {summary.stopped}", file=sys.stderr)
         return 1
+    if summary.files_not_read and not summary.files_read:
+        # Asked to read files, and none was one we read: not a run that did nothing quietly.
+        print(f"poki replay: none of the {summary.files_not_read:,} files met is a log poki reads "
+              "(each is named above)", file=sys.stderr)
+        return 1
     return 0

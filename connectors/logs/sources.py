@@ -70,6 +70,7 @@ from connectors.logs import (
     pokerstars,
     rooms,
 )
+from connectors.logs import unread as unread_files
 from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
 
 __all__ = [
@@ -80,11 +81,14 @@ __all__ = [
     "KnownHand",
     "LogHand",
     "LogProblem",
+    "Plan",
+    "UnreadFile",
     "PHH_NETWORK",
     "ROOM_READERS",
     "clear_cache",
     "preload",
     "plan",
+    "plan_logs",
     "read_chunk",
 ]
 
@@ -180,26 +184,55 @@ class Chunk:
 # --------------------------------------------------------------------------- finding logs
 
 
-def _sniff(path: Path) -> str | None:
-    """The format of a file by its name or its first lines: 'acpc', 'phh', 'room:<room>'
-    or None; OSError when it cannot be read (a FIFO or device is refused unread)."""
+@dataclass(frozen=True, slots=True)
+class UnreadFile:
+    """A file met that is none of the formats we read, and what it looks like when that can
+    be told (connectors.logs.unread)."""
+
+    path: str
+    looks_like: str | None
+
+    def __str__(self) -> str:
+        if self.looks_like is not None:
+            return f"{self.path}: looks like {self.looks_like}: no reader for it"
+        return f"{self.path}: not an IRC Poker Database month, an ACPC log, a PHH file or a hand history of a room read"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What :func:`plan_logs` found: the chunks to read, the problems met, the files that
+    are no format we read (each named), and how many files and IRC months will be read."""
+
+    chunks: list[Chunk]
+    problems: list[LogProblem]
+    unread: list[UnreadFile]
+    inputs: int
+
+
+_GAME_DEFINITION = "game-definition"
+
+
+def _sniff(path: Path) -> tuple[str | None, str]:
+    """The format of a file by its name or its first lines ('acpc', 'phh', 'room:<room>',
+    'game-definition' or None) and the text of its first part (empty when the name said);
+    OSError when it cannot be read (a FIFO or device is refused unread)."""
     suffix = path.suffix.lower()
     if suffix in (".phh", ".phhs"):
-        return "phh"
+        return "phh", ""
     if suffix == ".game":
-        return None
+        return _GAME_DEFINITION, ""  # an ACPC game definition: read with the log beside it
     with open_input(path) as f:  # OSError for a file that cannot be read or is no regular file
         raw = f.read(8192)
     text = rooms.decode(raw)
     for network, reader in ROOM_READERS.items():
         if reader.identify(text):
-            return f"room:{network}"
+            return f"room:{network}", text
     head = raw[:4096].decode("utf-8", "replace")
     for line in head.splitlines():
         line = line.strip()
         if line.startswith("STATE:") or line.startswith("# name/game/hands/seed"):
-            return "acpc"
-    return None
+            return "acpc", text
+    return None, text
 
 
 def _is_irc_month(folder: Path) -> bool:
@@ -209,7 +242,8 @@ def _is_irc_month(folder: Path) -> bool:
         return False
 
 
-def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]]) -> None:
+def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]],
+          unread: list[UnreadFile]) -> None:
     """Every log at or under the folder ``root``, depth first in name order, without
     recursion (a tree deeper than the interpreter's stack is still walked). A folder or
     file reached a second time (a link to a folder above it, two links to one file) is
@@ -245,31 +279,38 @@ def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem],
                 else:
                     folders.append(entry)
                 continue
-            _found_file(entry, found, problems, False)
+            _found_file(entry, found, problems, False, unread)
         stack.extend(reversed(folders))
 
 
-def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool) -> None:
+def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool,
+                unread: list[UnreadFile]) -> None:
+    """A file met: a log found, or named in ``unread`` (given by name, also a problem)."""
     if path.name == "hdb" and _is_irc_month(path.parent):
         found.append(("irc", path.parent))
         return
     try:
-        kind = _sniff(path)
+        kind, head = _sniff(path)
     except OSError as exc:
         problems.append(LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc.strerror or exc}"))
         return
+    if kind == _GAME_DEFINITION:
+        return
     if kind is not None:
         found.append((kind, path))
-    elif explicit:
-        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT,
-                                   f"{UNKNOWN_FORMAT}: {path} is not an IRC Poker Database month, an ACPC "
-                                   "log, a PHH file or an online room's hand history"))
+        return
+    file = UnreadFile(str(path), unread_files.looks_like(path, head))
+    unread.append(file)
+    if explicit:
+        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT, f"{UNKNOWN_FORMAT}: {file}"))
 
 
-def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
+def find_logs(paths: Sequence[str | Path], unread: list[UnreadFile] | None = None
+              ) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
     """Every log at or under ``paths`` as (format, path), in the order given and sorted
-    within folders, each file and folder once however many links lead to it;
-    FileNotFoundError for a path that does not exist."""
+    within folders, each file and folder once however many links lead to it, and every
+    other file named in ``unread``; FileNotFoundError for a path that does not exist."""
+    unread = [] if unread is None else unread
     found: list[tuple[str, Path]] = []
     problems: list[LogProblem] = []
     seen: set[tuple[int, int]] = set()
@@ -295,9 +336,9 @@ def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list
             if _is_irc_month(path):
                 found.append(("irc", path))
             else:
-                _walk(path, found, problems, seen)
+                _walk(path, found, problems, seen, unread)
         else:
-            _found_file(path, found, problems, True)
+            _found_file(path, found, problems, True, unread)
     if len({p for _, p in found}) != len(found):  # a month reached as a folder and as its hdb
         unique: dict[Path, str] = {}
         for kind, p in found:
@@ -413,11 +454,20 @@ def _holds_something(raw: bytes | None) -> bool:
 
 def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
          acpc: AcpcSettings = AcpcSettings()) -> tuple[list[Chunk], list[LogProblem]]:
-    """The chunks of every log at or under ``paths``, in reading order, and the problems
-    found on the way (unreadable folders, files of no known format). ``network`` names
-    the players' network for every log (default: one per format). FileNotFoundError for a
-    path that does not exist; GameError for a bad ``acpc.game_file``. Files are read as
-    streams: planning holds a few numbers a chunk, not the logs."""
+    """The chunks and problems of :func:`plan_logs`."""
+    found = plan_logs(paths, chunk_hands=chunk_hands, network=network, acpc=acpc)
+    return found.chunks, found.problems
+
+
+def plan_logs(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
+              acpc: AcpcSettings = AcpcSettings()) -> Plan:
+    """The chunks of every log at or under ``paths``, in reading order, the problems
+    found on the way (unreadable folders, a file given by name that is no known format)
+    and every file met that is no format we read, named with what it looks like
+    (connectors.logs.unread). ``network`` names the players' network for every log
+    (default: one per format). FileNotFoundError for a path that does not exist;
+    GameError for a bad ``acpc.game_file``. Files are read as streams: planning holds a
+    few numbers a chunk, not the logs."""
     if chunk_hands < 1:
         raise ValueError(f"chunk_hands must be at least 1, got {chunk_hands}")
     if acpc.game_file is not None:
@@ -427,7 +477,8 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             if isinstance(exc, GameError):
                 raise
             raise GameError(str(exc)) from None
-    found, problems = find_logs(paths)
+    unread: list[UnreadFile] = []
+    found, problems = find_logs(paths, unread)
     chunks: list[Chunk] = []
     phh_files: list[str] = []
 
@@ -477,7 +528,8 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             problems.append(LogProblem(f"{spath}:1", UNREADABLE, f"{UNREADABLE}: cannot read {spath}: "
                                                                  f"{exc.strerror or exc}"))
     flush_phh_files()
-    return chunks, problems
+    inputs = len({c.path for c in chunks if c.kind != PHH_FILES} | {p for c in chunks for p in c.paths})
+    return Plan(chunks, problems, unread, inputs)
 
 
 # --------------------------------------------------------------------------- reading
