@@ -1,6 +1,7 @@
-"""The online rooms' hand histories: what the six readers share (one module per room:
-pokerstars, fulltilt, ipoker, partypoker, ongame, absolute; the five text rooms are
-tables on one reader, connectors.logs.text_room), pure functions, no I/O.
+"""The online rooms' hand histories: what the readers share (one module per room:
+pokerstars, fulltilt, ipoker, partypoker, ongame, absolute, entraction, kingsclub, boss,
+everest, merge...; the text rooms are tables on one reader, connectors.logs.text_room,
+the XML rooms but iPoker hooks on another, connectors.logs.xml_room), pure functions, no I/O.
 
 A room module reads the text of one hand into a :class:`RoomHand` (the hand as the room
 wrote it: seats, posts, moves by street, board, shown cards, what each player took and

@@ -13,10 +13,12 @@ Formats (one entry point, :func:`plan`, for files and folders of any of them):
   overridden (:class:`AcpcSettings`);
 * PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables;
 * the online rooms' hand histories (connectors.logs.rooms and one reader a room:
-  pokerstars, fulltilt, ipoker, partypoker, ongame, absolute), recognised by their
-  content whatever the file is called, in whatever encoding the room wrote; fixed-limit
-  hold'em cash games are read, hands of other games are skipped and counted
-  (``other-game``), never an error of the file.
+  :data:`ROOM_READERS`), recognised by their content whatever the file is called, in
+  whatever encoding the room wrote; fixed-limit hold'em cash games are read, hands of
+  other games are skipped and counted (``other-game``), never an error of the file.
+
+Every other file met is named (:class:`UnreadFile`, :func:`plan_logs`), with what it looks
+like when connectors.logs.unread can tell.
 
 A chunk (:class:`Chunk`) is a small picklable description of a range of one file's hands,
 so chunks can be read in other processes; :func:`read_chunk` yields, in log order, a

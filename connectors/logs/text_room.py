@@ -58,8 +58,9 @@ arrivals, time-out notices) last, as ``skip``.
 ``dealt``      ``name``, ``cards``: the hero's hole cards
 ``street``     ``street`` (flop, turn or river in any case), ``cards`` (the street's own);
                a street dealt again with the same cards is read once
-``move``       ``name``, ``verb`` (see :data:`VERBS`), ``a`` (chips), ``to`` (the bet a raise
-               makes), ``protected`` (an all-in the room made on a time-out)
+``move``       ``name``, ``verb`` (see :data:`VERBS`: "folds" or "fold", any case), ``a``
+               (chips), ``to`` (the bet a raise makes), ``protected`` (an all-in the room
+               made on a time-out)
 ``uncalled``   ``name``, ``amount``: a bet nobody called, given back
 ``won``        ``name``, ``amount``: chips taken from a pot
 ``shows``      ``name``, ``cards``
