@@ -72,11 +72,12 @@ def test_each_hand_agrees_with_what_the_room_printed(tmp_path, capsys) -> None:
         # the hero's net; the showdown's RAKE="3.00"; cards are numbers (37 = Qh, 10 = Jd).
         net, rake = _net(conn, "2575876940")
         assert net["Hero"] == 5700 and net["Player3"] == -3500 and rake == 300
-        hero_cards = conn.execute("SELECT s.cards FROM showdowns s JOIN players p ON p.id = s.player"
-                                  " JOIN hands h ON h.seq = s.hand WHERE h.hand_id LIKE 'boss:%' AND p.name = 'Hero'"
-                                  ).fetchone()
-        assert hero_cards is None or hero_cards[0] == "Qh Jd"
-        assert conn.execute("SELECT board FROM hands WHERE hand_id LIKE 'boss:%'").fetchone()[0] == "Tc Kd Kc Th 5s"
+        board, hero = conn.execute("SELECT h.board, p.name FROM hands h JOIN players p ON p.id = h.hero"
+                                   " WHERE h.hand_id LIKE 'boss:%'").fetchone()
+        assert board == "Tc Kd Kc Th 5s" and hero == "Hero"
+        shown = dict(conn.execute("SELECT p.name, s.cards FROM showdowns s JOIN players p ON p.id = s.player"
+                                  " JOIN hands h ON h.seq = s.hand WHERE h.hand_id LIKE 'boss:%'"))
+        assert shown.get("Player3") == "8c 3s"  # two pair, kings and tens, beaten by the hero's queen kicker
         # Entraction: heads-up with the button on the big blind (the small blind acts first
         # on every street); "Payback" gives back the flop bet; Player0 wins EUR 59.25, rake 0.75.
         net, rake = _net(conn, "2145163746")
@@ -127,3 +128,30 @@ def test_the_written_case_of_each_room() -> None:
         # pot ($90 less the $2 rake), Hero's kings the side pot of $10 each over Bob's queens.
         assert put == {"Hero": 4000, "Short": 3000, "Bob": 4000}, room
         assert won == {"Hero": 2000, "Short": 3 * 3000 - rake, "Bob": 0} and rake == 200, room
+
+
+@pytest.mark.parametrize("case", ["boss.xml", "everest.xml", "merge.xml"])
+def test_xml_rooms_refuse_a_doctype_or_an_entity(case) -> None:
+    """The XML rooms parse each hand with iPoker's hardened expat: an entity declared in a
+    DOCTYPE is never expanded; the hand is refused."""
+    text = (CASES / case).read_text()
+    reader = next(r for r in ROOM_READERS.values() if r.identify(text))
+    ((line, body),) = reader.split_hands(text)
+    first, _, rest = body.partition("\n")
+    hostile = f'<!DOCTYPE x [<!ENTITY big "{"x" * 1000}">]>\n'
+    for changed in (hostile + body, body.replace(rest[:rest.index(">") + 1], rest[:rest.index(">") + 1] + "&big;", 1)):
+        with pytest.raises(rooms.RoomError):
+            hand = reader.parse_hand(changed, f"{case}:{line}")
+            tracker = Tracker()
+            for event in rooms.hand_events(hand):
+                tracker.apply(event)
+
+
+@pytest.mark.parametrize("size", [1, 7, 100, 4096])
+def test_the_new_rooms_read_streamed_in_any_blocks_as_whole(size) -> None:
+    for path in sorted(CASES.iterdir()):
+        data = path.read_bytes()
+        reader = next(r for r in ROOM_READERS.values() if r.identify(rooms.decode(data)))
+        blocks = [data[i:i + size] for i in range(0, len(data), size)]
+        streamed = [(h.line, h.text) for h in reader.read_hands(blocks)]
+        assert streamed == reader.split_hands(rooms.decode(data)) and len(streamed) == 1, path.name

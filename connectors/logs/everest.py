@@ -42,9 +42,10 @@ _CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
 _STREETS = {3: 1, 4: 2, 5: 3}  # board cards -> the street they open
 
 
-def _cents(text: str, where: str) -> int:
+def _whole(text: str, where: str) -> int:
+    """A whole number as Everest writes its amounts (cents), seats and times."""
     if not text.isdigit() or len(text) > 12:
-        raise RoomError(f"{where}: not an amount in cents: {text[:20]!r}")
+        raise RoomError(f"{where}: not a whole number: {text[:20]!r}")
     return int(text)
 
 
@@ -63,7 +64,7 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
     time = attr(hand_element, "time", where)
     hand = RoomHand("everest", attr(hand_element, "id", where), where, small_blind=small_blind,
                     big_blind=big_blind, small_bet=small_bet, big_bet=big_bet, seats=[],
-                    started_at=float(_cents(time, where)),
+                    started_at=float(_whole(time, where)),
                     currency=_CURRENCIES.get(session.attrs.get("money", ""), ""))
     hero = session.attrs.get("screenName")
     seats: dict[str, tuple[int, int]] = {}
@@ -85,25 +86,25 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
         if tag == "SEAT":
             name = rooms.name_of(attr(e, "name", where), where)
             seat = attr(e, "position", where)
-            seats[name] = (_cents(seat, where), _cents(attr(e, "balance", where), where))
+            seats[name] = (_whole(seat, where), _whole(attr(e, "balance", where), where))
             by_seat[seat] = name
         elif tag == "DEALER":
-            hand.button = _cents(attr(e, "position", where), where)
+            hand.button = _whole(attr(e, "position", where), where)
         elif tag == "BLIND":
-            _blind(hand, wagers, player(e), _cents(attr(e, "amount", where), where),
-                   _cents(attr(e, "penalty", where), where), where)
+            _blind(hand, wagers, player(e), _whole(attr(e, "amount", where), where),
+                   _whole(attr(e, "penalty", where), where), where)
         elif tag == "HOLE":
             holes.setdefault(player(e), []).append(e.text.strip())
         elif tag in ("FOLD", "CHECK"):
             hand.streets[street].append(Move(player(e), FOLD if tag == "FOLD" else CHECK))
         elif tag == "BET":
-            who, added = player(e), _cents(attr(e, "amount", where), where)
+            who, added = player(e), _whole(attr(e, "amount", where), where)
             if added:
                 add_chips(hand, wagers, street, who, added, None, where)
             else:
                 hand.streets[street].append(Move(who, CHECK))
         elif tag == "SWEEP":
-            rake += _cents(e.attrs.get("rake", "0"), where) + _cents(e.attrs.get("tax", "0"), where)
+            rake += _whole(e.attrs.get("rake", "0"), where) + _whole(e.attrs.get("tax", "0"), where)
         elif tag == "COMMUNITY":
             board = rooms.cards(e.text, where)
             known = sum(len(c) for c in hand.board)
@@ -115,7 +116,7 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
             wagers.next_street(street)
         elif tag in ("PUSH", "WIN"):
             who = player(e)
-            won[who] = won.get(who, 0) + _cents(attr(e, "amount", where), where)
+            won[who] = won.get(who, 0) + _whole(attr(e, "amount", where), where)
         elif tag == "SHOW":
             hand.shown[player(e)] = rooms.cards(e.text, where, 2)
         elif tag == "MUCK":

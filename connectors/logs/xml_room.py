@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from agent.game.records import BET, CALL, RAISE
+from agent.game.records import BET, RAISE
 from connectors.logs import rooms
 from connectors.logs.ipoker import Element, parse_xml
 from connectors.logs.rooms import Move, RoomError, RoomHand
@@ -106,9 +106,9 @@ def add_chips(hand: RoomHand, wagers: rooms.Wagers, street: int, name: str, adde
     (rooms.Wagers), RoomError when the room's word for it (``written``: CALL, BET or
     RAISE; None for an all-in) says otherwise (a raise the chips make an opening bet is
     the bet)."""
+    if added <= 0:
+        raise RoomError(f"{where}: {name} puts in {added} chips where the room writes a move that puts some in")
     made, to = wagers.add(name, added)
     if written is not None and made != written and not (written == RAISE and made == BET):
         raise RoomError(f"{where}: a {written} of {name} putting in {added} chips makes a {made}")
     hand.streets[street].append(Move(name, made, to if made in (BET, RAISE) else None))
-    if made not in (CALL, BET, RAISE):
-        raise RoomError(f"{where}: {name} puts in no chips where the room writes a move that does")
