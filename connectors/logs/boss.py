@@ -37,8 +37,8 @@ from collections.abc import Callable
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
-from connectors.logs.rooms import Move, OtherGame, Post, RoomError, RoomHand, chips
-from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr
+from connectors.logs.rooms import Move, OtherGame, RoomError, RoomHand, chips
+from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, post_blind
 from evaluator_pyx.cards import CARD_INDEX
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
@@ -47,6 +47,7 @@ _START = re.compile(r"^\ufeff?\s*<HISTORY ID=")
 _SIGNATURE = re.compile(r'<HISTORY ID="\d+" SESSION="[^"]*" TABLE="')
 _CARDS = tuple(CARD_INDEX[rank + suit] for suit in "dchs" for rank in "A23456789TJQK")
 _MOVES = {"ACTION_CALL": CALL, "ACTION_BET": BET, "ACTION_RAISE": RAISE, "ACTION_ALLIN": None}
+_BLINDS = {"HAND_SB": "sb", "HAND_BB": "bb"}
 _STREETS = {"BOARD_FLOP": 1, "BOARD_TURN": 2, "BOARD_RIVER": 3}
 
 
@@ -164,19 +165,13 @@ def _action(hand: RoomHand, e: Element, player: Callable[[Element], str], dealt:
 
 
 def _blind(hand: RoomHand, wagers: rooms.Wagers, who: str, kind: str, amount: int, where: str) -> None:
-    if kind == "HAND_SB" and not any(p.kind == "sb" for p in hand.posts):
-        post = Post(who, "sb", amount)
-    elif kind == "HAND_BB" and not any(p.kind == "bb" for p in hand.posts):
-        post = Post(who, "bb", amount)
-    elif kind in ("HAND_SB", "HAND_BB"):
-        post = Post(who, "post", amount)  # a second blind: a player joining, live
-    elif kind == "HAND_AB":
+    if kind == "HAND_AB":
         live = min(amount, hand.small_bet)
-        post = Post(who, "post", live, amount - live)  # both blinds: the big one live, the small one dead
+        post_blind(hand, wagers, who, "post", live, amount - live)  # both blinds: the big one live, the small dead
+    elif kind in _BLINDS:
+        post_blind(hand, wagers, who, _BLINDS[kind], amount)
     else:
         raise RoomError(f"{where}: a blind {kind[:30]!r}")
-    wagers.post(who, post.live, post.dead)
-    hand.posts.append(post)
 
 
 ROOM = XmlRoom(network="boss", signature=_SIGNATURE, starts=_START, read=_read)

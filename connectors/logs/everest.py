@@ -30,8 +30,8 @@ import re
 
 from agent.game.records import CHECK, FOLD
 from connectors.logs import rooms
-from connectors.logs.rooms import Move, OtherGame, Post, RoomError, RoomHand, chips
-from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr
+from connectors.logs.rooms import Move, OtherGame, RoomError, RoomHand, chips
+from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, post_blind
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
@@ -130,16 +130,15 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
 
 
 def _blind(hand: RoomHand, wagers: rooms.Wagers, who: str, amount: int, penalty: int, where: str) -> None:
+    """A blind, told by its amount: the small blind before any big one, the big blind, or
+    any other amount a live post (a player joining or coming back)."""
     if penalty:
         raise RoomError(f"{where}: a blind of {who} with a penalty of {penalty}: not known how Everest counts it")
-    if amount == hand.small_blind and not any(p.kind in ("sb", "bb") for p in hand.posts):
-        post = Post(who, "sb", amount)
-    elif amount == hand.big_blind and not any(p.kind == "bb" for p in hand.posts):
-        post = Post(who, "bb", amount)
+    if amount == hand.small_blind and not any(p.kind == "bb" for p in hand.posts):
+        kind = "sb"
     else:
-        post = Post(who, "post", amount)  # a player joining or coming back, live
-    wagers.post(who, post.live, post.dead)
-    hand.posts.append(post)
+        kind = "bb" if amount == hand.big_blind else "post"
+    post_blind(hand, wagers, who, kind, amount)
 
 
 ROOM = XmlRoom(network="everest", signature=_SIGNATURE, starts=_START, session=_SESSION, read=_read)

@@ -33,8 +33,8 @@ from datetime import datetime
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
-from connectors.logs.rooms import Move, OtherGame, PartialHand, Post, RoomError, RoomHand, chips
-from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr
+from connectors.logs.rooms import Move, OtherGame, PartialHand, RoomError, RoomHand, chips
+from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, post_blind
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
@@ -42,6 +42,7 @@ _DESCRIPTION = re.compile(r'^\ufeff?\s*<description\b')
 _START = re.compile(r'^\s*<game id=')
 _SIGNATURE = re.compile(r'<description type="[^"]*" stakes="[^"]*"\s*/>\s*<game id="', re.S)
 _LIMIT = re.compile(r"^Limit \(?(?P<small>[^/\s]+)/(?P<big>[^)\s]+)\)?$")
+_BLINDS = {"SMALL_BLIND": "sb", "BIG_BLIND": "bb"}
 _STREETS = {"PREFLOP": 0, "POSTFLOP": 1, "POSTTURN": 2, "POSTRIVER": 3}
 _MOVES = {"CALL": CALL, "BET": BET, "RAISE": RAISE, "ALL_IN": None}
 # The rounds a showdown's shows and mucks may be written in (a game all folded but one ends
@@ -155,16 +156,9 @@ def _round(hand: RoomHand, rnd: Element, by_seat: dict[str, str], wagers: rooms.
 
 
 def _blind(hand: RoomHand, wagers: rooms.Wagers, who: str, kind: str, amount: int, where: str) -> None:
-    if kind == "SMALL_BLIND" and not any(p.kind == "sb" for p in hand.posts):
-        post = Post(who, "sb", amount)
-    elif kind == "BIG_BLIND" and not any(p.kind == "bb" for p in hand.posts):
-        post = Post(who, "bb", amount)
-    elif kind in ("SMALL_BLIND", "BIG_BLIND"):
-        post = Post(who, "post", amount)  # a second blind: a player joining, live
-    else:
+    if kind not in _BLINDS:
         raise RoomError(f"{where}: a post {kind!r}")
-    wagers.post(who, post.live, post.dead)
-    hand.posts.append(post)
+    post_blind(hand, wagers, who, _BLINDS[kind], amount)
 
 
 ROOM = XmlRoom(network="merge", signature=_SIGNATURE, starts=_START, session=_DESCRIPTION, read=_read)

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from agent.game.records import BET, RAISE
 from connectors.logs import rooms
 from connectors.logs.ipoker import Element, parse_xml
-from connectors.logs.rooms import Move, RoomError, RoomHand
+from connectors.logs.rooms import Move, Post, RoomError, RoomHand
 
-__all__ = ["Element", "XmlRoom", "add_chips", "attr"]
+__all__ = ["Element", "XmlRoom", "add_chips", "attr", "post_blind"]
 
 _HEAD = 8192
 
@@ -112,3 +112,13 @@ def add_chips(hand: RoomHand, wagers: rooms.Wagers, street: int, name: str, adde
     if written is not None and made != written and not (written == RAISE and made == BET):
         raise RoomError(f"{where}: a {written} of {name} putting in {added} chips makes a {made}")
     hand.streets[street].append(Move(name, made, to if made in (BET, RAISE) else None))
+
+
+def post_blind(hand: RoomHand, wagers: rooms.Wagers, who: str, kind: str, live: int, dead: int = 0) -> None:
+    """A post before the cards: ``kind`` "sb" or "bb" for the blinds (a second one is a
+    player joining: a live post), "post" for any other, ``dead`` chips to the pot alone."""
+    if kind in ("sb", "bb") and (dead or any(p.kind == kind for p in hand.posts)):
+        kind = "post"
+    post = Post(who, kind, live, dead)
+    wagers.post(who, post.live, post.dead)
+    hand.posts.append(post)
