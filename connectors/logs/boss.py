@@ -38,7 +38,7 @@ from collections.abc import Callable
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
 from connectors.logs.rooms import Move, OtherGame, RoomError, RoomHand, chips
-from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, post_blind
+from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, number, post_blind
 from evaluator_pyx.cards import CARD_INDEX
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
@@ -79,9 +79,7 @@ def _read(session: Element | None, history: Element, where: str) -> RoomHand:
     if len(stakes) != 2:
         raise RoomError(f"{where}: cannot read the stakes")
     small_bet, big_bet = chips(stakes[0], where), chips(stakes[1], where)
-    date = attr(history, "DATE", where)
-    if not date.isdigit():
-        raise RoomError(f"{where}: cannot read the date {date[:20]!r}")
+    date = number(attr(history, "DATE", where), where)
     hand = RoomHand("boss", attr(history, "ID", where), where, small_blind=max(1, small_bet // 2),
                     big_blind=small_bet, small_bet=small_bet, big_bet=big_bet, seats=[], started_at=float(date),
                     currency=a.get("TABLECURRENCY", ""))
@@ -103,7 +101,7 @@ def _read(session: Element | None, history: Element, where: str) -> RoomHand:
             name = rooms.name_of(attr(e, "NAME", where), where)
             if e.attrs.get("STATE", "STATE_PLAYING") == "STATE_EMPTY":
                 continue  # an empty seat ("UNKNOWN")
-            seats[name] = (int(attr(e, "SEAT", where)), chips(attr(e, "AMOUNT", where), where))
+            seats[name] = (number(attr(e, "SEAT", where), where), chips(attr(e, "AMOUNT", where), where))
             if e.attrs.get("DEALER") == "Y":
                 hand.button = seats[name][0]
         elif e.tag == "ACTION":

@@ -31,7 +31,7 @@ import re
 from agent.game.records import CHECK, FOLD
 from connectors.logs import rooms
 from connectors.logs.rooms import Move, OtherGame, RoomError, RoomHand, chips
-from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, post_blind
+from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, number, post_blind
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
@@ -40,13 +40,6 @@ _START = re.compile(r"^\s*<HAND\b")
 _SIGNATURE = re.compile(r'<SESSION time="\d+" tableName="[^"]*" id="[^"]*" type="')
 _CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
 _STREETS = {3: 1, 4: 2, 5: 3}  # board cards -> the street they open
-
-
-def _whole(text: str, where: str) -> int:
-    """A whole number as Everest writes its amounts (cents), seats and times."""
-    if not text.isdigit() or len(text) > 12:
-        raise RoomError(f"{where}: not a whole number: {text[:20]!r}")
-    return int(text)
 
 
 def _read(session: Element | None, hand_element: Element, where: str) -> RoomHand:
@@ -64,7 +57,7 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
     time = attr(hand_element, "time", where)
     hand = RoomHand("everest", attr(hand_element, "id", where), where, small_blind=small_blind,
                     big_blind=big_blind, small_bet=small_bet, big_bet=big_bet, seats=[],
-                    started_at=float(_whole(time, where)),
+                    started_at=float(number(time, where)),
                     currency=_CURRENCIES.get(session.attrs.get("money", ""), ""))
     hero = session.attrs.get("screenName")
     seats: dict[str, tuple[int, int]] = {}
@@ -86,25 +79,25 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
         if tag == "SEAT":
             name = rooms.name_of(attr(e, "name", where), where)
             seat = attr(e, "position", where)
-            seats[name] = (_whole(seat, where), _whole(attr(e, "balance", where), where))
+            seats[name] = (number(seat, where), number(attr(e, "balance", where), where))
             by_seat[seat] = name
         elif tag == "DEALER":
-            hand.button = _whole(attr(e, "position", where), where)
+            hand.button = number(attr(e, "position", where), where)
         elif tag == "BLIND":
-            _blind(hand, wagers, player(e), _whole(attr(e, "amount", where), where),
-                   _whole(attr(e, "penalty", where), where), where)
+            _blind(hand, wagers, player(e), number(attr(e, "amount", where), where),
+                   number(attr(e, "penalty", where), where), where)
         elif tag == "HOLE":
             holes.setdefault(player(e), []).append(e.text.strip())
         elif tag in ("FOLD", "CHECK"):
             hand.streets[street].append(Move(player(e), FOLD if tag == "FOLD" else CHECK))
         elif tag == "BET":
-            who, added = player(e), _whole(attr(e, "amount", where), where)
+            who, added = player(e), number(attr(e, "amount", where), where)
             if added:
                 add_chips(hand, wagers, street, who, added, None, where)
             else:
                 hand.streets[street].append(Move(who, CHECK))
         elif tag == "SWEEP":
-            rake += _whole(e.attrs.get("rake", "0"), where) + _whole(e.attrs.get("tax", "0"), where)
+            rake += number(e.attrs.get("rake", "0"), where) + number(e.attrs.get("tax", "0"), where)
         elif tag == "COMMUNITY":
             board = rooms.cards(e.text, where)
             known = sum(len(c) for c in hand.board)
@@ -116,7 +109,7 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
             wagers.next_street(street)
         elif tag in ("PUSH", "WIN"):
             who = player(e)
-            won[who] = won.get(who, 0) + _whole(attr(e, "amount", where), where)
+            won[who] = won.get(who, 0) + number(attr(e, "amount", where), where)
         elif tag == "SHOW":
             hand.shown[player(e)] = rooms.cards(e.text, where, 2)
         elif tag == "MUCK":

@@ -34,7 +34,7 @@ from datetime import datetime
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
 from connectors.logs.rooms import Move, OtherGame, PartialHand, RoomError, RoomHand, chips
-from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, post_blind
+from connectors.logs.xml_room import Element, XmlRoom, add_chips, attr, number, post_blind
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
@@ -72,7 +72,7 @@ def _read(session: Element | None, game: Element, where: str) -> RoomHand:
     dealer = players.attrs.get("dealer", "")
     hand = RoomHand("merge", attr(game, "id", where), where, small_blind=max(1, small_bet // 2),
                     big_blind=small_bet, small_bet=small_bet, big_bet=big_bet, seats=[],
-                    button=int(dealer) if dealer.isdigit() else None, started_at=when,
+                    button=number(dealer, where) if dealer else None, started_at=when,
                     currency=_CURRENCIES.get(limit.group("small")[:1], ""))
     seats: dict[str, tuple[int, int]] = {}
     by_seat: dict[str, str] = {}
@@ -80,15 +80,13 @@ def _read(session: Element | None, game: Element, where: str) -> RoomHand:
     for p in players.all("player"):
         name = rooms.name_of(attr(p, "nickname", where), where)
         seat = attr(p, "seat", where)
-        if not seat.isdigit():
-            raise RoomError(f"{where}: {name} sits in seat {seat[:10]!r}")
-        seats[name] = (int(seat), chips(attr(p, "balance", where), where))
+        seats[name] = (number(seat, where), chips(attr(p, "balance", where), where))
         by_seat[seat] = name
         if p.attrs.get("dealtin") != "true":
             out.add(name)
     wagers = rooms.Wagers()
     won: dict[str, int] = {}
-    rounds = sorted(game.all("round"), key=lambda r: int(r.attrs.get("sequence", "0") or 0))
+    rounds = sorted(game.all("round"), key=lambda r: number(attr(r, "sequence", where), where))
     for rnd in rounds:
         _round(hand, rnd, by_seat, wagers, won, where)
     if not any(r.attrs.get("id") == "END_OF_GAME" for r in rounds):
@@ -127,7 +125,7 @@ def _round(hand: RoomHand, rnd: Element, by_seat: dict[str, str], wagers: rooms.
                 hand.dealt_to(player(cards), attr(cards, "cards", where), where)
             else:
                 raise RoomError(f"{where}: cards of type {kind!r} in round {name}")
-    for event in sorted(rnd.all("event"), key=lambda e: int(e.attrs.get("sequence", "0") or 0)):
+    for event in sorted(rnd.all("event"), key=lambda e: number(attr(e, "sequence", where), where)):
         kind = attr(event, "type", where)
         if kind == "LEAVE":
             continue  # the player leaves after his last move: it says nothing about the play

@@ -33,7 +33,7 @@ from connectors.logs import rooms
 from connectors.logs.ipoker import Element, parse_xml
 from connectors.logs.rooms import Move, Post, RoomError, RoomHand
 
-__all__ = ["Element", "XmlRoom", "add_chips", "attr", "post_blind"]
+__all__ = ["Element", "XmlRoom", "add_chips", "attr", "number", "post_blind"]
 
 _HEAD = 8192
 
@@ -98,6 +98,14 @@ def attr(element: Element, name: str, where: str) -> str:
     if value is None:
         raise RoomError(f"{where}: <{element.tag}> without {name}=")
     return value
+
+
+def number(text: str, where: str) -> int:
+    """A whole number the room writes (a seat, an order, a time, Everest's cents), bounded;
+    RoomError for anything else."""
+    if not text.isdigit() or len(text) > 15:
+        raise RoomError(f"{where}: not a whole number: {text[:20]!r}")
+    return int(text)
 
 
 def add_chips(hand: RoomHand, wagers: rooms.Wagers, street: int, name: str, added: int,
