@@ -56,14 +56,20 @@ from connectors.logs import (
     absolute,
     acpc_log,
     bounded,
+    bovada,
+    cake,
     fulltilt,
     ipoker,
     irc_database,
     ongame,
+    pacific,
     partypoker,
     phh,
     pokerstars,
     rooms,
+    seals,
+    winamax,
+    winning,
 )
 from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
 
@@ -99,7 +105,8 @@ LINK_LOOP = "link-loop"
 IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phhs", "phh-files", "room"
 
 # The online rooms' readers by the network their players are known on.
-ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute)}
+ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute,
+                                        cake, bovada, winamax, pacific, winning, seals)}
 # A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
 
