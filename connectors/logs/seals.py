@@ -31,7 +31,19 @@ import re
 from collections.abc import Sequence
 
 from connectors.logs.rooms import OtherGame, RoomError
-from connectors.logs.text_room import DEAL, Amounts, Header, Line, Result, Rule, TextRoom, bets, clock, first_line, rules
+from connectors.logs.text_room import (
+    DEAL,
+    Amounts,
+    Header,
+    Line,
+    Result,
+    Rule,
+    TextRoom,
+    bets,
+    clock,
+    first_line,
+    rules,
+)
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
