@@ -11,6 +11,7 @@ tests/test_report_fpdb.py compares them for the six rooms read before).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 from test_report_fpdb import SAME, _ours
 
 from agent.cli import main
-from agent.game.tracker import Tracker
+from agent.game.tracker import Tracker, TrackerError
 from agent.play.offline.replay import ReplayOptions, replay
 from agent.report.stats import _C
 from connectors.logs import bovada, cake, pacific, rooms, seals, winamax, winning
@@ -58,7 +59,8 @@ def more_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("more") / "more.sqlite"
     summary = replay([MORE / folder for folder in FOLDERS], ReplayOptions(db_path=path, workers=1))
     (problem,) = summary.problems
-    assert problem.where.endswith(BOVADA_BROKEN) and "the board differs" in problem.reason
+    assert problem.where.endswith(BOVADA_BROKEN)
+    assert "the board written, Ad 3d 7h Qc 4d, is not the board the hand dealt, 3d Qs Qc Kh 7d" in problem.reason
     return path
 
 
@@ -177,11 +179,18 @@ def test_cake_flags_and_profits_are_fpdbs() -> None:
     for hp in sorted((MORE / "Cake").glob("*.hp")):
         expected = ast.literal_eval(hp.read_text())
         (record,) = _records(hp.with_suffix(""))
-        ids, flags, _ = _ours(record)
+        ids, flags, pos = _ours(record)
         for player, fp in expected.items():
             result = next(r for r in record.results if r.player == player)
             assert result.won - result.put_in == fp["totalProfit"], (hp.name, player)
             f = flags[ids[player]]
+            # Positions (S, B, or seats back from the button) and steals, as for the six rooms.
+            assert str(fp["position"]) == str(pos[ids[player]]), (hp.name, player)
+            steal_chance = fp["raiseFirstInChance"] and str(fp["position"]) in ("0", "1", "S")
+            assert bool(steal_chance) == bool(f[_C["st_opp"]]), (hp.name, player)
+            assert bool(steal_chance and fp["raisedFirstIn"]) == bool(f[_C["st"]]), (hp.name, player)
+            assert bool(fp["foldBbToStealChance"] or fp["foldSbToStealChance"]) == bool(f[_C["fst_opp"]])
+            assert bool(fp["foldedBbToSteal"] or fp["foldedSbToSteal"]) == bool(f[_C["fst"]])
             for flag, column in SAME.items():
                 key = (hp.with_suffix("").name, player, flag)
                 if bool(fp[flag]) != bool(f[_C[column]]):
@@ -217,3 +226,47 @@ the chips each put in and what the room says each took."""
     assert record is not None
     assert {r.player: r.won - r.put_in for r in record.results} == expected
     assert record.rake == int(rake.strip().removeprefix("rake="))
+
+
+def _case(name: str) -> list[str]:
+    text = (CASES / name).read_text(encoding="utf-8")
+    return [line for line in text.split("\n") if not line.startswith("# net:")]
+
+
+def _case_record(reader, lines: list[str]):
+    tracker = Tracker()
+    record = None
+    for event in rooms.hand_events(reader.parse_hand("\n".join(lines), "case")):
+        record = tracker.apply(event)
+    return record
+
+
+def test_a_flop_the_room_did_not_write_is_dealt_from_the_summarys_board_or_refused() -> None:
+    """Bovada's case has no flop line: the opening bet into the standing pre-flop bet opens
+    the flop, whose cards the summary's board gives; without that board the hand is refused."""
+    lines = _case("bovada.txt")
+    assert not any("FLOP ***" in line or "Card dealt to table" in line for line in lines)
+    record = _case_record(bovada, lines)
+    assert [a.round for a in record.actions if a.player == "Small Blind"][-1] == 1
+    without = [line for line in lines if not line.startswith("Board [")]
+    with pytest.raises(rooms.RoomError, match="no board dealt"):
+        _case_record(bovada, without)
+
+
+def test_the_hero_dealt_a_line_a_card_needs_both() -> None:
+    lines = _case("winning.txt")
+    dealt = [i for i, line in enumerate(lines) if "received card: [" in line]
+    assert len(dealt) == 2
+    assert _case_record(winning, lines).hero == "Hero"
+    with pytest.raises(rooms.RoomError, match="one hole card"):
+        _case_record(winning, lines[:dealt[1]] + lines[dealt[1] + 1:])
+
+
+def test_a_room_that_writes_every_return_gets_none_added() -> None:
+    """Winamax's collected amount holds the bet nobody called; read as a room whose
+    uncalled bets go unwritten, the same hand would pay that bet twice."""
+    lines = _case("winamax.txt")
+    assert _case_record(winamax, lines).rake == 1
+    unwritten = dataclasses.replace(winamax.ROOM, returns_written=False)
+    with pytest.raises(TrackerError):
+        _case_record(unwritten, lines)

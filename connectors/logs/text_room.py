@@ -117,6 +117,7 @@ from itertools import chain, islice
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
 from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
+from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = [
     "ALL",
@@ -530,7 +531,9 @@ def _board(r: _Reading, found: re.Match[str], at: str) -> None:
     for street, dealt in enumerate(streets, start=1):
         if street <= len(r.hand.board):
             if r.hand.board[street - 1] != dealt:
-                raise RoomError(f"{at}: the board differs from the streets dealt")
+                played = " ".join(CARD_NAMES[c] for cards in r.hand.board for c in cards)
+                raise RoomError(f"{at}: the board written, {found.group('cards').strip()}, is not the board "
+                                f"the hand dealt, {played}")
         else:
             r.hand.board.append(dealt)
     if len(r.hand.board) > len(streets):
