@@ -270,3 +270,38 @@ def test_a_room_that_writes_every_return_gets_none_added() -> None:
     unwritten = dataclasses.replace(winamax.ROOM, returns_written=False)
     with pytest.raises(TrackerError):
         _case_record(unwritten, lines)
+
+
+# The rules every text room shares, on each new room's case (as tests/test_text_room.py
+# checks them for the five rooms before).
+READERS = {"cake.txt": cake, "bovada.txt": bovada, "winamax.txt": winamax, "pacific.txt": pacific,
+           "winning.txt": winning, "seals.txt": seals}
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+def test_a_move_of_a_player_without_a_seat_is_not_read(name) -> None:
+    reader = READERS[name]
+    lines = _case(name)
+    moves = [i for i, text in enumerate(lines) for rule in reader.ROOM.rules
+             if rule.line.value == "move" and rule.pattern.search(text.strip())]
+    seated = {seat_name for _, seat_name, _ in reader.parse_hand("\n".join(lines), name).seats}
+    move = moves[0]
+    mover = next(n for n in sorted(seated, key=len, reverse=True) if n in lines[move])
+    stranger = lines[move].replace(mover, "Nobody Seated", 1)
+    with pytest.raises(rooms.RoomError, match="cannot read"):
+        _case_record(reader, lines[:move + 1] + [stranger] + lines[move + 1:])
+
+
+@pytest.mark.parametrize("name", sorted(set(READERS) - {"bovada.txt"}))  # Bovada's case has no street line
+def test_a_street_written_twice_is_read_once(name) -> None:
+    reader = READERS[name]
+    lines = _case(name)
+    flop = next(i for i, text in enumerate(lines) for rule in reader.ROOM.rules
+                if rule.line.value == "street" and rule.pattern.search(text.strip()))
+    assert _case_record(reader, lines[:flop + 1] + lines[flop:]) == _case_record(reader, lines)
+
+
+def test_each_case_is_its_rooms_and_no_other() -> None:
+    for name, reader in READERS.items():
+        text = "\n".join(_case(name))
+        assert [r.NETWORK for r in ROOM_READERS.values() if r.identify(text)] == [reader.NETWORK], name
