@@ -1,7 +1,8 @@
 """Replay hand logs through the tracker into the opponent database: IRC Poker Database
 months (holdem/YYYYMM with hdb, hroster, pdb/), ACPC dealer logs (STATE: lines), PHH
 files (.phh, .phhs) and the online rooms' fixed-limit hold'em hand histories (PokerStars,
-Full Tilt, iPoker, PartyPoker, OnGame, Absolute: recognised by their content, in any
+Full Tilt, iPoker, PartyPoker, OnGame, Absolute, Cake, Bovada, Winamax, 888, Winning,
+Seals With Clubs: recognised by their content, in any
 encoding the rooms used; hands of other games skipped and counted), given as files or
 folders. Every hand is stored once: a second run
 over the same logs stores nothing new, and a run killed part-way resumes where it stopped.
@@ -98,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
     parser.add_argument("--network", default=None,
                         help="network the players are known on (default: irc1995, acpc, phh, or the room: stars, "
-                             "ftp, ipoker, party, ongame, absolute)")
+                             "ftp, ipoker, party, ongame, absolute, cake, bovada, winamax, 888, winning, swc)")
     parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
     parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
     parser.add_argument("--workers", type=_positive, default=None,

@@ -146,7 +146,8 @@ class RoomHand:
     won: dict[str, int] | None = None  # chips each player took, uncalled bets returned included
     net: dict[str, int] | None = None  # or: chips each player ended up with less those he began with
     rake: int = 0
-
+    # The bet before the flop is a short all-in big blind's, not the table's (Bovada).
+    short_blind_bet: bool = False
 
     def deal(self, street: int, text: str, at: str) -> None:
         """The cards a street brings (the flop's three, the turn's or river's one)."""
@@ -630,8 +631,8 @@ def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blind
     # A short blind posts what it has; the rules post the table's blind, capped by the stack.
     posted: tuple[int, ...] | None = None
     sb_amount = None if sb is None else sb.live
-    bb_amount = bb.live if not (bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]) \
-        else hand.big_blind
+    short = bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]
+    bb_amount = hand.big_blind if short and not hand.short_blind_bet else bb.live
     if sb is not None and sb.live < hand.small_blind and sb.live >= stacks[sb.player]:
         sb_amount = hand.small_blind
     if sb_amount is None:

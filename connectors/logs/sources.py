@@ -59,6 +59,8 @@ from connectors.logs import (
     acpc_log,
     boss,
     bounded,
+    bovada,
+    cake,
     entraction,
     everest,
     fulltilt,
@@ -67,10 +69,14 @@ from connectors.logs import (
     kingsclub,
     merge,
     ongame,
+    pacific,
     partypoker,
     phh,
     pokerstars,
     rooms,
+    seals,
+    winamax,
+    winning,
 )
 from connectors.logs import unread as unread_files
 from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
@@ -112,7 +118,8 @@ IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phh
 
 # The online rooms' readers by the network their players are known on.
 ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute,
-                                        boss, entraction, everest, kingsclub, merge)}
+                                        boss, entraction, everest, kingsclub, merge,
+                                        cake, bovada, winamax, pacific, winning, seals)}
 # A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
 

@@ -1,6 +1,6 @@
 """What a file we do not read looks like, when it can be told: a table of recognisable
 signatures of hand histories and other files poki has no reader for, so that `poki
-replay` can say "looks like a Cake Poker hand history: no reader for it" rather than
+replay` can say "looks like a Microgaming hand history (XML): no reader for it" rather than
 pass over the file; pure functions, no I/O.
 
 A file is looked up here only after every reader (connectors.logs.sources) has said it
@@ -22,7 +22,7 @@ __all__ = ["Signature", "SIGNATURES", "looks_like"]
 class Signature:
     """A kind of file we do not read, and how to know it."""
 
-    what: str  # "a Cake Poker hand history"
+    what: str  # "a Microgaming hand history (XML)"
     pattern: re.Pattern[str] | None = None  # searched in the file's first 4 KiB
     suffixes: tuple[str, ...] = ()  # or the file's suffix, lower case
 
@@ -31,13 +31,6 @@ _M = re.MULTILINE
 SIGNATURES: tuple[Signature, ...] = (
     Signature("FPDB's expected import results for the file beside it (.hp, .hands, .gt)",
               suffixes=(".hp", ".hands", ".gt")),
-    Signature("a Cake Poker hand history", re.compile(r"^\ufeff?Hand#\d+ - .* -- .* -- ", _M)),
-    Signature("a Bovada / Bodog hand history", re.compile(r"^\ufeff?(?:Bovada|Bodog) Hand #\d+", _M)),
-    Signature("a Winamax hand history", re.compile(r"^\ufeff?Winamax Poker - ", _M)),
-    Signature("an 888 / Pacific Poker hand history",
-              re.compile(r"^\ufeff?\*{5} (?:Cassava|888poker|888\.\w+) Hand History for Game \d+", _M)),
-    Signature("a Seals With Clubs hand history", re.compile(r"^Site: Seals With Clubs", _M)),
-    Signature("a Winning Poker Network hand history", re.compile(r"^\ufeff?Game started at: \d{4}/", _M)),
     Signature("a PokerStars tournament summary", re.compile(r"^\ufeff?PokerStars Tournament #\d+", _M)),
     Signature("a Full Tilt Poker tournament summary", re.compile(r"^\ufeff?Full Tilt Poker Tournament Summary", _M)),
     Signature("a Microgaming hand history (XML)", re.compile(r"<Game hhversion=")),
