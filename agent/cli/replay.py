@@ -1,7 +1,8 @@
 """Replay hand logs through the tracker into the opponent database: IRC Poker Database
 months (holdem/YYYYMM with hdb, hroster, pdb/), ACPC dealer logs (STATE: lines), PHH
 files (.phh, .phhs) and the online rooms' fixed-limit hold'em hand histories (PokerStars,
-Full Tilt, iPoker, PartyPoker, OnGame, Absolute: recognised by their content, in any
+Full Tilt, iPoker, PartyPoker, OnGame, Absolute, Cake, Bovada, Winamax, 888, Winning,
+Seals With Clubs: recognised by their content, in any
 encoding the rooms used; hands of other games skipped and counted), given as files or
 folders. Every hand is stored once: a second run
 over the same logs stores nothing new, and a run killed part-way resumes where it stopped.
@@ -98,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
     parser.add_argument("--network", default=None,
                         help="network the players are known on (default: irc1995, acpc, phh, or the room: stars, "
-                             "ftp, ipoker, party, ongame, absolute)")
+                             "ftp, ipoker, party, ongame, absolute, cake, bovada, winamax, 888, winning, swc)")
     parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
     parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
     parser.add_argument("--workers", type=_positive, default=None,
@@ -279,5 +280,10 @@ def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expe
             print(format_tuning(summary.prediction) if args.tune else format_report(summary.prediction))
     if summary.stopped is not None:
         print(f"poki replay: stopped at the first problem: {summary.stopped}", file=sys.stderr)
+        return 1
+    if summary.files_not_read and not summary.files_read:
+        # Asked to read files, and none was one we read: not a run that did nothing quietly.
+        print(f"poki replay: none of the {summary.files_not_read:,} files met is a log poki reads "
+              "(each is named above)", file=sys.stderr)
         return 1
     return 0

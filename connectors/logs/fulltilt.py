@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from connectors.logs.rooms import OtherGame, RoomError
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, first_line, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?Full Tilt Poker Game #(\d+):")
 _HEADER = re.compile(r"^\ufeff?Full Tilt Poker Game #(?P<id>\d+): (?P<rest>.*)$")
@@ -91,4 +91,5 @@ summary     sits-out    ^Seat \d+: (?P<name>.+?)(?: \((?:button|small blind|big 
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

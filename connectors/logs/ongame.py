@@ -49,7 +49,7 @@ from connectors.logs.text_room import (
     rules,
 )
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?\*{5} History for hand (?P<id>\S+) \*{5}")
 # The header's lines, read by the hook wherever they are among the first, passed over by the rules.
@@ -109,4 +109,5 @@ summary     net         ^Seat (?P<seat>\d+): (?P<name>.+?) \((?P<stack>[^)]*)\)(
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from connectors.logs.rooms import OtherGame, RoomError
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, month_clock, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?Game #\d+ starts\.")
 _HISTORY = re.compile(r"^\ufeff?\*{5} Hand History [Ff]or Game (?P<id>\w+) \*{5}")
@@ -86,4 +86,5 @@ deal        skip        (?:^#Game No|^Table |^Total number of players|^\*\* Deal
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

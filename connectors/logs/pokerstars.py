@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from connectors.logs.rooms import OtherGame
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, first_line, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?PokerStars (?:Zoom |Rush |Home Game )?(?:Game|Hand) #(\d+):")
 _HEADER = re.compile(
@@ -82,4 +82,5 @@ summary     rake        ^Total pot (?P<pot>\S+).*?\| Rake (?P<rake>\S+)
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

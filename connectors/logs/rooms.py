@@ -1,6 +1,7 @@
-"""The online rooms' hand histories: what the six readers share (one module per room:
-pokerstars, fulltilt, ipoker, partypoker, ongame, absolute; the five text rooms are
-tables on one reader, connectors.logs.text_room), pure functions, no I/O.
+"""The online rooms' hand histories: what the readers share (one module per room:
+pokerstars, fulltilt, ipoker, partypoker, ongame, absolute, entraction, kingsclub, boss,
+everest, merge...; the text rooms are tables on one reader, connectors.logs.text_room,
+the XML rooms but iPoker hooks on another, connectors.logs.xml_room), pure functions, no I/O.
 
 A room module reads the text of one hand into a :class:`RoomHand` (the hand as the room
 wrote it: seats, posts, moves by street, board, shown cards, what each player took and
@@ -22,11 +23,16 @@ differently from the room is refused, not stored wrong.
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import hashlib
 import re
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
+from itertools import chain
+from typing import AnyStr
 
 from agent.game.events import (
     BoardDealt,
@@ -48,6 +54,7 @@ __all__ = [
     "ALL_IN",
     "Move",
     "OtherGame",
+    "PartialHand",
     "Post",
     "RoomError",
     "RoomHand",
@@ -58,11 +65,15 @@ __all__ = [
     "hand_events",
     "hand_id",
     "room_time",
+    "HandText",
+    "hands_at",
     "split_at",
+    "text_lines",
 ]
 
 # Problem categories of room hands (the replay counts skipped hands under these).
 OTHER_GAME = "other-game"
+PARTIAL_HAND = "partial-hand"
 MALFORMED = "malformed"
 
 # A move that is not a decision: the room made the player all-in for what he had put in
@@ -70,6 +81,9 @@ MALFORMED = "malformed"
 ALL_IN = "all-in"
 _KINDS = {FOLD: Action.FOLD, CHECK: Action.CHECK_CALL, CALL: Action.CHECK_CALL, BET: Action.BET_RAISE,
           RAISE: Action.BET_RAISE}
+
+# The online rules with heads-up hands in the multi-way order (the button posts the big blind).
+ONLINE_MULTIWAY_HEADS_UP = dataclasses.replace(ONLINE, heads_up_reverse_blinds=False)
 
 # Bounds on what one hand may be: a real one is a few kilobytes and lines.
 MAX_HAND_CHARS = 200_000
@@ -83,6 +97,12 @@ class RoomError(ValueError):
 class OtherGame(RoomError):
     """A hand of another game (no-limit, pot-limit, Omaha, stud, a tournament...): skipped
     and counted, not an error of the file."""
+
+
+class PartialHand(RoomError):
+    """A hand the file holds only the start of, by the room's own doing (Merge stops writing
+    a game when the hero leaves the table): no result to store; skipped and counted under
+    ``partial-hand``, not an error of the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +146,8 @@ class RoomHand:
     won: dict[str, int] | None = None  # chips each player took, uncalled bets returned included
     net: dict[str, int] | None = None  # or: chips each player ended up with less those he began with
     rake: int = 0
-
+    # The bet before the flop is a short all-in big blind's, not the table's (Bovada).
+    short_blind_bet: bool = False
 
     def deal(self, street: int, text: str, at: str) -> None:
         """The cards a street brings (the flop's three, the turn's or river's one)."""
@@ -175,32 +196,114 @@ class RoomHand:
         return self
 
 
-def hand_id(network: str, number: str) -> str:
-    """The stable id of a room's hand: the room and its own hand number."""
-    return f"{network}:{number}"
+def hand_id(hand: RoomHand) -> str:
+    """The stable id of a room's hand: the room, its own hand number and a digest of the
+    hand's content (the stakes, seats and stacks, button, posts, moves, every card known:
+    the hero's, the board, those shown; what each took, the rake). A hand read twice is
+    one id; another hand under a reused number (other cards, other players, other play) is
+    another id, stored beside it, never dropped as a duplicate. Two players' files of one
+    hand know other hole cards, so they are two ids (a reused number with other hole cards
+    cannot be told from them). Left out: the time (written in each player's own zone) and
+    where the hand was read."""
+    record = (
+        hand.network, hand.number, hand.small_blind, hand.big_blind, hand.small_bet, hand.big_bet,
+        sorted(hand.seats), hand.button,
+        [(p.player, p.kind, p.live, p.dead, p.all_in) for p in hand.posts],
+        [[(m.player, m.kind, m.to) for m in street] for street in hand.streets],
+        sorted(hand.holes.items()), hand.board, sorted(hand.shown.items()),
+        None if hand.won is None else sorted(hand.won.items()),
+        None if hand.net is None else sorted(hand.net.items()),
+        hand.rake,
+    )
+    digest = hashlib.blake2b(repr(record).encode("utf-8", "replace"), digest_size=6).hexdigest()
+    return f"{hand.network}:{hand.number}:{digest}"
 
 
 # --------------------------------------------------------------------------- text
 
 
-def decode(data: bytes) -> str:
-    """The text of a hand history file in whatever encoding its room wrote it: a BOM says
-    UTF-16 or UTF-8; UTF-16 without a BOM shows as a NUL in every other byte; otherwise
-    UTF-8 if it decodes, else Windows-1252 (whose five unassigned bytes read as Latin-1)."""
-    if data.startswith(codecs.BOM_UTF8):
-        return data[3:].decode("utf-8", "replace")
-    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace")
-    head = data[:400]
+def encoding_of(head: bytes) -> str | None:
+    """The encoding a file's first bytes say (a BOM: UTF-16 or UTF-8; UTF-16 without a
+    BOM shows as a NUL in every other byte), else None: UTF-8 if the text decodes, else
+    Windows-1252 (:func:`decode_bytes`)."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith(codecs.BOM_UTF16_LE) or head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16"
+    head = head[:400]
     if len(head) >= 4:
         if head[1::2].count(0) > len(head) // 4 and head[0::2].count(0) == 0:
-            return data.decode("utf-16-le", "replace")
+            return "utf-16-le"
         if head[0::2].count(0) > len(head) // 4 and head[1::2].count(0) == 0:
-            return data.decode("utf-16-be", "replace")
+            return "utf-16-be"
+    return None
+
+
+def decode_bytes(data: bytes) -> str:
+    """UTF-8 if ``data`` decodes, else Windows-1252 (whose five unassigned bytes read as Latin-1)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1252", "_latin1")
+
+
+def decode(data: bytes) -> str:
+    """The text of a hand history file in whatever encoding its room wrote it
+    (:func:`encoding_of`)."""
+    encoding = encoding_of(data)
+    return decode_bytes(data) if encoding is None else data.decode(encoding, "replace")
+
+
+def text_lines(blocks: Iterable[bytes], cap: int = MAX_HAND_CHARS) -> Iterator[str | None]:
+    """The lines of a file given as blocks of its bytes, decoded as :func:`decode` reads
+    the whole (without a BOM, each line on its own: UTF-8 if it decodes, else
+    Windows-1252), without their ends; None for a line longer than ``cap`` (bytes, or
+    characters for UTF-16), which is never held. Like ``str.split("\n")``: a file ending
+    in a line end has an empty last line."""
+    it = iter(blocks)
+    head = b""
+    for block in it:
+        head += block
+        if len(head) >= 400:
+            break
+    encoding = encoding_of(head)
+    if encoding is None:
+        for raw in _split_lines(chain((head,), it), b"\n", cap):
+            yield None if raw is None else decode_bytes(raw)
+        return
+    decoder = codecs.getincrementaldecoder(encoding)("replace")
+    texts = chain((decoder.decode(b) for b in chain((head,), it)), (decoder.decode(b"", True),))
+    yield from _split_lines(texts, "\n", cap)
+
+
+def _split_lines(pieces: Iterable[AnyStr], end: AnyStr, cap: int) -> Iterator[AnyStr | None]:
+    pending: list[AnyStr] = []
+    size = 0  # of ``pending``; over ``cap``: the line is dropped, its size still counted
+    for piece in pieces:
+        start = 0
+        while True:
+            at = piece.find(end, start)
+            if at < 0:
+                rest = piece[start:]
+                size += len(rest)
+                if size <= cap:
+                    pending.append(rest)
+                else:
+                    pending.clear()
+                break
+            part = piece[start:at]
+            size += len(part)
+            if size > cap:
+                yield None
+            elif pending:
+                pending.append(part)
+                yield end[:0].join(pending)
+            else:
+                yield part
+            pending.clear()
+            size = 0
+            start = at + 1
+    yield None if size > cap else end[:0].join(pending)
 
 
 def _latin1(error: UnicodeError) -> tuple[str, int]:
@@ -248,9 +351,11 @@ _SUIT_FIRST = re.compile(r"^([SHDCshdc])(10|[2-9TJQKAtjqka])$")
 
 def cards(text: str, where: str = "", count: int | None = None) -> tuple[int, ...]:
     """Cards written by a room: 'Kd Ks', '[Kd, Ks]', '9c Ad', 'SK HJ' (iPoker: suit first),
-    'D10'; RoomError for anything else."""
+    'D10', '9c - 7d' (Entraction), '10d' (Everest); RoomError for anything else."""
     out = []
-    for token in re.split(r"[\s,\[\]]+", text.strip()):
+    for token in re.split(r"(?:\s-\s|[\s,\[\]])+", text.strip()):
+        if token[:2] == "10" and len(token) == 3:
+            token = "T" + token[2]
         if not token:
             continue
         m = _SUIT_FIRST.match(token)
@@ -301,20 +406,45 @@ def room_time(when: datetime, zone: str | None, where: str = "") -> float:
     return when.replace(tzinfo=timezone.utc).timestamp()
 
 
+@dataclass(frozen=True, slots=True)
+class HandText:
+    """One hand of a file as cut from it: its first line (1-based), its text (None: over
+    :data:`MAX_HAND_CHARS`, so never held) and its length in characters."""
+
+    line: int
+    text: str | None
+    size: int
+
+
+def hands_at(lines: Iterable[str | None], start: re.Pattern[str], cap: int | None = MAX_HAND_CHARS
+             ) -> Iterator[HandText]:
+    """The hands of a file's lines (None: a line too long to hold) whose hands each begin
+    with a line ``start`` matches, streamed; a hand's text is its lines joined by line
+    ends, held up to ``cap`` characters. Text before the first hand is not a hand."""
+    begin = 0
+    body: list[str] | None = None
+    size = -1  # no hand yet
+    for number, line in enumerate(lines, start=1):
+        if line is not None and start.match(line):
+            if size >= 0:
+                yield HandText(begin, None if body is None else "\n".join(body), size)
+            begin, body, size = number, [line], len(line)
+            continue
+        if size < 0:
+            continue
+        size += 1 + (len(line) if line is not None else (cap or 0) + 1)  # a line too long: over the cap
+        if body is not None:
+            if line is None or cap is not None and size > cap:
+                body = None
+            else:
+                body.append(line)
+    if size >= 0:
+        yield HandText(begin, None if body is None else "\n".join(body), size)
+
+
 def split_at(text: str, start: re.Pattern[str]) -> list[tuple[int, str]]:
-    """The hands of a file whose hands each begin with a line ``start`` matches: (the
-    hand's first line, 1-based; its text). Text before the first hand is not a hand."""
-    lines = text.split("\n")
-    found: list[tuple[int, str]] = []
-    begin = None
-    for i, line in enumerate(lines):
-        if start.match(line):
-            if begin is not None:
-                found.append((begin + 1, "\n".join(lines[begin:i])))
-            begin = i
-    if begin is not None:
-        found.append((begin + 1, "\n".join(lines[begin:])))
-    return found
+    """The hands of a whole file's text (:func:`hands_at`, none too long to hold)."""
+    return [(h.line, h.text) for h in hands_at(text.split("\n"), start, None) if h.text is not None]
 
 
 def name_of(text: str, where: str) -> str:
@@ -395,7 +525,7 @@ def hand_events(hand: RoomHand) -> list[Event]:
     blinds = _blinds(hand, seating, stacks)
     hero = hand.hero if hand.hero in index else None
     events: list[Event] = [HandStarted(
-        hand_id=hand_id(hand.network, hand.number),
+        hand_id=hand_id(hand),
         source=hand.where,
         players=tuple(names),
         stacks=tuple(stacks[name] for name in names),
@@ -405,10 +535,10 @@ def hand_events(hand: RoomHand) -> list[Event]:
         small_bet=hand.small_bet,
         big_bet=hand.big_bet,
         max_bets=4,
-        heads_up_reverse_blinds=True,
         started_at=hand.started_at,
         blinds=blinds.posted,
-        variant=ONLINE,
+        variant=ONLINE if seating.reversed else ONLINE_MULTIWAY_HEADS_UP,
+        heads_up_reverse_blinds=seating.reversed,
         hero=hero,
     )]
     for post in hand.posts:
@@ -433,6 +563,7 @@ class _Seating:
     sb: Post | None
     bb: Post
     button: int
+    reversed: bool = True  # heads-up, the button posts the small blind (False: the big one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,7 +596,9 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
 
     The rules deal from the button: the small blind sits next to it (heads-up it is the
     button), the big blind next to the small blind. The room's button may sit out or on
-    an empty seat; the player before the blinds plays as the button then."""
+    an empty seat; the player before the blinds plays as the button then. Heads-up, a
+    room whose button posts the big blind (Entraction) plays the multi-way order: the
+    small blind acts first on every street."""
     where = hand.where
     n = len(index)
     sb = next((p for p in hand.posts if p.kind == "sb"), None)
@@ -478,6 +611,8 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
         if (small + 1) % n != big:
             raise RoomError(f"{where}: the big blind {bb.player} does not sit next to the small blind "
                             f"{sb.player} among the players dealt in")
+        if n == 2 and hand.button is not None and hand.button == _seat_of(hand, bb.player):
+            return _Seating(sb, bb, big, reversed=False)
         button = small if n == 2 else (small - 1) % n
     else:
         button = (big - 1) % n if n > 2 else (big + 1) % n
@@ -486,14 +621,18 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
     return _Seating(sb, bb, button)
 
 
+def _seat_of(hand: RoomHand, name: str) -> int:
+    return next(seat for seat, player, _ in hand.seats if player == name)
+
+
 def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blinds:
     """The blinds the rules post; RoomError for dead chips in a regular blind."""
     sb, bb = seating.sb, seating.bb
     # A short blind posts what it has; the rules post the table's blind, capped by the stack.
     posted: tuple[int, ...] | None = None
     sb_amount = None if sb is None else sb.live
-    bb_amount = bb.live if not (bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]) \
-        else hand.big_blind
+    short = bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]
+    bb_amount = hand.big_blind if short and not hand.short_blind_bet else bb.live
     if sb is not None and sb.live < hand.small_blind and sb.live >= stacks[sb.player]:
         sb_amount = hand.small_blind
     if sb_amount is None:

@@ -13,10 +13,12 @@ Formats (one entry point, :func:`plan`, for files and folders of any of them):
   overridden (:class:`AcpcSettings`);
 * PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables;
 * the online rooms' hand histories (connectors.logs.rooms and one reader a room:
-  pokerstars, fulltilt, ipoker, partypoker, ongame, absolute), recognised by their
-  content whatever the file is called, in whatever encoding the room wrote; fixed-limit
-  hold'em cash games are read, hands of other games are skipped and counted
-  (``other-game``), never an error of the file.
+  :data:`ROOM_READERS`), recognised by their content whatever the file is called, in
+  whatever encoding the room wrote; fixed-limit hold'em cash games are read, hands of
+  other games are skipped and counted (``other-game``), never an error of the file.
+
+Every other file met is named (:class:`UnreadFile`, :func:`plan_logs`), with what it looks
+like when connectors.logs.unread can tell.
 
 A chunk (:class:`Chunk`) is a small picklable description of a range of one file's hands,
 so chunks can be read in other processes; :func:`read_chunk` yields, in log order, a
@@ -26,8 +28,9 @@ used, with file, line and reason), or a :class:`KnownHand` for a hand the caller
 prefixed by the format: ``irc:<timestamp>``; ``acpc:<match>:<hand number>:<digest>`` and
 ``phh:<hand>:<digest>``, where the digest of the hand's own text keeps apart the hands of
 two matches that share a name and numbering, and recognises the same hand in a log read
-again; a room's hands are ``<room>:<the room's hand number>`` (``stars:2467687491``),
-the same hand in two players' files being one hand.
+again; a room's hands are ``<room>:<the room's hand number>:<digest>``
+(``stars:2467687491:...``, rooms.hand_id), the digest of the hand's content: the same
+hand read twice is one hand, another hand under a reused number another.
 
 The IRC reader indexes a whole month before it can build any hand of it (the pdb files
 hold every player's line of every hand); a process that reads chunks of a month keeps
@@ -54,16 +57,28 @@ from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
 from connectors.logs import (
     absolute,
     acpc_log,
+    boss,
     bounded,
+    bovada,
+    cake,
+    entraction,
+    everest,
     fulltilt,
     ipoker,
     irc_database,
+    kingsclub,
+    merge,
     ongame,
+    pacific,
     partypoker,
     phh,
     pokerstars,
     rooms,
+    seals,
+    winamax,
+    winning,
 )
+from connectors.logs import unread as unread_files
 from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
 
 __all__ = [
@@ -74,11 +89,14 @@ __all__ = [
     "KnownHand",
     "LogHand",
     "LogProblem",
+    "Plan",
+    "UnreadFile",
     "PHH_NETWORK",
     "ROOM_READERS",
     "clear_cache",
     "preload",
     "plan",
+    "plan_logs",
     "read_chunk",
 ]
 
@@ -92,14 +110,17 @@ UNREADABLE = "unreadable"
 UNKNOWN_FORMAT = "unknown-format"
 NO_GAME = "no-game-definition"
 OTHER_GAME = rooms.OTHER_GAME  # a room's hand of another game: skipped, counted, not an error
+PARTIAL_HAND = rooms.PARTIAL_HAND  # a hand the room wrote only the start of: skipped, counted, not an error
 
 LINK_LOOP = "link-loop"
 
 IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phhs", "phh-files", "room"
 
 # The online rooms' readers by the network their players are known on.
-ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute)}
-# A room's file is read whole; real ones are a few megabytes at most.
+ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute,
+                                        boss, entraction, everest, kingsclub, merge,
+                                        cake, bovada, winamax, pacific, winning, seals)}
+# A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
 
 
@@ -172,26 +193,55 @@ class Chunk:
 # --------------------------------------------------------------------------- finding logs
 
 
-def _sniff(path: Path) -> str | None:
-    """The format of a file by its name or its first lines: 'acpc', 'phh', 'room:<room>'
-    or None; OSError when it cannot be read (a FIFO or device is refused unread)."""
+@dataclass(frozen=True, slots=True)
+class UnreadFile:
+    """A file met that is none of the formats we read, and what it looks like when that can
+    be told (connectors.logs.unread)."""
+
+    path: str
+    looks_like: str | None
+
+    def __str__(self) -> str:
+        if self.looks_like is not None:
+            return f"{self.path}: looks like {self.looks_like}: no reader for it"
+        return f"{self.path}: not an IRC Poker Database month, an ACPC log, a PHH file or a hand history of a room read"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What :func:`plan_logs` found: the chunks to read, the problems met, the files that
+    are no format we read (each named), and how many files and IRC months will be read."""
+
+    chunks: list[Chunk]
+    problems: list[LogProblem]
+    unread: list[UnreadFile]
+    inputs: int
+
+
+_GAME_DEFINITION = "game-definition"
+
+
+def _sniff(path: Path) -> tuple[str | None, str]:
+    """The format of a file by its name or its first lines ('acpc', 'phh', 'room:<room>',
+    'game-definition' or None) and the text of its first part (empty when the name said);
+    OSError when it cannot be read (a FIFO or device is refused unread)."""
     suffix = path.suffix.lower()
     if suffix in (".phh", ".phhs"):
-        return "phh"
+        return "phh", ""
     if suffix == ".game":
-        return None
+        return _GAME_DEFINITION, ""  # an ACPC game definition: read with the log beside it
     with open_input(path) as f:  # OSError for a file that cannot be read or is no regular file
         raw = f.read(8192)
     text = rooms.decode(raw)
     for network, reader in ROOM_READERS.items():
         if reader.identify(text):
-            return f"room:{network}"
+            return f"room:{network}", text
     head = raw[:4096].decode("utf-8", "replace")
     for line in head.splitlines():
         line = line.strip()
         if line.startswith("STATE:") or line.startswith("# name/game/hands/seed"):
-            return "acpc"
-    return None
+            return "acpc", text
+    return None, text
 
 
 def _is_irc_month(folder: Path) -> bool:
@@ -201,7 +251,8 @@ def _is_irc_month(folder: Path) -> bool:
         return False
 
 
-def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]]) -> None:
+def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]],
+          unread: list[UnreadFile]) -> None:
     """Every log at or under the folder ``root``, depth first in name order, without
     recursion (a tree deeper than the interpreter's stack is still walked). A folder or
     file reached a second time (a link to a folder above it, two links to one file) is
@@ -237,31 +288,38 @@ def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem],
                 else:
                     folders.append(entry)
                 continue
-            _found_file(entry, found, problems, False)
+            _found_file(entry, found, problems, False, unread)
         stack.extend(reversed(folders))
 
 
-def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool) -> None:
+def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool,
+                unread: list[UnreadFile]) -> None:
+    """A file met: a log found, or named in ``unread`` (given by name, also a problem)."""
     if path.name == "hdb" and _is_irc_month(path.parent):
         found.append(("irc", path.parent))
         return
     try:
-        kind = _sniff(path)
+        kind, head = _sniff(path)
     except OSError as exc:
         problems.append(LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc.strerror or exc}"))
         return
+    if kind == _GAME_DEFINITION:
+        return
     if kind is not None:
         found.append((kind, path))
-    elif explicit:
-        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT,
-                                   f"{UNKNOWN_FORMAT}: {path} is not an IRC Poker Database month, an ACPC "
-                                   "log, a PHH file or an online room's hand history"))
+        return
+    file = UnreadFile(str(path), unread_files.looks_like(path, head))
+    unread.append(file)
+    if explicit:
+        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT, f"{UNKNOWN_FORMAT}: {file}"))
 
 
-def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
+def find_logs(paths: Sequence[str | Path], unread: list[UnreadFile] | None = None
+              ) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
     """Every log at or under ``paths`` as (format, path), in the order given and sorted
-    within folders, each file and folder once however many links lead to it;
-    FileNotFoundError for a path that does not exist."""
+    within folders, each file and folder once however many links lead to it, and every
+    other file named in ``unread``; FileNotFoundError for a path that does not exist."""
+    unread = [] if unread is None else unread
     found: list[tuple[str, Path]] = []
     problems: list[LogProblem] = []
     seen: set[tuple[int, int]] = set()
@@ -287,9 +345,9 @@ def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list
             if _is_irc_month(path):
                 found.append(("irc", path))
             else:
-                _walk(path, found, problems, seen)
+                _walk(path, found, problems, seen, unread)
         else:
-            _found_file(path, found, problems, True)
+            _found_file(path, found, problems, True, unread)
     if len({p for _, p in found}) != len(found):  # a month reached as a folder and as its hdb
         unique: dict[Path, str] = {}
         for kind, p in found:
@@ -405,11 +463,20 @@ def _holds_something(raw: bytes | None) -> bool:
 
 def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
          acpc: AcpcSettings = AcpcSettings()) -> tuple[list[Chunk], list[LogProblem]]:
-    """The chunks of every log at or under ``paths``, in reading order, and the problems
-    found on the way (unreadable folders, files of no known format). ``network`` names
-    the players' network for every log (default: one per format). FileNotFoundError for a
-    path that does not exist; GameError for a bad ``acpc.game_file``. Files are read as
-    streams: planning holds a few numbers a chunk, not the logs."""
+    """The chunks and problems of :func:`plan_logs`."""
+    found = plan_logs(paths, chunk_hands=chunk_hands, network=network, acpc=acpc)
+    return found.chunks, found.problems
+
+
+def plan_logs(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
+              acpc: AcpcSettings = AcpcSettings()) -> Plan:
+    """The chunks of every log at or under ``paths``, in reading order, the problems
+    found on the way (unreadable folders, a file given by name that is no known format)
+    and every file met that is no format we read, named with what it looks like
+    (connectors.logs.unread). ``network`` names the players' network for every log
+    (default: one per format). FileNotFoundError for a path that does not exist;
+    GameError for a bad ``acpc.game_file``. Files are read as streams: planning holds a
+    few numbers a chunk, not the logs."""
     if chunk_hands < 1:
         raise ValueError(f"chunk_hands must be at least 1, got {chunk_hands}")
     if acpc.game_file is not None:
@@ -419,7 +486,8 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             if isinstance(exc, GameError):
                 raise
             raise GameError(str(exc)) from None
-    found, problems = find_logs(paths)
+    unread: list[UnreadFile] = []
+    found, problems = find_logs(paths, unread)
     chunks: list[Chunk] = []
     phh_files: list[str] = []
 
@@ -451,12 +519,11 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             elif kind.startswith("room:"):
                 room = kind.split(":", 1)[1]
                 try:
-                    hands = _room_file(spath, room)
+                    hands = sum(1 for _ in _room_stream(spath, room))  # counted as streamed, not held
                 except rooms.RoomError as exc:  # the reader refused the file (hostile XML): its problem only
-                    problems.append(LogProblem(f"{spath}:1", MALFORMED,
-                                               f"{MALFORMED}: {spath}: {str(exc).removeprefix(': ')}"))
+                    problems.append(_room_refused(spath, exc))
                     continue
-                count = max(1, len(hands))  # a file of no hand is reported once
+                count = max(1, hands)  # a file of no hand is reported once
                 for start in range(0, count, chunk_hands):
                     stop = min(count, start + chunk_hands)
                     chunks.append(Chunk(ROOM, spath, start, stop, network or room, stop - start, name=room))
@@ -470,7 +537,8 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             problems.append(LogProblem(f"{spath}:1", UNREADABLE, f"{UNREADABLE}: cannot read {spath}: "
                                                                  f"{exc.strerror or exc}"))
     flush_phh_files()
-    return chunks, problems
+    inputs = len({c.path for c in chunks if c.kind != PHH_FILES} | {p for c in chunks for p in c.paths})
+    return Plan(chunks, problems, unread, inputs)
 
 
 # --------------------------------------------------------------------------- reading
@@ -765,51 +833,67 @@ class _TooLarge(OSError):
     pass
 
 
-def _room_text(path: str) -> str:
+_BLOCK = 1 << 16
+
+
+def _room_stream(path: str, room: str) -> Iterator[rooms.HandText]:
+    """The hands of a room's file, streamed through its reader: the file is read in
+    blocks, never whole; _TooLarge past MAX_ROOM_FILE bytes (a bound on the time a file
+    may take), RoomError when the reader refuses the file whole."""
     with open_input(path) as f:
-        data = f.read(MAX_ROOM_FILE + 1)
-    if len(data) > MAX_ROOM_FILE:
-        raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
-    return rooms.decode(data)
+        def blocks() -> Iterator[bytes]:
+            size = 0
+            while block := f.read(_BLOCK):
+                size += len(block)
+                if size > MAX_ROOM_FILE:
+                    raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
+                yield block
+
+        yield from ROOM_READERS[room].read_hands(blocks())
 
 
-def _room_file(path: str, room: str) -> list[tuple[int, str]]:
-    """The hands of a room's file: (first line, text) each, read once a process."""
-    return _cached(ROOM, path, lambda: ROOM_READERS[room].split_hands(_room_text(path)))  # type: ignore[return-value]  # the cache returns what the loader made
+def _room_refused(path: str, exc: rooms.RoomError) -> LogProblem:
+    return LogProblem(f"{path}:1", MALFORMED, f"{MALFORMED}: {path}: {str(exc).removeprefix(': ')}")
 
 
 def _room_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    reader = ROOM_READERS[chunk.name]
+    parse = ROOM_READERS[chunk.name].parse_hand
+    seen = 0
     try:
-        hands = _room_file(chunk.path, chunk.name)
+        for index, found in enumerate(_room_stream(chunk.path, chunk.name)):
+            seen += 1
+            if index < chunk.start:
+                continue
+            if index >= chunk.stop:
+                return
+            yield _room_hand(chunk, parse, found, skip)
     except rooms.RoomError as exc:  # refused whole (the file changed since it was planned)
-        yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}: {str(exc).removeprefix(': ')}")
+        yield _room_refused(chunk.path, exc)
         return
-    if not hands and chunk.start == 0:
+    if not seen and chunk.start == 0:
         yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}:1: no hand found in a file "
                                                         f"that looks like the room's ({chunk.name})")
-        return
-    for line, text in hands[chunk.start:chunk.stop]:
-        where = f"{chunk.path}:{line}"
-        if len(text) > rooms.MAX_HAND_CHARS:
-            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {len(text):,} characters, more "
-                                               f"than {rooms.MAX_HAND_CHARS:,}")
-            continue
-        try:
-            hand = reader.parse_hand(text, where)
-        except rooms.OtherGame as exc:
-            yield LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
-            continue
-        except rooms.RoomError as exc:
-            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
-            continue
-        hand_id = rooms.hand_id(chunk.name, hand.number)
-        if skip is not None and skip(hand_id):
-            yield KnownHand(hand_id, where)
-            continue
-        try:
-            events = rooms.hand_events(hand)
-        except rooms.RoomError as exc:
-            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
-            continue
-        yield LogHand(hand_id, where, events)
+
+
+def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found: rooms.HandText,
+               skip: Callable[[str], bool] | None) -> Item:
+    where = f"{chunk.path}:{found.line}"
+    if found.text is None or found.size > rooms.MAX_HAND_CHARS:
+        return LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {found.size:,} characters, more "
+                                            f"than {rooms.MAX_HAND_CHARS:,}")
+    try:
+        hand = parse(found.text, where)
+    except rooms.OtherGame as exc:
+        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
+    except rooms.PartialHand as exc:
+        return LogProblem(where, PARTIAL_HAND, f"{PARTIAL_HAND}: {exc}")
+    except rooms.RoomError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
+    hand_id = rooms.hand_id(hand)
+    if skip is not None and skip(hand_id):
+        return KnownHand(hand_id, where)
+    try:
+        events = rooms.hand_events(hand)
+    except rooms.RoomError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
+    return LogHand(hand_id, where, events)

@@ -57,13 +57,14 @@ from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 from agent.native import ROOT as REPOSITORY  # the folder holding agent/
 from connectors.logs.sources import (
     OTHER_GAME,
+    PARTIAL_HAND,
     AcpcSettings,
     Chunk,
     KnownHand,
     LogHand,
     LogProblem,
     clear_cache,
-    plan,
+    plan_logs,
     preload,
     read_chunk,
 )
@@ -385,6 +386,9 @@ class ReplaySummary:
     prediction: dict[str, Any] | None = None
     db_path: str = ""
     workers: int = 1
+    files_read: int = 0  # files (and IRC months) recognised as a format we read
+    files_not_read: int = 0  # files met that are no format we read
+    unread_files: list[str] = field(default_factory=list)  # the first KEPT_PROBLEMS of them, each named
 
     @property
     def duplicates(self) -> int:
@@ -427,6 +431,9 @@ class ReplaySummary:
             "seconds": round(self.seconds, 3),
             "hands_per_s": round(self.hands_per_s, 1),
             "stopped": None if self.stopped is None else str(self.stopped),
+            "files_read": self.files_read,
+            "files_not_read": self.files_not_read,
+            "unread_files": self.unread_files,
             **({"prediction": self.prediction} if self.prediction is not None else {}),
         }
 
@@ -450,6 +457,11 @@ class ReplaySummary:
             f"seconds: {self.seconds:.2f}",
             f"hands/s: {self.hands_per_s:,.0f} ({self.workers} worker{'s' if self.workers != 1 else ''})",
         ]
+        if self.files_not_read:
+            lines.append(f"files not read: {self.files_not_read:,} (of {self.files_read + self.files_not_read:,})")
+            lines += [f"  {name}" for name in self.unread_files]
+            if self.files_not_read > len(self.unread_files):
+                lines.append(f"  ... and {self.files_not_read - len(self.unread_files):,} more")
         if self.stopped is not None:
             lines.append(f"stopped (--strict) at: {self.stopped}")
         return "\n".join(lines)
@@ -510,7 +522,11 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
 
     start = time.perf_counter()
     summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers), on_problem=on_problem)
-    chunks, problems = plan(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
+    found = plan_logs(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
+    chunks, problems = found.chunks, found.problems
+    summary.files_read = found.inputs
+    summary.unread_files = [str(f) for f in found.unread[:KEPT_PROBLEMS]]
+    summary.files_not_read = len(found.unread)
     if on_total is not None:
         on_total(sum(c.units for c in chunks) + len(problems))
     for problem in problems:
@@ -643,7 +659,7 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             problem = LogProblem(e[1], e[2], e[3], e[4])
         summary.add_problem(problem)
         # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
-        if options.strict and problem.category != OTHER_GAME:
+        if options.strict and problem.category not in (OTHER_GAME, PARTIAL_HAND):
             stop = problem
             break
     if prepared:
