@@ -58,6 +58,7 @@ __all__ = [
     "Wagers",
     "cards",
     "chips",
+    "game_name",
     "decode",
     "hand_events",
     "hand_id",
@@ -88,8 +89,23 @@ class RoomError(ValueError):
 
 
 class OtherGame(RoomError):
-    """A hand of another game (no-limit, pot-limit, Omaha, stud, a tournament...): skipped
-    and counted, not an error of the file."""
+    """A hand of another game (no-limit, pot-limit, Omaha, stud...): skipped and counted
+    under its game (``game``, the room's name for it, :func:`game_name`), not an error of
+    the file."""
+
+    def __init__(self, message: str, game: str) -> None:
+        super().__init__(message)
+        self.game = game_name(game)
+
+
+_MAX_GAME = 40
+
+
+def game_name(text: str) -> str:
+    """A game as a room names it ("Hold'em No Limit", "Omaha Hi/Lo"), for counting the
+    hands skipped under it: white space made single, bounded (the text is the file's)."""
+    name = " ".join(text.split())[:_MAX_GAME]
+    return name or "unnamed game"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +149,10 @@ class RoomHand:
     won: dict[str, int] | None = None  # chips each player took, uncalled bets returned included
     net: dict[str, int] | None = None  # or: chips each player ended up with less those he began with
     rake: int = 0
-
+    # A tournament's hand: the room's tournament id and the blind level as written (the
+    # chips are the tournament's, not money); None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
 
     def deal(self, street: int, text: str, at: str) -> None:
         """The cards a street brings (the flop's three, the turn's or river's one)."""
@@ -360,7 +379,8 @@ def cards(text: str, where: str = "", count: int | None = None) -> tuple[int, ..
 _ZONES = {
     "ET": "America/New_York", "EST": "America/New_York", "EDT": "America/New_York",
     "CET": "+0100", "CEST": "+0200", "WET": "+0000", "WEST": "+0100", "GMT": "+0000", "UTC": "+0000",
-    "BST": "+0100", "EET": "+0200", "EEST": "+0300", "MSK": "+0300", "AEST": "+1000", "AEDT": "+1100",
+    "BST": "+0100", "EET": "+0200", "EEST": "+0300", "MSK": "+0300", "YEKST": "+0600",
+    "AEST": "+1000", "AEDT": "+1100",
     "PT": "America/Los_Angeles", "PST": "-0800", "PDT": "-0700", "CT": "America/Chicago", "MT": "America/Denver",
 }
 _OFFSET = re.compile(r"^(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?$")
@@ -524,6 +544,8 @@ def hand_events(hand: RoomHand) -> list[Event]:
         blinds=blinds.posted,
         variant=ONLINE,
         hero=hero,
+        tournament=hand.tournament,
+        level=hand.level,
     )]
     for post in hand.posts:
         if post is seating.sb or post is seating.bb:

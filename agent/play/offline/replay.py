@@ -145,13 +145,15 @@ def encode_record(r: HandRecord) -> tuple:
         tuple([x.won for x in results]),
         r.rake,
         r.hero,
+        r.tournament,
+        r.level,
     )
 
 
 def decode_record(e: tuple) -> HandRecord:
     """The HandRecord of encode_record's tuple (equal to the original)."""
     (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
-     board, actions, shown, result_seats, put_in, won, rake, hero) = e
+     board, actions, shown, result_seats, put_in, won, rake, hero, tournament, level) = e
     return _hand(
         hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
         tuple(map(_seat, players, stacks, positions)),
@@ -162,6 +164,8 @@ def decode_record(e: tuple) -> HandRecord:
         tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
         rake,
         hero,
+        tournament,
+        level,
     )
 
 
