@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.game.rules import ONLINE_PARTY
 from connectors.logs.rooms import OtherGame, RoomError
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, month_clock, rules
 
@@ -90,8 +91,9 @@ def _tournament(t: re.Match[str], number: str, body: int, where: str) -> Header:
 
 
 # The room writes no line where the cards are dealt: every line is read in the first phase.
+# An all-in of half a bet or more is raised a full bet above itself (agent.game.variant).
 ROOM = TextRoom(network="party", starts=(_START, _HISTORY), header=_header, amounts=Amounts.ADDED,
-                result=Result.WON_NO_RAKE, rules=rules(r"""
+                result=Result.WON_NO_RAKE, variant=ONLINE_PARTY, rules=rules(r"""
 # phases    line        pattern
 deal        button      ^Seat (?P<button>\d+) is the button
 deal        seat        ^Seat (?P<seat>\d+): (?P<name>.+?) \( (?P<stack>[^)]*?) \)\s*$

@@ -45,7 +45,7 @@ from agent.game.events import (
     PlayerPosted,
 )
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from agent.game.rules import ONLINE, Action
+from agent.game.rules import ONLINE, Action, RuleVariant
 from evaluator_pyx.cards import CARD_INDEX
 
 __all__ = [
@@ -153,6 +153,7 @@ class RoomHand:
     # chips are the tournament's, not money); None for a cash game.
     tournament: str | None = None
     level: str | None = None
+    variant: RuleVariant = ONLINE  # the rules the room plays by (agent.game.variant)
 
     def deal(self, street: int, text: str, at: str) -> None:
         """The cards a street brings (the flop's three, the turn's or river's one)."""
@@ -542,7 +543,7 @@ def hand_events(hand: RoomHand) -> list[Event]:
         heads_up_reverse_blinds=True,
         started_at=hand.started_at,
         blinds=blinds.posted,
-        variant=ONLINE,
+        variant=hand.variant,
         hero=hero,
         tournament=hand.tournament,
         level=hand.level,
@@ -553,7 +554,7 @@ def hand_events(hand: RoomHand) -> list[Event]:
         events.append(PlayerPosted(post.player, post.live, post.dead))
     if hero is not None and hero in hand.holes:
         events.append(HoleCards(hero, hand.holes[hero]))
-    _betting_events(hand, index, events)
+    _betting_events(hand, index, seating, events)
     _showdown_events(hand, index, events)
     won = None if hand.won is None else tuple((name, hand.won.get(name, 0)) for name in names)
     net = None if hand.net is None else tuple((name, hand.net.get(name, 0)) for name in names)
@@ -642,13 +643,40 @@ def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blind
     return _Blinds(small, bb_amount, posted)
 
 
-def _betting_events(hand: RoomHand, index: dict[str, int], events: list[Event]) -> None:
-    """Append the moves street by street, each street's board dealt before its first move
-    and the rest of the board after the last; RoomError for a move by someone not dealt in
-    or on a street with no board."""
+def _in_turn(moves: list[Move], index: dict[str, int], last: int) -> list[Move]:
+    """A street's moves with each run of folds in turn: the folds a room wrote one after
+    another but out of seat order (PartyPoker writes a fold chosen before the player's turn
+    when it was chosen) put in seat order from the seat after the last player who moved
+    before them (``last`` at the street's start: the big blind before the flop, the button
+    after it). Folds written in turn stay as written; anything else out of turn is left for
+    the rules to refuse."""
+    n = len(index)
+    out: list[Move] = []
+    run: list[Move] = []
+    for move in [*moves, None]:
+        if move is not None and move.kind == FOLD and move.player in index:
+            run.append(move)
+            continue
+        if run:
+            run.sort(key=lambda m: (index[m.player] - last - 1) % n)
+            out += run
+            last = index[run[-1].player]
+            run = []
+        if move is not None:
+            out.append(move)
+            if move.player in index:
+                last = index[move.player]
+    return out
+
+
+def _betting_events(hand: RoomHand, index: dict[str, int], seating: _Seating, events: list[Event]) -> None:
+    """Append the moves street by street (runs of folds in turn, :func:`_in_turn`), each
+    street's board dealt before its first move and the rest of the board after the last;
+    RoomError for a move by someone not dealt in or on a street with no board."""
     where = hand.where
     dealt = 0
-    for street, moves in enumerate(hand.streets):
+    for street, written in enumerate(hand.streets):
+        moves = _in_turn(written, index, index[seating.bb.player] if street == 0 else seating.button)
         if street and moves:
             while dealt < street:
                 if dealt >= len(hand.board):

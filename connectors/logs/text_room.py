@@ -113,6 +113,7 @@ from datetime import datetime
 from itertools import chain, islice
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from agent.game.rules import ONLINE, RuleVariant
 from connectors.logs import rooms
 from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
 
@@ -304,6 +305,7 @@ class TextRoom:
     amounts: Amounts
     result: Result
     house: re.Pattern[str] | None = None  # what the room takes beside the rake, on the rake's line
+    variant: RuleVariant = ONLINE  # the rules the room plays by (agent.game.variant)
     _by_phase: dict[Phase, tuple[Rule, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -346,7 +348,7 @@ class TextRoom:
         hand = RoomHand(self.network, head.number, where, small_blind=max(1, head.small_bet // 2),
                         big_blind=head.small_bet, small_bet=head.small_bet, big_bet=head.big_bet, seats=[],
                         button=head.button, started_at=head.started_at, currency=head.currency, hero=head.hero,
-                        tournament=head.tournament, level=head.level)
+                        tournament=head.tournament, level=head.level, variant=self.variant)
         reading = _Reading(self, hand, head.result or self.result, head.blinds)
         for index in range(head.body, len(lines)):
             line = lines[index].strip()
