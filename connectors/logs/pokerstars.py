@@ -40,10 +40,14 @@ _HEADER = re.compile(
 
 
 # A tournament's game: "Tournament #288463329, 50FPP Hold'em Limit - Level I": the buy-in
-# ("$1.00+$0.10 USD", "Freeroll", "50FPP") between the id and the game.
+# ("$1.00+$0.10 USD", "Freeroll", "50FPP") between the id and the game; a home game's
+# begins with its club ("{Dazzle's Room} Tournament #..."); a mixed game names the game of
+# the hand in brackets ("8-Game (Hold'em Limit) - Match Round I, Level II").
 _TOURNAMENT = re.compile(r"^Tournament #(?P<tid>\d+),\s+(?P<game>.*?)"
                          r"(?:\s+-\s+(?:Match Round \S+,\s+)?Level (?P<level>\S+))?$")
 _BUY_IN = re.compile(r"^(?:Freeroll|\S*\d\S*(?: [A-Z]{3})?)\s+")
+_CLUB = re.compile(r"^\{[^}]*\}\s*")
+_MIXED = re.compile(r"^[^(]*\((?P<game>[^)]+)\)$")
 _LIMIT = ("Hold'em Limit", "Hold'em Fixed Limit")
 
 
@@ -51,13 +55,15 @@ def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "a PokerStars")
     game, stakes = m.group("game"), m.group("stakes")
     tournament = level = None
-    if game.startswith("Tournament #"):
-        t = _TOURNAMENT.match(game)
+    if _CLUB.sub("", game).startswith("Tournament #"):
+        t = _TOURNAMENT.match(_CLUB.sub("", game))
         if t is None or t.group("level") is None:
             raise RoomError(f"{where}: cannot read the tournament {game[:80]!r}")
         tournament, level, game = t.group("tid"), t.group("level"), _BUY_IN.sub("", t.group("game"))
     if not any(limit in game for limit in _LIMIT):
-        raise OtherGame(f"{where}: {game} ({stakes}) is not fixed-limit hold'em", game)
+        mixed = _MIXED.match(game)
+        raise OtherGame(f"{where}: {game} ({stakes}) is not fixed-limit hold'em",
+                        mixed.group("game") if mixed is not None else game)
     small_bet, big_bet = bets(stakes, where)
     currency = "" if tournament else \
         stakes.split()[1] if len(stakes.split()) > 1 else ("USD" if "$" in stakes else "")

@@ -15,8 +15,8 @@ Formats (one entry point, :func:`plan`, for files and folders of any of them):
 * the online rooms' hand histories (connectors.logs.rooms and one reader a room:
   pokerstars, fulltilt, ipoker, partypoker, ongame, absolute), recognised by their
   content whatever the file is called, in whatever encoding the room wrote; fixed-limit
-  hold'em cash games are read, hands of other games are skipped and counted
-  (``other-game``), never an error of the file.
+  hold'em cash games and tournaments are read, hands of other games are skipped and
+  counted (``other-game``, and under their game: LogProblem.game), never an error of the file.
 
 A chunk (:class:`Chunk`) is a small picklable description of a range of one file's hands,
 so chunks can be read in other processes; :func:`read_chunk` yields, in log order, a
@@ -119,6 +119,7 @@ class LogProblem:
     category: str
     reason: str
     hand_id: str | None = None
+    game: str | None = None  # a hand of another game (OTHER_GAME): the game, as rooms.OtherGame names it
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
@@ -816,7 +817,7 @@ def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found:
     try:
         hand = parse(found.text, where)
     except rooms.OtherGame as exc:
-        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
+        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}", game=exc.game)
     except rooms.RoomError as exc:
         return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
     hand_id = rooms.hand_id(hand)
