@@ -57,7 +57,8 @@ def open_readonly(path: str) -> sqlite3.Connection:
 class ReportRows(NamedTuple):
     """What the opponent report reads, as one snapshot of the file."""
 
-    hands: list[tuple[int, int, float | None, str]]  # (seq, small bet, started at, network), by seq
+    # (seq, small bet, started at, network, tournament id: None for a cash game's), by seq
+    hands: list[tuple[int, int, float | None, str, str | None]]
     names: dict[int, str]  # player id -> name
     networks: dict[int, set[str]]  # player id -> the networks it was seen on
     seats: list[tuple[int, int, int]]  # (hand seq, player id, position), by hand then player
@@ -90,7 +91,8 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
     """The rows of the hands chosen (``network``, hands started at or after ``since``) and
     every player's model, in one read transaction, however the writer moves on meanwhile.
     Action rows no Poki writer makes are left out and counted, so a damaged or hand-edited
-    file still gives a report. A seat's position counts seats after the button (1 the
+    file still gives a report. A hand of a tournament names it (its chips are not money);
+    a file older than that column holds cash games only. A seat's position counts seats after the button (1 the
     first, n the button). The heroes are the players the hands' sources name as the one
     they were written for (an online room's "Dealt to" player); a file older than that
     column names none. ReadError naming ``path`` when the file cannot be read."""
@@ -103,10 +105,13 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
     conn.execute("BEGIN")
     try:
         step("hands")
+        columns = _columns(conn, "hands")
+        tournament = "tournament" if "tournament" in columns else "NULL"
         hands = conn.execute(
-            f"SELECT seq, small_bet, started_at, network FROM hands {hand_where} ORDER BY seq", params).fetchall()
+            f"SELECT seq, small_bet, started_at, network, {tournament} FROM hands {hand_where} ORDER BY seq",
+            params).fetchall()
         heroes: set[int] = set()
-        if "hero" in _columns(conn, "hands"):
+        if "hero" in columns:
             hero_where = f"WHERE hero IS NOT NULL{' AND ' + where if where else ''}"
             heroes = {row[0] for row in conn.execute(f"SELECT DISTINCT hero FROM hands {hero_where}", params)}
         names = dict(conn.execute("SELECT id, name FROM players"))
