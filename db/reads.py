@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from agent.game.records import BIG_BLIND, DECISION_KINDS
-from db.opening import open_read_only
+from db import schema
+from db.opening import MIGRATIONS_TABLE, applied_migrations, newer_message, open_read_only
 
 __all__ = ["ReadError", "ReportRows", "check_schema", "open_readonly", "report_rows"]
 
@@ -24,7 +25,9 @@ class ReadError(Exception):
 
 
 def check_schema(conn: sqlite3.Connection, path: str) -> None:
-    """ReadError naming ``path`` unless the file holds a Poki database's tables."""
+    """ReadError naming ``path`` unless the file holds a Poki database's tables, made by
+    this version of Poki or an older one (a newer one's may mean what this one cannot read:
+    a report of it would be wrong, so it is refused as the writers refuse it)."""
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     except sqlite3.DatabaseError as exc:
@@ -34,6 +37,11 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
         if not tables:
             raise ReadError(f"{path}: an empty file, not a Poki database")
         raise ReadError(f"{path}: not a Poki database (it lacks the tables {', '.join(sorted(needed - tables))})")
+    if MIGRATIONS_TABLE in tables:
+        known = schema.known()
+        newer = [name for name in applied_migrations(conn, schema.MIGRATION_SET) if name not in known]
+        if newer:
+            raise ReadError(newer_message(path, newer))
 
 
 def open_readonly(path: str) -> sqlite3.Connection:
