@@ -235,10 +235,11 @@ def test_a_file_from_before_tournaments_opens_and_is_reported(tmp_path) -> None:
 
 def test_a_tournament_hand_names_its_tournament_or_is_refused() -> None:
     """The database's rule: a cash game's hand names no level; a tournament's names its id."""
+    import dataclasses
+
+    from agent.bench.synthetic import synthetic_hands
     from agent.game.prepared import prepare_hand
     from agent.game.records import RecordError
-    from agent.bench.synthetic import synthetic_hands
-    import dataclasses
 
     record = next(iter(synthetic_hands(1, seed=5)))
     assert prepare_hand(dataclasses.replace(record, tournament="7", level="IV"), "stars").hand[-2:] == ("7", "IV")

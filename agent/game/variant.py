@@ -148,7 +148,7 @@ in the player's total for the side pots. The order of play is the blinds' as eve
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from functools import lru_cache
 from typing import Any
@@ -246,13 +246,7 @@ ONLINE = RuleVariant(
     short_blind_lowers_bet=False,
     half_bet_all_in_full=True,
 )
-ONLINE_PARTY = RuleVariant(
-    free_folds=True,
-    cap_heads_up=False,
-    short_blind_lowers_bet=False,
-    half_bet_all_in_full=True,
-    half_bet_raise_from_all_in=True,
-)
+ONLINE_PARTY = replace(ONLINE, half_bet_raise_from_all_in=True)
 
 
 @lru_cache(maxsize=1024)
