@@ -15,9 +15,10 @@ rounded), and hundredths of a chip for play money, so one unit serves every room
 
 What the readers leave to the rules (agent.game.rules, variant ONLINE, or the room's own:
 PartyPoker's ONLINE_PARTY): every amount a move puts in. The room's blinds, bets and
-posted amounts go into the hand; the rules work out each call and raise, and the tracker checks the result against what the room
-says each player took (or their net), less the rake the room states, so a hand we read
-differently from the room is refused, not stored wrong.
+posted amounts go into the hand; the rules work out each call and raise, and the
+tracker checks the result against what the room says each player took (or their net),
+less the rake the room states, so a hand we read differently from the room is refused,
+not stored wrong.
 """
 from __future__ import annotations
 
