@@ -19,6 +19,7 @@ import pytest
 
 from agent.cli import main
 from agent.config import TableConfig
+from agent.game.events import PlayerActed
 from agent.game.rules import ONLINE, ONLINE_PARTY, RuleVariant, State
 from agent.play.offline.replay import ReplayOptions, replay
 from agent.report.page import ReportOptions, write_report
@@ -97,7 +98,7 @@ def test_partypoker_tournament_blinds_are_posted_by_seat_and_the_winner_takes_th
     # Three folds the room wrote before their turn (seats 4, 3, 2) are put in turn.
     events = rooms.hand_events(second)
     assert [m.player for m in second.streets[0][:3]] == ["Player3", "Player4", "Player6"]
-    folds = [e.player for e in events if type(e).__name__ == "PlayerActed"][:3]
+    folds = [e.player for e in events if isinstance(e, PlayerActed)][:3]
     assert folds == ["Player6", "Player4", "Player3"]
 
 
