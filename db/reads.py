@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from agent.game.records import BIG_BLIND, DECISION_KINDS
-from db.opening import open_read_only
+from db import schema
+from db.opening import MIGRATIONS_TABLE, applied_migrations, newer_message, open_read_only
 
 __all__ = ["HandAction", "HandResult", "HandRows", "HandSeat", "HandsVersion", "ReadError", "ReportRows",
            "check_schema", "hand_rows", "hands_version", "open_readonly", "report_rows"]
@@ -25,7 +26,9 @@ class ReadError(Exception):
 
 
 def check_schema(conn: sqlite3.Connection, path: str) -> None:
-    """ReadError naming ``path`` unless the file holds a Poki database's tables."""
+    """ReadError naming ``path`` unless the file holds a Poki database's tables, made by
+    this version of Poki or an older one (a newer one's may mean what this one cannot read:
+    a report of it would be wrong, so it is refused as the writers refuse it)."""
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     except sqlite3.DatabaseError as exc:
@@ -35,6 +38,11 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
         if not tables:
             raise ReadError(f"{path}: an empty file, not a Poki database")
         raise ReadError(f"{path}: not a Poki database (it lacks the tables {', '.join(sorted(needed - tables))})")
+    if MIGRATIONS_TABLE in tables:
+        known = schema.known()
+        newer = [name for name in applied_migrations(conn, schema.MIGRATION_SET) if name not in known]
+        if newer:
+            raise ReadError(newer_message(path, newer))
 
 
 def open_readonly(path: str) -> sqlite3.Connection:
@@ -58,7 +66,8 @@ def open_readonly(path: str) -> sqlite3.Connection:
 class ReportRows(NamedTuple):
     """What the opponent report reads, as one snapshot of the file."""
 
-    hands: list[tuple[int, int, float | None, str]]  # (seq, small bet, started at, network), by seq
+    # (seq, small bet, started at, network, tournament id: None for a cash game's), by seq
+    hands: list[tuple[int, int, float | None, str, str | None]]
     names: dict[int, str]  # player id -> name
     networks: dict[int, set[str]]  # player id -> the networks it was seen on
     seats: list[tuple[int, int, int]]  # (hand seq, player id, position), by hand then player
@@ -91,7 +100,8 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
     """The rows of the hands chosen (``network``, hands started at or after ``since``) and
     every player's model, in one read transaction, however the writer moves on meanwhile.
     Action rows no Poki writer makes are left out and counted, so a damaged or hand-edited
-    file still gives a report. A seat's position counts seats after the button (1 the
+    file still gives a report. A hand of a tournament names it (its chips are not money);
+    a file older than that column holds cash games only. A seat's position counts seats after the button (1 the
     first, n the button). The heroes are the players the hands' sources name as the one
     they were written for (an online room's "Dealt to" player); a file older than that
     column names none. ReadError naming ``path`` when the file cannot be read."""
@@ -104,10 +114,13 @@ def report_rows(conn: sqlite3.Connection, path: str = "", *, network: str | None
     conn.execute("BEGIN")
     try:
         step("hands")
+        columns = _columns(conn, "hands")
+        tournament = "tournament" if "tournament" in columns else "NULL"
         hands = conn.execute(
-            f"SELECT seq, small_bet, started_at, network FROM hands {hand_where} ORDER BY seq", params).fetchall()
+            f"SELECT seq, small_bet, started_at, network, {tournament} FROM hands {hand_where} ORDER BY seq",
+            params).fetchall()
         heroes: set[int] = set()
-        if "hero" in _columns(conn, "hands"):
+        if "hero" in columns:
             hero_where = f"WHERE hero IS NOT NULL{' AND ' + where if where else ''}"
             heroes = {row[0] for row in conn.execute(f"SELECT DISTINCT hero FROM hands {hero_where}", params)}
         names = dict(conn.execute("SELECT id, name FROM players"))

@@ -41,10 +41,14 @@ def _replay(folder: str, db: Path) -> None:
     assert main(["replay", str(FPDB_LHE / folder), "--db", str(db), "--no-progress"]) == 0
 
 
-def _seq(db: Path, hand_id: str) -> int:
+def _seq(db: Path, room_hand: str) -> int:
+    """The seq of a room's hand, by its room and number (its id ends with its content's digest)."""
     conn = open_read_only(db)
     try:
-        return conn.execute("SELECT seq FROM hands WHERE hand_id = ?", (hand_id,)).fetchone()[0]
+        rows = conn.execute("SELECT seq FROM hands WHERE hand_id LIKE ? ESCAPE '!'",
+                            (room_hand.replace("!", "!!").replace("%", "!%").replace("_", "!_") + ":%",)).fetchall()
+        assert len(rows) == 1, (room_hand, rows)
+        return int(rows[0][0])
     finally:
         conn.close()
 

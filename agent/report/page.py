@@ -252,6 +252,9 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
         us=None if data.us is None or not data.us.hands else {
             "hands": data.us.hands, "net": data.us.net_chips, "net_sb": data.us.net_sb, "rake": data.us.rake_chips,
             "flows": data.us.flows_chips},
+        us_tournament=None if data.us_tournament is None or not data.us_tournament.hands else {
+            "hands": data.us_tournament.hands, "net": data.us_tournament.net_chips,
+            "net_sb": data.us_tournament.net_sb, "flows": data.us_tournament.flows_chips},
         session_gap_minutes=f"{options.session_gap / 60:g}",
         links=links, live=links.served, version=version, poll_seconds=poll_seconds,
     )
@@ -329,6 +332,7 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
         "database": data.path,
         "hands": data.hands,
         "hands_by_network": data.networks,
+        "hands_by_play": data.play,
         "first_hand_at": data.first_hand_at,
         "last_hand_at": data.last_hand_at,
         "filters": data.filters,
@@ -336,6 +340,7 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
         "heroes_found": data.heroes,
         "heroes_recorded": data.recorded_heroes,
         "us": None if data.us is None else data.us.to_json(),
+        "us_tournament": None if data.us_tournament is None else data.us_tournament.to_json(),
         "opponents_total": data.opponents_total,
         "action_rows_left_out": data.bad_actions,
         "model_half_life_hands": data.half_life,

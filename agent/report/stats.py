@@ -480,7 +480,9 @@ class PlayerStats:
     style: str = "unknown"
     timeline: dict[str, list[float]] = field(default_factory=dict)  # filled for charted players
     vs_us_curve: list[float] = field(default_factory=list)  # cumulative, small bets, hand by hand shared
-    vs_us_chips: float | None = None  # won from / lost to us in all, chips (None: no hand shared)
+    vs_us_chips: float | None = None  # won from / lost to us in cash games, chips (None: no cash hand shared)
+    # Won from / lost to us in tournaments, the tournaments' chips (None: no tournament hand shared).
+    vs_us_tournament_chips: float | None = None
     positions: dict[str, PositionFigures] = field(default_factory=dict)  # by position group
     sessions: list[dict[str, Any]] = field(default_factory=list)  # filled for charted players
     # The player's last hands (HANDS_LISTED at most, oldest first): those shared with us
@@ -499,6 +501,8 @@ class PlayerStats:
             "aggression_factor": self.af.to_json(),
             "results_vs_us_sb_per_hand": None if self.vs_us is None else self.vs_us.to_json(),
             "results_vs_us_chips": None if self.vs_us_chips is None else round(self.vs_us_chips, 2),
+            "results_vs_us_tournament_chips": None if self.vs_us_tournament_chips is None
+            else round(self.vs_us_tournament_chips, 2),
             "by_position": {g: {"hands": v["hands"], "vpip": v["vpip"].to_json(), "pfr": v["pfr"].to_json()}
                             for g, v in self.positions.items()},
             "sessions": self.sessions,
@@ -525,9 +529,13 @@ class ReportData:
     filters: dict[str, Any]
     charted: list[int] = field(default_factory=list)  # players whose charts are drawn, in order
     bad_actions: int = 0  # action rows left out: a round or kind no writer makes
-    us: OurResults | None = None
+    us: OurResults | None = None  # in cash games: money
     recorded_heroes: list[str] = field(default_factory=list)  # heroes the hands' sources named
     hero_ids: list[int] = field(default_factory=list)  # the players we are, by id
+    # Hands of cash games and of tournaments (whose chips are not money), and our results in
+    # tournaments, in their chips, apart from ``us``.
+    play: dict[str, int] = field(default_factory=lambda: {"cash": 0, "tournament": 0})
+    us_tournament: OurResults | None = None
 
 
 @dataclass(frozen=True)
@@ -603,8 +611,10 @@ def compute(
 
     step("statistics")
     heroes = {pid for pid, name in names.items() if is_hero(name, hero)} | recorded
-    small_bet = {seq: sb for seq, sb, _, _ in hand_rows}
-    started_at = {seq: t for seq, _, t, _ in hand_rows}
+    small_bet = {seq: sb for seq, sb, _, _, _ in hand_rows}
+    started_at = {seq: t for seq, _, t, _, _ in hand_rows}
+    # Tournament chips are not money: our results in tournaments are summed apart.
+    in_tournament = {seq for seq, _, _, _, tournament in hand_rows if tournament is not None}
     # One pass over the hands: per seat row (hand, player) the FPDB flags.
     n_rows = len(seats)
     row_player = np.fromiter((p for _, p, _ in seats), dtype=np.int64, count=n_rows)
@@ -617,6 +627,8 @@ def compute(
     row_vs_us = np.full(n_rows, np.nan)
     row_vs_chips = np.zeros(n_rows, dtype=np.float64)
     our = _OurTotals(hands=0, net=0.0, net_sb=0.0, rake=0.0, flows=0.0)
+    our_tournament = _OurTotals(hands=0, net=0.0, net_sb=0.0, rake=0.0, flows=0.0)
+    row_tournament = np.zeros(n_rows, dtype=bool)
     ai = ri = 0
     n_actions, n_results = len(actions), len(results)
     i = 0
@@ -648,23 +660,25 @@ def compute(
         sb = small_bet.get(hand) or 1
         ours = [p for p in seated if p in heroes]
         flows = None
+        totals = our_tournament if hand in in_tournament else our
         if ours:
             order = sorted(seated, key=lambda p: positions[p])
             folded = {p for p, _, kind, _ in hand_actions if kind == FOLD}
             flows, rakes = hand_flows(order, put, won, folded)
-            our["hands"] += 1
-            our["net"] += sum(net.get(p, 0) for p in ours)
-            our["net_sb"] += sum(net.get(p, 0) for p in ours) / sb
-            our["rake"] += sum(rakes.get(p, 0.0) for p in ours)
+            totals["hands"] += 1
+            totals["net"] += sum(net.get(p, 0) for p in ours)
+            totals["net_sb"] += sum(net.get(p, 0) for p in ours) / sb
+            totals["rake"] += sum(rakes.get(p, 0.0) for p in ours)
         for k in range(i, j):
             p = seats[k][1]
             table[k] = flags[p]
             row_net[k] = net.get(p, 0) / sb
+            row_tournament[k] = totals is our_tournament
             if flows is not None and p not in heroes:
                 chips = sum(flows.get((u, p), 0.0) - flows.get((p, u), 0.0) for u in ours)
                 row_vs_chips[k] = chips
                 row_vs_us[k] = chips / sb
-                our["flows"] += chips
+                totals["flows"] += chips
         i = j
 
     step("players")
@@ -676,7 +690,12 @@ def compute(
     vs_n = np.bincount(inverse[with_us], minlength=len(uniq))
     vs_sum = np.bincount(inverse[with_us], weights=row_vs_us[with_us], minlength=len(uniq))
     vs_sq = np.bincount(inverse[with_us], weights=row_vs_us[with_us] ** 2, minlength=len(uniq))
-    vs_chips = np.bincount(inverse, weights=row_vs_chips, minlength=len(uniq))
+    # Chips won from or lost to us: money in cash games, tournament chips apart.
+    vs_chips = np.bincount(inverse, weights=np.where(row_tournament, 0.0, row_vs_chips), minlength=len(uniq))
+    vs_tournament = with_us & row_tournament
+    vs_tournament_n = np.bincount(inverse[vs_tournament], minlength=len(uniq))
+    vs_tournament_chips = np.bincount(inverse[vs_tournament], weights=row_vs_chips[vs_tournament],
+                                      minlength=len(uniq))
     by_position = _by_position(inverse, len(uniq), table)
 
     contexts: dict[int, list[dict[str, Any]]] = {}
@@ -711,7 +730,8 @@ def compute(
             actions=mix.get(pid, {r: dict.fromkeys(ACTION_KINDS, 0) for r in ROUNDS}),
             contexts=contexts.get(pid, [_empty_context(c) for c in range(N_CONTEXTS)]),
             model_hands=model_hands.get(pid, 0), vs_us=vs,
-            vs_us_chips=float(vs_chips[x]) if vs_n[x] else None,
+            vs_us_chips=float(vs_chips[x]) if vs_n[x] > vs_tournament_n[x] else None,
+            vs_us_tournament_chips=float(vs_tournament_chips[x]) if vs_tournament_n[x] else None,
             positions=by_position[x],
         )
         ps.style = style_label(figs["vpip"], af, thresholds)
@@ -726,9 +746,9 @@ def compute(
         _timelines(charted, rows_of, table, row_vs_us)
         _sessions(charted, rows_of, row_time, table, row_net, row_vs_us, session_gap)
 
-    started = [t for _, _, t, _ in hand_rows if t is not None]
+    started = [t for _, _, t, _, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
-    for _, _, _, hand_network in hand_rows:
+    for _, _, _, hand_network, _ in hand_rows:
         networks[hand_network] = networks.get(hand_network, 0) + 1
     return ReportData(
         path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
@@ -738,8 +758,9 @@ def compute(
         filters={"network": network, "since": since, "players": players},
         charted=[ps.pid for ps in charted],
         bad_actions=bad_actions,
-        us=OurResults(hands=our["hands"], net_chips=our["net"], net_sb=our["net_sb"], rake_chips=our["rake"],
-                      flows_chips=our["flows"]),
+        play={"cash": len(hand_rows) - len(in_tournament), "tournament": len(in_tournament)},
+        us=_our_results(our),
+        us_tournament=_our_results(our_tournament),
         recorded_heroes=sorted({names.get(p, f"#{p}") for p in recorded}),
         hero_ids=sorted(heroes),
     )
@@ -754,6 +775,11 @@ def _hand_list(rows: np.ndarray, row_hand: np.ndarray, row_net: np.ndarray, row_
     last = (shared if with_us else rows)[-HANDS_LISTED:]
     return [PlayerHand(int(row_hand[k]), started_at.get(int(row_hand[k])), round(float(row_net[k]), 3),
                        None if np.isnan(row_vs_us[k]) else round(float(row_vs_us[k]), 3)) for k in last], with_us
+
+
+def _our_results(totals: _OurTotals) -> OurResults:
+    return OurResults(hands=totals["hands"], net_chips=totals["net"], net_sb=totals["net_sb"],
+                      rake_chips=totals["rake"], flows_chips=totals["flows"])
 
 
 def _figures(s: np.ndarray) -> dict[str, Figure]:

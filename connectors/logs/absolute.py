@@ -47,7 +47,7 @@ def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "an Absolute Poker")
     game, stakes = m.group("game"), m.group("stakes")
     if " ".join(game.split()).lower() not in ("holdem normal", "holdem limit", "hold'em normal") or "/" not in stakes:
-        raise OtherGame(f"{where}: {game} {stakes} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {game} {stakes} is not a fixed-limit hold'em cash game", game)
     small_bet, big_bet = bets(stakes, where)
     when = clock(f"{m.group('date')} {m.group('time')}", "%Y-%m-%d %H:%M:%S", m.group("zone"), where)
     return Header(m.group("id"), small_bet, big_bet, body=1, started_at=when,

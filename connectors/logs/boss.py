@@ -74,7 +74,8 @@ def _read(session: Element | None, history: Element, where: str) -> RoomHand:
     a = history.attrs
     game = (a.get("GAME"), a.get("GAMETYPE"), a.get("GAMEKIND"), a.get("LIMIT"))
     if game != ("GAME_THM", "GAMETYPE_REAL", "GAMEKIND_CASH", "FL"):
-        raise OtherGame(f"{where}: {' '.join(g or '?' for g in game)} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {' '.join(g or '?' for g in game)} is not a fixed-limit hold'em cash game",
+                        " ".join(g or "?" for g in game))
     stakes = attr(history, "STAKES", where).split("/")
     if len(stakes) != 2:
         raise RoomError(f"{where}: cannot read the stakes")

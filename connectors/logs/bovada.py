@@ -58,7 +58,7 @@ def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "a Bovada")
     game = " ".join(m.group("game").split())
     if not re.fullmatch(r"TBL#\S+ HOLDEM Fixed Limit", game):
-        raise OtherGame(f"{where}: {game} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {game} is not a fixed-limit hold'em cash game", game)
     deal = lines[1:lines.index("*** HOLE CARDS ***")] if "*** HOLE CARDS ***" in lines else lines[1:]
     big = next((b for b in map(_BIG.match, deal) if b is not None), None)
     small = next((s for s in map(_SMALL.match, deal) if s is not None), None)

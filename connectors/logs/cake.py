@@ -42,7 +42,8 @@ def _header(lines: Sequence[str], where: str) -> Header:
     game, stakes = m.group("game"), m.group("stakes")
     # A tournament names its number (T123) after the table; its stakes are three figures.
     if game != "FL Hold'em" or stakes.count("/") != 1 or re.search(r"\bT\d+\b", m.group("table")):
-        raise OtherGame(f"{where}: {stakes} {game} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {stakes} {game} is not a fixed-limit hold'em cash game",
+                        game if game != "FL Hold'em" else "tournament")
     small_bet, big_bet = bets(stakes, where)
     when = clock(f"{m.group('date')}-{m.group('mon')}-{m.group('day')} {m.group('time')}", "%Y-%m-%d %H:%M:%S",
                  _ZONE, where)

@@ -46,7 +46,7 @@ def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "an Entraction")
     game = m.group("game")
     if game != "Texas Hold'em Fixed Limit":
-        raise OtherGame(f"{where}: {game} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {game} is not a fixed-limit hold'em cash game", game)
     small_bet, big_bet = bets(m.group("stakes"), where)
     seats = {s.group("name"): int(s.group("seat")) for s in map(_SEAT.match, lines) if s is not None}
     dealer = next((d.group("name") for d in map(_DEALER.match, lines) if d is not None), None)

@@ -47,7 +47,8 @@ def _read(session: Element | None, hand_element: Element, where: str) -> RoomHan
         raise RoomError(f"{where}: a hand without the <SESSION> of its table")
     game = (session.attrs.get("type"), session.attrs.get("game"), session.attrs.get("gametype"))
     if game != ("ring", "hold-em", "fixed-limit"):
-        raise OtherGame(f"{where}: {' '.join(g or '?' for g in game)} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {' '.join(g or '?' for g in game)} is not a fixed-limit hold'em cash game",
+                        " ".join(g or "?" for g in game))
     blinds = attr(hand_element, "blinds", where).split("/")
     stakes = attr(hand_element, "stakes", where).split("/")
     if len(blinds) != 2 or len(stakes) != 2:

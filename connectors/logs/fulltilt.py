@@ -46,7 +46,10 @@ def _header(lines: Sequence[str], where: str) -> Header:
     parts = [p.strip() for p in rest.split(" - ")]
     game = next((p for p in parts if "Hold'em" in p or "Omaha" in p or "Stud" in p or "Razz" in p), "")
     if game != "Limit Hold'em" or "Tournament" in rest or " Ante " in rest:
-        raise OtherGame(f"{where}: {game or rest[:60]} is not a fixed-limit hold'em cash game")
+        # Counted as a tournament when it is one, else under its game.
+        raise OtherGame(f"{where}: {game or rest[:60]} is not a fixed-limit hold'em cash game",
+                        "tournament" if "Tournament" in rest else "Limit Hold'em with antes" if game == "Limit Hold'em"
+                        else game or "unnamed game")
     stakes = next((p for p in parts if re.match(r"^\D?[\d.,]+/\D?[\d.,]+", p)), None)
     if stakes is None:
         raise RoomError(f"{where}: cannot find the stakes in {rest[:80]!r}")

@@ -374,17 +374,17 @@ def _stakes(info: dict[str, str], where: str) -> tuple[int, int]:
     """The small and big bet of a cash fixed-limit hold'em game, from its session's
     <general>; OtherGame for a tournament, another game or play money."""
     if "tournamentcode" in info or "tourcode" in info:
-        raise OtherGame(f"{where}: a tournament hand")
+        raise OtherGame(f"{where}: a tournament hand", "tournament")
     gametype = info.get("gametype", "")
     m = _GAME_LIMIT.match(gametype)
     if m is None:
-        raise OtherGame(f"{where}: {gametype!r} is not fixed-limit hold'em")
+        raise OtherGame(f"{where}: {gametype!r} is not fixed-limit hold'em", gametype)
     if m.group("a"):
         small_bet, big_bet = chips(m.group("a"), where), chips(m.group("b"), where)
     else:
         small_bet, big_bet = chips(m.group("c"), where), chips(m.group("d"), where)
     if info.get("mode", "real") not in ("real", ""):
-        raise OtherGame(f"{where}: a play-money hand")
+        raise OtherGame(f"{where}: a play-money hand", "play money")
     return small_bet, big_bet
 
 
@@ -455,7 +455,7 @@ def _action(hand: RoomHand, a: Element, no: int, street: int, players: dict, dea
                 live = min(amount, bb.live)
                 post = Post(name, "post", live, amount - live)
         elif kind == "15":
-            raise OtherGame(f"{where}: antes posted: not a game played here")
+            raise OtherGame(f"{where}: antes posted: not a game played here", "hold'em with antes")
         else:
             raise RoomError(f"{where}: action type {kind} among the blinds")
         hand.posts.append(post)

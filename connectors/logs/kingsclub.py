@@ -42,7 +42,7 @@ _WHEN = re.compile(r"^(?P<when>\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2})\s*$")
 def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "a KingsClub")
     if m.group("game") != "Limit Holdem":
-        raise OtherGame(f"{where}: {m.group('game')} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {m.group('game')} is not a fixed-limit hold'em cash game", m.group("game"))
     small_bet, big_bet = bets(m.group("stakes"), where)
     w = _WHEN.match(lines[1]) if len(lines) > 1 else None
     when = None if w is None else clock(w.group("when"), "%Y-%m-%d %H:%M:%S", None, where)

@@ -57,9 +57,9 @@ def _read(session: Element | None, game: Element, where: str) -> RoomHand:
     kind, stakes = session.attrs.get("type", ""), session.attrs.get("stakes", "")
     limit = _LIMIT.match(stakes)
     if kind != "Holdem" or limit is None:
-        raise OtherGame(f"{where}: {kind} {stakes} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {kind} {stakes} is not a fixed-limit hold'em cash game", f"{kind} {stakes}")
     if game.attrs.get("realmoney") != "true":
-        raise OtherGame(f"{where}: a play-money game")
+        raise OtherGame(f"{where}: a play-money game", "play money")
     small_bet, big_bet = chips(limit.group("small"), where), chips(limit.group("big"), where)
     started = attr(game, "starttime", where)
     try:

@@ -75,7 +75,7 @@ def _header(lines: Sequence[str], where: str) -> Header:
         raise RoomError(f"{where}: no Table: line with the game and stakes")
     if table.group("game") != "LIMIT TEXAS_HOLDEM" or "Real money" not in (table.group("money") or "Real money"):
         raise OtherGame(f"{where}: {table.group('game')} {table.group('stakes')} is not a fixed-limit hold'em "
-                        "cash game")
+                        "cash game", table.group("game") if table.group("game") != "LIMIT TEXAS_HOLDEM" else "play money")
     small_bet, big_bet = bets(table.group("stakes"), where)
     w, user, button = found.get(_WHEN), found.get(_USER), found.get(_BUTTON)
     return Header(number, small_bet, big_bet, body=1, currency="USD" if "$" in table.group("stakes") else "",

@@ -53,10 +53,12 @@ def _header(lines: Sequence[str], where: str) -> Header:
     g = _GAME.match(head)
     if g is None:
         if "Tournament" in head or "Blinds" in head:
-            raise OtherGame(f"{where}: {head[:60]!r} is not a fixed-limit hold'em cash game")
+            raise OtherGame(f"{where}: {head[:60]!r} is not a fixed-limit hold'em cash game",
+                            "tournament" if "Tournament" in head else "not fixed-limit")
         raise RoomError(f"{where}: cannot read the game line {head[:80]!r}")
     if g.group("game") != "Fix Limit Holdem":
-        raise OtherGame(f"{where}: {g.group('stakes')} {g.group('game')} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {g.group('stakes')} {g.group('game')} is not a fixed-limit hold'em cash game",
+                        g.group("game"))
     _, small_bet = bets(g.group("stakes"), where)
     stakes = g.group("stakes")
     currency = "USD" if "$" in stakes else "EUR" if "€" in stakes else "GBP" if "£" in stakes else ""

@@ -14,11 +14,12 @@ Chips are hundredths of the amounts written, exactly: cents for dollars, euros a
 pounds ("$1,234.56" is 123456 chips; an amount finer than a cent is an error, never
 rounded), and hundredths of a chip for play money, so one unit serves every room.
 
-What the readers leave to the rules (agent.game.rules, variant ONLINE): every amount a
-move puts in. The room's blinds, bets and posted amounts go into the hand; the rules
-work out each call and raise, and the tracker checks the result against what the room
-says each player took (or their net), less the rake the room states, so a hand we read
-differently from the room is refused, not stored wrong.
+What the readers leave to the rules (agent.game.rules, variant ONLINE, or the room's own:
+PartyPoker's ONLINE_PARTY): every amount a move puts in. The room's blinds, bets and
+posted amounts go into the hand; the rules work out each call and raise, and the
+tracker checks the result against what the room says each player took (or their net),
+less the rake the room states, so a hand we read differently from the room is refused,
+not stored wrong.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from agent.game.events import (
     PlayerPosted,
 )
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from agent.game.rules import ONLINE, Action
+from agent.game.rules import ONLINE, Action, RuleVariant
 from evaluator_pyx.cards import CARD_INDEX
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "Wagers",
     "cards",
     "chips",
+    "game_name",
     "decode",
     "hand_events",
     "hand_id",
@@ -82,9 +84,6 @@ ALL_IN = "all-in"
 _KINDS = {FOLD: Action.FOLD, CHECK: Action.CHECK_CALL, CALL: Action.CHECK_CALL, BET: Action.BET_RAISE,
           RAISE: Action.BET_RAISE}
 
-# The online rules with heads-up hands in the multi-way order (the button posts the big blind).
-ONLINE_MULTIWAY_HEADS_UP = dataclasses.replace(ONLINE, heads_up_reverse_blinds=False)
-
 # Bounds on what one hand may be: a real one is a few kilobytes and lines.
 MAX_HAND_CHARS = 200_000
 MAX_NAME = 64
@@ -95,8 +94,23 @@ class RoomError(ValueError):
 
 
 class OtherGame(RoomError):
-    """A hand of another game (no-limit, pot-limit, Omaha, stud, a tournament...): skipped
-    and counted, not an error of the file."""
+    """A hand of another game (no-limit, pot-limit, Omaha, stud...): skipped and counted
+    under its game (``game``, the room's name for it, :func:`game_name`), not an error of
+    the file."""
+
+    def __init__(self, message: str, game: str) -> None:
+        super().__init__(message)
+        self.game = game_name(game)
+
+
+_MAX_GAME = 40
+
+
+def game_name(text: str) -> str:
+    """A game as a room names it ("Hold'em No Limit", "Omaha Hi/Lo"), for counting the
+    hands skipped under it: white space made single, bounded (the text is the file's)."""
+    name = " ".join(text.split())[:_MAX_GAME]
+    return name or "unnamed game"
 
 
 class PartialHand(RoomError):
@@ -148,6 +162,11 @@ class RoomHand:
     rake: int = 0
     # The bet before the flop is a short all-in big blind's, not the table's (Bovada).
     short_blind_bet: bool = False
+    # A tournament's hand: the room's tournament id and the blind level as written (the
+    # chips are the tournament's, not money); None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
+    variant: RuleVariant = ONLINE  # the rules the room plays by (agent.game.variant)
 
     def deal(self, street: int, text: str, at: str) -> None:
         """The cards a street brings (the flop's three, the turn's or river's one)."""
@@ -376,7 +395,8 @@ def cards(text: str, where: str = "", count: int | None = None) -> tuple[int, ..
 _ZONES = {
     "ET": "America/New_York", "EST": "America/New_York", "EDT": "America/New_York",
     "CET": "+0100", "CEST": "+0200", "WET": "+0000", "WEST": "+0100", "GMT": "+0000", "UTC": "+0000",
-    "BST": "+0100", "EET": "+0200", "EEST": "+0300", "MSK": "+0300", "AEST": "+1000", "AEDT": "+1100",
+    "BST": "+0100", "EET": "+0200", "EEST": "+0300", "MSK": "+0300", "YEKST": "+0600",
+    "AEST": "+1000", "AEDT": "+1100",
     "PT": "America/Los_Angeles", "PST": "-0800", "PDT": "-0700", "CT": "America/Chicago", "MT": "America/Denver",
 }
 _OFFSET = re.compile(r"^(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?$")
@@ -537,9 +557,14 @@ def hand_events(hand: RoomHand) -> list[Event]:
         max_bets=4,
         started_at=hand.started_at,
         blinds=blinds.posted,
-        variant=ONLINE if seating.reversed else ONLINE_MULTIWAY_HEADS_UP,
+        # A heads-up hand in the multi-way order (the button posts the big blind, Entraction)
+        # is played by the room's rules with that one change.
+        variant=hand.variant if seating.reversed
+        else dataclasses.replace(hand.variant, heads_up_reverse_blinds=False),
         heads_up_reverse_blinds=seating.reversed,
         hero=hero,
+        tournament=hand.tournament,
+        level=hand.level,
     )]
     for post in hand.posts:
         if post is seating.sb or post is seating.bb:
@@ -547,7 +572,7 @@ def hand_events(hand: RoomHand) -> list[Event]:
         events.append(PlayerPosted(post.player, post.live, post.dead))
     if hero is not None and hero in hand.holes:
         events.append(HoleCards(hero, hand.holes[hero]))
-    _betting_events(hand, index, events)
+    _betting_events(hand, index, seating, events)
     _showdown_events(hand, index, events)
     won = None if hand.won is None else tuple((name, hand.won.get(name, 0)) for name in names)
     net = None if hand.net is None else tuple((name, hand.net.get(name, 0)) for name in names)
@@ -645,13 +670,40 @@ def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blind
     return _Blinds(small, bb_amount, posted)
 
 
-def _betting_events(hand: RoomHand, index: dict[str, int], events: list[Event]) -> None:
-    """Append the moves street by street, each street's board dealt before its first move
-    and the rest of the board after the last; RoomError for a move by someone not dealt in
-    or on a street with no board."""
+def _in_turn(moves: list[Move], index: dict[str, int], last: int) -> list[Move]:
+    """A street's moves with each run of folds in turn: the folds a room wrote one after
+    another but out of seat order (PartyPoker writes a fold chosen before the player's turn
+    when it was chosen) put in seat order from the seat after the last player who moved
+    before them (``last`` at the street's start: the big blind before the flop, the button
+    after it). Folds written in turn stay as written; anything else out of turn is left for
+    the rules to refuse."""
+    n = len(index)
+    out: list[Move] = []
+    run: list[Move] = []
+    for move in [*moves, None]:
+        if move is not None and move.kind == FOLD and move.player in index:
+            run.append(move)
+            continue
+        if run:
+            run.sort(key=lambda m: (index[m.player] - last - 1) % n)
+            out += run
+            last = index[run[-1].player]
+            run = []
+        if move is not None:
+            out.append(move)
+            if move.player in index:
+                last = index[move.player]
+    return out
+
+
+def _betting_events(hand: RoomHand, index: dict[str, int], seating: _Seating, events: list[Event]) -> None:
+    """Append the moves street by street (runs of folds in turn, :func:`_in_turn`), each
+    street's board dealt before its first move and the rest of the board after the last;
+    RoomError for a move by someone not dealt in or on a street with no board."""
     where = hand.where
     dealt = 0
-    for street, moves in enumerate(hand.streets):
+    for street, written in enumerate(hand.streets):
+        moves = _in_turn(written, index, index[seating.bb.player] if street == 0 else seating.button)
         if street and moves:
             while dealt < street:
                 if dealt >= len(hand.board):

@@ -65,7 +65,8 @@ def _header(lines: Sequence[str], where: str) -> Header:
     if site is None or site.group("site") != "Seals With Clubs" or game is None:
         raise RoomError(f"{where}: not a Seals With Clubs hand: no Game: and Site: lines")
     if game.group("game") != "Limit Hold'em":
-        raise OtherGame(f"{where}: {game.group('game')} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {game.group('game')} is not a fixed-limit hold'em cash game",
+                        game.group("game"))
     small_bet, big_bet = bets(game.group("stakes"), where)
     seats = {s.group("name"): int(s.group("seat")) for s in map(_SEAT.match, lines) if s is not None}
     dealer = next((b.group("name") for b in map(_BUTTON.match, lines) if b is not None), None)

@@ -14,8 +14,9 @@ Formats (one entry point, :func:`plan`, for files and folders of any of them):
 * PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables;
 * the online rooms' hand histories (connectors.logs.rooms and one reader a room:
   :data:`ROOM_READERS`), recognised by their content whatever the file is called, in
-  whatever encoding the room wrote; fixed-limit hold'em cash games are read, hands of
-  other games are skipped and counted (``other-game``), never an error of the file.
+  whatever encoding the room wrote; fixed-limit hold'em cash games and tournaments are
+  read, hands of other games are skipped and counted (``other-game``, and under their game:
+  LogProblem.game), never an error of the file.
 
 Every other file met is named (:class:`UnreadFile`, :func:`plan_logs`), with what it looks
 like when connectors.logs.unread can tell.
@@ -139,6 +140,7 @@ class LogProblem:
     category: str
     reason: str
     hand_id: str | None = None
+    game: str | None = None  # a hand of another game (OTHER_GAME): the game, as rooms.OtherGame names it
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
@@ -884,7 +886,7 @@ def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found:
     try:
         hand = parse(found.text, where)
     except rooms.OtherGame as exc:
-        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
+        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}", game=exc.game)
     except rooms.PartialHand as exc:
         return LogProblem(where, PARTIAL_HAND, f"{PARTIAL_HAND}: {exc}")
     except rooms.RoomError as exc:

@@ -99,11 +99,20 @@ the bet it makes (``to``), and the chips say whether it calls, bets or raises.
 
 **Result** (:class:`Result`): ``WON``, what each player took and the rake are written;
 ``WON_NO_RAKE``, what each took is written, the rake is the pot less that (a hand without
-a winner was cut short); ``NET``, each player's net and the rake are written. A room
-whose every bet given back is written (:attr:`TextRoom.returns_written`: what a player
+a winner was cut short); ``NET``, each player's net and the rake are written; ``WON_ALL``,
+what each took is written, the bet nobody called in it, and nothing is raked (a
+tournament's pot: every chip in it goes to a winner). A room's header may give one hand
+another Result than the room's (Header.result). A room whose every bet given back is written (:attr:`TextRoom.returns_written`: what a player
 took holds the rest, Winamax, Bovada) has no uncalled bet added from the chips counted.
 A room whose short all-in big blind makes the bet before the flop
 (:attr:`TextRoom.short_blind_bet`, Bovada) says so to the rules through the hand.
+
+**Tournaments.** A hand of a tournament is read like a cash game's, its chips the
+tournament's: the header hook gives the room's tournament id and the blind level
+(Header.tournament, Header.level), which go with the hand to the database, where they
+keep tournament chips apart from money. A room that does not write the blinds of its
+tournament hands (PartyPoker) gives them in the header (Header.blinds): they are posted
+as the rules deal, by seat from the button, before the first card or move is read.
 """
 from __future__ import annotations
 
@@ -115,6 +124,7 @@ from datetime import datetime
 from itertools import chain, islice
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from agent.game.rules import ONLINE, RuleVariant
 from connectors.logs import rooms
 from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
 from evaluator_pyx.cards import CARD_NAMES
@@ -190,6 +200,7 @@ class Result(enum.Enum):
     WON = "won"
     WON_NO_RAKE = "won-no-rake"
     NET = "net"
+    WON_ALL = "won-all"
 
 
 # A move named by its chips alone (an all-in): a call, bet or raise as the chips make it.
@@ -286,6 +297,15 @@ class Header:
     currency: str = ""
     button: int | None = None  # the room's seat number of the button, when the header says it
     hero: str | None = None  # the player the history was written for, when the header says it
+    # A tournament's hand: the room's tournament id and the blind level as written (module
+    # docstring, Tournaments); None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
+    # The blinds the room posts without writing them (small, big), posted by seat from the
+    # button when the hand's first card, street or move is read; None: the posts are written.
+    blinds: tuple[int, int] | None = None
+    # How this hand ends when it is not as the room's usual hands do (its Result).
+    result: Result | None = None
 
 
 @dataclass(frozen=True)
@@ -301,6 +321,7 @@ class TextRoom:
     house: re.Pattern[str] | None = None  # what the room takes beside the rake, on the rake's line
     returns_written: bool = False  # every bet given back is written (module docstring)
     short_blind_bet: bool = False  # a short all-in big blind makes the bet (module docstring)
+    variant: RuleVariant = ONLINE  # the rules the room plays by (agent.game.variant)
     _by_phase: dict[Phase, tuple[Rule, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -343,8 +364,9 @@ class TextRoom:
         hand = RoomHand(self.network, head.number, where, small_blind=max(1, head.small_bet // 2),
                         big_blind=head.small_bet, small_bet=head.small_bet, big_bet=head.big_bet, seats=[],
                         button=head.button, started_at=head.started_at, currency=head.currency, hero=head.hero,
-                        short_blind_bet=self.short_blind_bet)
-        reading = _Reading(self, hand)
+                        short_blind_bet=self.short_blind_bet, tournament=head.tournament,
+                        level=head.level, variant=self.variant)
+        reading = _Reading(self, hand, head.result or self.result, head.blinds)
         for index in range(head.body, len(lines)):
             line = lines[index].strip()
             if line:
@@ -356,6 +378,8 @@ class TextRoom:
             found = rule.pattern.search(line)
             if found is None or rule.line in _SEATED and found.group("name") not in reading.seats:
                 continue
+            if reading.blinds is not None and rule.line in _DEALING:
+                _post_blinds(reading, at)
             _READ[rule.line](reading, found, at)
             return
         if reading.phase is not SUMMARY:
@@ -409,6 +433,8 @@ class _Reading:
 
     room: TextRoom
     hand: RoomHand
+    result: Result  # how the hand ends (the room's, or its header's for this hand)
+    blinds: tuple[int, int] | None = None  # blinds still to post as the room did not write them
     phase: Phase = DEAL
     street: int = 0
     seats: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -429,10 +455,17 @@ class _Reading:
             raise RoomError(f"{hand.where}: one hole card dealt to the hero")
         # Given back: the uncalled bet the room did not write, unless what each took includes it.
         wagers = None if self.returns_written or self.room.returns_written else self.wagers
-        if self.room.result is Result.NET:
+        if self.result is Result.NET:
             hand.net = self.net
             return hand.finish(self.seats, out, rake=self.rake)
-        if self.room.result is Result.WON_NO_RAKE:
+        if self.result is Result.WON_ALL:
+            # Every chip in the pot went to a winner: no rake, no uncalled bet to give back.
+            taken = sum(self.won.values())
+            if taken != sum(self.wagers.totals.values()):
+                raise RoomError(f"{hand.where}: the winners took {taken} chips of a pot of "
+                                f"{sum(self.wagers.totals.values())}")
+            return hand.finish(self.seats, out, self.won, 0)
+        if self.result is Result.WON_NO_RAKE:
             if not self.won:
                 raise RoomError(f"{hand.where}: the hand has no winner (a hand cut short)")
             if wagers is not None:
@@ -494,6 +527,27 @@ def _post(r: _Reading, found: re.Match[str], at: str) -> None:
         post = Post(name, "post", previous.live + post.live, previous.dead + post.dead,
                     previous.all_in or post.all_in)
     r.hand.posts.append(post)
+
+
+def _post_blinds(r: _Reading, at: str) -> None:
+    """The blinds the room did not write (Header.blinds), posted as the rules deal: the
+    small blind by the first player dealt in after the button's seat (heads-up, the
+    button), the big blind by the next, each all-in when it takes his last chip."""
+    assert r.blinds is not None
+    small, big = r.blinds
+    r.blinds = None
+    button = r.hand.button
+    seated = sorted((seat, name) for name, (seat, _) in r.seats.items() if name not in r.out)
+    if button is None or len(seated) < 2:
+        raise RoomError(f"{at}: the blinds are not written and cannot be placed (button {button}, "
+                        f"{len(seated)} players)")
+    after = [name for seat, name in seated if seat > button] + [name for seat, name in seated if seat <= button]
+    posters = (after[-1], after[0]) if len(seated) == 2 else (after[0], after[1])
+    for name, kind, amount in ((posters[0], SB, small), (posters[1], BB, big)):
+        stack = r.seats[name][1]
+        post = Post(name, kind, min(amount, stack), all_in=stack <= amount)
+        r.wagers.post(name, post.live)
+        r.hand.posts.append(post)
 
 
 def _dealt(r: _Reading, found: re.Match[str], at: str) -> None:
@@ -625,7 +679,9 @@ def _sits_out(r: _Reading, found: re.Match[str], at: str) -> None:
 
 
 def _other_game(r: _Reading, found: re.Match[str], at: str) -> None:
-    raise OtherGame(f"{at}: {found.group('what')} posted: not a game played here")
+    what = found.group("what")
+    # Counted under the game it makes: hold'em with antes, with straddles.
+    raise OtherGame(f"{at}: {what} posted: not a game played here", f"hold'em with {what.split()[-1].rstrip('s')}s")
 
 
 def _to_play(r: _Reading, found: re.Match[str], at: str) -> None:
@@ -647,6 +703,9 @@ _GROUPS: dict[Line, frozenset[str]] = {line: frozenset(groups.split()) for line,
     Line.SHOWS: "name cards", Line.MUCKS: "name", Line.RAKE: "", Line.NET: "name", Line.SITS_OUT: "name",
     Line.OTHER_GAME: "what", Line.TO_PLAY: "", Line.TO_SUMMARY: "", Line.SKIP: "",
 }.items()}
+# The lines that come only once the blinds are posted (Header.blinds: posted before them).
+_DEALING = frozenset({Line.DEALT, Line.STREET, Line.MOVE, Line.UNCALLED, Line.WON, Line.SHOWS, Line.MUCKS,
+                      Line.NET, Line.TO_PLAY, Line.TO_SUMMARY})
 # The lines that name a player: read only when that player has a seat (module docstring).
 _SEATED = frozenset({Line.POST, Line.MOVE, Line.UNCALLED, Line.WON, Line.SHOWS, Line.MUCKS, Line.NET})
 _READ: dict[Line, Callable[[_Reading, re.Match[str], str], None]] = {

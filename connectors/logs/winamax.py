@@ -43,7 +43,8 @@ def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "a Winamax")
     game, stakes = m.group("game"), m.group("stakes")
     if m.group("kind") != "CashGame" or game.lower() != "holdem fixed limit":
-        raise OtherGame(f"{where}: {m.group('kind')} {game} ({stakes}) is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {m.group('kind')} {game} ({stakes}) is not a fixed-limit hold'em cash game",
+                        f"{m.group('kind')} {game}")
     small_bet, big_bet = bets(stakes, where)
     currency = "EUR" if "€" in stakes else "GBP" if "£" in stakes else "USD" if "$" in stakes else ""
     when = clock(f"{m.group('date')} {m.group('time')}", "%Y/%m/%d %H:%M:%S", m.group("zone"), where)

@@ -51,13 +51,15 @@ def _header(lines: Sequence[str], where: str) -> Header:
     if game is None:
         raise RoomError(f"{where}: no 'Game ID:' line with the stakes")
     if game.group("game") != "Hold'em":
-        raise OtherGame(f"{where}: {game.group('game')} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {game.group('game')} is not a fixed-limit hold'em cash game",
+                        game.group("game"))
     small_bet, big_bet = bets(game.group("stakes"), where)
     big = next((b for b in map(_BIG.match, lines) if b is not None), None)
     if big is None or chips(big.group("amount"), where) != small_bet:
         # The figures are the blinds: a no-limit or pot-limit game.
         raise OtherGame(f"{where}: {game.group('stakes')} {game.group('game')} with a big blind of "
-                        f"{big.group('amount') if big else 'none'} is not a fixed-limit game")
+                        f"{big.group('amount') if big else 'none'} is not a fixed-limit game",
+                        f"{game.group('game')} (not fixed-limit)")
     when = clock(f"{m.group('date')} {m.group('time')}", "%Y/%m/%d %H:%M:%S", "UTC", where)
     return Header(game.group("id"), small_bet, big_bet, body=1, started_at=when, currency="USD")
 

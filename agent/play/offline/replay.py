@@ -146,13 +146,15 @@ def encode_record(r: HandRecord) -> tuple:
         tuple([x.won for x in results]),
         r.rake,
         r.hero,
+        r.tournament,
+        r.level,
     )
 
 
 def decode_record(e: tuple) -> HandRecord:
     """The HandRecord of encode_record's tuple (equal to the original)."""
     (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
-     board, actions, shown, result_seats, put_in, won, rake, hero) = e
+     board, actions, shown, result_seats, put_in, won, rake, hero, tournament, level) = e
     return _hand(
         hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
         tuple(map(_seat, players, stacks, positions)),
@@ -163,6 +165,8 @@ def decode_record(e: tuple) -> HandRecord:
         tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
         rake,
         hero,
+        tournament,
+        level,
     )
 
 
@@ -269,7 +273,7 @@ def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]
             append((_KNOWN, item.hand_id))
         else:
             assert isinstance(item, LogProblem)
-            append((_PROBLEM, item.where, item.category, item.reason, item.hand_id))
+            append((_PROBLEM, item.where, item.category, item.reason, item.hand_id, item.game))
     return entries
 
 
@@ -376,6 +380,7 @@ class ReplaySummary:
     skipped: int = 0
     outside: int = 0  # read, but started outside [since, until): left alone
     skipped_by_reason: Counter = field(default_factory=Counter)
+    skipped_by_game: Counter = field(default_factory=Counter)  # the other-game hands, by their game
     examples: dict[str, list[str]] = field(default_factory=dict)
     problems: list[LogProblem] = field(default_factory=list)  # the first KEPT_PROBLEMS
     on_problem: Callable[[LogProblem], None] | None = None  # told of every problem as it comes
@@ -402,6 +407,8 @@ class ReplaySummary:
         self.hands += 1
         self.skipped += 1
         self.skipped_by_reason[problem.category] += 1
+        if problem.game is not None:
+            self.skipped_by_game[problem.game] += 1
         # Kept up to a bound: a log of garbage must not fill memory with its problems.
         if len(self.problems) < KEPT_PROBLEMS:
             self.problems.append(problem)
@@ -425,6 +432,7 @@ class ReplaySummary:
             "skipped": self.skipped,
             "outside_time_window": self.outside,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "skipped_by_game": dict(sorted(self.skipped_by_game.items())),
             "examples": self.examples,
             "players": self.players,
             "actions": self.actions,
@@ -449,6 +457,8 @@ class ReplaySummary:
             lines.append(f"outside the time window (--since/--until): {self.outside:,}")
         for reason, n in sorted(self.skipped_by_reason.items()):
             lines.append(f"  {reason}: {n:,}")
+            if reason == OTHER_GAME:
+                lines += [f"    {game}: {count:,}" for game, count in sorted(self.skipped_by_game.items())]
             for example in self.examples.get(reason, ()):
                 lines.append(f"      e.g. {example}")
         lines += [
@@ -656,7 +666,7 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             summary.known += 1
             continue
         else:
-            problem = LogProblem(e[1], e[2], e[3], e[4])
+            problem = LogProblem(e[1], e[2], e[3], e[4], e[5] if len(e) > 5 else None)
         summary.add_problem(problem)
         # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
         if options.strict and problem.category not in (OTHER_GAME, PARTIAL_HAND):
