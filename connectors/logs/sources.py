@@ -839,8 +839,8 @@ def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found:
 # * a room's text file: when the next hand's start line is there; the last hand of the
 #   file, when the file has been quiet (``quiet``), its last line has its line end and the
 #   hand parses whole (the rake's summary line read: a hand cut before it never parses);
-# * an iPoker session: a game at its end tag; a game the file ends in, as a text room's
-#   last hand (it never parses without its end tag);
+# * an iPoker session: a game at its end tag, only (the reader reads a game cut short as
+#   far as it goes, so a cut game may parse: it is waited for however long it is quiet);
 # * an ACPC log: a line at its line end (each hand is one line, written whole with its end
 #   by the dealers); a last line without one is waited for however long the file is quiet;
 # * a .phhs file: a table when the next table's header is there; the last table, when the
@@ -958,7 +958,10 @@ def _room_incomplete(room: str, found: rooms.HandText, where: str) -> str | None
     """Why the hand a quiet file ends in is not complete yet, or None when it is."""
     if found.text is None:
         return None  # too long to be a hand whatever comes: read_chunk reports it
-    if not found.text.endswith("\n") and room != ipoker.NETWORK:
+    if room == ipoker.NETWORK:
+        # The reader reads a game cut short as far as it goes: only its end tag ends it.
+        return "its </game> is not written yet"
+    if not found.text.endswith("\n"):
         return "its last line has no line end yet"
     try:
         ROOM_READERS[room].parse_hand(found.text, where)

@@ -1,0 +1,293 @@
+"""`poki replay --follow` on real rooms' hands written as a client writes them: the real
+PokerStars hands of ../shared/data/fpdb-lhe appended line by line to a session file in a
+followed folder, with pauses inside hands longer than the follower's quiet time, read by
+the follower as a real process into a real SQLite file. Every hand is stored once, within
+2 s of its last line, nothing of a half-written hand is stored, a follower killed
+(SIGKILL) mid-file and started again stores nothing twice, and SIGTERM ends it cleanly
+saying what it stored. Then the other kinds of log, in-process: an iPoker session game by
+game, ACPC lines cut in the middle, .phhs tables, as the IRC dealer writes them."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shared_data import FPDB_LHE
+
+REPO = Path(__file__).resolve().parent.parent
+needs_rooms = pytest.mark.skipif(FPDB_LHE is None, reason="the online rooms' hand histories are not there")
+
+POLL, QUIET = 0.25, 0.75
+STORED_WITHIN = 2.0  # the issue's bound: a hand stored within 2 s of its last line
+LONG_PAUSE = 3 * QUIET  # a pause inside a hand, much longer than the quiet time
+START = re.compile(r"^PokerStars Game #(\d+):")
+
+
+def stars_hands() -> list[tuple[str, list[str]]]:
+    """The real PokerStars hands: (the room's hand number, the hand's lines)."""
+    assert FPDB_LHE is not None
+    hands = []
+    for path in sorted((FPDB_LHE / "Stars").glob("*.txt")):
+        text = path.read_bytes().decode("utf-8-sig")
+        lines = text.rstrip("\n").split("\n")
+        starts = [i for i, line in enumerate(lines) if START.match(line)]
+        for a, b in zip(starts, starts[1:] + [len(lines)]):
+            hand = lines[a:b]
+            while hand and not hand[-1].strip():
+                hand.pop()
+            hands.append((START.match(hand[0]).group(1), hand))  # type: ignore[union-attr]  # starts match
+    assert len(hands) >= 4, hands
+    return hands
+
+
+def stored(db: Path) -> list[str]:
+    """The hand ids the database holds now (none before the follower made it)."""
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    try:
+        return [r[0] for r in conn.execute("SELECT hand_id FROM hands")]
+    except sqlite3.OperationalError as exc:  # the schema not made yet
+        if "no such table" in str(exc):
+            return []
+        raise
+    finally:
+        conn.close()
+
+
+def numbers(db: Path) -> list[str]:
+    """The room's hand number of every stored hand (stars:<number>:<digest>), one per row."""
+    return sorted(h.split(":")[1] for h in stored(db))
+
+
+def wait_for(check, seconds: float, what: str) -> float:  # noqa: ANN001  (a predicate)
+    """Poll ``check`` every 20 ms for up to ``seconds``; the time it took, or fail naming what."""
+    began = time.monotonic()
+    while True:
+        if check():
+            return time.monotonic() - began
+        if time.monotonic() - began > seconds:
+            pytest.fail(f"not within {seconds} s: {what}")
+        time.sleep(0.02)
+
+
+class Following:
+    """`poki replay --follow FOLDER` as a real process; its output in files."""
+
+    def __init__(self, tmp: Path, folder: Path, db: Path, run: int) -> None:
+        self.out, self.err = tmp / f"out{run}.txt", tmp / f"err{run}.txt"
+        env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                   PYTHONWARNINGS="ignore")
+        with self.out.open("wb") as out, self.err.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "agent.cli", "replay", "--follow", str(folder), "--db", str(db),
+                 "--poll", str(POLL), "--quiet", str(QUIET)],
+                stdout=out, stderr=err, env=env, cwd=tmp)
+        # Started once it says it follows (importing takes a while on a loaded machine).
+        wait_for(lambda: "following" in self.err.read_text() or self.proc.poll() is not None, 60,
+                 "the follower to start")
+        assert self.proc.poll() is None, self.err.read_text()
+
+    def stop(self, sig: int) -> tuple[int, str]:
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+            pytest.fail(f"the follower did not stop within 30 s of {signal.Signals(sig).name}")
+        return code, self.out.read_text()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+class Session:
+    """A room's session file, written as the client writes it: a line at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.f = path.open("ab", buffering=0)
+        self.f.write("\ufeff".encode())  # PokerStars writes its files with a BOM
+
+    def line(self, text: str) -> None:
+        self.f.write(text.encode() + b"\n")
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def write_hand(session: Session, lines: list[str], check_half: Iterator[None] | None = None,
+               until: int | None = None, begin: int = 0) -> None:
+    """Write ``lines[begin:until]`` a line at a time (20 ms apart), pausing LONG_PAUSE
+    inside the hand after the hole cards and before the summary, and then calling
+    ``check_half``; the separating blank lines after the last."""
+    pauses = {i for i, line in enumerate(lines) if line.startswith("*** HOLE CARDS") or line.startswith("*** SUMMARY")}
+    stop = len(lines) if until is None else until
+    for i in range(begin, stop):
+        session.line(lines[i])
+        if i + 1 in pauses and i + 1 < stop:
+            time.sleep(LONG_PAUSE)
+            if check_half is not None:
+                next(check_half, None)
+        else:
+            time.sleep(0.02)
+    if until is None:
+        session.line("")
+        session.line("")
+
+
+@needs_rooms
+def test_follow_stores_each_hand_once_when_complete_and_survives_kill_and_restart(tmp_path: Path) -> None:
+    hands = stars_hands()
+    folder, db = tmp_path / "HandHistory", tmp_path / "tracker.sqlite"
+    folder.mkdir()
+    follower = Following(tmp_path, folder, db, 1)
+    session = Session(folder / "HH20050826 Teucer II - $1-$2 - USD Limit Hold'em.txt")
+    latencies = []
+    try:
+        # Hand by hand, as played: pauses inside each hand, then the hand stored before the next begins.
+        first = hands[:-2]
+        for k, (number, lines) in enumerate(first):
+            before = [n for n, _ in first[:k]]
+
+            def half_checks() -> Iterator[None]:
+                while True:
+                    # Paused inside hand k for far longer than the quiet time: only the hands before it.
+                    assert numbers(db) == sorted(before), f"a half-written hand {number} was stored"
+                    yield None
+
+            write_hand(session, lines, half_checks())
+            latencies.append(wait_for(lambda n=number: n in numbers(db), STORED_WITHIN,
+                                      f"hand {number} stored within {STORED_WITHIN} s of its last line"))
+        assert numbers(db) == sorted(n for n, _ in first)
+
+        # Killed in the middle of a hand, the hand half written; it never shows.
+        number, lines = hands[-2]
+        summary = next(i for i, line in enumerate(lines) if line.startswith("*** SUMMARY"))
+        write_hand(session, lines, until=summary)
+        time.sleep(LONG_PAUSE)
+        assert number not in numbers(db)
+        follower.stop(signal.SIGKILL)
+        follower = Following(tmp_path, folder, db, 2)
+        # Started again over the same file: the hands read before are known, none stored again.
+        time.sleep(POLL + QUIET + 0.5)
+        assert numbers(db) == sorted(n for n, _ in first)
+        write_hand(session, lines, begin=summary)
+        latencies.append(wait_for(lambda: number in numbers(db), STORED_WITHIN,
+                                  f"hand {number} stored within {STORED_WITHIN} s after the restart"))
+        # The last hand's start line written straight after the one before it ends that one at once.
+        last_number, last_lines = hands[-1]
+        write_hand(session, last_lines, until=3)
+        time.sleep(LONG_PAUSE)
+        assert last_number not in numbers(db)
+
+        code, out = follower.stop(signal.SIGTERM)
+    finally:
+        session.close()
+        follower.close()
+    assert code == 0, out
+    # Every hand once: as many rows as hands written whole, each number once.
+    assert numbers(db) == sorted(n for n, _ in hands[:-1])
+    # The restarted follower says what it did: one hand stored, the rest known, one waiting.
+    assert re.search(r"^stored: 1$", out, re.M), out
+    assert re.search(rf"^duplicates: {len(first)} \(already in the database\)$", out, re.M), out
+    assert "stopped by: SIGTERM" in out
+    assert re.search(r"^waiting, not complete, not stored: 1$", out, re.M), out
+    assert all(t <= STORED_WITHIN for t in latencies), latencies
+
+
+# ----------------------------------------------------------------------------- in-process
+
+
+def follower(tmp_path: Path, folder: Path, **settings: float):  # noqa: ANN201  (a Follower)
+    from agent.config import Config
+    from agent.play.offline.follow import Follower, FollowSettings
+    from agent.play.offline.replay import ReplayOptions
+
+    options = ReplayOptions.from_settings(Config(), tmp_path / "db.sqlite")
+    return Follower([folder], options, FollowSettings(**{"poll": POLL, "quiet": QUIET, **settings}))
+
+
+def settle(f, seconds: float = QUIET + 2 * POLL) -> None:  # noqa: ANN001  (a Follower)
+    """Step the follower for ``seconds`` (past its quiet time): what is complete gets stored."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        f.step()
+        time.sleep(POLL / 2)
+
+
+@needs_rooms
+def test_follow_ipoker_session_game_by_game(tmp_path: Path) -> None:
+    """An iPoker session written a piece at a time: a game is read at its end tag, never
+    before, and every game of the real session is stored once."""
+    assert FPDB_LHE is not None
+    data = (FPDB_LHE / "iPoker" / "LHE-10max-USD-0.10-0.20-201107.player.sitting.out.xml").read_bytes()
+    ends = [m.end() for m in re.finditer(rb"</game>", data)]
+    assert len(ends) >= 5
+    folder = tmp_path / "in"
+    folder.mkdir()
+    f = follower(tmp_path, folder)
+    db = tmp_path / "db.sqlite"
+    path = folder / "session.xml"
+    written = 0
+    with path.open("ab", buffering=0) as out:
+        for k, end in enumerate(ends[:6]):  # the rest written at once, below
+            cut = written + (end - written) // 2  # half of game k
+            out.write(data[written:cut])
+            settle(f)
+            assert len(stored(db)) == k, f"game {k} stored half-written"
+            out.write(data[cut:end])
+            written = end
+            settle(f)
+            assert len(stored(db)) == k + 1
+        out.write(data[written:])
+    settle(f)
+    ids = stored(db)
+    assert len(ids) == len(ends) == len(set(ids))
+    assert f.totals.stored == len(ends) and f.totals.skipped == 0
+
+
+ACPC_GAME = """\
+GAMEDEF
+limit
+numPlayers = 2
+numRounds = 4
+blind = 10 5
+raiseSize = 10 10 20 20
+firstPlayer = 2 1 1 1
+maxRaises = 3 4 4 4
+numSuits = 4
+numRanks = 13
+numHoleCards = 2
+numBoardCards = 0 3 1 1
+END GAMEDEF
+"""
+
+
+def dealer_logs(tmp_path: Path, hands: int) -> tuple[list[str], list[str]]:
+    """The lines of a .acpc.log and the tables of a .phhs file the IRC dealer's log writer
+    (agent.play.irc.dealer.HandLogFiles) writes for ``hands`` hands of a seeded match."""
+    from agent.play.irc.dealer import HandLogFiles
+    from agent.play.offline.tournament import TournamentSetup, run_tournament
+
+    logs = tmp_path / "made"
+    writer = HandLogFiles(logs)
+    result = run_tournament(TournamentSetup(players=["raiser", "caller"], hands=hands, seed=5, duplicate=False,
+                                            engine_name="poki"))
+    for record, holes in result.records_with_holes():
+        writer.add("#table", record, holes)
+    writer.close()
+    acpc = (logs / "table.acpc.log").read_text().splitlines(keepends=True)
+    phhs = re.split(r"(?m)^(?=\[\d+\]$)", (logs / "table.phhs").read_text())
+    return acpc, [t for t in phhs if t]
