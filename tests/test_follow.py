@@ -258,36 +258,50 @@ def test_follow_ipoker_session_game_by_game(tmp_path: Path) -> None:
     assert f.totals.stored == len(ends) and f.totals.skipped == 0
 
 
-ACPC_GAME = """\
-GAMEDEF
-limit
-numPlayers = 2
-numRounds = 4
-blind = 10 5
-raiseSize = 10 10 20 20
-firstPlayer = 2 1 1 1
-maxRaises = 3 4 4 4
-numSuits = 4
-numRanks = 13
-numHoleCards = 2
-numBoardCards = 0 3 1 1
-END GAMEDEF
-"""
-
-
-def dealer_logs(tmp_path: Path, hands: int) -> tuple[list[str], list[str]]:
-    """The lines of a .acpc.log and the tables of a .phhs file the IRC dealer's log writer
-    (agent.play.irc.dealer.HandLogFiles) writes for ``hands`` hands of a seeded match."""
-    from agent.play.irc.dealer import HandLogFiles
+def dealer_logs(tmp_path: Path, deals: int) -> tuple[Path, Path]:
+    """An ACPC log and a .phhs file of a seeded match, as our dealers write them (the IRC
+    dealer writes the same two formats, a whole line or table at a time)."""
+    from agent.config import TableConfig
     from agent.play.offline.tournament import TournamentSetup, run_tournament
 
-    logs = tmp_path / "made"
-    writer = HandLogFiles(logs)
-    result = run_tournament(TournamentSetup(players=["raiser", "caller"], hands=hands, seed=5, duplicate=False,
-                                            engine_name="poki"))
-    for record, holes in result.records_with_holes():
-        writer.add("#table", record, holes)
-    writer.close()
-    acpc = (logs / "table.acpc.log").read_text().splitlines(keepends=True)
-    phhs = re.split(r"(?m)^(?=\[\d+\]$)", (logs / "table.phhs").read_text())
-    return acpc, [t for t in phhs if t]
+    made = tmp_path / "made"
+    made.mkdir()
+    setup = TournamentSetup.from_text(("raise", "call"), TableConfig(seats=2), 5, chunk=25)
+    run_tournament(setup, deals, log_acpc=made / "match.log", log_phh=made / "phh")
+    (phhs,) = (made / "phh").glob("*.phhs")
+    return made / "match.log", phhs
+
+
+def test_follow_acpc_lines_and_phhs_tables_cut_in_the_middle(tmp_path: Path) -> None:
+    """Each ACPC line and .phhs table written in two parts, the first cut in the middle:
+    nothing is read of a part, however long the file stays quiet; each hand is stored
+    once its line end (ACPC) or the next table's header (or, quiet, its whole table) is
+    there, and all of them once."""
+    acpc, phhs = dealer_logs(tmp_path, 6)
+    header, *lines = acpc.read_text().splitlines(keepends=True)
+    lines = [line for line in lines if line.startswith("STATE:")]  # not the SCORE line at the end
+    tables = [t for t in re.split(r"(?m)^(?=\[[^\]]+\]\s*$)", phhs.read_text()) if t.strip()]
+    assert len(lines) == len(tables) == 12
+    folder = tmp_path / "in"
+    folder.mkdir()
+    f = follower(tmp_path, folder)
+    db = tmp_path / "db.sqlite"
+    with (folder / "table.acpc.log").open("a") as a, (folder / "table.phhs").open("a") as p:
+        a.write(header)
+        a.flush()
+        for k, (line, table) in enumerate(zip(lines, tables)):
+            for out, text in ((a, line), (p, table)):
+                out.write(text[:len(text) // 2])
+                out.flush()
+            settle(f)
+            assert len(stored(db)) == 2 * k, f"hand {k} stored from half its line or table"
+            assert len(f.waiting()) == 2, f.waiting()
+            for out, text in ((a, line), (p, table)):
+                out.write(text[len(text) // 2:])
+                out.flush()
+            settle(f)
+            assert len(stored(db)) == 2 * (k + 1)
+    ids = stored(db)
+    assert len(ids) == len(set(ids)) == 24
+    assert sum(h.startswith("acpc:") for h in ids) == sum(h.startswith("phh:") for h in ids) == 12
+    assert f.totals.skipped == 0, f.totals.examples
