@@ -14,12 +14,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
+
+from agent.play.offline.follow import Follower
 
 from shared_data import FPDB_LHE
 
@@ -44,7 +46,9 @@ def stars_hands() -> list[tuple[str, list[str]]]:
             hand = lines[a:b]
             while hand and not hand[-1].strip():
                 hand.pop()
-            hands.append((START.match(hand[0]).group(1), hand))  # type: ignore[union-attr]  # starts match
+            number = START.match(hand[0])
+            assert number is not None
+            hands.append((number.group(1), hand))
     assert len(hands) >= 4, hands
     return hands
 
@@ -69,7 +73,12 @@ def numbers(db: Path) -> list[str]:
     return sorted(h.split(":")[1] for h in stored(db))
 
 
-def wait_for(check, seconds: float, what: str) -> float:  # noqa: ANN001  (a predicate)
+def holds(db: Path, number: str) -> bool:
+    """Whether the database holds the room's hand ``number``."""
+    return number in numbers(db)
+
+
+def wait_for(check: Callable[[], bool], seconds: float, what: str) -> float:
     """Poll ``check`` every 20 ms for up to ``seconds``; the time it took, or fail naming what."""
     began = time.monotonic()
     while True:
@@ -168,7 +177,7 @@ def test_follow_stores_each_hand_once_when_complete_and_survives_kill_and_restar
                     yield None
 
             write_hand(session, lines, half_checks())
-            latencies.append(wait_for(lambda n=number: n in numbers(db), STORED_WITHIN,
+            latencies.append(wait_for(partial(holds, db, number), STORED_WITHIN,
                                       f"hand {number} stored within {STORED_WITHIN} s of its last line"))
         assert numbers(db) == sorted(n for n, _ in first)
 
@@ -184,7 +193,7 @@ def test_follow_stores_each_hand_once_when_complete_and_survives_kill_and_restar
         time.sleep(POLL + QUIET + 0.5)
         assert numbers(db) == sorted(n for n, _ in first)
         write_hand(session, lines, begin=summary)
-        latencies.append(wait_for(lambda: number in numbers(db), STORED_WITHIN,
+        latencies.append(wait_for(partial(holds, db, number), STORED_WITHIN,
                                   f"hand {number} stored within {STORED_WITHIN} s after the restart"))
         # The last hand's start line written straight after the one before it ends that one at once.
         last_number, last_lines = hands[-1]
@@ -210,16 +219,16 @@ def test_follow_stores_each_hand_once_when_complete_and_survives_kill_and_restar
 # ----------------------------------------------------------------------------- in-process
 
 
-def follower(tmp_path: Path, folder: Path, **settings: float):  # noqa: ANN201  (a Follower)
+def follower(tmp_path: Path, folder: Path, **settings: float) -> Follower:
     from agent.config import Config
-    from agent.play.offline.follow import Follower, FollowSettings
+    from agent.play.offline.follow import FollowSettings
     from agent.play.offline.replay import ReplayOptions
 
     options = ReplayOptions.from_settings(Config(), tmp_path / "db.sqlite")
     return Follower([folder], options, FollowSettings(**{"poll": POLL, "quiet": QUIET, **settings}))
 
 
-def settle(f, seconds: float = QUIET + 2 * POLL) -> None:  # noqa: ANN001  (a Follower)
+def settle(f: Follower, seconds: float = QUIET + 2 * POLL) -> None:
     """Step the follower for ``seconds`` (past its quiet time): what is complete gets stored."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
