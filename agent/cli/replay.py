@@ -33,8 +33,8 @@ stores nothing twice (hands are recognised by their content ids; no offsets are 
 A line per batch stored goes to standard error (--no-progress: none). Reads and writes in
 this one process (no --workers, --cluster, --predict, --tune or --strict).
 
-Example: poki replay ../shared/data/irc-holdem-199504-dev --db irc.sqlite --predict
-         poki replay --follow ~/PokerStars/HandHistory --db tracker.sqlite
+Examples: poki replay ../shared/data/irc-holdem-199504-dev --db irc.sqlite --predict ;
+poki replay --follow ~/PokerStars/HandHistory --db tracker.sqlite
 """
 from __future__ import annotations
 

@@ -49,6 +49,8 @@ SNIFF_BYTES = 8192
 # Folders under a followed one: at most this deep, and this many files in all (a bound on
 # one look's cost; a tree past it is said once).
 MAX_DEPTH = 32
+# A hand waited for this long with the file unchanged is said as it goes (not only at the end).
+SAY_WAITING = 30.0
 MAX_FILES = 100_000
 
 
@@ -238,6 +240,9 @@ class Follower:
                 continue
             assert seen.log is not None
             quiet = now - seen.changed >= self.settings.quiet
+            if seen.waiting is not None and now - seen.changed >= SAY_WAITING:
+                # A hand begun and left unfinished for long: said once (and again at the end).
+                self._note(f"waiting for {seen.waiting} (the file unchanged for {SAY_WAITING:g} s)")
             if seen.read_at == (size, mtime) and (seen.read_quiet or not quiet or seen.waiting is None):
                 continue  # nothing new since it was read
             try:
