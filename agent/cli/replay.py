@@ -42,6 +42,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from agent.cli import arguments
@@ -238,7 +239,6 @@ def run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
     from contextlib import ExitStack, nullcontext
 
-    from agent.outputs import write_output
     from agent.play.offline.replay import ReplayWorkerError
     from connectors.acpc.game import GameError
     from db.database import DatabaseError
@@ -251,19 +251,30 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         expected += (ClusterError,)
         pool_context = ReplayPool(cluster, args.paths)
     with ExitStack() as outputs:
-        on_problem = None
-        if args.skipped:
-            # Every skipped hand written as it is met (the summary keeps only the first
-            # ones), into a file renamed into place at the end, whatever the exit.
-            try:
-                skipped_file = outputs.enter_context(write_output(args.skipped))
-            except OSError as exc:
-                print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
-                return 2
-
-            def on_problem(p: Any) -> None:
-                skipped_file.write(f"{p.where}\t{p.reason}\n")
+        try:
+            on_problem = _skipped_sink(args, outputs)
+        except OSError:
+            return 2
         return _replay_into(args, options, pool_context, expected, on_problem)
+
+
+def _skipped_sink(args: argparse.Namespace, stack: Any) -> Callable[[Any], None] | None:
+    """--skipped FILE: every skipped hand written as it is met (the summary keeps only the
+    first ones), into a file renamed into place at the end, whatever the exit (closed by
+    ``stack``); None without --skipped. OSError, said here, when it cannot be made."""
+    from agent.outputs import write_output
+
+    if not args.skipped:
+        return None
+    try:
+        skipped_file = stack.enter_context(write_output(args.skipped))
+    except OSError as exc:
+        print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+        raise
+
+    def on_problem(p: Any) -> None:
+        skipped_file.write(f"{p.where}\t{p.reason}\n")
+    return on_problem
 
 
 def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expected: tuple[type[Exception], ...],
@@ -321,7 +332,6 @@ def _follow(args: argparse.Namespace, options: Any) -> int:
     import time
     from contextlib import ExitStack
 
-    from agent.outputs import write_output
     from agent.play.offline.follow import Follower, FollowSettings
     from agent.play.offline.replay import ReplaySummary
     from connectors.acpc.game import GameError
@@ -344,16 +354,10 @@ def _follow(args: argparse.Namespace, options: Any) -> int:
             print(text, file=sys.stderr, flush=True)
 
     with ExitStack() as stack:
-        on_problem = None
-        if args.skipped:
-            try:
-                skipped_file = stack.enter_context(write_output(args.skipped))
-            except OSError as exc:
-                print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
-                return 2
-
-            def on_problem(p: Any) -> None:
-                skipped_file.write(f"{p.where}\t{p.reason}\n")
+        try:
+            on_problem = _skipped_sink(args, stack)
+        except OSError:
+            return 2
         follower = Follower(args.paths, options, settings, on_problem=on_problem)
 
         def on_batch(s: ReplaySummary) -> None:
