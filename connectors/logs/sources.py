@@ -30,6 +30,10 @@ again; a room's hands are ``<room>:<the room's hand number>:<digest>``
 (``stars:2467687491:...``, rooms.hand_id), the digest of the hand's content: the same
 hand read twice is one hand, another hand under a reused number another.
 
+Logs still being written (``poki replay --follow``): :func:`grown` gives the chunks of
+the hands complete since a :class:`Growing` log was last read, and what the rest waits
+for (the section "Logs being written" says when a hand of each format is complete).
+
 The IRC reader indexes a whole month before it can build any hand of it (the pdb files
 hold every player's line of every hand); a process that reads chunks of a month keeps
 that index (:func:`read_chunk` caches the last few files it opened), so each process
@@ -71,6 +75,8 @@ __all__ = [
     "ACPC_NETWORK",
     "AcpcSettings",
     "Chunk",
+    "Growing",
+    "Grown",
     "IRC_NETWORK",
     "KnownHand",
     "LogHand",
@@ -78,9 +84,12 @@ __all__ = [
     "PHH_NETWORK",
     "ROOM_READERS",
     "clear_cache",
+    "grown",
+    "is_irc_month",
     "preload",
     "plan",
     "read_chunk",
+    "sniff",
 ]
 
 ACPC_NETWORK = "acpc"
