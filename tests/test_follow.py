@@ -23,7 +23,7 @@ import pytest
 
 from agent.play.offline.follow import Follower
 
-from shared_data import FPDB_LHE
+from shared_data import DATA, FPDB_LHE
 
 REPO = Path(__file__).resolve().parent.parent
 needs_rooms = pytest.mark.skipif(FPDB_LHE is None, reason="the online rooms' hand histories are not there")
@@ -327,3 +327,59 @@ def test_follow_acpc_lines_and_phhs_tables_cut_in_the_middle(tmp_path: Path) -> 
     assert len(ids) == len(set(ids)) == 24
     assert sum(h.startswith("acpc:") for h in ids) == sum(h.startswith("phh:") for h in ids) == 12
     assert f.totals.skipped == 0, f.totals.examples
+
+
+@pytest.mark.skipif(DATA is None, reason="the IRC hand logs are not there")
+def test_follow_an_irc_month_as_it_grows(tmp_path: Path) -> None:
+    """A month of the real 1995 IRC logs (its first hands, every line of them) written in
+    two halves into a followed folder: each half stored once quiet, as `poki replay`
+    stores the same files; a second follower over the same month stores nothing."""
+    from agent.play.offline.replay import ReplayOptions, replay
+
+    assert DATA is not None
+    src = DATA / "holdem" / "199504"
+    with (src / "hdb").open(encoding="latin-1") as f:
+        hdb = [next(f) for _ in range(40)]
+    ids = [line.split()[0] for line in hdb]
+    roster: dict[str, str] = {}
+    with (src / "hroster").open(encoding="latin-1") as f:
+        for line in f:
+            if line.split()[:1] and line.split()[0] in ids:
+                roster[line.split()[0]] = line
+    nicks = sorted({nick for line in roster.values() for nick in line.split()[2:]})
+    pdb = {nick: [line for line in (src / "pdb" / f"pdb.{nick}").open(encoding="latin-1")
+                  if line.split()[1:2] and line.split()[1] in ids] for nick in nicks}
+
+    def write_month(month: Path, hands: list[str]) -> None:
+        (month / "pdb").mkdir(parents=True, exist_ok=True)
+        wanted = set(hands)
+        for name, lines in (("hroster", [roster[h] for h in hands if h in roster]),
+                            ("hdb", [line for line in hdb if line.split()[0] in wanted])):
+            with (month / name).open("a", encoding="latin-1") as out:
+                out.writelines(lines)
+        for nick, lines in pdb.items():
+            mine = [line for line in lines if line.split()[1] in wanted]
+            if mine:
+                with (month / "pdb" / f"pdb.{nick}").open("a", encoding="latin-1") as out:
+                    out.writelines(mine)
+
+    folder = tmp_path / "in"
+    f = follower(tmp_path, folder)  # not there yet: said once, looked at again
+    db = tmp_path / "db.sqlite"
+    expected = []
+    for half in (ids[:20], ids[20:]):
+        write_month(folder / "holdem" / "199504", half)
+        # What `poki replay` makes of the same files, in a database of its own.
+        written = ids[:ids.index(half[-1]) + 1]  # the month so far
+        write_month(tmp_path / f"copy{len(expected)}" / "holdem" / "199504", written)
+        plain = replay([tmp_path / f"copy{len(expected)}"],
+                       ReplayOptions(db_path=tmp_path / f"plain{len(expected)}.sqlite"))
+        expected.append(plain.stored)
+        settle(f, QUIET + 6 * POLL)
+        assert len(stored(db)) == plain.stored > 0
+    ids_stored = stored(db)
+    assert len(ids_stored) == len(set(ids_stored)) == expected[-1] > expected[0]
+    again = follower(tmp_path, folder)
+    settle(again, QUIET + 6 * POLL)
+    assert again.totals.stored == 0 and again.totals.known == expected[-1]
+    assert len(stored(db)) == expected[-1]
