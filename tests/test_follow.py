@@ -338,12 +338,12 @@ def test_follow_an_irc_month_as_it_grows(tmp_path: Path) -> None:
 
     assert DATA is not None
     src = DATA / "holdem" / "199504"
-    with (src / "hdb").open(encoding="latin-1") as f:
-        hdb = [next(f) for _ in range(40)]
+    with (src / "hdb").open(encoding="latin-1") as lines:
+        hdb = [next(lines) for _ in range(40)]
     ids = [line.split()[0] for line in hdb]
     roster: dict[str, str] = {}
-    with (src / "hroster").open(encoding="latin-1") as f:
-        for line in f:
+    with (src / "hroster").open(encoding="latin-1") as lines:
+        for line in lines:
             if line.split()[:1] and line.split()[0] in ids:
                 roster[line.split()[0]] = line
     nicks = sorted({nick for line in roster.values() for nick in line.split()[2:]})
@@ -366,7 +366,7 @@ def test_follow_an_irc_month_as_it_grows(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     f = follower(tmp_path, folder)  # not there yet: said once, looked at again
     db = tmp_path / "db.sqlite"
-    expected = []
+    expected: list[int] = []
     for half in (ids[:20], ids[20:]):
         write_month(folder / "holdem" / "199504", half)
         # What `poki replay` makes of the same files, in a database of its own.
