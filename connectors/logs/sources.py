@@ -977,7 +977,8 @@ def _room_incomplete(room: str, found: rooms.HandText, where: str) -> str | None
     except rooms.OtherGame:
         return None  # complete enough to know it is another game's: counted
     except rooms.RoomError as exc:
-        return f"it does not read whole yet ({str(exc).removeprefix(where + ': ')[:120]})"
+        # The reader's message names the file and line: the hand's own lines (+N) are enough here.
+        return f"it does not read whole yet ({str(exc).removeprefix(where).lstrip(': ')[:120]})"
     return None
 
 
