@@ -208,7 +208,7 @@ class _Games:
             except expat.ExpatError:
                 pass
         if self.part is not None and self.tags[1:2] == ["game"]:
-            self._game(len(self.buf) + self.base)  # cut off in this game: it runs to the end
+            self._game(len(self.buf) + self.base, ended=False)  # cut off in this game: it runs to the end
 
     def _parse(self, at: int) -> None:
         """Parse buf from index ``at``: the first document from the file's start (it may
@@ -271,15 +271,15 @@ class _Games:
                 self._game(end, b"</session>")
         self.tags.pop()
 
-    def _game(self, end: int, tail: bytes = b"") -> None:
+    def _game(self, end: int, tail: bytes = b"", ended: bool = True) -> None:
         assert self.part is not None
         size = end - self.part
         if self.big:
-            self.found.append(rooms.HandText(self.part_line, None, size))
+            self.found.append(rooms.HandText(self.part_line, None, size, ended))
         else:
             body = bytes(self.buf[self.part - self.base:end - self.base])
             text = (self.head + self.general + body + tail).decode("utf-8", "replace")
-            self.found.append(rooms.HandText(self.part_line, text, len(text)))
+            self.found.append(rooms.HandText(self.part_line, text, len(text), ended))
         self.part = None
 
     def _trim(self, keep: int) -> None:

@@ -429,11 +429,15 @@ def room_time(when: datetime, zone: str | None, where: str = "") -> float:
 @dataclass(frozen=True, slots=True)
 class HandText:
     """One hand of a file as cut from it: its first line (1-based), its text (None: over
-    :data:`MAX_HAND_CHARS`, so never held) and its length in characters."""
+    :data:`MAX_HAND_CHARS`, so never held) and its length in characters. ``ended``: the
+    hand's end was read (a later hand's start line, an iPoker game's end tag); False for
+    the hand that runs to the end of the input, which a file still being written may
+    not have finished (agent.play.offline.follow waits for it)."""
 
     line: int
     text: str | None
     size: int
+    ended: bool = True
 
 
 def hands_at(lines: Iterable[str | None], start: re.Pattern[str], cap: int | None = MAX_HAND_CHARS
@@ -459,7 +463,7 @@ def hands_at(lines: Iterable[str | None], start: re.Pattern[str], cap: int | Non
             else:
                 body.append(line)
     if size >= 0:
-        yield HandText(begin, None if body is None else "\n".join(body), size)
+        yield HandText(begin, None if body is None else "\n".join(body), size, ended=False)
 
 
 def split_at(text: str, start: re.Pattern[str]) -> list[tuple[int, str]]:

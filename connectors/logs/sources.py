@@ -33,6 +33,10 @@ again; a room's hands are ``<room>:<the room's hand number>:<digest>``
 (``stars:2467687491:...``, rooms.hand_id), the digest of the hand's content: the same
 hand read twice is one hand, another hand under a reused number another.
 
+Logs still being written (``poki replay --follow``): :func:`grown` gives the chunks of
+the hands complete since a :class:`Growing` log was last read, and what the rest waits
+for (the section "Logs being written" says when a hand of each format is complete).
+
 The IRC reader indexes a whole month before it can build any hand of it (the pdb files
 hold every player's line of every hand); a process that reads chunks of a month keeps
 that index (:func:`read_chunk` caches the last few files it opened), so each process
@@ -86,6 +90,8 @@ __all__ = [
     "ACPC_NETWORK",
     "AcpcSettings",
     "Chunk",
+    "Growing",
+    "Grown",
     "IRC_NETWORK",
     "KnownHand",
     "LogHand",
@@ -95,10 +101,13 @@ __all__ = [
     "PHH_NETWORK",
     "ROOM_READERS",
     "clear_cache",
+    "grown",
+    "is_irc_month",
     "preload",
     "plan",
     "plan_logs",
     "read_chunk",
+    "sniff",
 ]
 
 ACPC_NETWORK = "acpc"
@@ -899,3 +908,257 @@ def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found:
     except rooms.RoomError as exc:
         return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
     return LogHand(hand_id, where, events)
+
+
+# Logs being written -------------------------------------------------------------------------
+#
+# What agent.play.offline.follow needs to read a log while a room's client, a dealer or the
+# IRC dealer is still writing it: which of its hands are complete, as chunks of the hands
+# not read yet, so that read_chunk (the one reader) reads them and nothing else. When a
+# hand is complete, by format:
+#
+# * a room's text file: when the next hand's start line is there; the last hand of the
+#   file, when the file has been quiet (``quiet``), its last line has its line end and the
+#   hand parses whole (the rake's summary line read: a hand cut before it never parses);
+# * an iPoker session: a game at its end tag, only (the reader reads a game cut short as
+#   far as it goes, so a cut game may parse: it is waited for however long it is quiet);
+# * an ACPC log: a line at its line end (each hand is one line, written whole with its end
+#   by the dealers); a last line without one is waited for however long the file is quiet;
+# * a .phhs file: a table when the next table's header is there; the last table, when the
+#   file is quiet, ends in a line end and the table reads as a whole hand;
+# * a .phh file (one hand) and an IRC Poker Database month: read whole once quiet (and
+#   again after every change, once quiet again); hands stored already are known by id.
+
+
+WHOLE_KINDS = ("phh", IRC)  # read whole when quiet, not followed hand by hand
+
+
+@dataclass(slots=True)
+class Growing:
+    """How far a log being written has been read: ``done`` units (hands of a room's file,
+    lines of an ACPC log, tables of a .phhs file) taken, and for ACPC and .phhs logs the
+    byte offset and line number after them. ``kind`` is as :func:`find_logs` names it
+    ('room:<room>', 'acpc', 'phh' or 'irc'); ``refused``: the reader refused the file
+    whole (it is reported once, and not read again until it is replaced)."""
+
+    kind: str
+    path: str
+    done: int = 0
+    offset: int = 0
+    line: int = 1
+    refused: bool = False
+
+    def restart(self) -> None:
+        """From the top again (the file was replaced or cut short): the hands read before
+        are met again and known by their ids."""
+        self.done, self.offset, self.line, self.refused = 0, 0, 1, False
+
+
+@dataclass(frozen=True, slots=True)
+class Grown:
+    """What a log being written holds beyond what was read: ``chunks`` of complete hands
+    to read (in order), ``problems`` met finding them, and ``waiting``: the hand begun and
+    not complete yet (where, and what it waits for), or None."""
+
+    chunks: list[Chunk]
+    problems: list[LogProblem]
+    waiting: str | None
+
+
+def sniff(path: str | Path) -> str | None:
+    """The format of a file by its name or first bytes, as :func:`find_logs` names it
+    ('room:<room>', 'acpc', 'phh'), or None; OSError when it cannot be read."""
+    return _sniff(Path(path))[0]
+
+
+def is_irc_month(folder: str | Path) -> bool:
+    """Whether ``folder`` is an IRC Poker Database month (it holds ``hdb``)."""
+    return _is_irc_month(Path(folder))
+
+
+def grown(log: Growing, *, quiet_size: int | None, chunk_hands: int = 1000, network: str | None = None,
+          acpc: AcpcSettings = AcpcSettings()) -> Grown:
+    """The complete hands of ``log`` not read yet (see above), as chunks for
+    :func:`read_chunk`; ``log`` is advanced past them. ``quiet_size``: the size the file
+    kept for the caller's quiet time (None: it is not quiet); the file is quiet only if
+    it still has that size once read (appended to, it would be larger), so a last hand
+    is judged on exactly the bytes that were quiet. OSError when the log cannot be read."""
+    if log.refused:
+        return Grown([], [], None)
+    if log.kind.startswith("room:"):
+        return _grown_room(log, quiet_size, network)
+    if log.kind == "acpc":
+        return _grown_acpc(log, chunk_hands, network, acpc)
+    if log.kind == "phh" and Path(log.path).suffix.lower() == ".phhs":
+        return _grown_phhs(log, quiet_size, chunk_hands, network)
+    if log.kind in WHOLE_KINDS:
+        return _grown_whole(log, _still(log.path, quiet_size), chunk_hands, network, acpc)
+    raise ValueError(f"unknown kind of log {log.kind!r}")
+
+
+def _still(path: str, quiet_size: int | None) -> bool:
+    """Whether a file that kept ``quiet_size`` bytes for the quiet time still has them."""
+    if quiet_size is None:
+        return False
+    if os.path.isdir(path):
+        return True  # an IRC month: the caller's sizes are its files' (nothing read yet)
+    return os.stat(path).st_size == quiet_size
+
+
+def _grown_room(log: Growing, quiet_size: int | None, network: str | None) -> Grown:
+    room = log.kind.split(":", 1)[1]
+    start, complete = log.done, log.done
+    last: rooms.HandText | None = None
+    try:
+        for index, found in enumerate(_room_stream(log.path, room)):
+            if index < start:
+                continue
+            if found.ended:
+                complete = index + 1
+            else:
+                last = found  # the hand the file ends in: only ever the last one
+    except (rooms.RoomError, OSError):
+        # Refused whole (hostile XML, too large) or unreadable: read_chunk says which.
+        log.refused = True
+        return Grown([Chunk(ROOM, log.path, start, start + 1, network or room, 1, name=room)], [], None)
+    waiting = None
+    if last is not None:
+        quiet = _still(log.path, quiet_size)
+        why = _room_incomplete(room, last, f"{log.path}:{last.line}") if quiet else "the file is being written"
+        if why is None:
+            complete += 1
+        else:
+            waiting = f"{log.path}:{last.line}: {why}"
+    log.done = complete
+    chunks = [] if complete == start else [Chunk(ROOM, log.path, start, complete, network or room, complete - start,
+                                                 name=room)]
+    return Grown(chunks, [], waiting)
+
+
+# The rooms whose hands are XML (connectors.logs.ipoker, connectors.logs.xml_room).
+_XML_ROOMS = frozenset({ipoker.NETWORK, boss.NETWORK, everest.NETWORK, merge.NETWORK})
+
+
+def _room_incomplete(room: str, found: rooms.HandText, where: str) -> str | None:
+    """Why the hand a quiet file ends in is not complete yet, or None when it is."""
+    if found.text is None:
+        return None  # too long to be a hand whatever comes: read_chunk reports it
+    if room in _XML_ROOMS:
+        # An XML room's reader reads a hand cut short as far as it goes: only the next hand's
+        # start (or, for iPoker, the game's end tag) ends it.
+        return "its end is not written yet (the next hand has not begun)"
+    if not found.text.endswith("\n"):
+        return "its last line has no line end yet"
+    try:
+        ROOM_READERS[room].parse_hand(found.text, where)
+    except rooms.OtherGame:
+        return None  # complete enough to know it is another game's: counted
+    except rooms.RoomError as exc:
+        # The reader's message names the file and line: the hand's own lines (+N) are enough here.
+        return f"it does not read whole yet ({str(exc).removeprefix(where).lstrip(': ')[:120]})"
+    return None
+
+
+def _grown_acpc(log: Growing, chunk_hands: int, network: str | None, acpc: AcpcSettings) -> Grown:
+    """The lines of an ACPC log with their line ends, from ``log.offset``, in chunks."""
+    cuts: list[tuple[int, int, int, int]] = []  # offset, first line, lines, STATE lines
+    offset, first, count, units = log.offset, log.line, 0, 0
+    end, end_line = log.offset, log.line  # past the last line counted
+    last: bounded.Line | None = None
+
+    def take(line: bounded.Line) -> None:
+        nonlocal offset, first, count, units, end, end_line
+        count, units = count + 1, units + _is_state(line.raw)
+        end, end_line = line.offset + line.size, line.number + 1
+        if count == chunk_hands:
+            cuts.append((offset, first, count, units))
+            offset, first, count, units = end, end_line, 0, 0
+
+    for line in bounded.lines(log.path, start=log.offset, first=log.line):
+        if last is not None:
+            take(last)  # a line with another after it has its line end
+        last = line
+    waiting = None
+    if last is not None:
+        # The last line counts once its line end is written: the byte it ends with, read
+        # now, is a line end only if it was one when the line was read.
+        with open_input(log.path) as f:
+            f.seek(last.offset + last.size - 1)
+            ended = f.read(1) == b"\n"
+        if ended:
+            take(last)
+        else:
+            waiting = f"{log.path}:{last.number}: a line without its line end yet"
+    if count:
+        cuts.append((offset, first, count, units))
+    if not cuts:
+        return Grown([], [], waiting)
+    name, game_name = _acpc_header(Path(log.path))
+    game = _acpc_game(Path(log.path), game_name, acpc)
+    chunks = []
+    for offset, first, count, units in cuts:
+        chunks.append(Chunk(ACPC, log.path, log.done, log.done + count, network or ACPC_NETWORK, units, game=game,
+                            name=name or Path(log.path).stem, offset=offset, first_line=first))
+        log.done += count
+    log.offset, log.line = end, end_line
+    return Grown(chunks, [], waiting)
+
+
+def _grown_phhs(log: Growing, quiet_size: int | None, chunk_hands: int, network: str | None) -> Grown:
+    """The tables of a .phhs file from ``log.offset`` (the header of table ``log.done``,
+    or the top), in chunks; the last one once it reads whole in a quiet file."""
+    headers: list[tuple[int, int]] = []  # offset, line number of each table's header
+    last: bounded.Line | None = None
+    for line in bounded.lines(log.path, start=log.offset, first=log.line):
+        if _phhs_header(line.raw) is not None:
+            headers.append((line.offset, line.number))
+        last = line
+    if not headers:
+        return Grown([], [], None)  # no table begun (text before the first is read with it)
+    complete = len(headers) - 1  # each followed by the next one's header
+    waiting = None
+    tail = Chunk(PHHS, log.path, 0, 1, network or PHH_NETWORK, 1, offset=headers[-1][0], first_line=headers[-1][1])
+    where = f"{log.path}:{headers[-1][1]}"
+    if not _still(log.path, quiet_size):
+        waiting = f"{where}: the file is being written"
+    else:
+        assert last is not None
+        with open_input(log.path) as f:
+            f.seek(last.offset + last.size - 1)
+            ended = f.read(1) == b"\n"
+        item = next(iter(_phhs_hands(tail, None)), None) if ended else None
+        if isinstance(item, LogHand):
+            complete += 1
+        else:
+            why = "its last line has no line end yet" if not ended else \
+                f"it does not read whole yet ({'' if item is None else str(item)[:120]})"
+            waiting = f"{where}: {why}"
+    chunks = []
+    start, offset, first = log.done, log.offset, log.line
+    for i in range(0, complete, chunk_hands):
+        stop = min(complete, i + chunk_hands)
+        chunks.append(Chunk(PHHS, log.path, start + i, start + stop, network or PHH_NETWORK, stop - i,
+                            offset=offset, first_line=first))
+        if stop < len(headers):
+            offset, first = headers[stop]
+    log.done = start + complete
+    if complete < len(headers):
+        log.offset, log.line = headers[complete]
+    else:
+        assert last is not None
+        log.offset, log.line = last.offset + last.size, last.number + 1
+    return Grown(chunks, [], waiting)
+
+
+def _grown_whole(log: Growing, quiet: bool, chunk_hands: int, network: str | None, acpc: AcpcSettings) -> Grown:
+    """A .phh file or an IRC month, read whole once quiet (the caller asks again after
+    every change); a .phh file once its hand reads whole."""
+    if not quiet:
+        return Grown([], [], f"{log.path}: the file is being written")
+    chunks, problems = plan([log.path], chunk_hands=chunk_hands, network=network, acpc=acpc)
+    if log.kind == "phh":
+        item = next(iter(read_chunk(chunks[0])), None) if chunks else None
+        if not isinstance(item, LogHand):
+            return Grown([], [], f"{log.path}:1: it does not read whole yet ({'' if item is None else str(item)[:120]})")
+    log.done = 1
+    return Grown(chunks, problems, None)

@@ -75,6 +75,7 @@ __all__ = [
     "decode_record",
     "encode_record",
     "replay",
+    "replay_chunks",
     "shared_irc_logs",
 ]
 
@@ -528,15 +529,29 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     dropped by the writer rather than before reading.
     ``on_problem`` hears of every problem as it is counted (the summary keeps the first
     KEPT_PROBLEMS)."""
-    from db.database import Database
-
     start = time.perf_counter()
-    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers), on_problem=on_problem)
     found = plan_logs(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
-    chunks, problems = found.chunks, found.problems
+    summary = replay_chunks(found.chunks, found.problems, options, progress=progress, on_total=on_total,
+                            pool=pool, on_problem=on_problem, started=start)
     summary.files_read = found.inputs
     summary.unread_files = [str(f) for f in found.unread[:KEPT_PROBLEMS]]
     summary.files_not_read = len(found.unread)
+    return summary
+
+
+def replay_chunks(chunks: list[Chunk], problems: list[LogProblem], options: ReplayOptions,
+                  progress: Callable[[int], None] | None = None,
+                  on_total: Callable[[int], None] | None = None,
+                  pool: ChunkPool | None = None,
+                  on_problem: Callable[[LogProblem], None] | None = None,
+                  started: float | None = None) -> ReplaySummary:
+    """:func:`replay` of chunks planned already (connectors.logs.sources.plan, or the
+    complete hands of logs being written: agent.play.offline.follow) and the problems met
+    planning them: the one way hands are read, tracked and stored."""
+    from db.database import Database
+
+    start = time.perf_counter() if started is None else started
+    summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers), on_problem=on_problem)
     if on_total is not None:
         on_total(sum(c.units for c in chunks) + len(problems))
     for problem in problems:
