@@ -248,7 +248,7 @@ class IrcConfig:
     channels: tuple = ("#holdem",)
     dealer_nick: str = "dealer"  # the player bot acts only on lines from this nick ...
     dealer_host: str = ""  # ... and from this identity (host, user@host or a nick!user@host mask); "": pinned when first seen
-    owners: tuple = ()  # nick!user@host masks (* and ? allowed) that may command the bot
+    owners: tuple = ()  # who may command the bots: user@host masks (* and ?) or account:NAME, never a nick
     action_seconds: int = 30  # the dealer's time limit per action
     max_timeouts: int = 3  # time-outs in a row before a player is sat out
     hand_pause_seconds: float = 3.0  # between hands
@@ -312,7 +312,7 @@ class IrcConfig:
         if not all(isinstance(c, str) and c[:1] in "#&" for c in self.channels):
             raise ConfigError(f"irc.channels must be channel names (#...), got {self.channels!r}")
         if not all(isinstance(o, str) and o for o in self.owners):
-            raise ConfigError(f"irc.owners must be nick!user@host masks, got {self.owners!r}")
+            raise ConfigError(f"irc.owners must be user@host masks or account:NAME, got {self.owners!r}")
 
     def _check_numbers(self) -> None:
         """Counts, chips, the flood profile and the times."""

@@ -139,6 +139,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "demos only, said at the table; default: from the OS's entropy)")
     common.add_argument("--no-flood-limit", action="store_true",
                         help="send without flood control (only on a server of your own)")
+    common.add_argument("--owner", action="append", metavar="MASK",
+                        help="who may /msg the bot orders (help lists them): a user@host mask or account:NAME, "
+                        "never a nick (default: [irc] owners)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
     common.add_argument("--report-out", metavar="DIR", default=None,
                         help="folder of the scheduled opponent report (default: this bot's own, listed below)")
@@ -195,8 +198,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="who plays: a player spec (default poki; see `poki match --list`)")
     play.add_argument("--nick", default=None, help="our nick (default: [irc] nick)")
     play.add_argument("--db", metavar="FILE", help="database (default: [database] path, poki.sqlite)")
-    play.add_argument("--owner", action="append", metavar="MASK",
-                      help="nick!user@host mask allowed to give orders (default: [irc] owners)")
 
     verify = sub.add_parser("verify", help="check a table's decks against their commitments in a channel log",
                             description="Reads a channel log (an IRC client's log or the bare lines) and "
@@ -291,7 +292,8 @@ def _deal(args: argparse.Namespace) -> int:
     # Real play deals from the OS's entropy; only --seed (tests, demos) makes decks repeat.
     host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=args.seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
-                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
+                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network,
+                      owners=args.owner)
 
     def dealer_stats() -> DealerStats:
         # Read on the loop thread (host.call), whose first job made the bot.
