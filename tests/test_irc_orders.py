@@ -101,7 +101,7 @@ def test_the_dealer_takes_its_owners_orders_and_no_one_elses(server, running, tm
     listing = order("help", "dealer orders:")
     assert all(o.usage in listing for o in DealerBot.ORDERS.orders.values())
     status = order("status", "hands dealt")
-    assert "#holdem: " in status and "fish" in status and "dealing:" in status
+    assert "#holdem: " in status and "fish" in status and "running:" in status
     # Pause: the hand in progress (if any) ends, and no hand starts until resume.
     order("pause", "paused")
     wait_for(lambda: "Table: paused by the dealer's owner: no new hand until it resumes." in watcher.from_dealer(),
@@ -111,7 +111,7 @@ def test_the_dealer_takes_its_owners_orders_and_no_one_elses(server, running, tm
     time.sleep(3.0)  # the table deals without a pause between hands: a hand would have started
     assert not [t for t in watcher.from_dealer()[paused_at:] if DOC_LINES["start"].fullmatch(t)]
     assert "paused" in order("status", "hands dealt")
-    order("resume", "dealing again")
+    order("resume", "resumed")
     wait_for(lambda: any(DOC_LINES["start"].fullmatch(t) for t in watcher.from_dealer()[paused_at:]),
              what="a hand after resume")
     # Remove fish: its seat goes at its hand's end, it is not made to fold, it cannot sit again.

@@ -540,7 +540,7 @@ class DealerBot:
             parts.append(f"{table.channel}: {hand}; seated: {seated}{more}")
         st = self.stats
         state = ("over" if self._finished else "quitting when the hand in progress ends" if self.quitting
-                 else "paused" if self.paused else "dealing")
+                 else "paused" if self.paused else "running")
         parts.append(f"{state}: {st.hands} hands dealt, {st.voided} void, {st.timeouts} time-outs, "
                      f"{st.stranger_lines} dealer-like lines from others ignored; {self.client.describe_budget()}")
         return "; ".join(parts)
@@ -550,7 +550,7 @@ class DealerBot:
         if self._finished or self.quitting:
             return "the session is ending: nothing to pause"
         if self.paused:
-            return "paused already; resume deals again"
+            return "paused already (resume to go on)"
         self.paused = True
         for table in self.tables.values():
             if table.pause is not None:
@@ -559,7 +559,7 @@ class DealerBot:
             if table.opened and self.client.registered:
                 self._say(table, d.table_paused())
         busy = [f"{t.channel} hand {t.hand.number}" for t in self.tables.values() if t.hand is not None]
-        return "paused" + (f"; playing out {', '.join(busy)}" if busy else "") + "; resume deals again"
+        return "paused" + (f"; playing out {', '.join(busy)}" if busy else "") + "; resume to go on"
 
     @ORDERS.order("resume", "deal again after a pause")
     def _resume_order(self, caller: Caller, args: tuple[str, ...]) -> str:
@@ -570,7 +570,7 @@ class DealerBot:
             if table.opened and self.client.registered:
                 self._say(table, d.table_resumed())
             self._schedule(table)
-        return "dealing again"
+        return "resumed"
 
     @ORDERS.order("quit", "end the session when the hands in progress are over (their ends and decks said), then leave")
     def _quit_order(self, caller: Caller, args: tuple[str, ...]) -> str:
@@ -588,7 +588,7 @@ class DealerBot:
             return "quitting: no hand in progress"
         return f"quitting when {', '.join(busy)} ends"
 
-    @ORDERS.order("remove", "take NICK's seat away when its hand is over (its chips back to its bankroll); "
+    @ORDERS.order("remove", "take NICK's seat away when its hand is over (its chips go back); "
                   "it cannot sit again this session", params=("NICK",), example="remove mallory")
     def _remove_order(self, caller: Caller, args: tuple[str, ...]) -> str:
         nick = args[0]
