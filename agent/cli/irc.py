@@ -40,14 +40,16 @@ if TYPE_CHECKING:
 _NETWORK_SETTINGS = {
     "deal": (("server", "--server"), ("dealer_nick", "--nick"), ("tls", "--tls / --no-tls"),
              ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"), ("dealer_tls_cert_file", "--tls-cert"),
-             ("sasl", "--sasl"), ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
+             ("sasl", "--sasl"), ("password_over_plain_text", "--password-over-plain-text"),
+             ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
              ("server_password_file", "--server-password-file"), ("services_nick", ""),
              ("connect_timeout_seconds", ""), ("flood_profile", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
              ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
     "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
              ("dealer_account", "--dealer-account"),
              ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
-             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
+             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"),
+             ("password_over_plain_text", "--password-over-plain-text"), ("account", "--account"),
              ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
              ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_profile", ""),
              ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"), ("answer_gap_seconds", ""), ("reconnect_min_seconds", ""),
@@ -105,8 +107,9 @@ def settings_help(role: str) -> str:
         "  The server password (PASS) likewise: --server-password-file FILE,",
         f"  ${SERVER_PASSWORD_ENV}, [irc] server_password_file.",
         "  Port 6697 means TLS (tls = \"auto\"); the server's certificate is checked unless",
-        "  --tls-insecure. SASL PLAIN logs in when a password is given, SASL EXTERNAL with a",
-        "  client certificate alone; a server without SASL gets NickServ IDENTIFY. A refused",
+        "  --tls-insecure. SASL PLAIN logs in when a password is given (over TLS only, unless",
+        "  --password-over-plain-text), SASL EXTERNAL with a client certificate alone; a server",
+        "  without SASL gets NickServ IDENTIFY (over TLS only too). A refused",
         "  login stops the bot with the reason (exit status 1) instead of trying again.",
         "",
         "send budget (flood control):",
@@ -163,6 +166,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="file whose first line is the server password (PASS)")
     net.add_argument("--sasl", choices=("auto", "plain", "external", "off"), default=None,
                      help="how to log in (default: [irc] sasl; off: NickServ IDENTIFY only)")
+    net.add_argument("--password-over-plain-text", action="store_true",
+                     help="allow the account password without TLS (refused by default; only on a network you trust)")
 
     deal = sub.add_parser("deal", parents=[common], help="host tables: the dealer bot",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("deal"),
@@ -263,7 +268,8 @@ def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptio
         network = network_options(args.settings, args.irc_command, port, tls=args.tls,
                                   tls_insecure=args.tls_insecure, ca_file=args.tls_ca, cert_file=args.tls_cert,
                                   account=args.account, password_file=args.password_file,
-                                  server_password_file=args.server_password_file, sasl=args.sasl)
+                                  server_password_file=args.server_password_file, sasl=args.sasl,
+                                  password_over_plain_text=args.password_over_plain_text)
     except NetworkError as exc:
         print(f"poki irc {args.irc_command}: {exc}", file=sys.stderr)
         return None

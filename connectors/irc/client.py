@@ -278,6 +278,7 @@ class IrcClient:
         self._regain_timer: Timer | None = None
         self._channels_joined = False  # joined after this connection's registration
         self._last_error = ""  # the text of the server's last ERROR line
+        self._heard = False  # the server said something on this connection
 
     # --- any thread -------------------------------------------------------------------------
 
@@ -559,6 +560,7 @@ class IrcClient:
         self._last_error = ""
         self._services_wait = ""
         self._reader.reset()
+        self._heard = False  # nothing read on this connection yet
         self._me = self.wanted_nick
         self.server_version = ""
         if self.by_server and self.budget != self._first_budget:
@@ -581,11 +583,13 @@ class IrcClient:
                 return
             delay = self.backoff.next()
             self._next_connect = time.monotonic() + delay
-            hint = ""
             if self._tls_context is not None and isinstance(exc, TimeoutError):
-                hint = " (no TLS answer: is it the server's TLS port?)"
-            log.info("%s: cannot connect to %s:%s (%s)%s; next try in %.1f s",
-                     self.name, self.host, self.port, exc, hint, delay)
+                # A plain-text server reads a TLS handshake as a line it waits to see end.
+                log.warning("%s: cannot connect to %s:%s (%s; no TLS answer: if it is the server's plain-text "
+                            "port, drop --tls); next try in %.1f s", self.name, self.host, self.port, exc, delay)
+            else:
+                log.info("%s: cannot connect to %s:%s (%s); next try in %.1f s",
+                         self.name, self.host, self.port, exc, delay)
             return
         self._sock = sock
         self._write_now(opening, counted=False)
@@ -597,8 +601,12 @@ class IrcClient:
         if attempt != self.attempts or self.registered or self._sock is None:
             return
         waited = "the login (SASL)" if not self._negotiation.finished else "the welcome"
-        log.warning("%s: %s:%s did not finish registering within %g s (waited for %s); trying again",
-                    self.name, self.host, self.port, self.connect_timeout, waited)
+        hint = ""
+        if not self._heard:
+            hint = (" and it said nothing: if it is a TLS port, connect with --tls" if self._tls_context is None
+                    else " and it said nothing over TLS: is it the server's TLS port?")
+        log.warning("%s: %s:%s did not finish registering within %g s (waited for %s)%s; trying again",
+                    self.name, self.host, self.port, self.connect_timeout, waited, hint)
         self._hang_up("registration timed out")
 
     def _hang_up(self, message: str) -> None:
@@ -642,7 +650,18 @@ class IrcClient:
                     data += sock.recv(65536)
         except OSError:
             data = b""
+        first = not self._heard
+        self._heard = True
+        if first and self._tls_context is None and data[:1] in (b"\x15", b"\x16") and data[1:2] == b"\x03":
+            # A TLS record (an alert, a handshake) where IRC's first line belongs: the
+            # server speaks TLS on this port; plain text will never work.
+            self._fail(f"{self.host}:{self.port} answered in TLS, not in plain IRC: it is a TLS port; connect "
+                       f"with --tls (or use the server's plain-text port)")
+            return
         if not data:
+            if first and self._tls_context is None:
+                log.warning("%s: %s:%s closed the connection before saying anything: if it is a TLS port, "
+                            "connect with --tls", self.name, self.host, self.port)
             self._lost("Connection reset by peer")
             return
         for line in self._reader.feed(data):
