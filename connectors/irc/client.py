@@ -358,12 +358,25 @@ class IrcClient:
         with self._send_lock:
             return self._outbox.withdraw(key)
 
+    @property
+    def budget_of_the_server(self) -> bool:
+        """The send budget is the one of the server's recognised software, a little under
+        its default flood limits: the server passes each line on as it reads it."""
+        return self.by_server and software(self.server_version) is not None
+
     def when_delivered(self, fn: Callable[[], object]) -> None:
         """Run ``fn()`` on the loop thread once every line queued so far has gone past our
-        queue *and* the server's flood delay: a PING queued behind them (with the game's
-        priority) is answered only after the server has handled them, since a server
-        handles one client's lines in order. Lost on a disconnection (the lines are too).
-        Call from the loop thread."""
+        queue *and* the server's flood delay. Under the budget of the server's software
+        (:attr:`budget_of_the_server`) the server holds nothing, so once they are written
+        (a mark in the queue, no line spent: on InspIRCd a PING costs as much of the
+        limit as a line). Otherwise a PING queued behind them (with the game's priority)
+        is answered only after the server has handled them, since a server handles one
+        client's lines in order. Lost on a disconnection (the lines are too). Call from
+        the loop thread."""
+        if self.budget_of_the_server:
+            self._outbox.push(OutLine("", Priority.GAME, on_sent=fn, mark=True))
+            self._wake()
+            return
         token = f"{_DELIVERY_TOKEN}{next(self._delivery_seq)}"
         self._deliveries[token] = fn
         self._outbox.push(OutLine(f"PING :{token}", Priority.GAME))
@@ -527,6 +540,11 @@ class IrcClient:
                     self.bucket.tokens += 1  # not spent
                     pause = outbox.ready_in()
                     break
+                if line.mark:  # no line: the lines before it are in this batch or written
+                    self.bucket.tokens += 1
+                    if line.on_sent is not None:
+                        sent.append(line.on_sent)
+                    continue
                 try:
                     batch.append(encode_line(line.text))
                 except LineError as exc:
@@ -534,15 +552,14 @@ class IrcClient:
                     continue
                 if line.on_sent is not None:
                     sent.append(line.on_sent)
-            if not batch:
-                return pause
-            try:
-                sock.sendall(b"".join(batch))
-            except OSError:
-                written = False
-            else:
-                written = True
-                self.lines_sent += len(batch)
+            written = True  # a batch of marks alone writes nothing and is done
+            if batch:
+                try:
+                    sock.sendall(b"".join(batch))
+                except OSError:
+                    written = False
+                else:
+                    self.lines_sent += len(batch)
         if not written:
             self._lost("Connection reset by peer")  # outside the lock: it runs handlers
             return None
