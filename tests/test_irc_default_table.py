@@ -20,13 +20,14 @@ import time
 from pathlib import Path
 
 import pytest
+from test_irc_fair import alice_who_holds
 
 from agent.config import Config
 from agent.play.irc.dealer import DealerHost
 from agent.play.irc.player import PlayerBot
 
 from helpers.tiers import full_tier
-from irc_live import DOC_LINES, HANG, Person, clauses, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
+from irc_live import DOC_LINES, HANG, Person, clauses, running, stored_hands, time_out_gaps, wait_for  # noqa: F401 - fixtures and helpers used by name
 from irc_servers import inspircd, ngircd  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,21 +82,10 @@ def test_sigterm_mid_hand_on_ngircd_says_the_void_and_the_deck(ngircd, running, 
     a person holds her turn: the void and the reveal of that hand reach a watcher, the
     reveal hashes to the commitment, the process exits 0."""
     net = ngircd
-    hold = {"on": True}
-
-    def play(person, command, prefix, target, text) -> None:
-        if command != "PRIVMSG" or not prefix.startswith("dealer!"):
-            return
-        if text.startswith("Table: dealing"):
-            person.say("#holdem", "!sit")
-        m = DOC_LINES["turn"].fullmatch(clauses(text)[-1])
-        if m and m.group(2) == "alice" and not hold["on"]:
-            person.say("#holdem", "call" if "call" in m.group(3) else "check")
-
     watcher = Person(net.port, "watcher")
     running(watcher)
     watcher.send("JOIN #holdem")
-    alice = Person(net.port, "alice", on_line=play)
+    alice = alice_who_holds(net, {"on": True})  # her turn waits
     running(alice)
     alice.send("JOIN #holdem")
     wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
@@ -159,15 +149,7 @@ def test_the_clock_gives_the_time_shown_under_the_budget_of_inspircd(inspircd, r
     sleeper.say("#holdem", "!sit")
     assert host.wait(HANG * 4), "the dealer did not finish its hands"
     assert host.client.budget_of_the_server
-    gaps = []
-    turn_seen = None
-    for when, clause in seen:
-        if " sleeper to act: " in clause:
-            turn_seen = when
-        elif turn_seen is not None and clause.split(": ", 1)[1].startswith("sleeper ") \
-                and clause.endswith("(time-out)."):
-            gaps.append(when - turn_seen)
-            turn_seen = None
+    gaps = time_out_gaps(seen, "sleeper", limit)
     assert gaps, "the sleeper never timed out"
     assert min(gaps) >= limit - 2, gaps
     for bot in bots:
