@@ -173,7 +173,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("deal"),
                           description="Deal limit hold'em in IRC channels: seats people and bots (!sit), "
                           "keeps bankrolls in SQLite across sessions, writes every hand to the opponent "
-                          "database and to ACPC/PHH logs.")
+                          "database and to ACPC/PHH logs. Owners ([irc] owners or --owner) may /msg it: "
+                          "status, pause, resume, quit (at the hand's end), remove NICK; help lists them.")
     deal.add_argument("--nick", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     deal.add_argument("--db", metavar="FILE", help="database (default: [irc] dealer_db, dealer.sqlite)")
     deal.add_argument("--hands", type=arguments.positive_count, default=None,

@@ -21,6 +21,9 @@ time-outs arrive.
 * A player who leaves the channel or quits mid-hand leaves the hand (a fold that needs no
   turn) where the rules allow it, else is checked/folded at once; the seat's chips go
   back to the bankroll when the hand is over.
+* Its owners (connectors.irc.orders: known by user@host or account, never by nick) give
+  it orders in private, declared on :attr:`DealerBot.ORDERS`: status, pause and resume,
+  quit when the hands in progress end, remove a player at the end of its hand.
 * If the dealer loses the server mid-hand, the hand is void: nothing of it is stored,
   every stack is as it was before it (stacks change only when a hand is committed), and
   ``Hand <n>: void, chips restored.`` is said when the dealer is back.
