@@ -394,6 +394,30 @@ def test_a_bot_takes_the_budget_of_the_servers_software_and_no_line_is_held(real
         listener.close()
 
 
+def test_plain_text_on_the_tls_port_stops_and_tls_on_the_plain_port_warns(real_server, running, caplog) -> None:
+    """Forgetting --tls on a server's TLS port: the server answers with a TLS alert, and the
+    bot stops at once saying to add --tls, after one attempt (it used to try again forever
+    without a word). --tls on the plain port: the server waits for the end of a line that
+    never comes; the bot says (a warning, each try) to drop --tls, or stops saying the port
+    does not speak TLS should the server answer in plain text."""
+    name, net = real_server
+    cfg = dataclasses.replace(NGIRCD_CFG, irc=dataclasses.replace(NGIRCD_CFG.irc, connect_timeout_seconds=3.0))
+    bot = PlayerBot(cfg, server=net.tls_address, channels=["#holdem"], dealer="dealer", nick="forgetful",
+                    network_options=network_options(cfg, "play", net.tls_port, tls=False)).start()
+    running(bot)
+    assert bot.wait(HANG), f"{name}: the bot kept trying plain text on the TLS port"
+    assert "answered in TLS" in bot.failure and "connect with --tls" in bot.failure, (name, bot.failure)
+    time.sleep(1.0)  # reconnect_min is 0.2 s: a retry would have come by now
+    assert bot.client.attempts == 1 and bot.client.connects == 0
+    with caplog.at_level(logging.WARNING, logger="poki.irc"):
+        bot = PlayerBot(cfg, server=net.address, channels=["#holdem"], dealer="dealer", nick="forgetful2",
+                        network_options=network_options(cfg, "play", net.port, tls=True, tls_insecure=True)).start()
+        running(bot)
+        wait_for(lambda: (bot.failure and "--no-tls" in bot.failure)
+                 or any("drop --tls" in r.getMessage() for r in caplog.records), what="the hint to drop --tls")
+    assert bot.client.connects == 0
+
+
 def test_the_start_line_and_the_log_say_which_budget(ngircd, tmp_path) -> None:
     """`poki irc play` with the built-in settings on ngircd: its start line says the budget
     goes by the server's software, then it says the server's and the budget it took."""

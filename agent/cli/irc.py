@@ -41,14 +41,16 @@ if TYPE_CHECKING:
 _NETWORK_SETTINGS = {
     "deal": (("server", "--server"), ("dealer_nick", "--nick"), ("tls", "--tls / --no-tls"),
              ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"), ("dealer_tls_cert_file", "--tls-cert"),
-             ("sasl", "--sasl"), ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
+             ("sasl", "--sasl"), ("password_over_plain_text", "--password-over-plain-text"),
+             ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
              ("server_password_file", "--server-password-file"), ("services_nick", ""),
              ("connect_timeout_seconds", ""), ("flood_profile", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
              ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
     "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
              ("dealer_account", "--dealer-account"),
              ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
-             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
+             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"),
+             ("password_over_plain_text", "--password-over-plain-text"), ("account", "--account"),
              ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
              ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_profile", ""),
              ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"), ("answer_gap_seconds", ""), ("reconnect_min_seconds", ""),
@@ -106,8 +108,9 @@ def settings_help(role: str) -> str:
         "  The server password (PASS) likewise: --server-password-file FILE,",
         f"  ${SERVER_PASSWORD_ENV}, [irc] server_password_file.",
         "  Port 6697 means TLS (tls = \"auto\"); the server's certificate is checked unless",
-        "  --tls-insecure. SASL PLAIN logs in when a password is given, SASL EXTERNAL with a",
-        "  client certificate alone; a server without SASL gets NickServ IDENTIFY. A refused",
+        "  --tls-insecure. SASL PLAIN logs in when a password is given (over TLS only, unless",
+        "  --password-over-plain-text), SASL EXTERNAL with a client certificate alone; a server",
+        "  without SASL gets NickServ IDENTIFY (over TLS only too). A refused",
         "  login stops the bot with the reason (exit status 1) instead of trying again.",
         "",
         "send budget (flood control):",
@@ -140,6 +143,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "demos only, said at the table; default: from the OS's entropy)")
     common.add_argument("--no-flood-limit", action="store_true",
                         help="send without flood control (only on a server of your own)")
+    common.add_argument("--owner", action="append", metavar="MASK",
+                        help="who may /msg the bot orders (help lists them): a user@host mask or account:NAME, "
+                        "never a nick (default: [irc] owners)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
     common.add_argument("--report-out", metavar="DIR", default=None,
                         help="folder of the scheduled opponent report (default: this bot's own, listed below)")
@@ -164,12 +170,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="file whose first line is the server password (PASS)")
     net.add_argument("--sasl", choices=("auto", "plain", "external", "off"), default=None,
                      help="how to log in (default: [irc] sasl; off: NickServ IDENTIFY only)")
+    net.add_argument("--password-over-plain-text", action="store_true",
+                     help="allow the account password without TLS (refused by default; only on a network you trust)")
 
     deal = sub.add_parser("deal", parents=[common], help="host tables: the dealer bot",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("deal"),
                           description="Deal limit hold'em in IRC channels: seats people and bots (!sit), "
                           "keeps bankrolls in SQLite across sessions, writes every hand to the opponent "
-                          "database and to ACPC/PHH logs.")
+                          "database and to ACPC/PHH logs. Owners ([irc] owners or --owner) may /msg it: "
+                          "status, pause, resume, quit (at the hand's end), remove NICK; help lists them.")
     deal.add_argument("--nick", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     deal.add_argument("--db", metavar="FILE", help="database (default: [irc] dealer_db, dealer.sqlite)")
     deal.add_argument("--hands", type=arguments.positive_count, default=None,
@@ -199,8 +208,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="who plays: a player spec (default poki; see `poki match --list`)")
     play.add_argument("--nick", default=None, help="our nick (default: [irc] nick)")
     play.add_argument("--db", metavar="FILE", help="database (default: [database] path, poki.sqlite)")
-    play.add_argument("--owner", action="append", metavar="MASK",
-                      help="nick!user@host mask allowed to give orders (default: [irc] owners)")
 
     verify = sub.add_parser("verify", help="check a table's decks against their commitments in a channel log",
                             description="Reads a channel log (an IRC client's log or the bare lines) and "
@@ -266,7 +273,8 @@ def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptio
         network = network_options(args.settings, args.irc_command, port, tls=args.tls,
                                   tls_insecure=args.tls_insecure, ca_file=args.tls_ca, cert_file=args.tls_cert,
                                   account=args.account, password_file=args.password_file,
-                                  server_password_file=args.server_password_file, sasl=args.sasl)
+                                  server_password_file=args.server_password_file, sasl=args.sasl,
+                                  password_over_plain_text=args.password_over_plain_text)
     except NetworkError as exc:
         print(f"poki irc {args.irc_command}: {exc}", file=sys.stderr)
         return None
@@ -295,7 +303,8 @@ def _deal(args: argparse.Namespace) -> int:
     # Real play deals from the OS's entropy; only --seed (tests, demos) makes decks repeat.
     host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=args.seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
-                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
+                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network,
+                      owners=args.owner)
 
     def dealer_stats() -> DealerStats:
         # Read on the loop thread (host.call), whose first job made the bot.
