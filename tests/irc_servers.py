@@ -606,6 +606,14 @@ def ngircd() -> Iterator[Ngircd]:
         yield net
 
 
+@pytest.fixture(params=["ngircd", "inspircd"])
+@full_tier
+@waits_on_servers
+def real_server(request):
+    """Each real server software in turn (the module's ngircd, then its InspIRCd)."""
+    return request.param, request.getfixturevalue(request.param)
+
+
 def secret_file(folder: Path, name: str, secret: str) -> Path:
     """A password file as a user keeps one: the secret on its first line, readable by its
     owner alone."""

@@ -19,27 +19,20 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from test_irc_fair import alice_who_holds
 
 from agent.config import Config
 from agent.play.irc.dealer import DealerHost
 from agent.play.irc.player import PlayerBot
 
-from helpers.tiers import full_tier
 from irc_live import DOC_LINES, HANG, Person, clauses, running, stored_hands, time_out_gaps, wait_for  # noqa: F401 - fixtures and helpers used by name
-from irc_servers import inspircd, ngircd  # noqa: F401 - fixtures
+from irc_servers import inspircd, ngircd, real_server  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = Config()  # the built-in settings, as `poki irc` runs without a config file
 HOUSE = (("rr", "rr"), ("tag", "tight-aggressive"), ("fish", "loose-passive"))
 HANDS = 8
 
-
-@pytest.fixture(params=["ngircd", "inspircd"])
-@full_tier
-def real_server(request):
-    return request.param, request.getfixturevalue(request.param)
 
 
 def test_eight_hands_with_the_built_in_settings_reach_every_players_database(real_server, running,

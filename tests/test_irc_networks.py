@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from agent.config import Config
 from agent.play.irc.dealer import DealerHost
@@ -31,9 +30,8 @@ from connectors.irc.server import LoopbackServer
 from connectors.irc.servers import PROFILES, SAFE
 from db.database import Database
 
-from helpers.tiers import full_tier, waits_on_servers
 from irc_live import HANG, Person, acpc_lines, check_against_acpc_log, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
-from irc_servers import Ngircd, inspircd, make_certificate, need, ngircd, secret_file  # noqa: F401 - fixtures
+from irc_servers import Ngircd, inspircd, make_certificate, need, ngircd, real_server, secret_file  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = Config()
@@ -347,13 +345,6 @@ def test_a_dealer_account_needs_a_server_that_tags_accounts(ngircd, running) -> 
     assert bot.wait(HANG)
     assert "account-tag" in bot.failure and "--dealer-host" in bot.failure
 
-
-@pytest.fixture(params=["ngircd", "inspircd"])
-@full_tier
-@waits_on_servers
-def real_server(request):
-    """Each real server software in turn (the module's ngircd, then its InspIRCd)."""
-    return request.param, request.getfixturevalue(request.param)
 
 
 def test_a_bot_takes_the_budget_of_the_servers_software_and_no_line_is_held(real_server) -> None:
