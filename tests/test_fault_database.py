@@ -59,6 +59,21 @@ def test_finding6_a_file_of_a_newer_poki_is_refused_untouched(stocked, acpc_log,
     assert _digest(stocked) == before
 
 
+def test_report_refuses_a_file_of_a_newer_poki_untouched(stocked, tmp_path, capsys) -> None:
+    """Issue 39: `poki report` read a newer Poki's file (a schema it may misread) as if it
+    were its own; it is refused as every other opener refuses it, exit 1, no report."""
+    with sqlite3.connect(stocked) as conn:
+        conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                     "VALUES ('poki', 'm099_from_the_future', '2031-01-01')")
+    conn.close()
+    _checkpointed(stocked)
+    before = _digest(stocked)
+    out = tmp_path / "report"
+    assert main(["report", "--db", str(stocked), "--out", str(out), "--no-progress"]) == 1
+    assert "newer version of Poki" in capsys.readouterr().err
+    assert not out.exists() and _digest(stocked) == before
+
+
 def _damage(path: Path) -> None:
     _checkpointed(path)
     size = path.stat().st_size
