@@ -597,9 +597,10 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
             with _no_gc():
                 entries = entries_of(result) if isinstance(result, bytes) else result()
                 stop = _take_chunk(chunk, entries, database, scorer, options, summary, players)
-                # The chunk's rows dropped before the collector runs again: alive, they
-                # would all be walked by it (tens of thousands of tuples) to find nothing.
-                entries = None
+                # What the chunk's entries still hold (a part's rows, the serial reader)
+                # dropped before the collector runs again: alive, it would be walked to
+                # find nothing.
+                del entries
             # The writer's page cache would otherwise grow with the file, up to 64 MiB.
             database.release_cache()
             if progress is not None:
