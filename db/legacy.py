@@ -31,22 +31,20 @@ LegacyId = Callable[[str], "str | None"]
 def recognise(conn: sqlite3.Connection, hands: Sequence[PreparedHand], legacy: LegacyId) -> set[str]:
     """The ids of ``hands`` (none of them stored under its own id; PreparedHand's fields,
     or the plain tuple marshal brings them as) whose hand is stored under its older id,
-    each such stored hand re-keyed to the new id (inside the caller's write transaction).
-    A stored hand is matched by one hand at most."""
+    each such stored hand re-keyed to the new id (inside the caller's write transaction,
+    so a stored hand is matched by one hand at most: re-keyed, its old id is gone)."""
     matched: set[str] = set()
-    taken: set[int] = set()
     for hand in hands:
         hand_id = hand[0]
         old = legacy(hand_id)
         if old is None or hand_id in matched:
             continue
         row = conn.execute("SELECT seq, network FROM hands WHERE hand_id = ?", (old,)).fetchone()
-        if row is None or row[0] in taken:
+        if row is None:
             continue
         seq, network = row
         if _stored(conn, seq) == _written(conn, hand, network):
             conn.execute("UPDATE hands SET hand_id = ? WHERE seq = ?", (hand_id, seq))
-            taken.add(seq)
             matched.add(hand_id)
     return matched
 
