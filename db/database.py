@@ -34,6 +34,7 @@ from agent.models.store import OffModelCounts
 
 from . import opening, schema
 from .inserts import _Counters, _groups, _insert, _Prepared
+from .legacy import LegacyId, recognise
 from .models import (
     _compare_states,
     _load_population,
@@ -281,6 +282,13 @@ class Database:
         finally:
             self.restore_indexes()
 
+    def release_cache(self) -> None:
+        """Give back the pages this connection caches (up to 64 MiB; PRAGMA shrink_memory).
+        A long writer calls it between groups of hands so that its memory does not grow
+        with the file: the pages stay in the OS's cache, and the next group reads back the
+        few it touches (a replay of the April month writes no slower for it)."""
+        self.db.conn.execute("PRAGMA shrink_memory")
+
     def restore_indexes(self) -> None:
         """Build whichever deferrable indexes the file lacks."""
         with self._write():
@@ -304,27 +312,30 @@ class Database:
         batch_hands: int | None = None,
         progress: Callable[[int], None] | None = None,
         also: Callable[[sqlite3.Connection], None] | None = None,
+        legacy: LegacyId | None = None,
     ) -> WriteReport:
         """Store many hands, committing `batch_hands` whole hands per transaction.
         Inconsistent records are skipped and listed in the report with the reason;
         `progress` is called with the number of records handled after each commit.
         The file holds whole groups only, in order: an error stops the run after the
         last group that committed. ``also(conn)`` runs inside every group's transaction
-        (as in :meth:`write_hand`)."""
+        (as in :meth:`write_hand`). ``legacy``: the id an older Poki stored a hand under,
+        if it had another (db.legacy): the same hand stored under it is a duplicate."""
         size = self._batch_size(batch_hands)
         report = WriteReport()
         for group, handled in _groups(records, network, size, report):
-            report.add(self._write_group(group, network, also))
+            report.add(self._write_group(group, network, also, legacy))
             if progress is not None:
                 progress(handled)
         return report
 
     def write_prepared(
-        self, hands: Iterable[PreparedHand], network: str, *, batch_hands: int | None = None
+        self, hands: Iterable[PreparedHand], network: str, *, batch_hands: int | None = None,
+        legacy: LegacyId | None = None,
     ) -> WriteReport:
         """Store hands already checked and turned into rows by agent.game.prepared.prepare_hand (in
         this process or another), committing `batch_hands` per transaction, as
-        write_hands does. Every hand must be of `network`."""
+        write_hands does (``legacy`` too). Every hand must be of `network`."""
         size = self._batch_size(batch_hands)
         report = WriteReport()
         group: list[PreparedHand] = []
@@ -333,10 +344,10 @@ class Database:
                 raise ValueError(f"hand {hand[0]} was prepared for network {hand[1]!r}, not {network!r}")
             group.append(hand)
             if len(group) >= size:
-                report.add(self._write_group(group, network))
+                report.add(self._write_group(group, network, legacy=legacy))
                 group = []
         if group:
-            report.add(self._write_group(group, network))
+            report.add(self._write_group(group, network, legacy=legacy))
         return report
 
     def _batch_size(self, batch_hands: int | None) -> int:
@@ -346,12 +357,13 @@ class Database:
         return size
 
     def _write_group(self, hands: list[PreparedHand], network: str,
-                     also: Callable[[sqlite3.Connection], None] | None = None) -> WriteReport:
+                     also: Callable[[sqlite3.Connection], None] | None = None,
+                     legacy: LegacyId | None = None) -> WriteReport:
         """Write prepared hands in one transaction, or nothing of them."""
         if not hands:
             return WriteReport()
         with self._write() as conn:
-            prepared = self._prepare(hands, network, conn, _Counters(conn))
+            prepared = self._prepare(hands, network, conn, _Counters(conn), legacy)
             _insert(conn, prepared)
             if also is not None:
                 also(conn)
@@ -372,7 +384,8 @@ class Database:
         return state
 
     def _prepare(
-        self, hands: list[PreparedHand], network: str, conn: sqlite3.Connection, counters: _Counters
+        self, hands: list[PreparedHand], network: str, conn: sqlite3.Connection, counters: _Counters,
+        legacy: LegacyId | None = None,
     ) -> _Prepared:
         """Number the prepared hands and their players and advance the models in memory
         (inside the write transaction: a rollback drops the in-memory models with it)."""
@@ -385,6 +398,8 @@ class Database:
         touched_pop: set[int] = set()
         touched_pop_fine: set[int] = set()
         existing = self._existing_hand_ids(conn, [h[0] for h in hands])
+        if legacy is not None:
+            existing |= recognise(conn, [h for h in hands if h[0] not in existing], legacy)
         touched_models: set[int] = set()
         touched_players: set[int] = set()
         # nick -> player id of this network: a str-keyed lookup, no (network, nick) tuple

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from agent.game.records import BIG_BLIND, DECISION_KINDS
 from db import schema
-from db.opening import MIGRATIONS_TABLE, applied_migrations, newer_message, open_read_only
+from db.opening import MIGRATIONS_TABLE, applied_migrations, inspect, newer_message, open_read_only
 
 __all__ = ["HandAction", "HandResult", "HandRows", "HandSeat", "HandsVersion", "ReadError", "ReportRows",
            "check_schema", "hand_rows", "hands_version", "open_readonly", "report_rows"]
@@ -48,9 +48,12 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
 def open_readonly(path: str) -> sqlite3.Connection:
     """A read-only connection of its own (a writer may keep adding hands meanwhile), by the
     one read-only opener (db.opening: the path quoted in its URI, so no character of a file
-    name can drop the read-only mode)."""
+    name can drop the read-only mode), once db.opening has looked at the file as every
+    opener does: another application's file or one of a newer Poki (whose schema this
+    version may misread) is refused."""
     if not os.path.isfile(path):
         raise ReadError(f"no database at {path}")
+    inspect(path, schema.known(), schema.MIGRATION_SET, create=False, verify=False, error=ReadError, write=False)
     try:
         conn = open_read_only(path)
     except sqlite3.DatabaseError as exc:

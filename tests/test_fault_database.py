@@ -42,13 +42,18 @@ def _checkpointed(path: Path) -> None:
     conn.close()
 
 
-def test_finding6_a_file_of_a_newer_poki_is_refused_untouched(stocked, acpc_log, capsys) -> None:
-    with sqlite3.connect(stocked) as conn:
+def _from_the_future(path: Path) -> str:
+    """Make ``path`` a file of a newer Poki (a migration this version does not know); its digest."""
+    with sqlite3.connect(path) as conn:
         conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
                      "VALUES ('poki', 'm099_from_the_future', '2031-01-01')")
     conn.close()
-    _checkpointed(stocked)
-    before = _digest(stocked)
+    _checkpointed(path)
+    return _digest(path)
+
+
+def test_finding6_a_file_of_a_newer_poki_is_refused_untouched(stocked, acpc_log, capsys) -> None:
+    before = _from_the_future(stocked)
     with pytest.raises(DatabaseError, match="newer version of Poki.*m099_from_the_future"):
         Database(stocked)
     assert main(["db", "check", "--db", str(stocked)]) == 1
@@ -57,6 +62,16 @@ def test_finding6_a_file_of_a_newer_poki_is_refused_untouched(stocked, acpc_log,
     assert main(["replay", str(acpc_log), "--db", str(stocked), "--no-progress"]) == 1
     assert "newer version" in capsys.readouterr().err
     assert _digest(stocked) == before
+
+
+def test_report_refuses_a_file_of_a_newer_poki_untouched(stocked, tmp_path, capsys) -> None:
+    """Issue 39: `poki report` read a newer Poki's file (a schema it may misread) as if it
+    were its own; it is refused as every other opener refuses it, exit 1, no report."""
+    before = _from_the_future(stocked)
+    out = tmp_path / "report"
+    assert main(["report", "--db", str(stocked), "--out", str(out), "--no-progress"]) == 1
+    assert "newer version of Poki" in capsys.readouterr().err
+    assert not out.exists() and _digest(stocked) == before
 
 
 def _damage(path: Path) -> None:

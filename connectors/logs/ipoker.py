@@ -148,6 +148,11 @@ def _parse_document(data: bytes, line_base: int, offset: int, where: str) -> tup
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         return roots, f"{where}:{line_base + exc.lineno}: XML stops being well-formed: {expat.errors.messages[exc.code]}"
+    finally:
+        # The handlers and the parser refer to each other (a cycle holding the whole tree):
+        # broken here, the game's elements go as soon as it is read, not at the next
+        # collection, which a replay pauses for a whole chunk (agent.play.offline.replay).
+        parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
     return roots, None
 
 
@@ -305,12 +310,15 @@ def read_hands(blocks: Iterable[bytes]) -> Iterator[rooms.HandText]:
     refused whole) for a DOCTYPE or entity, nesting deeper than MAX_DEPTH, more than
     MAX_ELEMENTS elements in a document or MAX_XML_BYTES in the file."""
     games = _Games()
-    for block in blocks:
-        games.feed(block)
+    try:
+        for block in blocks:
+            games.feed(block)
+            yield from games.found
+            games.found.clear()
+        games.close()
         yield from games.found
-        games.found.clear()
-    games.close()
-    yield from games.found
+    finally:
+        games.parser = None  # its handlers are the reader's methods: a cycle, broken when the file is done with
 
 
 def parse_hand(text: str, where: str) -> RoomHand:

@@ -87,6 +87,10 @@ _KINDS = {FOLD: Action.FOLD, CHECK: Action.CHECK_CALL, CALL: Action.CHECK_CALL, 
 # Bounds on what one hand may be: a real one is a few kilobytes and lines.
 MAX_HAND_CHARS = 200_000
 MAX_NAME = 64
+# The largest amount a hand may hold, in chips (ten trillion dollars): far beyond any room's,
+# and such that the sums the tracker and the database make of a hand's amounts (its pot,
+# each player's chips in) stay within SQLite's 64-bit integers.
+MAX_CHIPS = 10**15
 
 
 class RoomError(ValueError):
@@ -341,7 +345,7 @@ _AMOUNT = re.compile(r"[0-9][0-9,.\s]*")
 def chips(text: str, where: str = "") -> int:
     """'$1,234.56' -> 123456, '0.50' -> 50, '€2,50' -> 250, '1 000' -> 100000: a money
     amount as whole cents (currency signs and codes around it ignored); RoomError for text
-    that is no amount or one finer than a cent."""
+    that is no amount, one finer than a cent or one above MAX_CHIPS."""
     m = _AMOUNT.search(text)
     if m is None:
         raise RoomError(f"{where}: not an amount: {text[:40]!r}")
@@ -362,6 +366,8 @@ def chips(text: str, where: str = "") -> int:
         raise RoomError(f"{where}: not an amount: {text[:40]!r}") from None
     if value != value.to_integral_value():
         raise RoomError(f"{where}: {text.strip()!r} is finer than a cent")
+    if value > MAX_CHIPS:
+        raise RoomError(f"{where}: {text.strip()[:40]!r} is more than {MAX_CHIPS:,} chips")
     return int(value)
 
 

@@ -103,6 +103,7 @@ __all__ = [
     "clear_cache",
     "grown",
     "is_irc_month",
+    "legacy_hand_id",
     "preload",
     "plan",
     "plan_logs",
@@ -132,6 +133,15 @@ ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker,
                                         cake, bovada, winamax, pacific, winning, seals)}
 # A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
+_ROOM_ID = re.compile(r"(?P<old>(?P<room>[^:]+):.+):[0-9a-f]{12}")
+
+
+def legacy_hand_id(hand_id: str) -> str | None:
+    """The id an older Poki stored a room's hand under: ``<room>:<number>``, without the
+    digest of its content (rooms.hand_id); None for an id of another kind. The writer
+    compares the hand stored under it with the one it is given (db.legacy)."""
+    m = _ROOM_ID.fullmatch(hand_id)
+    return m["old"] if m is not None and m["room"] in ROOM_READERS else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ import os
 import signal
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -64,6 +64,7 @@ from connectors.logs.sources import (
     LogHand,
     LogProblem,
     clear_cache,
+    legacy_hand_id,
     plan_logs,
     preload,
     read_chunk,
@@ -236,14 +237,18 @@ def _track(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]:
 
 
 def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]:
+    return list(_tracked(chunk, known_db, output))
+
+
+def _tracked(chunk: Chunk, known_db: str | None, output: str) -> Iterator[tuple]:
+    """The entries of _track one by one, as the chunk is read (a serial replay writes
+    them as they come rather than holding the chunk's)."""
     global _tracker
     skip = _skipper(known_db) if known_db is not None else None
     if _tracker is None:
         _tracker = Tracker()
     apply = _tracker.apply
     network = chunk.network
-    entries: list[tuple] = []
-    append = entries.append
     for item in read_chunk(chunk, skip):
         # type(x) is C: exact classes, as the readers make them (and mypy narrows on it).
         if type(item) is LogHand:
@@ -253,43 +258,54 @@ def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]
                     record = apply(event)
             except TrackerError as exc:
                 category, reason = _tracker_problem(exc)
-                append((_PROBLEM, item.where, category, reason, item.hand_id))
+                yield (_PROBLEM, item.where, category, reason, item.hand_id)
                 continue
             if record is None:
-                append((_PROBLEM, item.where, INCOMPLETE, f"{INCOMPLETE}: {item.where}: the hand has no end",
-                        item.hand_id))
+                yield (_PROBLEM, item.where, INCOMPLETE, f"{INCOMPLETE}: {item.where}: the hand has no end",
+                       item.hand_id)
             elif output == PREPARED:
                 try:
                     prepared = prepare_hand(record, network)
                 except RecordError as exc:
-                    append((_PROBLEM, item.where, REJECTED, f"{REJECTED}: {exc}", item.hand_id))
+                    yield (_PROBLEM, item.where, REJECTED, f"{REJECTED}: {exc}", item.hand_id)
                 else:
                     # marshal takes plain tuples only.
-                    append((_PREPARED, tuple(prepared)))
+                    yield (_PREPARED, tuple(prepared))
             elif output == ENCODED:
-                append(encode_record(record))
+                yield encode_record(record)
             else:
-                append((_RECORD, record))
+                yield (_RECORD, record)
         elif type(item) is KnownHand:
-            append((_KNOWN, item.hand_id))
+            yield (_KNOWN, item.hand_id)
         else:
             assert isinstance(item, LogProblem)
-            append((_PROBLEM, item.where, item.category, item.reason, item.hand_id, item.game))
-    return entries
+            yield (_PROBLEM, item.where, item.category, item.reason, item.hand_id, item.game)
+
+
+# Entries marshalled together in a worker's result (track_chunk): the writer unpacks one
+# part at a time, holding a part's rows, not the whole chunk's.
+_PART = 100
 
 
 def track_chunk(task: tuple[Chunk, str | None, str]) -> bytes:
-    """_track in a worker process: the entries marshalled. They are marshalled and dropped
-    before the collector runs again: let it run with them alive and it would walk every
-    one of the chunk's tens of thousands of row tuples (about a tenth of a worker's time)
-    to find nothing."""
+    """_track in a worker process: the entries marshalled, in parts of _PART entries
+    (:func:`entries_of` reads them). They are marshalled and dropped before the collector
+    runs again: let it run with them alive and it would walk every one of the chunk's
+    tens of thousands of row tuples (about a tenth of a worker's time) to find nothing."""
     chunk, known_db, output = task
     with _no_gc():
-        return marshal.dumps(_track_chunk(chunk, known_db, output))
+        entries = _track_chunk(chunk, known_db, output)
+        return marshal.dumps([marshal.dumps(entries[i:i + _PART]) for i in range(0, len(entries), _PART)])
+
+
+def entries_of(result: bytes) -> Iterator[tuple]:
+    """The entries of a chunk :func:`track_chunk` marshalled, one part unpacked at a time."""
+    for part in marshal.loads(result):
+        yield from marshal.loads(part)
 
 
 def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window: int,
-                   prepared: bool) -> Iterator[Callable[[], list[tuple]] | bytes]:
+                   prepared: bool) -> Iterator[Callable[[], Iterator[tuple]] | bytes]:
     """The entries of every chunk, in order: to be tracked here (a call giving them,
     records as they are, made by the caller with the collector paused), or from the
     pool (marshalled, records compact) with at most ``window`` chunks under way, so a
@@ -298,7 +314,7 @@ def _chunk_results(chunks: list[Chunk], known_db: str | None, pool: Any, window:
     handed out at once, when this is called: the workers start reading while the caller
     still opens the database."""
     if pool is None:
-        return (partial(_track_chunk, chunk, known_db, PREPARED if prepared else RECORDS) for chunk in chunks)
+        return (partial(_tracked, chunk, known_db, PREPARED if prepared else RECORDS) for chunk in chunks)
     task = (known_db, PREPARED if prepared else ENCODED)
     pending: deque = deque()
     it = iter(chunks)
@@ -620,11 +636,14 @@ def replay_chunks(chunks: list[Chunk], problems: list[LogProblem], options: Repl
             results = _chunk_results(chunks, known_db, chunk_pool, window=2 * workers + 2, prepared=scorer is None)
         for chunk, result in zip(chunks, results):
             with _no_gc():
-                entries = marshal.loads(result) if isinstance(result, bytes) else result()
+                entries = entries_of(result) if isinstance(result, bytes) else result()
                 stop = _take_chunk(chunk, entries, database, scorer, options, summary, players)
-                # The chunk's rows dropped before the collector runs again: alive, they
-                # would all be walked by it (tens of thousands of tuples) to find nothing.
-                entries = None
+                # What the chunk's entries still hold (a part's rows, the serial reader)
+                # dropped before the collector runs again: alive, it would be walked to
+                # find nothing.
+                del entries
+            # The writer's page cache would otherwise grow with the file, up to 64 MiB.
+            database.release_cache()
             if progress is not None:
                 progress(chunk.units)
             if stop is not None:
@@ -644,16 +663,18 @@ def replay_chunks(chunks: list[Chunk], problems: list[LogProblem], options: Repl
     return summary
 
 
-def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, options: ReplayOptions,
+def _take_chunk(chunk: Chunk, entries: Iterable[tuple], database: Any, scorer: Any, options: ReplayOptions,
                 summary: ReplaySummary, players: set[tuple[str, str]]) -> LogProblem | None:
-    """Count one chunk's entries, score and write its hands; returns the problem that
-    stops a strict run, if there is one."""
+    """Count one chunk's entries, score and write its hands, a transaction of
+    ``batch_hands`` at a time as they come (the entries are not held longer); returns the
+    problem that stops a strict run, if there is one."""
     network = chunk.network
     records: list[HandRecord] = []
     prepared: list[tuple] = []
     stop: LogProblem | None = None
     since, until = options.since, options.until
     window = since is not None or until is not None
+    batch = options.batch_hands
     for e in entries:
         tag = e[0]
         if tag == _PREPARED:
@@ -663,6 +684,9 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
                 summary.hands += 1
                 continue
             prepared.append(e[1])
+            if len(prepared) >= batch:
+                _write_prepared(prepared, network, database, options, summary, players)
+                prepared = []
             continue
         if tag == _RECORD:
             record = e[1] if len(e) == 2 else decode_record(e)
@@ -676,6 +700,9 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             problem = _invalid(record, network) if options.strict else None
             if problem is None:
                 records.append(record)
+                if len(records) >= batch:
+                    _write_records(records, network, database, scorer, options, summary, players)
+                    records = []
                 continue
         elif tag == _KNOWN:
             summary.known += 1
@@ -688,33 +715,43 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             stop = problem
             break
     if prepared:
-        for hand in prepared:
-            summary.actions += len(hand[5])
-            for nick in hand[2]:
-                players.add((network, nick))
-        _count_written(summary, database.write_prepared(prepared, network, batch_hands=options.batch_hands),
-                       len(prepared), {})
+        _write_prepared(prepared, network, database, options, summary, players)
     if records:
-        for r in records:
-            summary.actions += len(r.actions)
-            for seat in r.seats:
-                players.add((network, seat.player))
-        if scorer is not None and options.tune:
-            # Fitting the strengths: the hands are kept to be scored again and again
-            # from the stored models, and nothing is written.
-            known = scorer.known
-            for r in records:
-                if known is None or not known(r.hand_id):
-                    scorer.kept.append((r, network))
-            summary.read += len(records)
-            summary.hands += len(records)
-            return stop
-        if scorer is not None:
-            for r in records:
-                scorer.observe(r, network)
-        _count_written(summary, database.write_hands(records, network, batch_hands=options.batch_hands),
-                       len(records), {r.hand_id: r.source for r in records})
+        _write_records(records, network, database, scorer, options, summary, players)
     return stop
+
+
+def _write_prepared(prepared: list[tuple], network: str, database: Any, options: ReplayOptions,
+                    summary: ReplaySummary, players: set[tuple[str, str]]) -> None:
+    for hand in prepared:
+        summary.actions += len(hand[5])
+        for nick in hand[2]:
+            players.add((network, nick))
+    report = database.write_prepared(prepared, network, batch_hands=options.batch_hands, legacy=legacy_hand_id)
+    _count_written(summary, report, len(prepared), {})
+
+
+def _write_records(records: list[HandRecord], network: str, database: Any, scorer: Any, options: ReplayOptions,
+                   summary: ReplaySummary, players: set[tuple[str, str]]) -> None:
+    for r in records:
+        summary.actions += len(r.actions)
+        for seat in r.seats:
+            players.add((network, seat.player))
+    if scorer is not None and options.tune:
+        # Fitting the strengths: the hands are kept to be scored again and again
+        # from the stored models, and nothing is written.
+        known = scorer.known
+        for r in records:
+            if known is None or not known(r.hand_id):
+                scorer.kept.append((r, network))
+        summary.read += len(records)
+        summary.hands += len(records)
+        return
+    if scorer is not None:
+        for r in records:
+            scorer.observe(r, network)
+    report = database.write_hands(records, network, batch_hands=options.batch_hands, legacy=legacy_hand_id)
+    _count_written(summary, report, len(records), {r.hand_id: r.source for r in records})
 
 
 def _load_learned(database: Any, scorer: Any) -> None:
