@@ -161,7 +161,10 @@ def _remote_match(fast: bool) -> tuple[list[str], dict]:
     n, hands = 5, 30
     game, game_name = _game(n)
     names = ["good", "junk", "sleepy", "quits", "bot"]
-    limits = DealerLimits(response_timeout=0.2, budget_per_hand=0.02, connect_timeout=30)
+    # Limits a loaded machine cannot cross by accident: the good client answers well inside
+    # them, while a seat that never answers (or only with junk) spends its match budget
+    # (30 hands x 0.2 s) in 12 turns of 0.5 s and is folded out, both by counts, not speed.
+    limits = DealerLimits(response_timeout=0.5, budget_per_hand=0.2, connect_timeout=30)
     ready = threading.Event()
     ports: list[int] = []
     box: dict = {}

@@ -162,7 +162,7 @@ def _irc(config: Config, config_path: Path, tmp_path: Path, path: Path) -> str:
 
         wait_for(lambda: stored() == HANDS, what="poki to store every hand")
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
+        out, _ = proc.communicate(timeout=600)
         return out
     finally:
         if proc is not None and proc.poll() is None:
