@@ -29,7 +29,6 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.events import Event, HandStarted, HoleCards
 from agent.game.records import HandRecord
-from agent.game.rules import Action
 from agent.models.store import ModelStore
 from agent.play.hand_driver import ENDED as _ENDED
 from agent.play.hand_driver import HandDriver
@@ -161,17 +160,13 @@ class Dealer:
         for h, event in zip(hooks, hole_events):
             if h.observe is not None:
                 h.observe(event)
-        snapshot = driver.snapshot
+        tell: Callable[[Event], None] | None = None
+        if observers:
+            def tell(event: Event) -> None:
+                for each in observers:
+                    each(event)
 
-        def ask(seat: int) -> Action:
-            return players[seat].act(snapshot(seat))
-
-        def observe(event: Event) -> None:
-            for each in observers:
-                each(event)
-
-        record = driver.play(ask, observe if observers else None).record
-        assert record is not None  # the rules mode ends with the rules state's record
+        record = driver.play([p.act for p in players], tell)
         for observe_end in observers:
             observe_end(_ENDED)
         for h in hooks:
