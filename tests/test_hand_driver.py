@@ -141,3 +141,11 @@ def test_default_counts_are_kept_for_the_latest_players_only() -> None:
     kept = {f"guest{hand}" for hand in range(lineups - _PLAYERS_KEPT + 1, lineups)}
     assert set(driver.defaults) == kept | {regular}
     assert all(driver.defaults[name] == 1 for name in kept)
+
+
+def test_play_runs_the_rules_mode_only() -> None:
+    """play() reads the rules state in place: a fast-mode hand is refused, not misread."""
+    driver = HandDriver(BettingCache())
+    driver.start(_started(2, 0), [(0, 1), (2, 3)], [4, 5, 6, 7, 8], fast=True)
+    with pytest.raises(RuntimeError, match="rules mode"):
+        driver.play([lambda ctx: Action.CHECK_CALL] * 2)

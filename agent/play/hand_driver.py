@@ -16,8 +16,10 @@ agent.play.acpc.dealer; the IRC dealer table, agent.play.irc.table) runs its han
   (agent.game.showdown.pay_pots).
 
 :meth:`HandDriver.play` is the synchronous loop on top, for a dealer whose players answer
-at once (agent.play.offline.dealer); a dealer whose answers arrive as events (the IRC dealer
-table: a player's line, a time-out, a player leaving) calls the steps itself.
+at once (agent.play.offline.dealer; the rules mode, each actor asked with its snapshot,
+whose legal moves are the ones :meth:`HandDriver.apply` checks); a dealer whose answers
+arrive as events (the IRC dealer table: a player's line, a time-out, a player leaving)
+calls the steps itself.
 
 Two modes, one driver. The rules mode applies every event to a rules state (the tracker
 over agent.game.rules, agent.game.operations and agent.game.showdown) and ends with its
