@@ -248,7 +248,7 @@ class IrcConfig:
     channels: tuple = ("#holdem",)
     dealer_nick: str = "dealer"  # the player bot acts only on lines from this nick ...
     dealer_host: str = ""  # ... and from this identity (host, user@host or a nick!user@host mask); "": pinned when first seen
-    owners: tuple = ()  # nick!user@host masks (* and ? allowed) that may command the bot
+    owners: tuple = ()  # who may command the bots: user@host masks (* and ?) or account:NAME, never a nick
     action_seconds: int = 30  # the dealer's time limit per action
     max_timeouts: int = 3  # time-outs in a row before a player is sat out
     hand_pause_seconds: float = 3.0  # between hands
@@ -275,6 +275,7 @@ class IrcConfig:
     # here: the *_file keys name files holding them (or the environment has them).
     tls: str = "auto"  # auto: TLS when the port is 6697; on; off
     tls_verify: bool = True  # check the server's certificate and name
+    password_over_plain_text: bool = False  # send the account password (SASL PLAIN, IDENTIFY) without TLS
     tls_ca_file: str = ""  # CAs to trust instead of the system's (e.g. a self-signed server's certificate)
     tls_cert_file: str = ""  # the player bot's client certificate with its key (PEM): CertFP, SASL EXTERNAL
     dealer_tls_cert_file: str = ""  # the dealer bot's
@@ -312,7 +313,7 @@ class IrcConfig:
         if not all(isinstance(c, str) and c[:1] in "#&" for c in self.channels):
             raise ConfigError(f"irc.channels must be channel names (#...), got {self.channels!r}")
         if not all(isinstance(o, str) and o for o in self.owners):
-            raise ConfigError(f"irc.owners must be nick!user@host masks, got {self.owners!r}")
+            raise ConfigError(f"irc.owners must be user@host masks or account:NAME, got {self.owners!r}")
 
     def _check_numbers(self) -> None:
         """Counts, chips, the flood profile and the times."""
@@ -350,8 +351,9 @@ class IrcConfig:
         for name, choices in (("tls", ("auto", "on", "off")), ("sasl", ("auto", "plain", "external", "off"))):
             if getattr(self, name) not in choices:
                 raise ConfigError(f"irc.{name} must be one of {', '.join(choices)}, got {getattr(self, name)!r}")
-        if not isinstance(self.tls_verify, bool):
-            raise ConfigError(f"irc.tls_verify must be true or false, got {self.tls_verify!r}")
+        for flag in ("tls_verify", "password_over_plain_text"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(f"irc.{flag} must be true or false, got {getattr(self, flag)!r}")
         for name in ("dealer_db", "dealer_report", "services_nick"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():

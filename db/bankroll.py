@@ -7,6 +7,11 @@ the user@host that holds them), ``table_chips`` (chips on each table) and ``irc_
 (each table's next hand number). Chips only move between a bankroll and a table, or
 between players in a stored hand, so bankrolls plus table chips change only by the
 grants new players receive (:meth:`Bankrolls.total` and :meth:`Bankrolls.granted`).
+
+A bankroll belongs to its connection's user@host, not to a nick: a player who changes
+nick keeps it (a seated one's follows the seat, :meth:`Bankrolls.rename`; one who sits or
+asks under a new nick finds the bankroll it left under the old one), and nobody gets a
+second grant by changing nick.
 """
 from __future__ import annotations
 
@@ -58,11 +63,39 @@ class Bankrolls:
         return None if row is None else row[0]
 
     def bankroll_for(self, nick: str, userhost: str) -> int | None:
-        """``nick``'s bankroll when the connection ``userhost`` holds it, else None."""
+        """``nick``'s bankroll when the connection ``userhost`` holds it; for a nick with no
+        bankroll, the bankroll that connection holds under another nick; else None."""
         user, _, host = userhost.partition("@")
         row = self.conn.execute("SELECT chips, user, host FROM bankrolls WHERE network = ? AND nick = ?",
                                 (self.network, nick)).fetchone()
-        return None if row is None or (row[1], row[2]) != (user, host) else row[0]
+        if row is None:
+            earlier = self._earlier_nick(self.conn, user, host)
+            return None if earlier is None else self.bankroll(earlier)
+        return None if (row[1], row[2]) != (user, host) else row[0]
+
+    def _earlier_nick(self, conn: sqlite3.Connection, user: str, host: str) -> str | None:
+        """The nick under which the connection ``user@host`` last held a bankroll (the
+        latest updated, when it held several before bankrolls followed nick changes)."""
+        row = conn.execute("SELECT nick FROM bankrolls WHERE network = ? AND user = ? AND host = ? "
+                           "ORDER BY updated DESC LIMIT 1", (self.network, user, host)).fetchone()
+        return None if row is None else row[0]
+
+    def _take_over(self, conn: sqlite3.Connection, old: str, new: str, user: str, host: str) -> None:
+        """The bankroll of ``old`` (the connection ``user@host``'s) goes to ``new`` (the
+        same connection's new nick), merged into ``new``'s if it holds one already; its
+        chips on any table follow."""
+        row = conn.execute("SELECT chips, granted FROM bankrolls WHERE network = ? AND nick = ? AND user = ? "
+                           "AND host = ?", (self.network, old, user, host)).fetchone()
+        if row is None or old == new:
+            return
+        if conn.execute("SELECT 1 FROM bankrolls WHERE network = ? AND nick = ?", (self.network, new)).fetchone():
+            conn.execute("UPDATE bankrolls SET chips = chips + ?, granted = granted + ?, updated = ? "
+                         "WHERE network = ? AND nick = ?", (row[0], row[1], time.time(), self.network, new))
+            conn.execute("DELETE FROM bankrolls WHERE network = ? AND nick = ?", (self.network, old))
+        else:
+            conn.execute("UPDATE bankrolls SET nick = ?, updated = ? WHERE network = ? AND nick = ?",
+                         (new, time.time(), self.network, old))
+        conn.execute("UPDATE table_chips SET nick = ? WHERE network = ? AND nick = ?", (new, self.network, old))
 
     def at_table(self, channel: str) -> dict[str, int]:
         rows = self.conn.execute("SELECT nick, chips FROM table_chips WHERE network = ? AND channel = ?",
@@ -114,6 +147,13 @@ class Bankrolls:
         def move(conn: sqlite3.Connection) -> tuple[int, int]:
             row = conn.execute("SELECT chips, user, host FROM bankrolls WHERE network = ? AND nick = ?",
                                (self.network, nick)).fetchone()
+            earlier = self._earlier_nick(conn, user, host) if row is None else None
+            if earlier is not None and not conn.execute(
+                    "SELECT 1 FROM table_chips WHERE network = ? AND nick = ?", (self.network, earlier)).fetchone():
+                # The connection's bankroll under the nick it had (no chips of it at a table).
+                self._take_over(conn, earlier, nick, user, host)
+                row = conn.execute("SELECT chips, user, host FROM bankrolls WHERE network = ? AND nick = ?",
+                                   (self.network, nick)).fetchone()
             if row is None:
                 bankroll = self.initial
                 conn.execute("INSERT INTO bankrolls (network, nick, chips, granted, user, host, updated) "
@@ -159,9 +199,9 @@ class Bankrolls:
         return self._run(move)
 
     def rename(self, channel: str, old: str, new: str, userhost: str) -> None:
-        """A seated connection changed nick: its table chips follow it. Its bankroll stays
-        with the old nick until it leaves the table, when the chips go to the new nick's
-        bankroll (created, bound to the same connection, if new)."""
+        """A seated connection changed nick: its bankroll and its chips at every table follow
+        it (merged into the new nick's bankroll when the same connection held that nick
+        before)."""
         user, _, host = userhost.partition("@")
 
         def move(conn: sqlite3.Connection) -> None:
@@ -169,7 +209,9 @@ class Bankrolls:
                                (self.network, new)).fetchone()
             if row is not None and tuple(row) != (user, host):
                 raise BankrollError(f"the bankroll of {new} belongs to another connection")
-            if row is None:
+            self._take_over(conn, old, new, user, host)
+            if not conn.execute("SELECT 1 FROM bankrolls WHERE network = ? AND nick = ?",
+                                (self.network, new)).fetchone():
                 conn.execute("INSERT INTO bankrolls (network, nick, chips, granted, user, host, updated) "
                              "VALUES (?, ?, 0, 0, ?, ?, ?)", (self.network, new, user, host, time.time()))
             conn.execute("UPDATE table_chips SET nick = ? WHERE network = ? AND channel = ? AND nick = ?",

@@ -57,7 +57,8 @@ class _Prepared:
 _ROWS_PER_STATEMENT = 100
 _MAX_PARAMETERS = 999
 _HANDS_INSERT = ("INSERT INTO hands (seq, hand_id, network, source, started_at, small_blind, big_blind,"
-                 " small_bet, big_bet, max_bets, board, players, pot, actions, shown, rake, hero) VALUES ")
+                 " small_bet, big_bet, max_bets, board, players, pot, actions, shown, rake, tournament, level, hero)"
+                 " VALUES ")
 _SEATS_INSERT = "INSERT INTO seats (hand, player, position, stack) VALUES "
 _ACTIONS_INSERT = ("INSERT INTO actions (hand, ord, player, round, kind, amount, bets_to_call, raises,"
                    " position, players_active, all_in, context, fine_context) VALUES ")
@@ -87,7 +88,7 @@ def _insert_many(conn: sqlite3.Connection, insert: str, width: int, values: list
 def _insert(conn: sqlite3.Connection, p: _Prepared) -> None:
     conn.executemany("INSERT INTO players (id, name, hands) VALUES (?, ?, 0)", p.players)
     conn.executemany("INSERT INTO aliases (network, nick, player) VALUES (?, ?, ?)", p.aliases)
-    _insert_many(conn, _HANDS_INSERT, 17, p.hands)
+    _insert_many(conn, _HANDS_INSERT, 19, p.hands)
     _insert_many(conn, _SEATS_INSERT, 4, p.seats)
     _insert_many(conn, _ACTIONS_INSERT, 13, p.actions)
     _insert_many(conn, _SHOWN_INSERT, 3, p.shown)

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-__all__ = ["APPLICATION_ID", "FileState", "inspect", "open_read_only", "quick_check"]
+__all__ = ["APPLICATION_ID", "MIGRATIONS_TABLE", "FileState", "applied_migrations", "inspect", "newer_message", "open_read_only",
+           "quick_check"]
 
 APPLICATION_ID = 0x506F6B69  # "Poki", in the SQLite header's application id field
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -104,6 +105,22 @@ def inspect(path: str | Path, known_migrations: set[str], migration_set: str, *,
         conn.close()
 
 
+def applied_migrations(conn: sqlite3.Connection, migration_set: str) -> tuple[str, ...]:
+    """The names of our migrations the file has had, in order (none when its record of
+    them cannot be read)."""
+    try:
+        return tuple(r[0] for r in conn.execute(
+            f"SELECT name FROM [{MIGRATIONS_TABLE}] WHERE migration_set = ? ORDER BY rowid", (migration_set,)))
+    except sqlite3.OperationalError:
+        return ()
+
+
+def newer_message(path: str | Path, newer: list[str]) -> str:
+    """Why a file of a newer Poki is refused: the migrations this version does not know."""
+    return (f"{path}: made by a newer version of Poki (it has had migration {', '.join(newer)}, "
+            "which this version does not know); left as it is: use that version, or another file")
+
+
 def _decide(conn: sqlite3.Connection, path: Path, known: set[str], migration_set: str, create: bool,
             verify: bool, error: type[Exception]) -> FileState:
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -112,13 +129,7 @@ def _decide(conn: sqlite3.Connection, path: Path, known: set[str], migration_set
                     "left as it is")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
               if not r[0].startswith("sqlite_")}
-    ours: tuple[str, ...] = ()
-    if MIGRATIONS_TABLE in tables:
-        try:
-            ours = tuple(r[0] for r in conn.execute(
-                f"SELECT name FROM [{MIGRATIONS_TABLE}] WHERE migration_set = ? ORDER BY rowid", (migration_set,)))
-        except sqlite3.OperationalError:
-            ours = ()
+    ours = applied_migrations(conn, migration_set) if MIGRATIONS_TABLE in tables else ()
     if not ours:
         if tables - {MIGRATIONS_TABLE}:
             shown = ", ".join(sorted(tables)[:6])
@@ -128,8 +139,7 @@ def _decide(conn: sqlite3.Connection, path: Path, known: set[str], migration_set
         return FileState("empty")
     newer = [name for name in ours if name not in known]
     if newer:
-        raise error(f"{path}: made by a newer version of Poki (it has had migration {', '.join(newer)}, "
-                    "which this version does not know); left as it is: use that version, or another file")
+        raise error(newer_message(path, newer))
     if verify:
         try:
             problems = quick_check(conn)

@@ -295,3 +295,13 @@ def m008_ranges(db: _SUDatabase) -> None:
         {"network": str, "nick": str, "counts": bytes, "showdowns": float},
         pk=("network", "nick"), not_null=["network", "nick", "counts", "showdowns"],
     )
+
+
+@migrations()
+def m009_tournaments(db: _SUDatabase) -> None:
+    """Tournament hands (connectors.logs.rooms): a hand played for a tournament's chips
+    names its tournament (the room's id) and the blind level as the room writes it; a
+    cash game's hand, played for money, has NULL in both. Hands stored before are cash
+    games (no source read tournaments before this)."""
+    db.table("hands").add_column("tournament", str)
+    db.table("hands").add_column("level", str)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.tiers import FULL_ENV, FULL_TIER_FIXTURES, full_tier
+from helpers.tiers import FULL_ENV, FULL_TIER_FIXTURES, SERVER_FIXTURES, full_tier, waits_on_servers
 
 # The laboratory's compiled modules (setup.py, POKI_BUILD_LAB=1). Where POKI_HIDE_LAB=1
 # (.ci/run's product step, on a build that has them for its lab step) they cannot be
@@ -90,7 +90,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     deselect it, and say so at the end of the run."""
     fast, full = [], []
     for item in items:
-        costly = FULL_TIER_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        fixtures = getattr(item, "fixturenames", ())
+        if SERVER_FIXTURES.intersection(fixtures):
+            item.add_marker(pytest.mark.servers)
+        costly = FULL_TIER_FIXTURES.intersection(fixtures)
         if (costly and item.get_closest_marker("smoke") is None) or item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.full)
         (full if item.get_closest_marker("full") else fast).append(item)
@@ -116,6 +119,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
 
 @pytest.fixture
 @full_tier
+@waits_on_servers
 def server():
     """A loopback IRC server (miniircd on 127.0.0.1, a port from the OS), stopped after."""
     from connectors.irc.server import LoopbackServer

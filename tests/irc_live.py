@@ -78,6 +78,22 @@ def clauses(line: str) -> list[str]:
     return [m.group(1) + part + ("." if k < len(parts) - 1 else "") for k, part in enumerate(parts)]
 
 
+def time_out_gaps(said: list[tuple[float, str]], nick: str, seconds: int | None = None) -> list[float]:
+    """Seconds from each of ``nick``'s turn lines to its time-out line, from ``said``
+    (when a watcher read it, one clause); each turn line shows ``seconds`` when given."""
+    gaps = []
+    turn_seen = None
+    for when, clause in said:
+        if f" {nick} to act: " in clause:
+            assert seconds is None or f"({seconds}s)." in clause, clause
+            turn_seen = when
+        elif turn_seen is not None and clause.split(": ", 1)[1].startswith(f"{nick} ") \
+                and clause.endswith("(time-out)."):
+            gaps.append(when - turn_seen)
+            turn_seen = None
+    return gaps
+
+
 def classify(line: str) -> tuple[str, re.Match] | None:
     for name, regex in DOC_LINES.items():
         m = regex.fullmatch(line)

@@ -42,7 +42,7 @@ import pytest
 from connectors.irc.identity import parse_line
 from connectors.irc.server import HOST, free_port
 
-from helpers.tiers import full_tier
+from helpers.tiers import full_tier, waits_on_servers
 
 START_SECONDS = 60.0  # a server that does not listen (or link) within this is taken as failed
 LINK_PASSWORD = "poki-link"  # between InspIRCd and Anope, on loopback only
@@ -588,6 +588,7 @@ def need(*servers: str) -> None:
 
 @pytest.fixture(scope="module")
 @full_tier
+@waits_on_servers
 def inspircd() -> Iterator[Inspircd]:
     """InspIRCd with Anope services on loopback, shared by a module's tests (each registers
     accounts of its own)."""
@@ -598,10 +599,19 @@ def inspircd() -> Iterator[Inspircd]:
 
 @pytest.fixture(scope="module")
 @full_tier
+@waits_on_servers
 def ngircd() -> Iterator[Ngircd]:
     need("ngircd")
     with Ngircd() as net:
         yield net
+
+
+@pytest.fixture(params=["ngircd", "inspircd"])
+@full_tier
+@waits_on_servers
+def real_server(request):
+    """Each real server software in turn (the module's ngircd, then its InspIRCd)."""
+    return request.param, request.getfixturevalue(request.param)
 
 
 def secret_file(folder: Path, name: str, secret: str) -> Path:

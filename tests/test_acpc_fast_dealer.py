@@ -108,7 +108,7 @@ def test_settle_pays_what_the_rules_pay_on_split_and_odd_pots() -> None:
 
     names = ("a", "b", "c")  # positions: a small blind, b big blind, c the button
     started = _make_started("x:0", "x", names, (NO_STACK,) * 3, 2, 1, 2, 2, 4, 3, True,
-                            None, False, None, None, None)
+                            None, False, None, None, None, None, None)
     board = tuple(parse_cards("2c 7d 9h Js Kd"))
     cases = [  # (holes, does the small blind fold, odd pot expected)
         (["3s 4s", "Ah Qc", "As Qd"], True, True),

@@ -270,11 +270,11 @@ def test_schema_stats_and_plain_sqlite_access(tmp_path) -> None:
     with Database(path) as database:
         database.write_hands(hands, "irc")
         stats = database.stats()
-        assert stats["migrations_applied"] == ["m001_initial", "m002_irc_bankrolls", "m003_fine_contexts", "m004_learned_predictors", "m005_off_model", "m007_rake_and_hero", "m008_ranges"] and stats["migrations_pending"] == []
+        assert stats["migrations_applied"] == ["m001_initial", "m002_irc_bankrolls", "m003_fine_contexts", "m004_learned_predictors", "m005_off_model", "m007_rake_and_hero", "m008_ranges", "m009_tournaments"] and stats["migrations_pending"] == []
         assert stats["counts"]["hands"] == 200 and stats["journal_mode"] == "wal"
         assert stats["counts"]["actions"] == sum(len(h.actions) for h in hands)
     with Database(path, create=False) as database:  # reopening applies nothing twice
-        assert database.migrations_applied() == ["m001_initial", "m002_irc_bankrolls", "m003_fine_contexts", "m004_learned_predictors", "m005_off_model", "m007_rake_and_hero", "m008_ranges"]
+        assert database.migrations_applied() == ["m001_initial", "m002_irc_bankrolls", "m003_fine_contexts", "m004_learned_predictors", "m005_off_model", "m007_rake_and_hero", "m008_ranges", "m009_tournaments"]
     with sqlite3.connect(path) as conn:
         nick = hands[0].seats[0].player
         pid = conn.execute("SELECT player FROM aliases WHERE nick = ?", (nick,)).fetchone()[0]

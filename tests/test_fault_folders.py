@@ -74,7 +74,9 @@ def test_a_report_replaces_its_own_report_and_refuses_once_a_stranger_moves_in(e
     out = tmp_path / "r"
     assert _report(empty_db, out) == 0
     marker = json.loads((out / MARKER).read_text())
-    assert marker["kind"] == "report" and sorted(marker["entries"]) == ["index.html", "players.csv", "report.json"]
+    assert marker["kind"] == "report" and sorted(marker["entries"]) == ["hands", "index.html", "players.csv",
+                                                                       "report.json"]
+    assert marker["folders"] == ["hands"]  # the replayer's pages
     (out / "notes.txt").write_text("the user's")
     assert _report(empty_db, out) == 1
     assert "notes.txt" in capsys.readouterr().err and (out / "notes.txt").is_file()

@@ -234,7 +234,7 @@ def test_fuzz_dealer_lines_through_the_player_feed() -> None:
         def on_presence(self, channel, nick) -> None:
             pass
 
-        def on_order(self, nick, order, args) -> str:
+        def on_order(self, caller, text) -> str:
             return ""
 
         def on_connection(self, connected) -> None:

@@ -14,7 +14,7 @@ from agent.config import load_config
 from agent.play.irc.dealer import DealerHost
 from agent.play.irc.player import PlayerBot
 
-from irc_live import DOC_LINES, HANG, Person, clauses, running, wait_for  # noqa: F401 - fixture
+from irc_live import DOC_LINES, HANG, Person, clauses, running, time_out_gaps, wait_for  # noqa: F401 - fixture
 from irc_servers import ngircd  # noqa: F401 - fixture
 
 ADVERTISED = 10  # the dealer's time limit in this test (s)
@@ -74,16 +74,7 @@ def test_under_ngircd_limits_a_stats_flood_times_out_nobody_and_the_limit_shown_
         assert seat is not None and seat.stats.late == 0
 
     # Each of the sleeper's turns against its time-out, as the watcher saw them.
-    gaps = []
-    turn_seen = None
-    for when, clause in said:
-        if " sleeper to act: " in clause:
-            assert f"({ADVERTISED}s)." in clause
-            turn_seen = when
-        elif turn_seen is not None and clause.split(": ", 1)[1].startswith("sleeper ") \
-                and clause.endswith("(time-out)."):
-            gaps.append(when - turn_seen)
-            turn_seen = None
+    gaps = time_out_gaps(said, "sleeper", ADVERTISED)
     assert gaps, "the sleeper never timed out"
     assert min(gaps) >= ADVERTISED - 2, gaps
     assert host.bot.stats.delivery_max > 0  # the clock waited for the server's word

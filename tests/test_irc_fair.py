@@ -632,7 +632,7 @@ def test_owner_orders_leave_at_the_hands_end_and_report_writes_the_report(server
     alice = Person(server.port, "alice", on_line=play)
     running(alice)
     alice.send("JOIN #holdem")
-    poki = bot(running, server, "poki", "call", db=tmp_path / "poki.sqlite", owners=["boss!*@*"])
+    poki = bot(running, server, "poki", "call", db=tmp_path / "poki.sqlite", owners=["boss@127.0.0.1"])
     poki.report_now = NightlyReport(tmp_path / "poki.sqlite", tmp_path / "report").run_once
     wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
     alice.say("#holdem", "!sit")

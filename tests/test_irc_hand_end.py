@@ -287,4 +287,39 @@ def test_a_bankroll_is_told_only_to_the_connection_that_holds_it(tmp_path) -> No
         bank.sit("#t", "alice", "alice@192.0.2.1", 200, 200, 0)
         assert bank.bankroll_for("alice", "alice@192.0.2.1") == 800
         assert bank.bankroll_for("alice", "mallory@192.0.2.9") is None
-        assert bank.bankroll_for("nobody", "alice@192.0.2.1") is None
+        # Her connection under another nick: her own bankroll (it follows her, not the nick).
+        assert bank.bankroll_for("nobody", "alice@192.0.2.1") == 800
+        assert bank.bankroll_for("nobody", "eve@192.0.2.5") is None
+
+
+def test_a_bankroll_follows_its_connection_across_nick_changes(tmp_path) -> None:
+    """A seated player who changes nick takes bankroll and table chips along; one who sits
+    under a new nick later finds the bankroll she left; nobody gets a second grant by a
+    new nick, and another connection under her old nick gets a bankroll of its own (a
+    real SQLite file)."""
+    from connectors.irc.address import network_of
+    from db.bankroll import Bankrolls
+
+    with Database(tmp_path / "bank.sqlite") as db:
+        bank = Bankrolls(db, network_of("127.0.0.1"), initial=1000)
+        bank.open_table("#t")
+        bank.open_table("#u")
+        assert bank.sit("#t", "alice", "alice@192.0.2.1", 200, 200, 0) == (200, 800)
+        assert bank.sit("#u", "alice", "alice@192.0.2.1", 100, 100, 0) == (100, 700)
+        for channel in ("#t", "#u"):  # the dealer renames her seat at each table
+            bank.rename(channel, "alice", "alice2", "alice@192.0.2.1")
+        assert bank.bankroll_for("alice2", "alice@192.0.2.1") == 700
+        assert bank.bankroll("alice") is None
+        assert bank.at_table("#t") == {"alice2": 200} and bank.at_table("#u") == {"alice2": 100}
+        assert bank.leave("#t", "alice2") == (200, 900)
+        assert bank.leave("#u", "alice2") == (100, 1000)
+        # Off the tables she changes nick again and sits: the same bankroll, no new grant.
+        assert bank.sit("#t", "alice3", "~alice@192.0.2.1".lstrip("~"), 300, 300, 0) == (300, 700)
+        assert bank.bankroll("alice2") is None
+        # Someone else under her old nicks: a bankroll of its own.
+        assert bank.sit("#u", "alice", "eve@192.0.2.5", None, 100, 0) == (100, 900)
+        assert bank.total() == bank.granted() == 2000
+        # Back under a nick she held before: the bankroll moves along again, nothing lost.
+        bank.rename("#t", "alice3", "alice2", "alice@192.0.2.1")
+        assert bank.leave("#t", "alice2") == (300, 1000)
+        assert bank.total() == bank.granted() == 2000

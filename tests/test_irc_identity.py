@@ -6,6 +6,7 @@ services' answers to IDENTIFY, where the bots' TLS settings and secrets come fro
 from __future__ import annotations
 
 import base64
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -122,24 +123,25 @@ def test_services_answers_to_identify(text, verdict) -> None:
 
 
 def test_secrets_come_from_the_command_line_file_then_the_environment_then_the_settings(tmp_path) -> None:
+    # Over TLS (port 6697): an account password never crosses the network in clear text.
     for name, text in (("cli", "from-cli"), ("cfg", "from-config"), ("srv", "server-pw")):
         (tmp_path / name).write_text(f"{text}\nsecond line ignored\n")
         (tmp_path / name).chmod(0o600)
     cfg = parse_config({"irc": {"password_file": str(tmp_path / "cfg"), "account": "poki"}})
     env = {"POKI_IRC_PASSWORD": "from-env", "POKI_IRC_SERVER_PASSWORD": "env-server"}
-    login = network_options(cfg, "play", 6667, password_file=str(tmp_path / "cli"), environ=env).login
+    login = network_options(cfg, "play", 6697, password_file=str(tmp_path / "cli"), environ=env).login
     assert (login.password, login.server_password, login.account, login.mechanism) == \
         ("from-cli", "env-server", "poki", "plain")
-    assert network_options(cfg, "play", 6667, environ=env).login.password == "from-env"
-    assert network_options(cfg, "play", 6667, environ={}).login.password == "from-config"
+    assert network_options(cfg, "play", 6697, environ=env).login.password == "from-env"
+    assert network_options(cfg, "play", 6697, environ={}).login.password == "from-config"
     # The dealer reads its own variable and its own settings, not the player's.
-    deal = network_options(cfg, "deal", 6667, environ={"POKI_IRC_PASSWORD": "player's"})
+    deal = network_options(cfg, "deal", 6697, environ={"POKI_IRC_PASSWORD": "player's"})
     assert deal.login is None
-    deal = network_options(cfg, "deal", 6667, environ={"POKI_IRC_DEALER_PASSWORD": "dealer's"})
+    deal = network_options(cfg, "deal", 6697, environ={"POKI_IRC_DEALER_PASSWORD": "dealer's"})
     assert (deal.login.password, deal.login.account) == ("dealer's", "")
-    assert network_options(Config(), "play", 6667, server_password_file=str(tmp_path / "srv"),
+    assert network_options(Config(), "play", 6697, server_password_file=str(tmp_path / "srv"),
                            environ={}).login.server_password == "server-pw"
-    assert network_options(Config(), "play", 6667, environ={}).login is None
+    assert network_options(Config(), "play", 6697, environ={}).login is None
 
 
 def test_tls_settings_and_what_does_not_fit(tmp_path) -> None:
@@ -166,6 +168,40 @@ def test_tls_settings_and_what_does_not_fit(tmp_path) -> None:
         network_options(cfg, "play", 6697, account="poki", environ={})
     with pytest.raises(NetworkError, match=r"\$POKI_IRC_PASSWORD: .* one line"):
         network_options(cfg, "play", 6697, environ={"POKI_IRC_PASSWORD": "a\nb"})
+
+
+def test_an_account_password_goes_over_tls_only_unless_allowed(caplog) -> None:
+    """SASL PLAIN and NickServ IDENTIFY over plain text are refused with the reason and
+    the way out; --password-over-plain-text or the setting allows them; SASL EXTERNAL and
+    a server password alone are not concerned."""
+    env = {"POKI_IRC_PASSWORD": "pw", "POKI_IRC_SERVER_PASSWORD": "srv"}
+    for sasl, how in (("auto", "SASL PLAIN"), ("plain", "SASL PLAIN"), ("off", "NickServ IDENTIFY")):
+        with pytest.raises(NetworkError, match=f"{how} would send the account password in clear text.*--tls.*"
+                                               f"--password-over-plain-text"):
+            network_options(Config(), "play", 6667, sasl=sasl, environ=env)
+        allowed = network_options(Config(), "play", 6667, sasl=sasl, password_over_plain_text=True, environ=env)
+        assert allowed.tls is None and allowed.login.password == "pw"
+        by_setting = network_options(parse_config({"irc": {"password_over_plain_text": True}}), "play", 6667,
+                                     sasl=sasl, environ=env)
+        assert by_setting.login.password == "pw"
+        assert network_options(Config(), "play", 6697, sasl=sasl, environ=env).login.password == "pw"  # TLS
+    assert network_options(Config(), "play", 6667, environ={"POKI_IRC_SERVER_PASSWORD": "srv"}).login.server_password
+    with pytest.raises(ConfigError, match="password_over_plain_text: expected true or false"):
+        parse_config({"irc": {"password_over_plain_text": "yes"}})
+
+
+def test_a_port_of_the_other_kind_is_warned_about(caplog) -> None:
+    """Port 6697 or 7000 without TLS, or 6667 with it: a warning that says what to change."""
+    for port, tls, word in ((6697, False, "add --tls"), (7000, None, "add --tls"), (6667, True, "drop --tls")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="poki.irc"):
+            network_options(Config(), "play", port, tls=tls, environ={})
+        assert any(word in r.getMessage() and str(port) in r.getMessage() for r in caplog.records), (port, tls)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="poki.irc"):
+        network_options(Config(), "play", 6697, environ={})  # TLS on the TLS port
+        network_options(Config(), "play", 6667, environ={})  # plain on the plain port
+    assert not caplog.records
 
 
 def test_secret_files_are_read_with_care(tmp_path, caplog) -> None:

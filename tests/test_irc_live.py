@@ -181,7 +181,7 @@ def test_impostors_are_ignored_and_counted(server, running, tmp_path) -> None:
     hands = 15
     host = start_dealer(running, server, tmp_path, hands=hands)
     poki = start_bot(running, server, "poki", "poki", db=tmp_path / "poki.sqlite",
-                     owners=["boss!*@*"])
+                     owners=["boss@127.0.0.1"])
     start_bot(running, server, "rr", "rr")
     mallory = Person(server.port, "mallory")
     running(mallory)
@@ -334,6 +334,41 @@ def test_quit_mid_hand_nick_change_and_a_stolen_nick(server, running, tmp_path) 
     assert host.call(lambda: host.bot.stats.voided) == 0
     total, granted = host.chips()
     assert total == granted == 3 * CFG.irc.initial_bankroll  # rr, quitter, renamer; not the thief
+
+
+def test_a_nick_change_keeps_the_bankroll_of_the_same_connection(server, running, tmp_path) -> None:
+    """A person who changes nick while seated, and again off the table, keeps one bankroll
+    (!stats says it under each nick, her sit under the last nick takes from it, no second
+    grant); another connection under her first nick is a new player."""
+    host = start_dealer(running, server, tmp_path, hands=None, min_players=3)
+    alice = Person(server.port, "alice", user="al")
+    running(alice)
+    alice.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in alice.lines), what="alice in the channel")
+
+    def said(text: str, command: str = "PRIVMSG") -> None:
+        wait_for(lambda: text in alice.from_dealer(command=command), what=repr(text))
+
+    alice.say("#holdem", "!sit 500")
+    said("Table: alice sits with 500 chips (bankroll 9500).")
+    alice.send("NICK alice2")
+    said("Table: alice is now alice2; the seat and chips follow.")
+    alice.say("#holdem", "!stats")
+    said("alice2: bankroll 9500; at the tables: #holdem 500", "NOTICE")
+    alice.say("#holdem", "!leave")
+    said("Table: alice2 leaves with 500 chips (bankroll 10000).")
+    alice.send("NICK alice3")
+    wait_for(lambda: alice.nick == "alice3", what="the nick change")
+    alice.say("#holdem", "!sit 300")
+    said("Table: alice3 sits with 300 chips (bankroll 9700).")
+    eve = Person(server.port, "alice", user="eve")
+    running(eve)
+    eve.send("JOIN #holdem")
+    wait_for(lambda: any(c == "JOIN" for c, *_ in eve.lines), what="eve in the channel")
+    eve.say("#holdem", "!sit 100")
+    said("Table: alice sits with 100 chips (bankroll 9900).")
+    total, granted = host.chips()
+    assert total == granted == 2 * CFG.irc.initial_bankroll
 
 
 def test_server_killed_mid_hand_and_restarted(server, running, tmp_path) -> None:

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from agent.config import Config
 from agent.play.irc.dealer import DealerHost
@@ -31,9 +30,8 @@ from connectors.irc.server import LoopbackServer
 from connectors.irc.servers import PROFILES, SAFE
 from db.database import Database
 
-from helpers.tiers import full_tier
 from irc_live import HANG, Person, acpc_lines, check_against_acpc_log, running, stored_hands, wait_for  # noqa: F401 - fixtures and helpers used by name
-from irc_servers import Ngircd, inspircd, make_certificate, need, ngircd, secret_file  # noqa: F401 - fixtures
+from irc_servers import Ngircd, inspircd, make_certificate, need, ngircd, real_server, secret_file  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = Config()
@@ -348,12 +346,6 @@ def test_a_dealer_account_needs_a_server_that_tags_accounts(ngircd, running) -> 
     assert "account-tag" in bot.failure and "--dealer-host" in bot.failure
 
 
-@pytest.fixture(params=["ngircd", "inspircd"])
-@full_tier
-def real_server(request):
-    """Each real server software in turn (the module's ngircd, then its InspIRCd)."""
-    return request.param, request.getfixturevalue(request.param)
-
 
 def test_a_bot_takes_the_budget_of_the_servers_software_and_no_line_is_held(real_server) -> None:
     """With the default settings (flood_profile "auto") a bot reads the server's software
@@ -391,6 +383,30 @@ def test_a_bot_takes_the_budget_of_the_servers_software_and_no_line_is_held(real
     finally:
         client.stop()
         listener.close()
+
+
+def test_plain_text_on_the_tls_port_stops_and_tls_on_the_plain_port_warns(real_server, running, caplog) -> None:
+    """Forgetting --tls on a server's TLS port: the server answers with a TLS alert, and the
+    bot stops at once saying to add --tls, after one attempt (it used to try again forever
+    without a word). --tls on the plain port: the server waits for the end of a line that
+    never comes; the bot says (a warning, each try) to drop --tls, or stops saying the port
+    does not speak TLS should the server answer in plain text."""
+    name, net = real_server
+    cfg = dataclasses.replace(NGIRCD_CFG, irc=dataclasses.replace(NGIRCD_CFG.irc, connect_timeout_seconds=3.0))
+    bot = PlayerBot(cfg, server=net.tls_address, channels=["#holdem"], dealer="dealer", nick="forgetful",
+                    network_options=network_options(cfg, "play", net.tls_port, tls=False)).start()
+    running(bot)
+    assert bot.wait(HANG), f"{name}: the bot kept trying plain text on the TLS port"
+    assert "answered in TLS" in bot.failure and "connect with --tls" in bot.failure, (name, bot.failure)
+    time.sleep(1.0)  # reconnect_min is 0.2 s: a retry would have come by now
+    assert bot.client.attempts == 1 and bot.client.connects == 0
+    with caplog.at_level(logging.WARNING, logger="poki.irc"):
+        bot = PlayerBot(cfg, server=net.address, channels=["#holdem"], dealer="dealer", nick="forgetful2",
+                        network_options=network_options(cfg, "play", net.port, tls=True, tls_insecure=True)).start()
+        running(bot)
+        wait_for(lambda: (bot.failure and "--no-tls" in bot.failure)
+                 or any("drop --tls" in r.getMessage() for r in caplog.records), what="the hint to drop --tls")
+    assert bot.client.connects == 0
 
 
 def test_the_start_line_and_the_log_say_which_budget(ngircd, tmp_path) -> None:

@@ -139,3 +139,45 @@ def test_a_fixed_budget_stays_whatever_the_server() -> None:
     finally:
         client.stop()
         server.close()
+
+
+def read_until(conn: socket.socket, marker: bytes, seconds: float = 10.0) -> bytes:
+    """What the client wrote to ``conn`` until ``marker`` appears (AssertionError past
+    ``seconds``)."""
+    conn.settimeout(seconds)
+    got = b""
+    while marker not in got:
+        data = conn.recv(65536)
+        assert data, f"closed before {marker!r}: {got!r}"
+        got += data
+    return got
+
+
+@pytest.mark.parametrize("version, marked", [("InspIRCd-3", True), ("ngircd-26.1", True), ("SecretServer-0.1", False)])
+def test_delivery_is_confirmed_without_a_ping_under_the_budget_of_the_servers_software(version: str,
+                                                                                        marked: bool) -> None:
+    """Under the budget of a recognised server's software (inside its limits, so the server
+    holds no line) a delivery is confirmed once the lines before it are written, whether or
+    not a line waits (InspIRCd charges a PING as much of its limit as a line); under any
+    other budget a PING goes behind the lines and only its PONG confirms them."""
+    server = WelcomingServer(version)
+    client = IrcClient("127.0.0.1", server.port, "poki", budget=SAFE, by_server=True,
+                       reconnect_min=0.1, reconnect_max=0.2, rng=np.random.default_rng(0)).start()
+    try:
+        wait_for(lambda: client.server_version == version and client.registered, what="the server's 004")
+        assert client.budget_of_the_server is marked
+        confirmed: list[str] = []
+        client.call_soon(lambda: client.when_delivered(lambda: confirmed.append("empty queue")))
+        client.call_soon(lambda: (client.say("#t", "a line"), client.when_delivered(lambda: confirmed.append("line"))))
+        got = read_until(server.conns[0], b"a line")
+        if marked:
+            wait_for(lambda: confirmed == ["empty queue", "line"], what="both confirmations")
+            client.call_soon(lambda: client.say("#t", "after"))
+            assert b"PING" not in got + read_until(server.conns[0], b"after")
+        else:
+            assert got.index(b"PING :") < got.index(b"a line")  # the first confirmation's PING, queued first
+            got += read_until(server.conns[0], b"PING :", seconds=10) if got.count(b"PING :") < 2 else b""
+            assert got.count(b"PING :") == 2 and confirmed == []  # this server never answers a PING
+    finally:
+        client.stop()
+        server.close()

@@ -41,7 +41,8 @@ def report(tmp_path_factory) -> Path:
 
 
 def test_the_folder_holds_page_csv_and_json_that_agree(report) -> None:
-    assert sorted(p.name for p in report.iterdir()) == [".poki-output", "index.html", "players.csv", "report.json"]
+    assert sorted(p.name for p in report.iterdir()) == [".poki-output", "hands", "index.html", "players.csv",
+                                                        "report.json"]
     data = json.loads((report / "report.json").read_text())
     with (report / "players.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))

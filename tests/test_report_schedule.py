@@ -83,7 +83,8 @@ def test_scheduled_reports_while_a_writer_adds_hands_and_after_a_failed_run(tmp_
     assert job.status.last_error is None  # the runs after the failures succeeded
     assert any("opponent report failed" in r.message for r in caplog.records)
     # The folder holds one whole report; no temporary folders are left behind.
-    assert sorted(p.name for p in out.iterdir()) == [".poki-output", "index.html", "players.csv", "report.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".poki-output", "hands", "index.html", "players.csv",
+                                                    "report.json"]
     assert [p.name for p in (tmp_path / "reports").iterdir()] == ["nightly"]
 
 

@@ -12,11 +12,16 @@ FPDB's per-player profits (.hp files), which the tracker does not read.
 from __future__ import annotations
 
 import ast
+import os
+import random
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from room_files import ipoker_archive, with_junk
 
 from agent.cli import main
 from agent.game.tracker import Tracker
@@ -88,8 +93,11 @@ def test_a_second_replay_stores_nothing_and_recognises_every_hand_by_its_room_id
     assert (summary.stored, summary.duplicates, summary.skipped) == (0, 46, 0)
     with sqlite3.connect(fpdb_db) as conn:
         ids = {r[0] for r in conn.execute("SELECT hand_id FROM hands")}
+    # <room>:<the room's hand number>:<a digest of the hand's content> (rooms.hand_id)
+    numbers = {i.rsplit(":", 1)[0] for i in ids}
     assert {"stars:2467687491", "ftp:26321049583", "ongame:R5-75443872-61", "party:10398176832",
-            "absolute:1968055293", "ipoker:2855468557"} <= ids
+            "absolute:1968055293", "ipoker:2855468557"} <= numbers
+    assert all(len(i.rsplit(":", 1)[1]) == 12 for i in ids)
 
 
 @needs_fpdb
@@ -98,7 +106,7 @@ def test_each_room_hand_agrees_with_what_the_room_printed(fpdb_db) -> None:
         def hand(hand_id: str) -> dict:
             seq, rake, board, hero = conn.execute(
                 "SELECT h.seq, h.rake, h.board, p.name FROM hands h LEFT JOIN players p ON p.id = h.hero"
-                " WHERE h.hand_id = ?", (hand_id,)).fetchone()
+                " WHERE h.hand_id LIKE ?", (hand_id + ":%",)).fetchone()
             rows = conn.execute("SELECT p.name, r.put_in, r.won FROM results r JOIN players p ON p.id = r.player"
                                 " WHERE r.hand = ?", (seq,)).fetchall()
             cards = dict(conn.execute("SELECT p.name, s.cards FROM showdowns s JOIN players p ON p.id = s.player"
@@ -158,7 +166,7 @@ def test_files_are_recognised_by_content_and_the_utf16_and_bom_files_read(tmp_pa
     chunks, problems = plan([tmp_path])
     assert problems == [] and sorted(c.name for c in chunks) == ["ftp", "stars"]
     hands = [item for c in chunks for item in read_chunk(c)]
-    assert sorted(h.hand_id for h in hands) == ["ftp:26321049583", "stars:2428142447"]
+    assert sorted(h.hand_id.rsplit(":", 1)[0] for h in hands) == ["ftp:26321049583", "stars:2428142447"]
 
 
 # ------------------------------------------------------------------------ written cases
@@ -257,3 +265,108 @@ def test_a_broken_hand_is_skipped_with_its_file_line_and_reason(tmp_path) -> Non
     assert summary.stored == 2 and summary.skipped_by_reason == {"malformed": 1, "other-game": 1}
     bad = next(p for p in summary.problems if p.category == "malformed")
     assert bad.where.endswith("broken.txt:1") and "cannot read 'Bob: dances'" in bad.reason
+
+
+# ------------------------------------------------------------------------ content ids
+
+
+@needs_fpdb
+def test_a_reused_hand_number_with_other_cards_is_stored_and_the_same_hand_once(tmp_path) -> None:
+    """Room hands are keyed by content (docs/reliability.md): the real hand read twice is
+    one hand; the same number with other hole cards is another hand, stored beside it
+    (main dropped it as "already in the database")."""
+    real = FPDB / "Stars" / "LHE-USD-1.00-200508.BB.and.Button.same.player.txt"
+    text = real.read_bytes()
+    assert b"Dealt to Hero [3s 4s]" in text
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.txt").write_bytes(text)
+    (logs / "b.txt").write_bytes(text)  # the very same hand again
+    (logs / "c.txt").write_bytes(text.replace(b"Dealt to Hero [3s 4s]", b"Dealt to Hero [Ah Kd]"))
+    db = tmp_path / "rooms.sqlite"
+    summary = replay([logs], ReplayOptions(db_path=db, workers=1))
+    assert (summary.stored, summary.skipped) == (2, 0)
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT hand_id FROM hands WHERE hand_id LIKE 'stars:2344646393:%'").fetchall()
+    assert len(rows) == 2
+    again = replay([logs], ReplayOptions(db_path=db, workers=1))
+    assert again.stored == 0 and again.skipped == 0
+
+
+# ------------------------------------------------------------------------ memory
+
+# The peak is the process's own high-water mark (VmHWM): ru_maxrss would keep the test
+# process's across the exec.
+_PEAK = """
+import re, sys
+from pathlib import Path
+from connectors.logs.sources import plan, read_chunk
+chunks, problems = plan([sys.argv[1]], chunk_hands=1_000_000)
+items = [type(item).__name__ for c in chunks for item in read_chunk(c)]
+peak = int(re.search(r"VmHWM:\\s*(\\d+)", Path("/proc/self/status").read_text()).group(1))
+print(peak // 1024, items.count("LogHand"), len(items), len(problems))
+"""
+
+
+def _peak_mb(path: Path) -> tuple[int, int, int, int]:
+    """(peak resident MB, hands, items, planning problems) of planning and reading ``path``
+    in a process of its own."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONWARNINGS": "ignore"}
+    out = subprocess.run([sys.executable, "-c", _PEAK, str(path)], env=env, capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    return int(out[0]), int(out[1]), int(out[2]), int(out[3])
+
+
+@needs_fpdb
+def test_a_room_file_of_junk_is_streamed_not_held(tmp_path) -> None:
+    """A real PokerStars hand followed by 40 MB of random bytes: main held the file, its
+    text and its lines (200 MB of junk peaked at 1.3 GB); streamed, the peak is the
+    interpreter's and one block's, the junk one problem."""
+    path = tmp_path / "hands.txt"
+    with_junk(FPDB / "Stars" / "LHE-USD-1.00-200508.BB.and.Button.same.player.txt", path, 40 << 20,
+              random.Random(8))
+    peak, hands, items, problems = _peak_mb(path)
+    assert (hands, items, problems) == (0, 1, 0)  # the hand run into the junk: one problem, too long to hold
+    assert peak < 100, f"{peak} MB resident reading a 40 MB file"
+
+
+@needs_fpdb
+def test_an_ipoker_archive_is_streamed_not_held(tmp_path) -> None:
+    """An 8 MB archive of real iPoker sessions (each its own document, every game its own
+    gamecode): main parsed it whole into elements (47 MB peaked at 1.2 GB); streamed,
+    every game is read and the peak stays the interpreter's."""
+    path = tmp_path / "archive.xml"
+    games = ipoker_archive(FPDB / "iPoker" / "LHE-10max-USD-0.10-0.20-201107.player.sitting.out.xml", path, 8 << 20)
+    peak, hands, items, problems = _peak_mb(path)
+    assert (hands, items, problems) == (games, games, 0)
+    assert peak < 100, f"{peak} MB resident reading an 8 MB archive"
+
+
+@needs_fpdb
+@pytest.mark.parametrize("size", [3, 7, 4096])
+def test_room_files_streamed_in_any_blocks_read_as_whole(size) -> None:
+    """Every real file (and the written cases) cut into blocks of any size, a block
+    boundary inside a character, a tag or an XML declaration, reads the same hands as
+    the file given whole."""
+    for path in [*_room_files(FPDB), *sorted(CASES.iterdir())]:
+        data = path.read_bytes()
+        reader = next(r for r in ROOM_READERS.values() if r.identify(rooms.decode(data)))
+        whole = list(reader.read_hands([data]))
+        blocks = list(reader.read_hands(data[i:i + size] for i in range(0, len(data), size)))
+        assert blocks == whole and whole, path
+
+
+def test_ipoker_streamed_keeps_the_refusals() -> None:
+    game = b'<game gamecode="1"><general/></game>'
+    doctype = b'<?xml version="1.0"?><!DOCTYPE s [<!ENTITY a "b">]><session>' + game + b"</session>"
+    deep = b"<session>" + b"<a>" * 40 + b"</a>" * 40 + b"</session>"
+    for data in (doctype, deep):
+        with pytest.raises(rooms.RoomError):
+            list(ipoker.read_hands(data[i:i + 5] for i in range(0, len(data), 5)))
+    with pytest.raises(rooms.RoomError, match="bytes of XML"):
+        list(ipoker.read_hands(b" " * (1 << 20) for _ in range(ipoker.MAX_XML_BYTES // (1 << 20) + 1)))
+    # Two documents, junk before the first and a game cut off at the end: both games.
+    two = b"junk\n<?xml version='1.0'?><session>" + game + b"</session>\n<?xml version='1.0'?><session><game gamecode='2'>"
+    found = list(ipoker.read_hands([two]))
+    assert [h.line for h in found] == [2, 3] and all(h.text for h in found)

@@ -26,13 +26,14 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from agent.cli import arguments
 
 if TYPE_CHECKING:
     from agent.play.irc.network import NetworkOptions
     from agent.play.irc.table import DealerStats
+    from agent.report.serve import ReportServer
     from connectors.irc.deck_log import DeckCheck
 
 
@@ -40,14 +41,16 @@ if TYPE_CHECKING:
 _NETWORK_SETTINGS = {
     "deal": (("server", "--server"), ("dealer_nick", "--nick"), ("tls", "--tls / --no-tls"),
              ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"), ("dealer_tls_cert_file", "--tls-cert"),
-             ("sasl", "--sasl"), ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
+             ("sasl", "--sasl"), ("password_over_plain_text", "--password-over-plain-text"),
+             ("dealer_account", "--account"), ("dealer_password_file", "--password-file"),
              ("server_password_file", "--server-password-file"), ("services_nick", ""),
              ("connect_timeout_seconds", ""), ("flood_profile", ""), ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"),
              ("reconnect_min_seconds", ""), ("reconnect_max_seconds", "")),
     "play": (("server", "--server"), ("nick", "--nick"), ("dealer_nick", "--dealer"), ("dealer_host", "--dealer-host"),
              ("dealer_account", "--dealer-account"),
              ("tls", "--tls / --no-tls"), ("tls_verify", "--tls-insecure"), ("tls_ca_file", "--tls-ca"),
-             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"), ("account", "--account"),
+             ("tls_cert_file", "--tls-cert"), ("sasl", "--sasl"),
+             ("password_over_plain_text", "--password-over-plain-text"), ("account", "--account"),
              ("password_file", "--password-file"), ("server_password_file", "--server-password-file"),
              ("services_nick", ""), ("connect_timeout_seconds", ""), ("flood_profile", ""),
              ("flood_burst", ""), ("flood_lines_per_second", "--no-flood-limit"), ("answer_gap_seconds", ""), ("reconnect_min_seconds", ""),
@@ -105,8 +108,9 @@ def settings_help(role: str) -> str:
         "  The server password (PASS) likewise: --server-password-file FILE,",
         f"  ${SERVER_PASSWORD_ENV}, [irc] server_password_file.",
         "  Port 6697 means TLS (tls = \"auto\"); the server's certificate is checked unless",
-        "  --tls-insecure. SASL PLAIN logs in when a password is given, SASL EXTERNAL with a",
-        "  client certificate alone; a server without SASL gets NickServ IDENTIFY. A refused",
+        "  --tls-insecure. SASL PLAIN logs in when a password is given (over TLS only, unless",
+        "  --password-over-plain-text), SASL EXTERNAL with a client certificate alone; a server",
+        "  without SASL gets NickServ IDENTIFY (over TLS only too). A refused",
         "  login stops the bot with the reason (exit status 1) instead of trying again.",
         "",
         "send budget (flood control):",
@@ -139,11 +143,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "demos only, said at the table; default: from the OS's entropy)")
     common.add_argument("--no-flood-limit", action="store_true",
                         help="send without flood control (only on a server of your own)")
+    common.add_argument("--owner", action="append", metavar="MASK",
+                        help="who may /msg the bot orders (help lists them): a user@host mask or account:NAME, "
+                        "never a nick (default: [irc] owners)")
     common.add_argument("-v", "--verbose", action="store_true", help="log connections and skipped lines")
     common.add_argument("--report-out", metavar="DIR", default=None,
                         help="folder of the scheduled opponent report (default: this bot's own, listed below)")
     common.add_argument("--no-report", action="store_true",
                         help="do not write the opponent report on the [report] cron schedule")
+    common.add_argument("--serve-report", metavar="PORT", type=arguments.listen_port, default=None,
+                        help="also serve the live opponent report of the bot's database on "
+                        "http://127.0.0.1:PORT/ while it plays (0: any free port; poki report --serve)")
     net = common.add_argument_group("network (TLS and login; secrets only from files or the environment)")
     net.add_argument("--tls", action=argparse.BooleanOptionalAction, default=None,
                      help="connect over TLS (default: [irc] tls; \"auto\": on port 6697)")
@@ -160,12 +170,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="file whose first line is the server password (PASS)")
     net.add_argument("--sasl", choices=("auto", "plain", "external", "off"), default=None,
                      help="how to log in (default: [irc] sasl; off: NickServ IDENTIFY only)")
+    net.add_argument("--password-over-plain-text", action="store_true",
+                     help="allow the account password without TLS (refused by default; only on a network you trust)")
 
     deal = sub.add_parser("deal", parents=[common], help="host tables: the dealer bot",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=settings_help("deal"),
                           description="Deal limit hold'em in IRC channels: seats people and bots (!sit), "
                           "keeps bankrolls in SQLite across sessions, writes every hand to the opponent "
-                          "database and to ACPC/PHH logs.")
+                          "database and to ACPC/PHH logs. Owners ([irc] owners or --owner) may /msg it: "
+                          "status, pause, resume, quit (at the hand's end), remove NICK; help lists them.")
     deal.add_argument("--nick", default=None, help="the dealer's nick (default: [irc] dealer_nick)")
     deal.add_argument("--db", metavar="FILE", help="database (default: [irc] dealer_db, dealer.sqlite)")
     deal.add_argument("--hands", type=arguments.positive_count, default=None,
@@ -195,8 +208,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="who plays: a player spec (default poki; see `poki match --list`)")
     play.add_argument("--nick", default=None, help="our nick (default: [irc] nick)")
     play.add_argument("--db", metavar="FILE", help="database (default: [database] path, poki.sqlite)")
-    play.add_argument("--owner", action="append", metavar="MASK",
-                      help="nick!user@host mask allowed to give orders (default: [irc] owners)")
 
     verify = sub.add_parser("verify", help="check a table's decks against their commitments in a channel log",
                             description="Reads a channel log (an IRC client's log or the bare lines) and "
@@ -262,7 +273,8 @@ def _common(args: argparse.Namespace) -> tuple[str, list[str], int, NetworkOptio
         network = network_options(args.settings, args.irc_command, port, tls=args.tls,
                                   tls_insecure=args.tls_insecure, ca_file=args.tls_ca, cert_file=args.tls_cert,
                                   account=args.account, password_file=args.password_file,
-                                  server_password_file=args.server_password_file, sasl=args.sasl)
+                                  server_password_file=args.server_password_file, sasl=args.sasl,
+                                  password_over_plain_text=args.password_over_plain_text)
     except NetworkError as exc:
         print(f"poki irc {args.irc_command}: {exc}", file=sys.stderr)
         return None
@@ -291,7 +303,8 @@ def _deal(args: argparse.Namespace) -> int:
     # Real play deals from the OS's entropy; only --seed (tests, demos) makes decks repeat.
     host = DealerHost(server, channels, db, args.settings, nick=nick, hands=args.hands, seed=args.seed,
                       log_dir=args.logs, action_seconds=args.action_seconds,
-                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
+                      flood_rate=0.0 if args.no_flood_limit else None, network_options=network,
+                      owners=args.owner)
 
     def dealer_stats() -> DealerStats:
         # Read on the loop thread (host.call), whose first job made the bot.
@@ -299,11 +312,16 @@ def _deal(args: argparse.Namespace) -> int:
             raise RuntimeError("the dealer bot did not start (its database did not open)")
         return host.bot.stats
 
+    served = _report_server(args, db)
+    if served is False:
+        return 2
     try:
         host.start()
     except Exception as exc:  # noqa: BLE001 - a clear message, not a traceback
         print(f"poki irc deal: {exc}", file=sys.stderr)
+        _stop_report_server(served)
         return 1
+    _start_report_server(served)
     assert host.client is not None  # made by start()
     print(f"dealing at {', '.join(channels)} on {server} ({network.describe()}) as {nick}; "
           f"{host.client.describe_budget()}; database {os.path.abspath(db)}, logs in "
@@ -332,6 +350,7 @@ def _deal(args: argparse.Namespace) -> int:
             bar.n = stats.hands
             bar.close()
         _stop_report_job(job)
+        _stop_report_server(served)
         host.stop()
     if stats is not None:
         print(f"{stats.hands} hands dealt, {stats.voided} void, {stats.timeouts} time-outs, "
@@ -367,6 +386,9 @@ def _play(args: argparse.Namespace) -> int:
     server, channels, seed, network = common
     irc = args.settings.irc
     db = args.db or args.settings.database.path
+    served = _report_server(args, db)
+    if served is False:
+        return 2
     try:
         bot = PlayerBot(args.settings, server=server, channels=channels, dealer=args.dealer or irc.dealer_nick,
                         spec=args.player, nick=args.nick, db_path=db, seed=seed,
@@ -374,9 +396,11 @@ def _play(args: argparse.Namespace) -> int:
                         dealer_account=args.dealer_account,
                         flood_rate=0.0 if args.no_flood_limit else None, network_options=network)
     except SpecError as exc:
+        _stop_report_server(served)
         print(f"poki irc play: --player: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - stopping: what cannot be read is reported, the stop goes on
+        _stop_report_server(served)
         print(f"poki irc play: {exc}", file=sys.stderr)
         return 1
     print(f"playing {bot.spec} at {', '.join(channels)} on {server} ({network.describe()}); dealer "
@@ -384,6 +408,7 @@ def _play(args: argparse.Namespace) -> int:
           f"Ctrl-C to stop.", flush=True)
     print(bot.describe(), flush=True)
     bot.start()
+    _start_report_server(served)
     job = _start_report_job(args, db, args.settings.report.out)
     if job is not None:
         bot.report_now = job.run_once  # the owner's `report` order: one run now, in a child
@@ -398,6 +423,7 @@ def _play(args: argparse.Namespace) -> int:
     finally:
         summary = bot.summary()
         _stop_report_job(job)
+        _stop_report_server(served)
         bot.stop()
     print(summary)
     failed = False
@@ -430,6 +456,33 @@ def _start_report_job(args: argparse.Namespace, db: str, default_out: str):
     print(f"opponent report of {os.path.abspath(db)} into {os.path.abspath(job.out)} on the schedule {args.settings.report.cron!r} "
           f"({args.settings.report.timezone}); next at {job.next_run_time()}", flush=True)
     return job
+
+
+def _report_server(args: argparse.Namespace, db: str) -> ReportServer | None | Literal[False]:
+    """The live report of the bot's database, listening on 127.0.0.1 (--serve-report
+    PORT) but not yet answering; None without the option; False (said) when the port
+    cannot be had, before the bot joins any table."""
+    if args.serve_report is None:
+        return None
+    from agent.report.page import options_from_config
+    from agent.report.serve import ReportServer, ServeError
+
+    try:
+        return ReportServer(db, options_from_config(args.settings.report), port=args.serve_report)
+    except ServeError as exc:
+        print(f"poki irc {args.irc_command}: --serve-report: {exc}", file=sys.stderr)
+        return False
+
+
+def _start_report_server(server: ReportServer | None) -> None:
+    if server is not None:
+        server.start()
+        print(f"serving the live opponent report at {server.url}", flush=True)
+
+
+def _stop_report_server(server: ReportServer | None) -> None:
+    if server is not None:
+        server.stop()
 
 
 def _stop_report_job(job) -> None:

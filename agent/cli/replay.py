@@ -1,7 +1,8 @@
 """Replay hand logs through the tracker into the opponent database: IRC Poker Database
 months (holdem/YYYYMM with hdb, hroster, pdb/), ACPC dealer logs (STATE: lines), PHH
 files (.phh, .phhs) and the online rooms' fixed-limit hold'em hand histories (PokerStars,
-Full Tilt, iPoker, PartyPoker, OnGame, Absolute: recognised by their content, in any
+Full Tilt, iPoker, PartyPoker, OnGame, Absolute, Cake, Bovada, Winamax, 888, Winning,
+Seals With Clubs: recognised by their content, in any
 encoding the rooms used; hands of other games skipped and counted), given as files or
 folders. Every hand is stored once: a second run
 over the same logs stores nothing new, and a run killed part-way resumes where it stopped.
@@ -21,7 +22,20 @@ learned ranges, which it learns into the database as it goes (docs/prediction.md
 scheduler's tcp://HOST:PORT, or `local`; needs the `cluster` extra) while this process
 alone writes, in log order: the database is the one a serial replay makes (docs/scale.md).
 
-Example: poki replay ../shared/data/irc-holdem-199504-dev --db irc.sqlite --predict
+--follow keeps reading: the PATHs (folders, or files) are looked at every --poll seconds
+(new files, hands appended to known ones, as a room's client, a dealer or the IRC dealer
+writes them) and each hand is stored once it is complete: a room's hand when the next
+hand's start line is written, or when the file has been quiet for --quiet seconds and
+the hand parses whole; an iPoker game at its end tag; an ACPC hand at its line end; a
+.phhs table at the next table or, quiet, when it reads whole. A hand still being written
+is waited for, never read in part. It runs until Ctrl-C or SIGTERM, then says what it
+stored and which hands it was still waiting for. Run again over the same folders, it
+stores nothing twice (hands are recognised by their content ids; no offsets are kept).
+A line per batch stored goes to standard error (--no-progress: none). Reads and writes in
+this one process (no --workers, --cluster, --predict, --tune or --strict).
+
+Examples: poki replay ../shared/data/irc-holdem-199504-dev --db irc.sqlite --predict ;
+poki replay --follow ~/PokerStars/HandHistory --db tracker.sqlite
 """
 from __future__ import annotations
 
@@ -29,6 +43,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from agent.cli import arguments
@@ -95,10 +110,19 @@ def _range_settings(text: str) -> Any:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files or folders")
+    parser.add_argument("--follow", action="store_true",
+                        help="keep following the PATHs: store each new hand once it is complete, until Ctrl-C or "
+                             "SIGTERM (see above)")
+    parser.add_argument("--poll", type=arguments.seconds, default=0.25, metavar="SECONDS",
+                        help="--follow: seconds between two looks at the files (default 0.25)")
+    parser.add_argument("--quiet", type=arguments.seconds, default=0.75, metavar="SECONDS",
+                        help="--follow: seconds a file must stay unchanged before the hand it ends in is taken "
+                             "as complete, if it parses whole (default 0.75; a hand followed by the next "
+                             "hand's start is complete at once)")
     parser.add_argument("--db", metavar="FILE", default=None, help="database file (default: [database] path)")
     parser.add_argument("--network", default=None,
                         help="network the players are known on (default: irc1995, acpc, phh, or the room: stars, "
-                             "ftp, ipoker, party, ongame, absolute)")
+                             "ftp, ipoker, party, ongame, absolute, cake, bovada, winamax, 888, winning, swc)")
     parser.add_argument("--strict", action="store_true", help="stop at the first problem instead of skipping it")
     parser.add_argument("--predict", action="store_true", help="score the opponent model's predictions (shadow mode)")
     parser.add_argument("--workers", type=_positive, default=None,
@@ -188,6 +212,15 @@ def run(args: argparse.Namespace) -> int:
     reads = [(f"the input {path}", path) for path in args.paths] + [(f"the game definition {args.game}", args.game)]
     if outputs_refused("replay", args, {"--skipped": args.skipped}, reads, db=db_path):
         return 2
+    if args.follow:
+        refused = [name for name, given in (("--cluster", args.cluster), ("--predict", args.predict),
+                                            ("--tune", args.tune), ("--strict", args.strict),
+                                            ("--workers", args.workers)) if given]
+        if refused:
+            print(f"poki replay: --follow reads and stores in this one process: not with {', '.join(refused)}",
+                  file=sys.stderr)
+            return 2
+        return _follow(args, options)
 
     try:
         cluster = open_cluster(args, "replay")
@@ -207,7 +240,6 @@ def run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
     from contextlib import ExitStack, nullcontext
 
-    from agent.outputs import write_output
     from agent.play.offline.replay import ReplayWorkerError
     from connectors.acpc.game import GameError
     from db.database import DatabaseError
@@ -220,19 +252,30 @@ def _replay(args: argparse.Namespace, options: Any, cluster: Any) -> int:
         expected += (ClusterError,)
         pool_context = ReplayPool(cluster, args.paths)
     with ExitStack() as outputs:
-        on_problem = None
-        if args.skipped:
-            # Every skipped hand written as it is met (the summary keeps only the first
-            # ones), into a file renamed into place at the end, whatever the exit.
-            try:
-                skipped_file = outputs.enter_context(write_output(args.skipped))
-            except OSError as exc:
-                print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
-                return 2
-
-            def on_problem(p: Any) -> None:
-                skipped_file.write(f"{p.where}\t{p.reason}\n")
+        try:
+            on_problem = _skipped_sink(args, outputs)
+        except OSError:
+            return 2
         return _replay_into(args, options, pool_context, expected, on_problem)
+
+
+def _skipped_sink(args: argparse.Namespace, stack: Any) -> Callable[[Any], None] | None:
+    """--skipped FILE: every skipped hand written as it is met (the summary keeps only the
+    first ones), into a file renamed into place at the end, whatever the exit (closed by
+    ``stack``); None without --skipped. OSError, said here, when it cannot be made."""
+    from agent.outputs import write_output
+
+    if not args.skipped:
+        return None
+    try:
+        skipped_file = stack.enter_context(write_output(args.skipped))
+    except OSError as exc:
+        print(f"poki replay: --skipped {args.skipped}: {exc.strerror or exc}", file=sys.stderr)
+        raise
+
+    def on_problem(p: Any) -> None:
+        skipped_file.write(f"{p.where}\t{p.reason}\n")
+    return on_problem
 
 
 def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expected: tuple[type[Exception], ...],
@@ -280,4 +323,69 @@ def _replay_into(args: argparse.Namespace, options: Any, pool_context: Any, expe
     if summary.stopped is not None:
         print(f"poki replay: stopped at the first problem: {summary.stopped}", file=sys.stderr)
         return 1
+    if summary.files_not_read and not summary.files_read:
+        # Asked to read files, and none was one we read: not a run that did nothing quietly.
+        print(f"poki replay: none of the {summary.files_not_read:,} files met is a log poki reads "
+              "(each is named above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _follow(args: argparse.Namespace, options: Any) -> int:
+    """``--follow``: look and store until Ctrl-C or SIGTERM, then say what was stored."""
+    import signal
+    import threading
+    import time
+    from contextlib import ExitStack
+
+    from agent.play.offline.follow import Follower, FollowSettings
+    from agent.play.offline.replay import ReplaySummary
+    from connectors.acpc.game import GameError
+    from db.database import DatabaseError
+
+    try:
+        settings = FollowSettings(poll=args.poll, quiet=args.quiet)
+    except ValueError as exc:
+        print(f"poki replay: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    stopped_by: list[str] = []
+
+    def on_signal(number: int, _frame: Any) -> None:
+        stopped_by.append(signal.Signals(number).name)
+        stop.set()
+
+    def say(text: str) -> None:
+        if not args.no_progress:
+            print(text, file=sys.stderr, flush=True)
+
+    with ExitStack() as stack:
+        try:
+            on_problem = _skipped_sink(args, stack)
+        except OSError:
+            return 2
+        follower = Follower(args.paths, options, settings, on_problem=on_problem)
+
+        def on_batch(s: ReplaySummary) -> None:
+            say(f"{time.strftime('%H:%M:%S')} stored {s.stored:,} (read {s.read:,}, already stored {s.duplicates:,}, "
+                f"skipped {s.skipped:,}); {follower.totals.stored:,} stored since the start")
+
+        previous = {n: signal.signal(n, on_signal) for n in (signal.SIGINT, signal.SIGTERM)}
+        for number, handler in previous.items():
+            stack.callback(signal.signal, number, handler)
+        say(f"poki replay --follow: following {', '.join(args.paths)} into {options.db_path}: a look every "
+            f"{settings.poll:g} s, a file's last hand taken once it is {settings.quiet:g} s quiet and parses whole; "
+            "Ctrl-C or SIGTERM stops")
+        try:
+            totals = follower.run(stop, on_batch=on_batch, on_note=lambda note: say(f"poki replay --follow: {note}"))
+        except (DatabaseError, GameError) as exc:
+            print(f"poki replay: {exc}", file=sys.stderr)
+            print(f"poki replay: stored {follower.totals.stored:,} hands before this; the same command goes on "
+                  "where it stopped", file=sys.stderr)
+            return 1
+    totals.stopped_by = stopped_by[0] if stopped_by else None
+    if args.json:
+        print(json.dumps(totals.to_json(), indent=2))
+    else:
+        print(totals.format())
     return 0

@@ -7,10 +7,16 @@ ours, or holding the database, is refused untouched (exit 1).
 With --schedule, stay running and write it on the [report] cron schedule (the nightly
 report), until interrupted.
 
+With --serve, serve the report live on this machine instead (http://127.0.0.1:PORT/, read-only
+on the database): the pages update themselves as hands are stored, each opponent has a page
+of his own, and any hand can be replayed street by street. Only the loopback interface
+unless --bind-any allows --host to be another address. Ctrl-C (or SIGTERM) stops it.
+
 Examples:
   poki report --db poki.sqlite --out report
   poki report --network irc1995 --since 1995-04-10 --players 50
   poki report --hero 'poki*' --schedule
+  poki report --db poki.sqlite --serve --port 8765
 """
 from __future__ import annotations
 
@@ -19,6 +25,11 @@ import datetime as dt
 import logging
 import sys
 import threading
+from collections.abc import Callable
+
+from . import arguments
+
+DEFAULT_PORT = 8765  # poki report --serve's port when none is given
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +54,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "most-seen (default: [report] charts)")
     parser.add_argument("--schedule", action="store_true",
                         help="keep running and write the report on the [report] cron schedule")
+    serve = parser.add_argument_group("served live (--serve)")
+    serve.add_argument("--serve", action="store_true",
+                       help="serve the report live on this machine until stopped, instead of writing it")
+    serve.add_argument("--port", metavar="PORT", type=arguments.listen_port, default=DEFAULT_PORT,
+                       help=f"port to serve on (default {DEFAULT_PORT}; 0: any free port)")
+    serve.add_argument("--host", metavar="ADDRESS", default="127.0.0.1",
+                       help="address to serve on (default 127.0.0.1; another needs --bind-any)")
+    serve.add_argument("--bind-any", action="store_true",
+                       help="allow --host to be an address other than the loopback interface: anyone who "
+                       "can reach it reads the database's players and hands")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -89,12 +110,17 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"poki report: {exc}", file=sys.stderr)
         return 2
+    if args.serve and args.schedule:
+        print("poki report: --serve and --schedule are two ways to run; choose one", file=sys.stderr)
+        return 2
+    if args.serve:
+        return _serve(db_path, options, args)
     if args.schedule:
         return _schedule(db_path, out, options, args)
 
     from tqdm import tqdm
 
-    bar = tqdm(total=9 + options.charts, unit="step", disable=args.no_progress, file=sys.stderr,
+    bar = tqdm(total=10 + options.charts, unit="step", disable=args.no_progress, file=sys.stderr,
                bar_format="{desc:<28}{bar}| {n_fmt}/{total_fmt} [{elapsed}]")
 
     def step(name: str) -> None:
@@ -117,9 +143,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
+def _until_stopped(stop: Callable[[], None]) -> None:
+    """Wait for Ctrl-C or SIGTERM, then ``stop``; the SIGTERM handler before is put back
+    (the command may run inside a longer-lived process)."""
     import signal
 
+    stopping = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    try:
+        while not stopping.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
     from agent.report.schedule import NightlyReport
 
     cfg = args.settings.report
@@ -129,19 +170,26 @@ def _schedule(db_path: str, out: str, options, args: argparse.Namespace) -> int:
     except ValueError as exc:  # a cron line the config check let through (e.g. minute 61)
         print(f"poki report: [report] cron {cfg.cron!r}: {exc}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     job.start()
     print(f"report of {db_path} into {out} on the schedule {cfg.cron!r} ({cfg.timezone}); "
           f"next at {job.next_run_time()}; Ctrl-C stops", flush=True)
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        job.shutdown()
-        signal.signal(signal.SIGTERM, previous)
+    _until_stopped(job.shutdown)
     s = job.status
     print(f"stopped after {s.runs} run(s), {s.failures} failed, {s.skipped} skipped")
+    return 0
+
+
+def _serve(db_path: str, options, args: argparse.Namespace) -> int:
+    from agent.report.serve import ReportServer, ServeError
+
+    try:
+        server = ReportServer(db_path, options, host=args.host, port=args.port, allow_any=args.bind_any)
+    except ServeError as exc:
+        print(f"poki report: {exc}", file=sys.stderr)
+        return 2
+    server.start()
+    print(f"serving the report of {db_path} at {server.url} (read-only; the pages follow the database); "
+          f"Ctrl-C stops", flush=True)
+    _until_stopped(server.stop)
+    print("stopped serving the report", flush=True)
     return 0

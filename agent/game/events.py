@@ -55,6 +55,10 @@ class HandStarted:
     # The player the source was written for (an online room's "Dealt to" player), when
     # it says; must be seated.
     hero: str | None = None
+    # A tournament's hand (its chips are the tournament's, not money): the source's
+    # tournament id and the blind level as it writes it; None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

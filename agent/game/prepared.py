@@ -34,7 +34,8 @@ class PreparedHand(NamedTuple):
     network: str
     players: tuple[str, ...]  # seated nicks, in seat order; other rows name a seat index
     # hands row without seq and hero: (hand_id, network, source, started_at, small_blind,
-    # big_blind, small_bet, big_bet, max_bets, board, players, pot, actions, shown, rake)
+    # big_blind, small_bet, big_bet, max_bets, board, players, pot, actions, shown, rake,
+    # tournament, level)
     hand: tuple[Any, ...]
     seats: tuple[tuple[int, int, int], ...]  # (seat, position, stack)
     # (ord, seat, round, kind, amount, bets_to_call, raises, position, players_active,
@@ -119,9 +120,17 @@ def _prepare(record: HandRecord, hid: str, network: str) -> PreparedHand:
     names = CARD_NAMES
     hand = (hid, network, record.source, record.started_at, record.small_blind, record.big_blind,
             record.small_bet, record.big_bet, record.max_bets, " ".join([names[c] for c in board]), n, total_in,
-            len(action_rows), len(shown_rows), rake)
+            len(action_rows), len(shown_rows), rake, record.tournament, record.level)
     return PreparedHand(hid, network, tuple(players), hand, tuple(seat_rows), tuple(action_rows), shown_rows,
                         result_rows, tuple(observations), hero)
+
+
+_MAX_LABEL = 64
+
+
+def _label(value: object) -> bool:
+    """Whether ``value`` is a tournament id or level as stored: a short non-empty string."""
+    return isinstance(value, str) and 0 < len(value.strip()) and len(value) <= _MAX_LABEL
 
 
 def _check_header(record: HandRecord, hid: str) -> None:
@@ -137,6 +146,11 @@ def _check_header(record: HandRecord, hid: str) -> None:
         value = getattr(record, name)
         if type(value) is not int or value <= 0:
             raise RecordError(f"{hid}: {name} must be a positive integer, got {value!r}")
+    # A tournament's hand names its tournament (and may name its level); a cash game's neither.
+    tournament, level = record.tournament, record.level
+    if tournament is None and level is not None or tournament is not None and not _label(tournament) \
+            or level is not None and not _label(level):
+        raise RecordError(f"{hid}: tournament {tournament!r} at level {level!r}")
 
 
 def _read_actions(record: HandRecord, hid: str, seat_of: dict[str, int], players: list[str], positions: list[int],

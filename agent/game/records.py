@@ -89,6 +89,9 @@ class HandRecord:
     # it (``won``) is the chips put in less this.
     rake: int = 0
     hero: str | None = None  # the player the source was written for, when it says
+    # A tournament's hand (HandStarted): its id and blind level; None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
 
     def check(self) -> None:
         """Raise RecordError unless the record is self-consistent (chips balance, every

@@ -52,6 +52,7 @@ from agent.game.variant import (
     IRC_1995,
     MAX_PLAYERS,
     ONLINE,
+    ONLINE_PARTY,
     OVER,
     OVER_STREET,
     RIVER,
@@ -83,6 +84,7 @@ __all__ = [
     "MAX_PLAYERS",
     "Left",
     "ONLINE",
+    "ONLINE_PARTY",
     "Mucked",
     "Operation",
     "Phase",
@@ -212,7 +214,9 @@ class State(HandBase):
             return f"seat {actor} cannot raise: its {stack} chips only cover the call"
         if self._short_counts:  # otherwise a short all-in re-opens the betting for everyone
             full = self._full
-            if facing < full:
+            # A half-bet all-in counted full as it stands (half_bet_raise_from_all_in) is
+            # no short raise: the betting is open to everyone again.
+            if facing < full and not (self._completed and self._completed == self._level):
                 return (f"seat {actor} cannot raise: facing a short all-in raise "
                         f"({facing} to call, less than a full {full})")
             if self._shorts and self._shorts < full and self._acted >> actor & 1:
@@ -420,9 +424,10 @@ class State(HandBase):
         if self._short_counts:
             is_full = by >= full
             if not is_full and self._half_full and all_in and 2 * (to - base) >= size:
-                # Half a bet or more all-in: a full bet for everyone after it.
+                # Half a bet or more all-in: a full bet for everyone after it, standing
+                # for the bet it completes, or for itself (half_bet_raise_from_all_in).
                 is_full = True
-                completed = base + size
+                completed = to if self._variant.half_bet_raise_from_all_in else base + size
             if is_full:
                 self._acted = 1 << actor
             else:

@@ -841,4 +841,6 @@ class Tracker:
             tuple(map(_make_result, players, put, won)),
             rake,
             started.hero,
+            started.tournament,
+            started.level,
         )

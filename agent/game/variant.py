@@ -120,11 +120,16 @@ show of the IRC dealer (connectors/logs/irc_database.py, checked hand by hand ag
   Rules of Poker, and the online rooms: an iPoker river of a 13-cent all-in bet at
   10/20 cents is raised to 40): it re-opens the betting, and the next raise goes a full
   bet above the bet it stood for, while a call is still of what was put in.
+* ``half_bet_raise_from_all_in=True`` (with ``half_bet_all_in_full``): such an all-in
+  stands for itself, not for the bet it completes: the betting re-opens for every player
+  (the bettor it raised too) and the next raise goes a full bet above the all-in
+  (PartyPoker's tournaments: a turn bet of 400, an all-in to 790, raised to 1190).
 
 :data:`ONLINE` is the online rooms' play as their hand histories show it (PokerStars,
 Full Tilt, iPoker, PartyPoker, OnGame, Absolute; connectors/logs/rooms.py): folds with
 nothing to call, no cap heads-up, a short big blind that does not lower the bet, and
-all-in raises of half a bet or more that count as full ones.
+all-in raises of half a bet or more that count as full ones. :data:`ONLINE_PARTY` is
+PartyPoker's: the same, the next raise going a full bet above such an all-in.
 
 How many blinds are posted, and how much, is a matter of the hand, not of the variant:
 ``blinds=`` gives the amounts posted in order, starting with the seat that posts the
@@ -143,7 +148,7 @@ in the player's total for the side pots. The order of play is the blinds' as eve
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from functools import lru_cache
 from typing import Any
@@ -152,7 +157,7 @@ import numpy as np
 
 from evaluator_pyx.cards import N_CARDS, card_bit, card_str
 
-__all__ = ["IRC_1995", "MAX_PLAYERS", "ONLINE", "STANDARD", "Action", "Deck", "IllegalActionError", "Phase",
+__all__ = ["IRC_1995", "MAX_PLAYERS", "ONLINE", "ONLINE_PARTY", "STANDARD", "Action", "Deck", "IllegalActionError", "Phase",
            "RuleVariant", "Street"]
 
 
@@ -216,6 +221,7 @@ class RuleVariant:
     merge_same_winners: bool = True  # False: every pot split on its own
     odd_chips_spread: bool = False  # True: odd chips one each from the button's left
     half_bet_all_in_full: bool = False  # True: an all-in raise of half a bet or more is a full one
+    half_bet_raise_from_all_in: bool = False  # True: the next raise goes a full bet above that all-in
 
 
 STANDARD = RuleVariant()
@@ -240,6 +246,7 @@ ONLINE = RuleVariant(
     short_blind_lowers_bet=False,
     half_bet_all_in_full=True,
 )
+ONLINE_PARTY = replace(ONLINE, half_bet_raise_from_all_in=True)
 
 
 @lru_cache(maxsize=1024)

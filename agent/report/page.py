@@ -24,8 +24,9 @@ from typing import Any
 import jinja2
 
 from agent.output_folder import OutputFolderError, check_replaceable, replace_folder
-from db.reads import open_readonly
+from db.reads import hand_rows, open_readonly
 
+from .hands import HandReplay, replay
 from .situations import POSITION_GROUPS
 from .stats import (
     PROPORTIONS,
@@ -33,7 +34,9 @@ from .stats import (
     Factor,
     Figure,
     Mean,
+    PlayerStats,
     ReportData,
+    ReportDataError,
     StyleThresholds,
     compute,
 )
@@ -74,6 +77,38 @@ def options_from_config(report: Any, **overrides: Any) -> ReportOptions:
     from dataclasses import replace
 
     return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the pages' links lead: the file report's files (relative, from a page
+    ``depth`` folders below the report's own), or the served report's addresses."""
+
+    served: bool
+    depth: int = 0
+
+    def _up(self) -> str:
+        return "../" * self.depth
+
+    def index(self) -> str:
+        return "/" if self.served else f"{self._up()}index.html"
+
+    def player(self, pid: int) -> str:
+        return f"/player/{pid}" if self.served else f"{self._up()}index.html#p{pid}"
+
+    def hands_anchor(self, pid: int) -> str:
+        return "hands" if self.served else f"hands-p{pid}"
+
+    def hands_of(self, pid: int) -> str:
+        return f"/player/{pid}#hands" if self.served else f"{self._up()}index.html#hands-p{pid}"
+
+    def hand(self, seq: int) -> str:
+        return f"/hand/{seq}" if self.served else f"{self._up()}{HANDS_FOLDER}/{seq}.html"
+
+
+HANDS_FOLDER = "hands"  # the file report's replayer pages: hands/SEQ.html
+FILE_LINKS = Links(served=False)
+FILE_LINKS_BELOW = Links(served=False, depth=1)  # from a page in hands/
 
 
 @dataclass
@@ -151,8 +186,46 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str], generated: float) -> str:
-    """The page as a string."""
+def player_details(p: PlayerStats, data: ReportData, options: ReportOptions, chart: str | None,
+                   with_hands: bool) -> dict[str, Any]:
+    """What a player's section (templates/_player.html.j2) shows; ``with_hands``: his list
+    of hands, with links to the replayer."""
+    min_sample = options.thresholds.min_sample
+    have_us = bool(data.heroes)
+    stat_rows = []
+    for key, (label, short, sample) in PROPORTIONS.items():
+        fig = p.figures[key]
+        lo, hi = fig.interval
+        stat_rows.append({"label": label, "short": short, "sample": sample, "cell": _cell(fig, min_sample),
+                          "done": fig.done, "n": fig.n,
+                          "interval": "" if fig.n == 0 else f"{100 * lo:.0f}–{100 * hi:.0f}%"})
+    af_lo, af_hi = p.af.interval  # no upper bound (None) without a call
+    af_interval = "" if p.af.n == 0 else f"{af_lo:.2f}–{'∞' if af_hi is None else f'{af_hi:.2f}'}"
+    ctx_rows = []
+    for c in p.contexts:
+        dn, ln = sum(c["decayed"]), sum(c["lifetime"])
+        ctx_rows.append({
+            "name": c["name"], "decayed_n": dn, "lifetime_n": ln,
+            "decayed": [None if dn <= 0 else x / dn for x in c["decayed"]],
+            "lifetime": [None if ln <= 0 else x / ln for x in c["lifetime"]],
+            "few_decayed": dn < min_sample, "few_lifetime": ln < min_sample,
+        })
+    positions = [{"name": name, "hands": v["hands"], "vpip": _cell(v["vpip"], min_sample),
+                  "pfr": _cell(v["pfr"], min_sample)} for name, v in p.positions.items()]
+    sessions = [{**x, "when": _when(x["start"])} for x in p.sessions]
+    hands = [{"seq": h.seq, "when": _when(h.started_at), "net_sb": h.net_sb, "vs_us_sb": h.vs_us_sb}
+             for h in p.hand_list] if with_hands else []
+    return {"p": p, "stats": stat_rows, "af": _af_cell(p.af, min_sample), "af_interval": af_interval,
+            "vs": _mean_cell(p.vs_us, have_us, min_sample), "contexts": ctx_rows, "chart": chart,
+            "positions": positions, "sessions": sessions, "hands": hands}
+
+
+def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str], generated: float, *,
+                links: Links = FILE_LINKS, version: str = "", poll_seconds: float = 0.0) -> str:
+    """The page as a string: the file report's (each charted opponent's section lists his
+    hands, whose replayer pages write_report writes), or with ``links.served`` the served
+    report's front page, which follows the database (``version``, asked every
+    ``poll_seconds``) and links each opponent to his own page."""
     min_sample = options.thresholds.min_sample
     have_us = bool(data.heroes)
     rows = []
@@ -166,31 +239,9 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
     details = []
     charted = set(data.charted)
     by_pid = {p.pid: p for p in data.players}
-    for p in [by_pid[c] for c in data.charted] + [p for p in data.players if p.pid not in charted]:
-        stat_rows = []
-        for key, (label, short, sample) in PROPORTIONS.items():
-            fig = p.figures[key]
-            lo, hi = fig.interval
-            stat_rows.append({"label": label, "short": short, "sample": sample, "cell": _cell(fig, min_sample),
-                              "done": fig.done, "n": fig.n,
-                              "interval": "" if fig.n == 0 else f"{100 * lo:.0f}–{100 * hi:.0f}%"})
-        af_lo, af_hi = p.af.interval  # no upper bound (None) without a call
-        af_interval = "" if p.af.n == 0 else f"{af_lo:.2f}–{'∞' if af_hi is None else f'{af_hi:.2f}'}"
-        ctx_rows = []
-        for c in p.contexts:
-            dn, ln = sum(c["decayed"]), sum(c["lifetime"])
-            ctx_rows.append({
-                "name": c["name"], "decayed_n": dn, "lifetime_n": ln,
-                "decayed": [None if dn <= 0 else x / dn for x in c["decayed"]],
-                "lifetime": [None if ln <= 0 else x / ln for x in c["lifetime"]],
-                "few_decayed": dn < min_sample, "few_lifetime": ln < min_sample,
-            })
-        positions = [{"name": name, "hands": v["hands"], "vpip": _cell(v["vpip"], min_sample),
-                      "pfr": _cell(v["pfr"], min_sample)} for name, v in p.positions.items()]
-        sessions = [{**x, "when": _when(x["start"])} for x in p.sessions]
-        details.append({"p": p, "stats": stat_rows, "af": _af_cell(p.af, min_sample), "af_interval": af_interval,
-                        "vs": _mean_cell(p.vs_us, have_us, min_sample), "contexts": ctx_rows, "chart": charts.get(p.pid),
-                        "positions": positions, "sessions": sessions})
+    if not links.served:  # the served front page has no sections: each opponent has his page
+        for p in [by_pid[c] for c in data.charted] + [p for p in data.players if p.pid not in charted]:
+            details.append(player_details(p, data, options, charts.get(p.pid), with_hands=p.pid in charted))
     template = _environment().get_template("report.html.j2")
     return template.render(
         data=data, options=options, rows=rows, details=details, have_us=have_us,
@@ -201,8 +252,39 @@ def render_html(data: ReportData, options: ReportOptions, charts: dict[int, str]
         us=None if data.us is None or not data.us.hands else {
             "hands": data.us.hands, "net": data.us.net_chips, "net_sb": data.us.net_sb, "rake": data.us.rake_chips,
             "flows": data.us.flows_chips},
+        us_tournament=None if data.us_tournament is None or not data.us_tournament.hands else {
+            "hands": data.us_tournament.hands, "net": data.us_tournament.net_chips,
+            "net_sb": data.us_tournament.net_sb, "flows": data.us_tournament.flows_chips},
         session_gap_minutes=f"{options.session_gap / 60:g}",
+        links=links, live=links.served, version=version, poll_seconds=poll_seconds,
     )
+
+
+def render_player(data: ReportData, options: ReportOptions, p: PlayerStats, chart: str | None, *,
+                  version: str, poll_seconds: float) -> str:
+    """The served report's page of one opponent: his statistics, charts and hands."""
+    return _environment().get_template("player.html.j2").render(
+        d=player_details(p, data, options, chart, with_hands=True), data=data,
+        links=Links(served=True), version=version, poll_seconds=poll_seconds)
+
+
+def hand_page(conn: Any, path: str, seq: int, data: ReportData, links: Links) -> str | None:
+    """The replayer's page of the stored hand ``seq`` (None: no such hand), its players
+    linked when the report shows them. ValueError for a hand whose rows cannot be a hand."""
+    rows = hand_rows(conn, seq, path)
+    if rows is None:
+        return None
+    try:
+        hand = replay(rows, set(data.hero_ids))
+    except ValueError as exc:  # a damaged or hand-edited file: the page says what is wrong
+        return _environment().get_template("hand_error.html.j2").render(seq=seq, reason=str(exc), links=links)
+    return render_hand(hand, links, {p.pid for p in data.players})
+
+
+def render_hand(hand: HandReplay, links: Links, listed: set[int]) -> str:
+    """A hand's replayer page; ``listed``: the players with a page (or section) to link to."""
+    return _environment().get_template("hand.html.j2").render(h=hand, links=links, when=_when(hand.hand.started_at),
+                                                              listed=listed)
 
 
 # The proportions shown as columns of the opponents' table (all are in each section).
@@ -250,6 +332,7 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
         "database": data.path,
         "hands": data.hands,
         "hands_by_network": data.networks,
+        "hands_by_play": data.play,
         "first_hand_at": data.first_hand_at,
         "last_hand_at": data.last_hand_at,
         "filters": data.filters,
@@ -257,6 +340,7 @@ def report_json(data: ReportData, options: ReportOptions, generated: float) -> d
         "heroes_found": data.heroes,
         "heroes_recorded": data.recorded_heroes,
         "us": None if data.us is None else data.us.to_json(),
+        "us_tournament": None if data.us_tournament is None else data.us_tournament.to_json(),
         "opponents_total": data.opponents_total,
         "action_rows_left_out": data.bad_actions,
         "model_half_life_hands": data.half_life,
@@ -299,6 +383,15 @@ def write_report(
                        players=options.players, hero=options.hero, recorded_heroes=options.recorded_heroes,
                        thresholds=options.thresholds, timelines_for=options.charts,
                        session_gap=options.session_gap, progress=step)
+        # The replayer's pages of the hands the charted opponents' sections list.
+        listed = sorted({h.seq for p in data.players if p.pid in set(data.charted) for h in p.hand_list})
+        step("hands")
+        hand_pages = {}
+        for seq in listed:
+            page = hand_page(conn, str(db_path), seq, data, FILE_LINKS_BELOW)
+            if page is None:  # hands are never deleted: a file changed under us is not ours to guess about
+                raise ReportDataError(f"{db_path}: hand {seq} is gone while the report was being written")
+            hand_pages[seq] = page
     finally:
         conn.close()
     from .charts import player_chart
@@ -320,6 +413,9 @@ def write_report(
         raise ReportWriteError(f"cannot write the report into {out}: {exc.strerror or exc} ({exc.filename or out.parent})") from None
     try:
         (tmp / "index.html").write_text(html, encoding="utf-8")
+        (tmp / HANDS_FOLDER).mkdir()
+        for seq, page in hand_pages.items():
+            (tmp / HANDS_FOLDER / f"{seq}.html").write_text(page, encoding="utf-8")
         write_csv(data, tmp / "players.csv")
         # Compact: the C encoder (an indent makes json use its Python one, a second or more here).
         (tmp / "report.json").write_text(json.dumps(report_json(data, options, generated), separators=(",", ":")),

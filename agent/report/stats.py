@@ -77,7 +77,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 
@@ -119,6 +119,19 @@ def wilson_interval(done: float, n: float, z: float = Z95) -> tuple[float, float
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class PlayerHand(NamedTuple):
+    """One of a player's hands, as his list of hands shows it."""
+
+    seq: int  # the hand (db: hands.seq), the replayer's address
+    started_at: float | None
+    net_sb: float  # what the player won (+) or lost (-) in it, small bets
+    vs_us_sb: float | None  # won from (+) / lost to (-) us in it, small bets; None: we were not in it
+
+
+# Hands in a player's list of hands (his last ones).
+HANDS_LISTED = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,9 +480,15 @@ class PlayerStats:
     style: str = "unknown"
     timeline: dict[str, list[float]] = field(default_factory=dict)  # filled for charted players
     vs_us_curve: list[float] = field(default_factory=list)  # cumulative, small bets, hand by hand shared
-    vs_us_chips: float | None = None  # won from / lost to us in all, chips (None: no hand shared)
+    vs_us_chips: float | None = None  # won from / lost to us in cash games, chips (None: no cash hand shared)
+    # Won from / lost to us in tournaments, the tournaments' chips (None: no tournament hand shared).
+    vs_us_tournament_chips: float | None = None
     positions: dict[str, PositionFigures] = field(default_factory=dict)  # by position group
     sessions: list[dict[str, Any]] = field(default_factory=list)  # filled for charted players
+    # The player's last hands (HANDS_LISTED at most, oldest first): those shared with us
+    # when there are any, else all of his; for the replayer's links.
+    hand_list: list[PlayerHand] = field(default_factory=list)
+    hand_list_with_us: bool = False  # whether hand_list holds the hands shared with us
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -482,6 +501,8 @@ class PlayerStats:
             "aggression_factor": self.af.to_json(),
             "results_vs_us_sb_per_hand": None if self.vs_us is None else self.vs_us.to_json(),
             "results_vs_us_chips": None if self.vs_us_chips is None else round(self.vs_us_chips, 2),
+            "results_vs_us_tournament_chips": None if self.vs_us_tournament_chips is None
+            else round(self.vs_us_tournament_chips, 2),
             "by_position": {g: {"hands": v["hands"], "vpip": v["vpip"].to_json(), "pfr": v["pfr"].to_json()}
                             for g, v in self.positions.items()},
             "sessions": self.sessions,
@@ -508,8 +529,13 @@ class ReportData:
     filters: dict[str, Any]
     charted: list[int] = field(default_factory=list)  # players whose charts are drawn, in order
     bad_actions: int = 0  # action rows left out: a round or kind no writer makes
-    us: OurResults | None = None
+    us: OurResults | None = None  # in cash games: money
     recorded_heroes: list[str] = field(default_factory=list)  # heroes the hands' sources named
+    hero_ids: list[int] = field(default_factory=list)  # the players we are, by id
+    # Hands of cash games and of tournaments (whose chips are not money), and our results in
+    # tournaments, in their chips, apart from ``us``.
+    play: dict[str, int] = field(default_factory=lambda: {"cash": 0, "tournament": 0})
+    us_tournament: OurResults | None = None
 
 
 @dataclass(frozen=True)
@@ -564,7 +590,7 @@ def compute(
     hero: str = "poki*",
     recorded_heroes: bool = True,
     thresholds: StyleThresholds = StyleThresholds(),
-    timelines_for: int = 0,
+    timelines_for: int | None = 0,
     session_gap: float = SESSION_GAP,
     progress: Callable[[str], None] | None = None,
 ) -> ReportData:
@@ -574,7 +600,7 @@ def compute(
     also the players the hands' sources were written for (an online room's hero).
     ``timelines_for``: how many players get their stats-over-time, session and results
     curves (``charted``): those who played the most hands with us first, then the
-    most-seen. ``session_gap``: seconds between two of a player's hands that end a
+    most-seen; None: every one. ``session_gap``: seconds between two of a player's hands that end a
     session."""
     step = progress or (lambda _: None)
     rows = report_rows(conn, path, network=network, since=since, progress=step)
@@ -585,11 +611,14 @@ def compute(
 
     step("statistics")
     heroes = {pid for pid, name in names.items() if is_hero(name, hero)} | recorded
-    small_bet = {seq: sb for seq, sb, _, _ in hand_rows}
-    started_at = {seq: t for seq, _, t, _ in hand_rows}
+    small_bet = {seq: sb for seq, sb, _, _, _ in hand_rows}
+    started_at = {seq: t for seq, _, t, _, _ in hand_rows}
+    # Tournament chips are not money: our results in tournaments are summed apart.
+    in_tournament = {seq for seq, _, _, _, tournament in hand_rows if tournament is not None}
     # One pass over the hands: per seat row (hand, player) the FPDB flags.
     n_rows = len(seats)
     row_player = np.fromiter((p for _, p, _ in seats), dtype=np.int64, count=n_rows)
+    row_hand = np.fromiter((h for h, _, _ in seats), dtype=np.int64, count=n_rows)
     row_time = np.fromiter((started_at.get(h) or np.nan for h, _, _ in seats), dtype=np.float64, count=n_rows)
     table = np.zeros((n_rows, len(_COLUMNS)), dtype=np.int32)
     row_net = np.zeros(n_rows, dtype=np.float64)
@@ -598,6 +627,8 @@ def compute(
     row_vs_us = np.full(n_rows, np.nan)
     row_vs_chips = np.zeros(n_rows, dtype=np.float64)
     our = _OurTotals(hands=0, net=0.0, net_sb=0.0, rake=0.0, flows=0.0)
+    our_tournament = _OurTotals(hands=0, net=0.0, net_sb=0.0, rake=0.0, flows=0.0)
+    row_tournament = np.zeros(n_rows, dtype=bool)
     ai = ri = 0
     n_actions, n_results = len(actions), len(results)
     i = 0
@@ -629,23 +660,25 @@ def compute(
         sb = small_bet.get(hand) or 1
         ours = [p for p in seated if p in heroes]
         flows = None
+        totals = our_tournament if hand in in_tournament else our
         if ours:
             order = sorted(seated, key=lambda p: positions[p])
             folded = {p for p, _, kind, _ in hand_actions if kind == FOLD}
             flows, rakes = hand_flows(order, put, won, folded)
-            our["hands"] += 1
-            our["net"] += sum(net.get(p, 0) for p in ours)
-            our["net_sb"] += sum(net.get(p, 0) for p in ours) / sb
-            our["rake"] += sum(rakes.get(p, 0.0) for p in ours)
+            totals["hands"] += 1
+            totals["net"] += sum(net.get(p, 0) for p in ours)
+            totals["net_sb"] += sum(net.get(p, 0) for p in ours) / sb
+            totals["rake"] += sum(rakes.get(p, 0.0) for p in ours)
         for k in range(i, j):
             p = seats[k][1]
             table[k] = flags[p]
             row_net[k] = net.get(p, 0) / sb
+            row_tournament[k] = totals is our_tournament
             if flows is not None and p not in heroes:
                 chips = sum(flows.get((u, p), 0.0) - flows.get((p, u), 0.0) for u in ours)
                 row_vs_chips[k] = chips
                 row_vs_us[k] = chips / sb
-                our["flows"] += chips
+                totals["flows"] += chips
         i = j
 
     step("players")
@@ -657,7 +690,12 @@ def compute(
     vs_n = np.bincount(inverse[with_us], minlength=len(uniq))
     vs_sum = np.bincount(inverse[with_us], weights=row_vs_us[with_us], minlength=len(uniq))
     vs_sq = np.bincount(inverse[with_us], weights=row_vs_us[with_us] ** 2, minlength=len(uniq))
-    vs_chips = np.bincount(inverse, weights=row_vs_chips, minlength=len(uniq))
+    # Chips won from or lost to us: money in cash games, tournament chips apart.
+    vs_chips = np.bincount(inverse, weights=np.where(row_tournament, 0.0, row_vs_chips), minlength=len(uniq))
+    vs_tournament = with_us & row_tournament
+    vs_tournament_n = np.bincount(inverse[vs_tournament], minlength=len(uniq))
+    vs_tournament_chips = np.bincount(inverse[vs_tournament], weights=row_vs_chips[vs_tournament],
+                                      minlength=len(uniq))
     by_position = _by_position(inverse, len(uniq), table)
 
     contexts: dict[int, list[dict[str, Any]]] = {}
@@ -674,6 +712,8 @@ def compute(
         if kind in ACTION_KINDS:
             m[ROUNDS[rnd]][kind] = count
 
+    # Each player's seat rows, in hand order (a stable sort keeps the order of the seats).
+    by_player = np.split(np.argsort(inverse, kind="stable"), np.cumsum(hands_dealt)[:-1]) if n_rows else []
     order = sorted(range(len(uniq)), key=lambda x: (-int(hands_dealt[x]), names.get(int(uniq[x]), "")))
     opponents = [x for x in order if int(uniq[x]) not in heroes]
     chosen = opponents if players is None else opponents[:players]
@@ -690,22 +730,25 @@ def compute(
             actions=mix.get(pid, {r: dict.fromkeys(ACTION_KINDS, 0) for r in ROUNDS}),
             contexts=contexts.get(pid, [_empty_context(c) for c in range(N_CONTEXTS)]),
             model_hands=model_hands.get(pid, 0), vs_us=vs,
-            vs_us_chips=float(vs_chips[x]) if vs_n[x] else None,
+            vs_us_chips=float(vs_chips[x]) if vs_n[x] > vs_tournament_n[x] else None,
+            vs_us_tournament_chips=float(vs_tournament_chips[x]) if vs_tournament_n[x] else None,
             positions=by_position[x],
         )
         ps.style = style_label(figs["vpip"], af, thresholds)
+        ps.hand_list, ps.hand_list_with_us = _hand_list(by_player[x], row_hand, row_net, row_vs_us, started_at)
         out.append(ps)
 
     # Charts go first to the opponents who played most with us, then to the most-seen.
     charted = sorted(out, key=lambda ps: -(ps.vs_us.n if ps.vs_us else 0))[:timelines_for]
     if charted:
         step("timelines")
-        _timelines(charted, row_player, table, row_vs_us)
-        _sessions(charted, row_player, row_time, table, row_net, row_vs_us, session_gap)
+        rows_of = {int(uniq[x]): by_player[x] for x in chosen}
+        _timelines(charted, rows_of, table, row_vs_us)
+        _sessions(charted, rows_of, row_time, table, row_net, row_vs_us, session_gap)
 
-    started = [t for _, _, t, _ in hand_rows if t is not None]
+    started = [t for _, _, t, _, _ in hand_rows if t is not None]
     networks: dict[str, int] = {}
-    for _, _, _, hand_network in hand_rows:
+    for _, _, _, hand_network, _ in hand_rows:
         networks[hand_network] = networks.get(hand_network, 0) + 1
     return ReportData(
         path=path, hands=len(hand_rows), first_hand_at=min(started) if started else None,
@@ -715,10 +758,28 @@ def compute(
         filters={"network": network, "since": since, "players": players},
         charted=[ps.pid for ps in charted],
         bad_actions=bad_actions,
-        us=OurResults(hands=our["hands"], net_chips=our["net"], net_sb=our["net_sb"], rake_chips=our["rake"],
-                      flows_chips=our["flows"]),
+        play={"cash": len(hand_rows) - len(in_tournament), "tournament": len(in_tournament)},
+        us=_our_results(our),
+        us_tournament=_our_results(our_tournament),
         recorded_heroes=sorted({names.get(p, f"#{p}") for p in recorded}),
+        hero_ids=sorted(heroes),
     )
+
+
+def _hand_list(rows: np.ndarray, row_hand: np.ndarray, row_net: np.ndarray, row_vs_us: np.ndarray,
+               started_at: Mapping[int, float | None]) -> tuple[list[PlayerHand], bool]:
+    """A player's last HANDS_LISTED hands (his seat ``rows``, in hand order): those shared
+    with us when there are any, else all of his; and whether they are the shared ones."""
+    shared = rows[~np.isnan(row_vs_us[rows])]
+    with_us = len(shared) > 0
+    last = (shared if with_us else rows)[-HANDS_LISTED:]
+    return [PlayerHand(int(row_hand[k]), started_at.get(int(row_hand[k])), round(float(row_net[k]), 3),
+                       None if np.isnan(row_vs_us[k]) else round(float(row_vs_us[k]), 3)) for k in last], with_us
+
+
+def _our_results(totals: _OurTotals) -> OurResults:
+    return OurResults(hands=totals["hands"], net_chips=totals["net"], net_sb=totals["net_sb"],
+                      rake_chips=totals["rake"], flows_chips=totals["flows"])
 
 
 def _figures(s: np.ndarray) -> dict[str, Figure]:
@@ -782,12 +843,12 @@ def _empty_context(c: int) -> dict[str, Any]:
 _TIMELINE_POINTS = 200
 
 
-def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.ndarray,
+def _timelines(players: list[PlayerStats], rows_of: Mapping[int, np.ndarray], table: np.ndarray,
                row_vs_us: np.ndarray) -> None:
     """Running VPIP, PFR and post-flop aggression frequency after each of the player's
     hands (at most _TIMELINE_POINTS points), and our cumulative net against them."""
     for ps in players:
-        rows = np.flatnonzero(row_player == ps.pid)  # seat rows are in hand order
+        rows = rows_of[ps.pid]  # seat rows are in hand order
         t = table[rows]
         hands = np.arange(1, len(rows) + 1)
 
@@ -810,14 +871,14 @@ def _timelines(players: list[PlayerStats], row_player: np.ndarray, table: np.nda
         ps.vs_us_curve = np.cumsum(us).tolist() if len(us) else []
 
 
-def _sessions(players: list[PlayerStats], row_player: np.ndarray, row_time: np.ndarray, table: np.ndarray,
+def _sessions(players: list[PlayerStats], rows_of: Mapping[int, np.ndarray], row_time: np.ndarray, table: np.ndarray,
               row_net: np.ndarray, row_vs_us: np.ndarray, gap: float) -> None:
     """Each charted player's sessions: runs of his hands with no gap longer than ``gap``
     seconds between one and the next (hands of unknown time join the session they are
     in), with the session's VPIP, PFR, post-flop aggression frequency, net and result
     against us."""
     for ps in players:
-        rows = np.flatnonzero(row_player == ps.pid)
+        rows = rows_of[ps.pid]
         if not len(rows):
             continue
         times = row_time[rows]

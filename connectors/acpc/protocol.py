@@ -598,7 +598,8 @@ class StateTranslator:
             _make_started(self.hand_id(hand), f"{self.source} hand {hand}", players,
                           (game.stack or NO_STACK,) * n, n - 1, game.small_blind,
                           game.big_blind, game.small_bet, game.big_bet, game.max_bets,
-                          True, None if self.clock is None else self.clock(), False, None, None, None),
+                          True, None if self.clock is None else self.clock(), False, None, None, None,
+                          None, None),
             HoleCards(self.me, state.holes[state.position]),
         ]
         self.hand_over = False

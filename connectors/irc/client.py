@@ -278,6 +278,7 @@ class IrcClient:
         self._regain_timer: Timer | None = None
         self._channels_joined = False  # joined after this connection's registration
         self._last_error = ""  # the text of the server's last ERROR line
+        self._heard = False  # the server said something on this connection
 
     # --- any thread -------------------------------------------------------------------------
 
@@ -357,12 +358,25 @@ class IrcClient:
         with self._send_lock:
             return self._outbox.withdraw(key)
 
+    @property
+    def budget_of_the_server(self) -> bool:
+        """The send budget is the one of the server's recognised software, a little under
+        its default flood limits: the server passes each line on as it reads it."""
+        return self.by_server and software(self.server_version) is not None
+
     def when_delivered(self, fn: Callable[[], object]) -> None:
         """Run ``fn()`` on the loop thread once every line queued so far has gone past our
-        queue *and* the server's flood delay: a PING queued behind them (with the game's
-        priority) is answered only after the server has handled them, since a server
-        handles one client's lines in order. Lost on a disconnection (the lines are too).
-        Call from the loop thread."""
+        queue *and* the server's flood delay. Under the budget of the server's software
+        (:attr:`budget_of_the_server`) the server holds nothing, so once they are written
+        (a mark in the queue, no line spent: on InspIRCd a PING costs as much of the
+        limit as a line). Otherwise a PING queued behind them (with the game's priority)
+        is answered only after the server has handled them, since a server handles one
+        client's lines in order. Lost on a disconnection (the lines are too). Call from
+        the loop thread."""
+        if self.budget_of_the_server:
+            self._outbox.push(OutLine("", Priority.GAME, on_sent=fn, mark=True))
+            self._wake()
+            return
         token = f"{_DELIVERY_TOKEN}{next(self._delivery_seq)}"
         self._deliveries[token] = fn
         self._outbox.push(OutLine(f"PING :{token}", Priority.GAME))
@@ -526,6 +540,11 @@ class IrcClient:
                     self.bucket.tokens += 1  # not spent
                     pause = outbox.ready_in()
                     break
+                if line.mark:  # no line: the lines before it are in this batch or written
+                    self.bucket.tokens += 1
+                    if line.on_sent is not None:
+                        sent.append(line.on_sent)
+                    continue
                 try:
                     batch.append(encode_line(line.text))
                 except LineError as exc:
@@ -533,15 +552,14 @@ class IrcClient:
                     continue
                 if line.on_sent is not None:
                     sent.append(line.on_sent)
-            if not batch:
-                return pause
-            try:
-                sock.sendall(b"".join(batch))
-            except OSError:
-                written = False
-            else:
-                written = True
-                self.lines_sent += len(batch)
+            written = True  # a batch of marks alone writes nothing and is done
+            if batch:
+                try:
+                    sock.sendall(b"".join(batch))
+                except OSError:
+                    written = False
+                else:
+                    self.lines_sent += len(batch)
         if not written:
             self._lost("Connection reset by peer")  # outside the lock: it runs handlers
             return None
@@ -559,6 +577,7 @@ class IrcClient:
         self._last_error = ""
         self._services_wait = ""
         self._reader.reset()
+        self._heard = False  # nothing read on this connection yet
         self._me = self.wanted_nick
         self.server_version = ""
         if self.by_server and self.budget != self._first_budget:
@@ -581,11 +600,13 @@ class IrcClient:
                 return
             delay = self.backoff.next()
             self._next_connect = time.monotonic() + delay
-            hint = ""
             if self._tls_context is not None and isinstance(exc, TimeoutError):
-                hint = " (no TLS answer: is it the server's TLS port?)"
-            log.info("%s: cannot connect to %s:%s (%s)%s; next try in %.1f s",
-                     self.name, self.host, self.port, exc, hint, delay)
+                # A plain-text server reads a TLS handshake as a line it waits to see end.
+                log.warning("%s: cannot connect to %s:%s (%s; no TLS answer: if it is the server's plain-text "
+                            "port, drop --tls); next try in %.1f s", self.name, self.host, self.port, exc, delay)
+            else:
+                log.info("%s: cannot connect to %s:%s (%s); next try in %.1f s",
+                         self.name, self.host, self.port, exc, delay)
             return
         self._sock = sock
         self._write_now(opening, counted=False)
@@ -597,8 +618,12 @@ class IrcClient:
         if attempt != self.attempts or self.registered or self._sock is None:
             return
         waited = "the login (SASL)" if not self._negotiation.finished else "the welcome"
-        log.warning("%s: %s:%s did not finish registering within %g s (waited for %s); trying again",
-                    self.name, self.host, self.port, self.connect_timeout, waited)
+        hint = ""
+        if not self._heard:
+            hint = (" and it said nothing: if it is a TLS port, connect with --tls" if self._tls_context is None
+                    else " and it said nothing over TLS: is it the server's TLS port?")
+        log.warning("%s: %s:%s did not finish registering within %g s (waited for %s)%s; trying again",
+                    self.name, self.host, self.port, self.connect_timeout, waited, hint)
         self._hang_up("registration timed out")
 
     def _hang_up(self, message: str) -> None:
@@ -642,7 +667,18 @@ class IrcClient:
                     data += sock.recv(65536)
         except OSError:
             data = b""
+        first = not self._heard
+        self._heard = True
+        if first and self._tls_context is None and data[:1] in (b"\x15", b"\x16") and data[1:2] == b"\x03":
+            # A TLS record (an alert, a handshake) where IRC's first line belongs: the
+            # server speaks TLS on this port; plain text will never work.
+            self._fail(f"{self.host}:{self.port} answered in TLS, not in plain IRC: it is a TLS port; connect "
+                       f"with --tls (or use the server's plain-text port)")
+            return
         if not data:
+            if first and self._tls_context is None:
+                log.warning("%s: %s:%s closed the connection before saying anything: if it is a TLS port, "
+                            "connect with --tls", self.name, self.host, self.port)
             self._lost("Connection reset by peer")
             return
         for line in self._reader.feed(data):

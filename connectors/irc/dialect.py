@@ -33,7 +33,7 @@ __all__ = [
     "REFUSALS", "SIT_OUT_ASKED", "STREETS", "action_of", "action_word", "is_hand_line",
     "is_table_opened", "leave_command", "looks_like_dealer", "DECK_SALT_HEX", "deck_digest", "dealer_conflict", "dealer_here", "format_options", "help_text", "is_dealer_here",
     "is_dealer_conflict", "is_seeded_table", "player_back", "seats_freed", "refusal", "seat_renamed",
-    "session_over", "sit_command", "stats_answer", "table_opened", "timed_out_reason", "timeout_word",
+    "session_over", "sit_command", "table_paused", "table_resumed", "stats_answer", "table_opened", "timed_out_reason", "timeout_word",
 ]
 
 MAX_NICK = 16  # longer nicks are not seated: a ten-seat start line must fit one IRC line
@@ -789,6 +789,7 @@ REFUSALS = {
     "table_full": "{channel}: the table is full ({seats} seats)",
     "bad_command": "{channel}: {reason}",
     "bank": "{channel}: {reason}",
+    "removed": "{channel}: the table's owner removed you from this table for this session",
     "cannot_check": "{channel}: hand {hand}: you cannot check, {to_call} to call",
     "cannot_fold": "{channel}: hand {hand}: nothing to call, check for free",
     "cannot_raise": "{channel}: hand {hand}: no raise possible now (cap reached or nobody can call)",
@@ -831,6 +832,15 @@ def seat_renamed(old: str, new: str) -> TableInfo:
 
 def session_over(hands: int) -> TableInfo:
     return TableInfo(f"the session is over after {hands} hands.")
+
+
+def table_paused() -> TableInfo:
+    """The owner paused the dealer: no hand starts until it resumes."""
+    return TableInfo("paused by the dealer's owner: no new hand until it resumes.")
+
+
+def table_resumed() -> TableInfo:
+    return TableInfo("the dealer's owner resumed the table.")
 
 
 def timed_out_reason(timeouts: int) -> str:

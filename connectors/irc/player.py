@@ -10,8 +10,8 @@ user@host the dealer's nick had when first seen, pinned for the session: a diffe
 connection under that nick is an impostor, refused and logged loudly. Dealer-like lines or NOTICEs from anyone else
 (fake hole cards, a fake "your turn") are ignored, counted and logged; so are dealer
 lines that do not follow the dialect (connectors.irc.dialect). Private orders are taken
-only from owners (``nick!user@host`` masks, ``*`` and ``?`` wildcards); everyone else is
-refused.
+only from owners (connectors.irc.orders: by user@host or account, never by nick) and
+handed to the owner of the feed; everyone else is refused.
 
 Everything here runs on the IRC client's loop thread; the owner (agent.play.irc.player)
 must not block in its callbacks.
@@ -40,6 +40,7 @@ from agent.game.rules import Action
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent
 from connectors.irc.deck_log import DeckWatch
+from connectors.irc.orders import Caller, Owners, without_tilde
 
 __all__ = ["FeedStats", "PlayerFeed", "TableListener", "events_of"]
 
@@ -47,15 +48,13 @@ log = logging.getLogger("poki.irc.player")
 
 _KIND_ACTION = {"f": Action.FOLD, "k": Action.CHECK_CALL, "c": Action.CHECK_CALL,
                 "b": Action.BET_RAISE, "r": Action.BET_RAISE}
-ORDERS = ("status", "leave", "report", "quit", "help")
 
 
 def _without_tilde(mask: str) -> str:
-    """``nick!~user@host`` -> ``nick!user@host``: the ``~`` a server puts before a user
-    name ident did not confirm says nothing about who it is."""
+    """``nick!~user@host`` -> ``nick!user@host`` (connectors.irc.orders.without_tilde on
+    the user@host part)."""
     nick, bang, rest = mask.rpartition("!")
-    user, at, host = rest.partition("@")
-    return f"{nick}{bang}{user.lstrip('~')}{at}{host}" if at else mask
+    return f"{nick}{bang}{without_tilde(rest)}" if "@" in rest else mask
 
 
 def _host_mask(spec: str) -> str | None:
@@ -122,7 +121,8 @@ class TableListener(Protocol):
 
     def on_presence(self, channel: str, nick: str) -> None: ...
 
-    def on_order(self, nick: str, order: str, args: list[str]) -> str: ...
+    def on_order(self, caller: Caller, text: str) -> str:
+        """An owner's order (``text`` as sent, a leading ``!`` dropped): the answer."""
 
     def on_connection(self, connected: bool) -> None: ...
 
@@ -156,7 +156,7 @@ class PlayerFeed:
 
     def __init__(self, client: IrcClient, channels: Iterable[str], listener: TableListener, *,
                  dealer_nick: str, dealer_host: str = "", dealer_account: str = "",
-                 owners: Iterable[str] = ()) -> None:
+                 owners: Owners | None = None) -> None:
         self.client = client
         client.handler = self.handle
         self.listener = listener
@@ -165,7 +165,7 @@ class PlayerFeed:
         self.pinned = ""  # the dealer's user@host, pinned when first seen (no --dealer-host)
         self._mask = _host_mask(dealer_host)
         self.dealer_account = dealer_account.lower()
-        self.owners = tuple(owners)
+        self.owners = owners if owners is not None else Owners(())
         self.stats = FeedStats()
         self.tables: dict[str, _TableFeed] = {}
         for channel in channels:
@@ -203,10 +203,6 @@ class PlayerFeed:
             log.error("%s", self.stats.last_error)
             return False
         return True
-
-    def is_owner(self, nick: str, userhost: str) -> bool:
-        mask = f"{nick}!{userhost}".lower()
-        return any(fnmatch.fnmatchcase(mask, owner.lower()) for owner in self.owners)
 
     def _impostor(self, ev: IrcEvent, where: str) -> None:
         self.stats.impostor += 1
@@ -365,16 +361,13 @@ class PlayerFeed:
             self.stats.impostor_private += 1
             self._impostor(ev, "private message")
             return
-        if not self.is_owner(ev.nick, ev.userhost):
+        caller = Caller(ev.nick, ev.userhost, ev.account)
+        if not self.owners.allows(caller):
             self.stats.refused_orders += 1
             log.warning("order refused from %s!%s: %r", ev.nick, ev.userhost, ev.text[:80])
             self.client.notice(ev.nick, "I take orders from my owners only.", key=f"answer:{ev.nick.lower()}")
             return
-        order = words[0].lower().lstrip("!")
-        if order not in ORDERS:
-            self.client.notice(ev.nick, f"orders: {', '.join(ORDERS)}")
-            return
         self.stats.orders += 1
-        answer = self.listener.on_order(ev.nick, order, words[1:])
+        answer = self.listener.on_order(caller, ev.text.lstrip().lstrip("!"))
         if answer:
             self.client.notice(ev.nick, answer)

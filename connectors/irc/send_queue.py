@@ -46,12 +46,14 @@ class Priority(enum.IntEnum):
 @dataclass(slots=True)
 class OutLine:
     """One line waiting to leave. ``on_sent`` is called (on the client's loop thread) once
-    the line has been written to the server."""
+    the line has been written to the server. A ``mark`` is no line: its ``on_sent`` runs
+    when the lines queued before it have been written (it costs nothing of the budget)."""
 
     text: str
     priority: Priority = Priority.OTHER
     key: str | None = None
     on_sent: Callable[[], object] | None = None
+    mark: bool = False
     dropped: bool = field(default=False, repr=False)  # replaced by a newer line with its key
 
 

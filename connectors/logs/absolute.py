@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from connectors.logs.rooms import OtherGame
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, first_line, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?Stage #\d+:")
 _HEADER = re.compile(r"^\ufeff?Stage #(?P<id>\d+): (?P<game>.+?) (?P<stakes>\S+/\S+|\S+) - "
@@ -47,7 +47,7 @@ def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "an Absolute Poker")
     game, stakes = m.group("game"), m.group("stakes")
     if " ".join(game.split()).lower() not in ("holdem normal", "holdem limit", "hold'em normal") or "/" not in stakes:
-        raise OtherGame(f"{where}: {game} {stakes} is not a fixed-limit hold'em cash game")
+        raise OtherGame(f"{where}: {game} {stakes} is not a fixed-limit hold'em cash game", game)
     small_bet, big_bet = bets(stakes, where)
     when = clock(f"{m.group('date')} {m.group('time')}", "%Y-%m-%d %H:%M:%S", m.group("zone"), where)
     return Header(m.group("id"), small_bet, big_bet, body=1, started_at=when,
@@ -80,4 +80,5 @@ summary     rake        ^Total Pot\((?P<pot>[^)]*)\)(?: \| Rake \((?P<rake>[^)]*
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

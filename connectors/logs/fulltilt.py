@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from connectors.logs.rooms import OtherGame, RoomError
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, first_line, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?Full Tilt Poker Game #(\d+):")
 _HEADER = re.compile(r"^\ufeff?Full Tilt Poker Game #(?P<id>\d+): (?P<rest>.*)$")
@@ -46,7 +46,10 @@ def _header(lines: Sequence[str], where: str) -> Header:
     parts = [p.strip() for p in rest.split(" - ")]
     game = next((p for p in parts if "Hold'em" in p or "Omaha" in p or "Stud" in p or "Razz" in p), "")
     if game != "Limit Hold'em" or "Tournament" in rest or " Ante " in rest:
-        raise OtherGame(f"{where}: {game or rest[:60]} is not a fixed-limit hold'em cash game")
+        # Counted as a tournament when it is one, else under its game.
+        raise OtherGame(f"{where}: {game or rest[:60]} is not a fixed-limit hold'em cash game",
+                        "tournament" if "Tournament" in rest else "Limit Hold'em with antes" if game == "Limit Hold'em"
+                        else game or "unnamed game")
     stakes = next((p for p in parts if re.match(r"^\D?[\d.,]+/\D?[\d.,]+", p)), None)
     if stakes is None:
         raise RoomError(f"{where}: cannot find the stakes in {rest[:80]!r}")
@@ -91,4 +94,5 @@ summary     sits-out    ^Seat \d+: (?P<name>.+?)(?: \((?:button|small blind|big 
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

@@ -35,6 +35,7 @@ error), bounded size, depth and element count.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from xml.parsers import expat
 
@@ -42,7 +43,7 @@ from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
 from connectors.logs import rooms
 from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
 
-__all__ = ["NETWORK", "Element", "identify", "parse_hand", "parse_xml", "split_hands"]
+__all__ = ["NETWORK", "Element", "identify", "parse_hand", "parse_xml", "read_hands", "split_hands"]
 
 NETWORK = "ipoker"
 
@@ -106,13 +107,19 @@ def parse_xml(data: bytes, where: str = "") -> tuple[list[Element], str | None]:
     return roots, problem
 
 
-def _parse_document(data: bytes, line_base: int, offset: int, where: str) -> tuple[list[Element], str | None]:
+def _hardened() -> expat.XMLParserType:
+    """An expat parser that refuses every DOCTYPE and entity declaration or reference."""
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse("DOCTYPE")
     parser.EntityDeclHandler = _refuse("entity declaration")
     parser.UnparsedEntityDeclHandler = _refuse("entity declaration")
     parser.ExternalEntityRefHandler = _refuse("external entity")
+    return parser
+
+
+def _parse_document(data: bytes, line_base: int, offset: int, where: str) -> tuple[list[Element], str | None]:
+    parser = _hardened()
     roots: list[Element] = []
     stack: list[Element] = []
     count = [0]
@@ -151,24 +158,159 @@ def identify(head: str) -> bool:
 
 
 def split_hands(text: str) -> list[tuple[int, str]]:
-    """Each game of a file as a document of its own: the session's start tag and
-    <general> block around the game, so that :func:`parse_hand` reads it alone."""
-    data = text.encode("utf-8")
-    roots, _ = parse_xml(data)
-    found = []
-    for session in roots:
-        if session.tag != "session":
-            continue
-        general = session.find("general")
-        head = data[session.start:data.index(b">", session.start) + 1]
-        general_text = data[general.start:general.end] if general is not None and general.closed else b""
-        for game in session.all("game"):
-            if game.closed:
-                doc = head + general_text + data[game.start:game.end] + b"</session>"
-            else:  # the file was cut off in this game: it runs to the end
-                doc = head + general_text + data[game.start:]
-            found.append((game.line, doc.decode("utf-8")))
-    return found
+    """Each game of a whole file's text as a document of its own (:func:`read_hands`)."""
+    return [(h.line, h.text) for h in read_hands((text.encode("utf-8"),)) if h.text is not None]
+
+
+_DECLARATION = b"<?xml"
+
+
+class _Games:
+    """The games of an XML stream, fed block by block (:func:`read_hands`): expat, one
+    parser a document, hardened as :func:`parse_xml` is; only the session's start tag and
+    <general> and the game being read are held, never the file."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.base = 0  # the file's offset of buf[0]
+        self.lines_before = 0  # line ends before buf[0]
+        self.fed = 0
+        self.found: list[rooms.HandText] = []
+        self.parser: expat.XMLParserType | None = None  # None: looking for the next document
+        self.started = False
+        self.doc = 0  # the file's offset of the document's first byte
+        self.doc_lines = 0  # line ends before it
+        self.tags: list[str] = []
+        self.count = 0
+        self.head = b""  # the session's start tag
+        self.general = b""  # the session's <general>
+        self.part: int | None = None  # offset of the open session <general> or <game>
+        self.part_line = 0
+        self.big = False  # the open game is longer than a hand may be: not held
+
+    def feed(self, block: bytes) -> None:
+        self.fed += len(block)
+        if self.fed > MAX_XML_BYTES:
+            raise RoomError(f": more than {MAX_XML_BYTES:,} bytes of XML")
+        self.buf += block
+        self._parse(len(self.buf) - len(block))
+        # Kept: the last block (an error is found in it), and a tag not yet complete (it
+        # starts at the last "<": none may stand inside an attribute), up to a hand's length.
+        last = len(self.buf) - len(block)
+        tag = self.buf.rfind(b"<")
+        keep = max(last if tag < 0 else min(last, tag), last - rooms.MAX_HAND_CHARS)
+        self._trim(self.base + max(0, keep))
+
+    def close(self) -> None:
+        if self.parser is not None:
+            try:
+                self.parser.Parse(b"", True)
+            except expat.ExpatError:
+                pass
+        if self.part is not None and self.tags[1:2] == ["game"]:
+            self._game(len(self.buf) + self.base, ended=False)  # cut off in this game: it runs to the end
+
+    def _parse(self, at: int) -> None:
+        """Parse buf from index ``at``: the first document from the file's start (it may
+        have no declaration), each later one from its declaration, one after an error."""
+        while at < len(self.buf):
+            if self.parser is None:
+                if not self.started:
+                    found = 0
+                else:
+                    found = self.buf.find(_DECLARATION, max(0, at - len(_DECLARATION) + 1))
+                    if found < 0:
+                        return
+                self.started = True
+                self._start_document(found)
+                at = found
+            assert self.parser is not None
+            try:
+                self.parser.Parse(bytes(self.buf[at:]), False)
+                return
+            except expat.ExpatError:
+                error = max(0, self.doc + self.parser.ErrorByteIndex - self.base)
+                if self.part is not None and self.tags[1:2] == ["game"]:
+                    self._game(error + self.base)  # stops being well-formed in this game: as far as it goes
+                restart = self.buf.startswith(_DECLARATION, error) and error + self.base != self.doc
+                self.parser, self.part = None, None
+                at = error if restart else max(error + 1, at)
+
+    def _start_document(self, index: int) -> None:
+        parser = _hardened()
+        parser.StartElementHandler = self._open
+        parser.EndElementHandler = self._close
+        self.parser = parser
+        self.doc = self.base + index
+        self.doc_lines = self.lines_before + self.buf.count(b"\n", 0, index)
+        self.tags, self.count, self.part = [], 0, None
+
+    def _open(self, tag: str, attrs: dict[str, str]) -> None:
+        assert self.parser is not None
+        self.count += 1
+        if self.count > MAX_ELEMENTS or len(self.tags) >= MAX_DEPTH:
+            raise RoomError(f": XML nested deeper than {MAX_DEPTH} or with more than {MAX_ELEMENTS:,} elements")
+        self.tags.append(tag)
+        at = self.doc + self.parser.CurrentByteIndex
+        if at < self.base and len(self.tags) <= 2:
+            raise RoomError(f": a start tag longer than {rooms.MAX_HAND_CHARS:,} bytes")
+        if self.tags == ["session"]:
+            i = at - self.base
+            self.head, self.general = bytes(self.buf[i:self.buf.index(b">", i) + 1]), b""
+        elif len(self.tags) == 2 and self.tags[0] == "session" and tag in ("general", "game"):
+            self.part, self.part_line, self.big = at, self.doc_lines + self.parser.CurrentLineNumber, False
+
+    def _close(self, tag: str) -> None:
+        assert self.parser is not None
+        if len(self.tags) == 2 and self.part is not None:
+            end = self.doc + self.parser.CurrentByteIndex + len(tag) + 3  # past "</tag>"
+            if tag == "general":
+                self.general = bytes(self.buf[self.part - self.base:end - self.base])
+                self.part = None
+            elif tag == "game":
+                self._game(end, b"</session>")
+        self.tags.pop()
+
+    def _game(self, end: int, tail: bytes = b"", ended: bool = True) -> None:
+        assert self.part is not None
+        size = end - self.part
+        if self.big:
+            self.found.append(rooms.HandText(self.part_line, None, size, ended))
+        else:
+            body = bytes(self.buf[self.part - self.base:end - self.base])
+            text = (self.head + self.general + body + tail).decode("utf-8", "replace")
+            self.found.append(rooms.HandText(self.part_line, text, len(text), ended))
+        self.part = None
+
+    def _trim(self, keep: int) -> None:
+        """Forget the bytes before ``keep`` (the last block's start) unless a part is open."""
+        if self.part is not None:
+            if keep - self.part > 4 * rooms.MAX_HAND_CHARS and self.tags[1:2] == ["game"]:
+                self.big = True  # too long to be a hand: counted, not held
+            else:
+                keep = self.part
+        cut = keep - self.base
+        if cut > 0:
+            self.lines_before += self.buf.count(b"\n", 0, cut)
+            del self.buf[:cut]
+            self.base = keep
+
+
+def read_hands(blocks: Iterable[bytes]) -> Iterator[rooms.HandText]:
+    """Each game of a file given as blocks of its bytes, as a document of its own (the
+    session's start tag and <general> around the game, so that :func:`parse_hand` reads
+    it alone), streamed. Several documents may follow one another, each with its own XML
+    declaration, as archived sessions do; where the input stops being well-formed, the
+    game being read ends there and the next document is looked for. RoomError (the file
+    refused whole) for a DOCTYPE or entity, nesting deeper than MAX_DEPTH, more than
+    MAX_ELEMENTS elements in a document or MAX_XML_BYTES in the file."""
+    games = _Games()
+    for block in blocks:
+        games.feed(block)
+        yield from games.found
+        games.found.clear()
+    games.close()
+    yield from games.found
 
 
 def parse_hand(text: str, where: str) -> RoomHand:
@@ -232,17 +374,17 @@ def _stakes(info: dict[str, str], where: str) -> tuple[int, int]:
     """The small and big bet of a cash fixed-limit hold'em game, from its session's
     <general>; OtherGame for a tournament, another game or play money."""
     if "tournamentcode" in info or "tourcode" in info:
-        raise OtherGame(f"{where}: a tournament hand")
+        raise OtherGame(f"{where}: a tournament hand", "tournament")
     gametype = info.get("gametype", "")
     m = _GAME_LIMIT.match(gametype)
     if m is None:
-        raise OtherGame(f"{where}: {gametype!r} is not fixed-limit hold'em")
+        raise OtherGame(f"{where}: {gametype!r} is not fixed-limit hold'em", gametype)
     if m.group("a"):
         small_bet, big_bet = chips(m.group("a"), where), chips(m.group("b"), where)
     else:
         small_bet, big_bet = chips(m.group("c"), where), chips(m.group("d"), where)
     if info.get("mode", "real") not in ("real", ""):
-        raise OtherGame(f"{where}: a play-money hand")
+        raise OtherGame(f"{where}: a play-money hand", "play money")
     return small_bet, big_bet
 
 
@@ -313,7 +455,7 @@ def _action(hand: RoomHand, a: Element, no: int, street: int, players: dict, dea
                 live = min(amount, bb.live)
                 post = Post(name, "post", live, amount - live)
         elif kind == "15":
-            raise OtherGame(f"{where}: antes posted: not a game played here")
+            raise OtherGame(f"{where}: antes posted: not a game played here", "hold'em with antes")
         else:
             raise RoomError(f"{where}: action type {kind} among the blinds")
         hand.posts.append(post)

@@ -76,12 +76,12 @@ def irc_hand_events(hand: IrcHand) -> list[Event]:
     nicks = tuple([p.nick for p in players])
     # HandStarted's fields in order: hand id, source, players, stacks, button, blinds,
     # bets, cap, heads-up reverse blinds, start time, free folds, blinds posted, variant,
-    # hero.
+    # hero, tournament and level (a cash game: none).
     events: list[Event] = [_started(
         irc_hand_id(hand.hand_id), hand.source, nicks, tuple([p.bankroll for p in players]), n - 1,
         irc_database.SMALL_BLIND, irc_database.BIG_BLIND, irc_database.BET_SIZES[0], irc_database.BET_SIZES[2],
         irc_database.MAX_RAISES + 1, False, float(hand.hand_id), True,
-        _TWO_BLINDS if hand.two_blinds else _ONE_BLIND, IRC_1995, None,
+        _TWO_BLINDS if hand.two_blinds else _ONE_BLIND, IRC_1995, None, None, None,
     )]
     append = events.append
     for p in players:

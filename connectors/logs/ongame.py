@@ -49,7 +49,7 @@ from connectors.logs.text_room import (
     rules,
 )
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?\*{5} History for hand (?P<id>\S+) \*{5}")
 # The header's lines, read by the hook wherever they are among the first, passed over by the rules.
@@ -75,7 +75,7 @@ def _header(lines: Sequence[str], where: str) -> Header:
         raise RoomError(f"{where}: no Table: line with the game and stakes")
     if table.group("game") != "LIMIT TEXAS_HOLDEM" or "Real money" not in (table.group("money") or "Real money"):
         raise OtherGame(f"{where}: {table.group('game')} {table.group('stakes')} is not a fixed-limit hold'em "
-                        "cash game")
+                        "cash game", table.group("game") if table.group("game") != "LIMIT TEXAS_HOLDEM" else "play money")
     small_bet, big_bet = bets(table.group("stakes"), where)
     w, user, button = found.get(_WHEN), found.get(_USER), found.get(_BUTTON)
     return Header(number, small_bet, big_bet, body=1, currency="USD" if "$" in table.group("stakes") else "",
@@ -109,4 +109,5 @@ summary     net         ^Seat (?P<seat>\d+): (?P<name>.+?) \((?P<stack>[^)]*)\)(
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

@@ -32,15 +32,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.game.rules import ONLINE_PARTY
 from connectors.logs.rooms import OtherGame, RoomError
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, month_clock, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
-_START = re.compile(r"^\ufeff?Game #\d+ starts\.")
+# A hand may begin after a NUL (the room's tournament files have one before each hand but
+# the first, and one on the file's last line).
+_START = re.compile(r"^\ufeff?\x00?Game #\d+ starts\.")
 _HISTORY = re.compile(r"^\ufeff?\*{5} Hand History [Ff]or Game (?P<id>\w+) \*{5}")
 _GAME = re.compile(r"^(?P<stakes>\S+/\S+)(?: (?P<cur>[A-Z]{3}))? (?P<game>.+?) - \w+, (?P<mon>\w+) (?P<day>\d{1,2}), "
                    r"(?P<time>\d{1,2}:\d{2}:\d{2}) (?P<zone>\S+) (?P<year>\d{4})\s*$")
+# A tournament's game line: "FL Texas Hold'em  Trny:71207318 Level:4  Stakes(200/400) - Tuesday, ...".
+_TOURNAMENT = re.compile(r"^(?P<game>.+?)\s+Trny:\s*(?P<tid>\d+)\s+Level:\s*(?P<level>\w+)\s+Stakes\((?P<stakes>[^)]*)\)"
+                         r"\s+-\s+\w+, (?P<mon>\w+) (?P<day>\d{1,2}), (?P<time>\d{1,2}:\d{2}:\d{2}) (?P<zone>\S+) "
+                         r"(?P<year>\d{4})\s*$")
+_GAME_NAME = re.compile(r"(?:NL |PL |FL )?(?:Texas Hold'em|Omaha(?: Hi-Lo)?|7 Card Stud(?: Hi-Lo)?)")
+_HOLDEM = ("Texas Hold'em", "FL Texas Hold'em", "Texas Hold'em Game Table")
 _ONE_STAKE = re.compile(r"^\S+(?: [A-Z]{3})? (?:NL|PL|FL)? ?(?:Texas Hold'em|Omaha|7 Card Stud)")
 _HISTORY_WITHIN = 12  # lines: the history line follows the file's own header lines
 
@@ -51,21 +60,40 @@ def _header(lines: Sequence[str], where: str) -> Header:
         raise RoomError(f"{where}: no '***** Hand History for Game' line")
     at, history = found[0]
     head = lines[at + 1] if at + 1 < len(lines) else ""
+    t = _TOURNAMENT.match(head)
+    if t is not None:
+        return _tournament(t, history.group("id"), at + 2, where)
     g = _GAME.match(head)
     if g is None:
         if _ONE_STAKE.match(head) or "Tourney" in head or "Trny" in head:
-            raise OtherGame(f"{where}: {head[:60]!r} is not a fixed-limit hold'em cash game")
+            game = _GAME_NAME.search(head)
+            raise OtherGame(f"{where}: {head[:60]!r} is not a fixed-limit hold'em game",
+                            game.group(0) if game is not None else "tournament")
         raise RoomError(f"{where}: cannot read the game line {head[:80]!r}")
-    if g.group("game") not in ("Texas Hold'em", "FL Texas Hold'em", "Texas Hold'em Game Table"):
-        raise OtherGame(f"{where}: {g.group('stakes')} {g.group('game')} is not a fixed-limit hold'em cash game")
+    if g.group("game") not in _HOLDEM:
+        raise OtherGame(f"{where}: {g.group('stakes')} {g.group('game')} is not a fixed-limit hold'em cash game",
+                        g.group("game"))
     small_bet, big_bet = bets(g.group("stakes"), where)
     when = month_clock(g.group("year"), g.group("mon"), g.group("day"), g.group("time"), g.group("zone"), where)
     return Header(history.group("id"), small_bet, big_bet, body=at + 2, started_at=when, currency=g.group("cur") or "")
 
 
+def _tournament(t: re.Match[str], number: str, body: int, where: str) -> Header:
+    """A tournament hand's header: the blinds are not written (half the small bet and the
+    small bet, posted by seat), each winner's take includes the bet nobody called, and
+    nothing is raked."""
+    if t.group("game") not in _HOLDEM:
+        raise OtherGame(f"{where}: {t.group('game')} is not fixed-limit hold'em", t.group("game"))
+    small_bet, big_bet = bets(t.group("stakes"), where)
+    when = month_clock(t.group("year"), t.group("mon"), t.group("day"), t.group("time"), t.group("zone"), where)
+    return Header(number, small_bet, big_bet, body=body, started_at=when, tournament=t.group("tid"),
+                  level=t.group("level"), blinds=(max(1, small_bet // 2), small_bet), result=Result.WON_ALL)
+
+
 # The room writes no line where the cards are dealt: every line is read in the first phase.
+# An all-in of half a bet or more is raised a full bet above itself (agent.game.variant).
 ROOM = TextRoom(network="party", starts=(_START, _HISTORY), header=_header, amounts=Amounts.ADDED,
-                result=Result.WON_NO_RAKE, rules=rules(r"""
+                result=Result.WON_NO_RAKE, variant=ONLINE_PARTY, rules=rules(r"""
 # phases    line        pattern
 deal        button      ^Seat (?P<button>\d+) is the button
 deal        seat        ^Seat (?P<seat>\d+): (?P<name>.+?) \( (?P<stack>[^)]*?) \)\s*$
@@ -77,8 +105,9 @@ deal        move        ^(?P<name>.+?) (?P<verb>folds|checks|calls|bets|raises|i
                           \.?\s*$
 deal        shows       ^(?P<name>.+?) shows \[(?P<cards>[^\]]+)\]
 deal        mucks       ^(?P<name>.+?) (?:doesn't show|does not show|mucks)
-deal        won         ^(?P<name>.+?) wins (?P<amount>\S+)(?: [A-Z]{3})? (?:from|chips from) (?:the )?(?:main|side) pot
-deal        skip        (?:^#Game No|^Table |^Total number of players|^\*\* Dealing down cards|^There is no Small Blind
+deal        won         ^(?P<name>.+?) wins (?P<amount>\S+)(?: [A-Z]{3})?(?: (?:from|chips from) (?:the )?(?:main|side) pot
+                          | chips\s*$)
+deal        skip        (?:^#Game No|^Table |^Trny:\s*\d+ Level:|^Stakes\(|^Player .+ finished in \d+|^\x00+$|^Total number of players|^\*\* Dealing down cards|^There is no Small Blind
                           | has joined the table| has left the table| is sitting out| sits out| is disconnected
                           | did not respond in time| has been reconnected| will be using| time bank| has timed out
                           |: .*|^Game #\d+ starts)
@@ -86,4 +115,5 @@ deal        skip        (?:^#Game No|^Table |^Total number of players|^\*\* Deal
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

@@ -28,10 +28,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from connectors.logs.rooms import OtherGame
+from connectors.logs.rooms import OtherGame, RoomError
 from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, first_line, rules
 
-__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "split_hands"]
+__all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
 _START = re.compile(r"^\ufeff?PokerStars (?:Zoom |Rush |Home Game )?(?:Game|Hand) #(\d+):")
 _HEADER = re.compile(
@@ -39,15 +39,37 @@ _HEADER = re.compile(
     r"\((?P<stakes>[^)]*)\)\s+-\s+(?P<date>\d{4}/\d{2}/\d{2}) (?P<time>\d{1,2}:\d{2}:\d{2})\s*(?P<zone>[A-Z]+)?")
 
 
+# A tournament's game: "Tournament #288463329, 50FPP Hold'em Limit - Level I": the buy-in
+# ("$1.00+$0.10 USD", "Freeroll", "50FPP") between the id and the game; a home game's
+# begins with its club ("{Dazzle's Room} Tournament #..."); a mixed game names the game of
+# the hand in brackets ("8-Game (Hold'em Limit) - Match Round I, Level II").
+_TOURNAMENT = re.compile(r"^Tournament #(?P<tid>\d+),\s+(?P<game>.*?)"
+                         r"(?:\s+-\s+(?:Match Round \S+,\s+)?Level (?P<level>\S+))?$")
+_BUY_IN = re.compile(r"^(?:Freeroll|\S*\d\S*(?: [A-Z]{3})?)\s+")
+_CLUB = re.compile(r"^\{[^}]*\}\s*")
+_MIXED = re.compile(r"^[^(]*\((?P<game>[^)]+)\)$")
+_LIMIT = ("Hold'em Limit", "Hold'em Fixed Limit")
+
+
 def _header(lines: Sequence[str], where: str) -> Header:
     m = first_line(lines, _HEADER, where, "a PokerStars")
     game, stakes = m.group("game"), m.group("stakes")
-    if "Tournament" in game or "Hold'em Limit" not in game and "Hold'em Fixed Limit" not in game:
-        raise OtherGame(f"{where}: {game} ({stakes}) is not a fixed-limit hold'em cash game")
+    tournament = level = None
+    if _CLUB.sub("", game).startswith("Tournament #"):
+        t = _TOURNAMENT.match(_CLUB.sub("", game))
+        if t is None or t.group("level") is None:
+            raise RoomError(f"{where}: cannot read the tournament {game[:80]!r}")
+        tournament, level, game = t.group("tid"), t.group("level"), _BUY_IN.sub("", t.group("game"))
+    if not any(limit in game for limit in _LIMIT):
+        mixed = _MIXED.match(game)
+        raise OtherGame(f"{where}: {game} ({stakes}) is not fixed-limit hold'em",
+                        mixed.group("game") if mixed is not None else game)
     small_bet, big_bet = bets(stakes, where)
-    currency = stakes.split()[1] if len(stakes.split()) > 1 else ("USD" if "$" in stakes else "")
+    currency = "" if tournament else \
+        stakes.split()[1] if len(stakes.split()) > 1 else ("USD" if "$" in stakes else "")
     when = clock(f"{m.group('date')} {m.group('time')}", "%Y/%m/%d %H:%M:%S", m.group("zone"), where)
-    return Header(m.group("id"), small_bet, big_bet, body=1, started_at=when, currency=currency)
+    return Header(m.group("id"), small_bet, big_bet, body=1, started_at=when, currency=currency,
+                  tournament=tournament, level=level)
 
 
 # The house takes a jackpot (and such) beside the rake, written on the rake's line.
@@ -76,10 +98,11 @@ play        skip        ^(?P<name>.+?):? (?:is sitting out|sits out)\s*$
 # time-outs (the move that follows says what the time-out did).
 deal+play   skip        (?: said, "| joins the table| leaves the table| is connected| is disconnected| has timed out
                           | has returned| was removed from the table| will be allowed to play|^Dealt to [^\[]*$
-                          |^\*\*\* (?:HOLE CARDS|SHOW DOWN|SUMMARY|FIRST|SECOND) |^Board \[|^Seat \d+: )
+                          |^Betting is capped$|^\*\*\* (?:HOLE CARDS|SHOW DOWN|SUMMARY|FIRST|SECOND) |^Board \[|^Seat \d+: )
 summary     rake        ^Total pot (?P<pot>\S+).*?\| Rake (?P<rake>\S+)
 """))
 NETWORK = ROOM.network
 identify = ROOM.identify
 split_hands = ROOM.split_hands
+read_hands = ROOM.read_hands
 parse_hand = ROOM.parse_hand

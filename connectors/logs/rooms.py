@@ -1,6 +1,7 @@
-"""The online rooms' hand histories: what the six readers share (one module per room:
-pokerstars, fulltilt, ipoker, partypoker, ongame, absolute; the five text rooms are
-tables on one reader, connectors.logs.text_room), pure functions, no I/O.
+"""The online rooms' hand histories: what the readers share (one module per room:
+pokerstars, fulltilt, ipoker, partypoker, ongame, absolute, entraction, kingsclub, boss,
+everest, merge...; the text rooms are tables on one reader, connectors.logs.text_room,
+the XML rooms but iPoker hooks on another, connectors.logs.xml_room), pure functions, no I/O.
 
 A room module reads the text of one hand into a :class:`RoomHand` (the hand as the room
 wrote it: seats, posts, moves by street, board, shown cards, what each player took and
@@ -13,20 +14,26 @@ Chips are hundredths of the amounts written, exactly: cents for dollars, euros a
 pounds ("$1,234.56" is 123456 chips; an amount finer than a cent is an error, never
 rounded), and hundredths of a chip for play money, so one unit serves every room.
 
-What the readers leave to the rules (agent.game.rules, variant ONLINE): every amount a
-move puts in. The room's blinds, bets and posted amounts go into the hand; the rules
-work out each call and raise, and the tracker checks the result against what the room
-says each player took (or their net), less the rake the room states, so a hand we read
-differently from the room is refused, not stored wrong.
+What the readers leave to the rules (agent.game.rules, variant ONLINE, or the room's own:
+PartyPoker's ONLINE_PARTY): every amount a move puts in. The room's blinds, bets and
+posted amounts go into the hand; the rules work out each call and raise, and the
+tracker checks the result against what the room says each player took (or their net),
+less the rake the room states, so a hand we read differently from the room is refused,
+not stored wrong.
 """
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import hashlib
 import re
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
+from itertools import chain
+from typing import AnyStr
 
 from agent.game.events import (
     BoardDealt,
@@ -41,28 +48,34 @@ from agent.game.events import (
     PlayerPosted,
 )
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
-from agent.game.rules import ONLINE, Action
+from agent.game.rules import ONLINE, Action, RuleVariant
 from evaluator_pyx.cards import CARD_INDEX
 
 __all__ = [
     "ALL_IN",
     "Move",
     "OtherGame",
+    "PartialHand",
     "Post",
     "RoomError",
     "RoomHand",
     "Wagers",
     "cards",
     "chips",
+    "game_name",
     "decode",
     "hand_events",
     "hand_id",
     "room_time",
+    "HandText",
+    "hands_at",
     "split_at",
+    "text_lines",
 ]
 
 # Problem categories of room hands (the replay counts skipped hands under these).
 OTHER_GAME = "other-game"
+PARTIAL_HAND = "partial-hand"
 MALFORMED = "malformed"
 
 # A move that is not a decision: the room made the player all-in for what he had put in
@@ -81,8 +94,29 @@ class RoomError(ValueError):
 
 
 class OtherGame(RoomError):
-    """A hand of another game (no-limit, pot-limit, Omaha, stud, a tournament...): skipped
-    and counted, not an error of the file."""
+    """A hand of another game (no-limit, pot-limit, Omaha, stud...): skipped and counted
+    under its game (``game``, the room's name for it, :func:`game_name`), not an error of
+    the file."""
+
+    def __init__(self, message: str, game: str) -> None:
+        super().__init__(message)
+        self.game = game_name(game)
+
+
+_MAX_GAME = 40
+
+
+def game_name(text: str) -> str:
+    """A game as a room names it ("Hold'em No Limit", "Omaha Hi/Lo"), for counting the
+    hands skipped under it: white space made single, bounded (the text is the file's)."""
+    name = " ".join(text.split())[:_MAX_GAME]
+    return name or "unnamed game"
+
+
+class PartialHand(RoomError):
+    """A hand the file holds only the start of, by the room's own doing (Merge stops writing
+    a game when the hero leaves the table): no result to store; skipped and counted under
+    ``partial-hand``, not an error of the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +160,13 @@ class RoomHand:
     won: dict[str, int] | None = None  # chips each player took, uncalled bets returned included
     net: dict[str, int] | None = None  # or: chips each player ended up with less those he began with
     rake: int = 0
-
+    # The bet before the flop is a short all-in big blind's, not the table's (Bovada).
+    short_blind_bet: bool = False
+    # A tournament's hand: the room's tournament id and the blind level as written (the
+    # chips are the tournament's, not money); None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
+    variant: RuleVariant = ONLINE  # the rules the room plays by (agent.game.variant)
 
     def deal(self, street: int, text: str, at: str) -> None:
         """The cards a street brings (the flop's three, the turn's or river's one)."""
@@ -175,32 +215,114 @@ class RoomHand:
         return self
 
 
-def hand_id(network: str, number: str) -> str:
-    """The stable id of a room's hand: the room and its own hand number."""
-    return f"{network}:{number}"
+def hand_id(hand: RoomHand) -> str:
+    """The stable id of a room's hand: the room, its own hand number and a digest of the
+    hand's content (the stakes, seats and stacks, button, posts, moves, every card known:
+    the hero's, the board, those shown; what each took, the rake). A hand read twice is
+    one id; another hand under a reused number (other cards, other players, other play) is
+    another id, stored beside it, never dropped as a duplicate. Two players' files of one
+    hand know other hole cards, so they are two ids (a reused number with other hole cards
+    cannot be told from them). Left out: the time (written in each player's own zone) and
+    where the hand was read."""
+    record = (
+        hand.network, hand.number, hand.small_blind, hand.big_blind, hand.small_bet, hand.big_bet,
+        sorted(hand.seats), hand.button,
+        [(p.player, p.kind, p.live, p.dead, p.all_in) for p in hand.posts],
+        [[(m.player, m.kind, m.to) for m in street] for street in hand.streets],
+        sorted(hand.holes.items()), hand.board, sorted(hand.shown.items()),
+        None if hand.won is None else sorted(hand.won.items()),
+        None if hand.net is None else sorted(hand.net.items()),
+        hand.rake,
+    )
+    digest = hashlib.blake2b(repr(record).encode("utf-8", "replace"), digest_size=6).hexdigest()
+    return f"{hand.network}:{hand.number}:{digest}"
 
 
 # --------------------------------------------------------------------------- text
 
 
-def decode(data: bytes) -> str:
-    """The text of a hand history file in whatever encoding its room wrote it: a BOM says
-    UTF-16 or UTF-8; UTF-16 without a BOM shows as a NUL in every other byte; otherwise
-    UTF-8 if it decodes, else Windows-1252 (whose five unassigned bytes read as Latin-1)."""
-    if data.startswith(codecs.BOM_UTF8):
-        return data[3:].decode("utf-8", "replace")
-    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace")
-    head = data[:400]
+def encoding_of(head: bytes) -> str | None:
+    """The encoding a file's first bytes say (a BOM: UTF-16 or UTF-8; UTF-16 without a
+    BOM shows as a NUL in every other byte), else None: UTF-8 if the text decodes, else
+    Windows-1252 (:func:`decode_bytes`)."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith(codecs.BOM_UTF16_LE) or head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16"
+    head = head[:400]
     if len(head) >= 4:
         if head[1::2].count(0) > len(head) // 4 and head[0::2].count(0) == 0:
-            return data.decode("utf-16-le", "replace")
+            return "utf-16-le"
         if head[0::2].count(0) > len(head) // 4 and head[1::2].count(0) == 0:
-            return data.decode("utf-16-be", "replace")
+            return "utf-16-be"
+    return None
+
+
+def decode_bytes(data: bytes) -> str:
+    """UTF-8 if ``data`` decodes, else Windows-1252 (whose five unassigned bytes read as Latin-1)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1252", "_latin1")
+
+
+def decode(data: bytes) -> str:
+    """The text of a hand history file in whatever encoding its room wrote it
+    (:func:`encoding_of`)."""
+    encoding = encoding_of(data)
+    return decode_bytes(data) if encoding is None else data.decode(encoding, "replace")
+
+
+def text_lines(blocks: Iterable[bytes], cap: int = MAX_HAND_CHARS) -> Iterator[str | None]:
+    """The lines of a file given as blocks of its bytes, decoded as :func:`decode` reads
+    the whole (without a BOM, each line on its own: UTF-8 if it decodes, else
+    Windows-1252), without their ends; None for a line longer than ``cap`` (bytes, or
+    characters for UTF-16), which is never held. Like ``str.split("\n")``: a file ending
+    in a line end has an empty last line."""
+    it = iter(blocks)
+    head = b""
+    for block in it:
+        head += block
+        if len(head) >= 400:
+            break
+    encoding = encoding_of(head)
+    if encoding is None:
+        for raw in _split_lines(chain((head,), it), b"\n", cap):
+            yield None if raw is None else decode_bytes(raw)
+        return
+    decoder = codecs.getincrementaldecoder(encoding)("replace")
+    texts = chain((decoder.decode(b) for b in chain((head,), it)), (decoder.decode(b"", True),))
+    yield from _split_lines(texts, "\n", cap)
+
+
+def _split_lines(pieces: Iterable[AnyStr], end: AnyStr, cap: int) -> Iterator[AnyStr | None]:
+    pending: list[AnyStr] = []
+    size = 0  # of ``pending``; over ``cap``: the line is dropped, its size still counted
+    for piece in pieces:
+        start = 0
+        while True:
+            at = piece.find(end, start)
+            if at < 0:
+                rest = piece[start:]
+                size += len(rest)
+                if size <= cap:
+                    pending.append(rest)
+                else:
+                    pending.clear()
+                break
+            part = piece[start:at]
+            size += len(part)
+            if size > cap:
+                yield None
+            elif pending:
+                pending.append(part)
+                yield end[:0].join(pending)
+            else:
+                yield part
+            pending.clear()
+            size = 0
+            start = at + 1
+    yield None if size > cap else end[:0].join(pending)
 
 
 def _latin1(error: UnicodeError) -> tuple[str, int]:
@@ -248,9 +370,11 @@ _SUIT_FIRST = re.compile(r"^([SHDCshdc])(10|[2-9TJQKAtjqka])$")
 
 def cards(text: str, where: str = "", count: int | None = None) -> tuple[int, ...]:
     """Cards written by a room: 'Kd Ks', '[Kd, Ks]', '9c Ad', 'SK HJ' (iPoker: suit first),
-    'D10'; RoomError for anything else."""
+    'D10', '9c - 7d' (Entraction), '10d' (Everest); RoomError for anything else."""
     out = []
-    for token in re.split(r"[\s,\[\]]+", text.strip()):
+    for token in re.split(r"(?:\s-\s|[\s,\[\]])+", text.strip()):
+        if token[:2] == "10" and len(token) == 3:
+            token = "T" + token[2]
         if not token:
             continue
         m = _SUIT_FIRST.match(token)
@@ -271,7 +395,8 @@ def cards(text: str, where: str = "", count: int | None = None) -> tuple[int, ..
 _ZONES = {
     "ET": "America/New_York", "EST": "America/New_York", "EDT": "America/New_York",
     "CET": "+0100", "CEST": "+0200", "WET": "+0000", "WEST": "+0100", "GMT": "+0000", "UTC": "+0000",
-    "BST": "+0100", "EET": "+0200", "EEST": "+0300", "MSK": "+0300", "AEST": "+1000", "AEDT": "+1100",
+    "BST": "+0100", "EET": "+0200", "EEST": "+0300", "MSK": "+0300", "YEKST": "+0600",
+    "AEST": "+1000", "AEDT": "+1100",
     "PT": "America/Los_Angeles", "PST": "-0800", "PDT": "-0700", "CT": "America/Chicago", "MT": "America/Denver",
 }
 _OFFSET = re.compile(r"^(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?$")
@@ -301,20 +426,49 @@ def room_time(when: datetime, zone: str | None, where: str = "") -> float:
     return when.replace(tzinfo=timezone.utc).timestamp()
 
 
+@dataclass(frozen=True, slots=True)
+class HandText:
+    """One hand of a file as cut from it: its first line (1-based), its text (None: over
+    :data:`MAX_HAND_CHARS`, so never held) and its length in characters. ``ended``: the
+    hand's end was read (a later hand's start line, an iPoker game's end tag); False for
+    the hand that runs to the end of the input, which a file still being written may
+    not have finished (agent.play.offline.follow waits for it)."""
+
+    line: int
+    text: str | None
+    size: int
+    ended: bool = True
+
+
+def hands_at(lines: Iterable[str | None], start: re.Pattern[str], cap: int | None = MAX_HAND_CHARS
+             ) -> Iterator[HandText]:
+    """The hands of a file's lines (None: a line too long to hold) whose hands each begin
+    with a line ``start`` matches, streamed; a hand's text is its lines joined by line
+    ends, held up to ``cap`` characters. Text before the first hand is not a hand."""
+    begin = 0
+    body: list[str] | None = None
+    size = -1  # no hand yet
+    for number, line in enumerate(lines, start=1):
+        if line is not None and start.match(line):
+            if size >= 0:
+                yield HandText(begin, None if body is None else "\n".join(body), size)
+            begin, body, size = number, [line], len(line)
+            continue
+        if size < 0:
+            continue
+        size += 1 + (len(line) if line is not None else (cap or 0) + 1)  # a line too long: over the cap
+        if body is not None:
+            if line is None or cap is not None and size > cap:
+                body = None
+            else:
+                body.append(line)
+    if size >= 0:
+        yield HandText(begin, None if body is None else "\n".join(body), size, ended=False)
+
+
 def split_at(text: str, start: re.Pattern[str]) -> list[tuple[int, str]]:
-    """The hands of a file whose hands each begin with a line ``start`` matches: (the
-    hand's first line, 1-based; its text). Text before the first hand is not a hand."""
-    lines = text.split("\n")
-    found: list[tuple[int, str]] = []
-    begin = None
-    for i, line in enumerate(lines):
-        if start.match(line):
-            if begin is not None:
-                found.append((begin + 1, "\n".join(lines[begin:i])))
-            begin = i
-    if begin is not None:
-        found.append((begin + 1, "\n".join(lines[begin:])))
-    return found
+    """The hands of a whole file's text (:func:`hands_at`, none too long to hold)."""
+    return [(h.line, h.text) for h in hands_at(text.split("\n"), start, None) if h.text is not None]
 
 
 def name_of(text: str, where: str) -> str:
@@ -395,7 +549,7 @@ def hand_events(hand: RoomHand) -> list[Event]:
     blinds = _blinds(hand, seating, stacks)
     hero = hand.hero if hand.hero in index else None
     events: list[Event] = [HandStarted(
-        hand_id=hand_id(hand.network, hand.number),
+        hand_id=hand_id(hand),
         source=hand.where,
         players=tuple(names),
         stacks=tuple(stacks[name] for name in names),
@@ -405,11 +559,16 @@ def hand_events(hand: RoomHand) -> list[Event]:
         small_bet=hand.small_bet,
         big_bet=hand.big_bet,
         max_bets=4,
-        heads_up_reverse_blinds=True,
         started_at=hand.started_at,
         blinds=blinds.posted,
-        variant=ONLINE,
+        # A heads-up hand in the multi-way order (the button posts the big blind, Entraction)
+        # is played by the room's rules with that one change.
+        variant=hand.variant if seating.reversed
+        else dataclasses.replace(hand.variant, heads_up_reverse_blinds=False),
+        heads_up_reverse_blinds=seating.reversed,
         hero=hero,
+        tournament=hand.tournament,
+        level=hand.level,
     )]
     for post in hand.posts:
         if post is seating.sb or post is seating.bb:
@@ -417,7 +576,7 @@ def hand_events(hand: RoomHand) -> list[Event]:
         events.append(PlayerPosted(post.player, post.live, post.dead))
     if hero is not None and hero in hand.holes:
         events.append(HoleCards(hero, hand.holes[hero]))
-    _betting_events(hand, index, events)
+    _betting_events(hand, index, seating, events)
     _showdown_events(hand, index, events)
     won = None if hand.won is None else tuple((name, hand.won.get(name, 0)) for name in names)
     net = None if hand.net is None else tuple((name, hand.net.get(name, 0)) for name in names)
@@ -433,6 +592,7 @@ class _Seating:
     sb: Post | None
     bb: Post
     button: int
+    reversed: bool = True  # heads-up, the button posts the small blind (False: the big one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,7 +625,9 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
 
     The rules deal from the button: the small blind sits next to it (heads-up it is the
     button), the big blind next to the small blind. The room's button may sit out or on
-    an empty seat; the player before the blinds plays as the button then."""
+    an empty seat; the player before the blinds plays as the button then. Heads-up, a
+    room whose button posts the big blind (Entraction) plays the multi-way order: the
+    small blind acts first on every street."""
     where = hand.where
     n = len(index)
     sb = next((p for p in hand.posts if p.kind == "sb"), None)
@@ -478,6 +640,8 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
         if (small + 1) % n != big:
             raise RoomError(f"{where}: the big blind {bb.player} does not sit next to the small blind "
                             f"{sb.player} among the players dealt in")
+        if n == 2 and hand.button is not None and hand.button == _seat_of(hand, bb.player):
+            return _Seating(sb, bb, big, reversed=False)
         button = small if n == 2 else (small - 1) % n
     else:
         button = (big - 1) % n if n > 2 else (big + 1) % n
@@ -486,14 +650,18 @@ def _seating(hand: RoomHand, index: dict[str, int]) -> _Seating:
     return _Seating(sb, bb, button)
 
 
+def _seat_of(hand: RoomHand, name: str) -> int:
+    return next(seat for seat, player, _ in hand.seats if player == name)
+
+
 def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blinds:
     """The blinds the rules post; RoomError for dead chips in a regular blind."""
     sb, bb = seating.sb, seating.bb
     # A short blind posts what it has; the rules post the table's blind, capped by the stack.
     posted: tuple[int, ...] | None = None
     sb_amount = None if sb is None else sb.live
-    bb_amount = bb.live if not (bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]) \
-        else hand.big_blind
+    short = bb.live < hand.big_blind and bb.live + bb.dead >= stacks[bb.player]
+    bb_amount = hand.big_blind if short and not hand.short_blind_bet else bb.live
     if sb is not None and sb.live < hand.small_blind and sb.live >= stacks[sb.player]:
         sb_amount = hand.small_blind
     if sb_amount is None:
@@ -506,13 +674,40 @@ def _blinds(hand: RoomHand, seating: _Seating, stacks: dict[str, int]) -> _Blind
     return _Blinds(small, bb_amount, posted)
 
 
-def _betting_events(hand: RoomHand, index: dict[str, int], events: list[Event]) -> None:
-    """Append the moves street by street, each street's board dealt before its first move
-    and the rest of the board after the last; RoomError for a move by someone not dealt in
-    or on a street with no board."""
+def _in_turn(moves: list[Move], index: dict[str, int], last: int) -> list[Move]:
+    """A street's moves with each run of folds in turn: the folds a room wrote one after
+    another but out of seat order (PartyPoker writes a fold chosen before the player's turn
+    when it was chosen) put in seat order from the seat after the last player who moved
+    before them (``last`` at the street's start: the big blind before the flop, the button
+    after it). Folds written in turn stay as written; anything else out of turn is left for
+    the rules to refuse."""
+    n = len(index)
+    out: list[Move] = []
+    run: list[Move] = []
+    for move in [*moves, None]:
+        if move is not None and move.kind == FOLD and move.player in index:
+            run.append(move)
+            continue
+        if run:
+            run.sort(key=lambda m: (index[m.player] - last - 1) % n)
+            out += run
+            last = index[run[-1].player]
+            run = []
+        if move is not None:
+            out.append(move)
+            if move.player in index:
+                last = index[move.player]
+    return out
+
+
+def _betting_events(hand: RoomHand, index: dict[str, int], seating: _Seating, events: list[Event]) -> None:
+    """Append the moves street by street (runs of folds in turn, :func:`_in_turn`), each
+    street's board dealt before its first move and the rest of the board after the last;
+    RoomError for a move by someone not dealt in or on a street with no board."""
     where = hand.where
     dealt = 0
-    for street, moves in enumerate(hand.streets):
+    for street, written in enumerate(hand.streets):
+        moves = _in_turn(written, index, index[seating.bb.player] if street == 0 else seating.button)
         if street and moves:
             while dealt < street:
                 if dealt >= len(hand.board):

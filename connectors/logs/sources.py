@@ -13,10 +13,13 @@ Formats (one entry point, :func:`plan`, for files and folders of any of them):
   overridden (:class:`AcpcSettings`);
 * PHH (connectors.logs.phh): ``.phh`` files of one hand, ``.phhs`` files of ``[key]`` tables;
 * the online rooms' hand histories (connectors.logs.rooms and one reader a room:
-  pokerstars, fulltilt, ipoker, partypoker, ongame, absolute), recognised by their
-  content whatever the file is called, in whatever encoding the room wrote; fixed-limit
-  hold'em cash games are read, hands of other games are skipped and counted
-  (``other-game``), never an error of the file.
+  :data:`ROOM_READERS`), recognised by their content whatever the file is called, in
+  whatever encoding the room wrote; fixed-limit hold'em cash games and tournaments are
+  read, hands of other games are skipped and counted (``other-game``, and under their game:
+  LogProblem.game), never an error of the file.
+
+Every other file met is named (:class:`UnreadFile`, :func:`plan_logs`), with what it looks
+like when connectors.logs.unread can tell.
 
 A chunk (:class:`Chunk`) is a small picklable description of a range of one file's hands,
 so chunks can be read in other processes; :func:`read_chunk` yields, in log order, a
@@ -26,8 +29,13 @@ used, with file, line and reason), or a :class:`KnownHand` for a hand the caller
 prefixed by the format: ``irc:<timestamp>``; ``acpc:<match>:<hand number>:<digest>`` and
 ``phh:<hand>:<digest>``, where the digest of the hand's own text keeps apart the hands of
 two matches that share a name and numbering, and recognises the same hand in a log read
-again; a room's hands are ``<room>:<the room's hand number>`` (``stars:2467687491``),
-the same hand in two players' files being one hand.
+again; a room's hands are ``<room>:<the room's hand number>:<digest>``
+(``stars:2467687491:...``, rooms.hand_id), the digest of the hand's content: the same
+hand read twice is one hand, another hand under a reused number another.
+
+Logs still being written (``poki replay --follow``): :func:`grown` gives the chunks of
+the hands complete since a :class:`Growing` log was last read, and what the rest waits
+for (the section "Logs being written" says when a hand of each format is complete).
 
 The IRC reader indexes a whole month before it can build any hand of it (the pdb files
 hold every player's line of every hand); a process that reads chunks of a month keeps
@@ -54,32 +62,52 @@ from connectors.acpc.game import AcpcGame, GameError, parse_game, standard_game
 from connectors.logs import (
     absolute,
     acpc_log,
+    boss,
     bounded,
+    bovada,
+    cake,
+    entraction,
+    everest,
     fulltilt,
     ipoker,
     irc_database,
+    kingsclub,
+    merge,
     ongame,
+    pacific,
     partypoker,
     phh,
     pokerstars,
     rooms,
+    seals,
+    winamax,
+    winning,
 )
+from connectors.logs import unread as unread_files
 from connectors.logs.irc_events import IRC_NETWORK, irc_hand_events, irc_hand_id
 
 __all__ = [
     "ACPC_NETWORK",
     "AcpcSettings",
     "Chunk",
+    "Growing",
+    "Grown",
     "IRC_NETWORK",
     "KnownHand",
     "LogHand",
     "LogProblem",
+    "Plan",
+    "UnreadFile",
     "PHH_NETWORK",
     "ROOM_READERS",
     "clear_cache",
+    "grown",
+    "is_irc_month",
     "preload",
     "plan",
+    "plan_logs",
     "read_chunk",
+    "sniff",
 ]
 
 ACPC_NETWORK = "acpc"
@@ -92,14 +120,17 @@ UNREADABLE = "unreadable"
 UNKNOWN_FORMAT = "unknown-format"
 NO_GAME = "no-game-definition"
 OTHER_GAME = rooms.OTHER_GAME  # a room's hand of another game: skipped, counted, not an error
+PARTIAL_HAND = rooms.PARTIAL_HAND  # a hand the room wrote only the start of: skipped, counted, not an error
 
 LINK_LOOP = "link-loop"
 
 IRC, IRC_STRAYS, ACPC, PHHS, PHH_FILES, ROOM = "irc", "irc-strays", "acpc", "phhs", "phh-files", "room"
 
 # The online rooms' readers by the network their players are known on.
-ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute)}
-# A room's file is read whole; real ones are a few megabytes at most.
+ROOM_READERS = {m.NETWORK: m for m in (pokerstars, fulltilt, ipoker, partypoker, ongame, absolute,
+                                        boss, entraction, everest, kingsclub, merge,
+                                        cake, bovada, winamax, pacific, winning, seals)}
+# A room's file is streamed; real ones are a few megabytes at most, and this bounds the time one takes.
 MAX_ROOM_FILE = 256 * 1024 * 1024
 
 
@@ -118,6 +149,7 @@ class LogProblem:
     category: str
     reason: str
     hand_id: str | None = None
+    game: str | None = None  # a hand of another game (OTHER_GAME): the game, as rooms.OtherGame names it
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
@@ -172,26 +204,55 @@ class Chunk:
 # --------------------------------------------------------------------------- finding logs
 
 
-def _sniff(path: Path) -> str | None:
-    """The format of a file by its name or its first lines: 'acpc', 'phh', 'room:<room>'
-    or None; OSError when it cannot be read (a FIFO or device is refused unread)."""
+@dataclass(frozen=True, slots=True)
+class UnreadFile:
+    """A file met that is none of the formats we read, and what it looks like when that can
+    be told (connectors.logs.unread)."""
+
+    path: str
+    looks_like: str | None
+
+    def __str__(self) -> str:
+        if self.looks_like is not None:
+            return f"{self.path}: looks like {self.looks_like}: no reader for it"
+        return f"{self.path}: not an IRC Poker Database month, an ACPC log, a PHH file or a hand history of a room read"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What :func:`plan_logs` found: the chunks to read, the problems met, the files that
+    are no format we read (each named), and how many files and IRC months will be read."""
+
+    chunks: list[Chunk]
+    problems: list[LogProblem]
+    unread: list[UnreadFile]
+    inputs: int
+
+
+_GAME_DEFINITION = "game-definition"
+
+
+def _sniff(path: Path) -> tuple[str | None, str]:
+    """The format of a file by its name or its first lines ('acpc', 'phh', 'room:<room>',
+    'game-definition' or None) and the text of its first part (empty when the name said);
+    OSError when it cannot be read (a FIFO or device is refused unread)."""
     suffix = path.suffix.lower()
     if suffix in (".phh", ".phhs"):
-        return "phh"
+        return "phh", ""
     if suffix == ".game":
-        return None
+        return _GAME_DEFINITION, ""  # an ACPC game definition: read with the log beside it
     with open_input(path) as f:  # OSError for a file that cannot be read or is no regular file
         raw = f.read(8192)
     text = rooms.decode(raw)
     for network, reader in ROOM_READERS.items():
         if reader.identify(text):
-            return f"room:{network}"
+            return f"room:{network}", text
     head = raw[:4096].decode("utf-8", "replace")
     for line in head.splitlines():
         line = line.strip()
         if line.startswith("STATE:") or line.startswith("# name/game/hands/seed"):
-            return "acpc"
-    return None
+            return "acpc", text
+    return None, text
 
 
 def _is_irc_month(folder: Path) -> bool:
@@ -201,7 +262,8 @@ def _is_irc_month(folder: Path) -> bool:
         return False
 
 
-def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]]) -> None:
+def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem], seen: set[tuple[int, int]],
+          unread: list[UnreadFile]) -> None:
     """Every log at or under the folder ``root``, depth first in name order, without
     recursion (a tree deeper than the interpreter's stack is still walked). A folder or
     file reached a second time (a link to a folder above it, two links to one file) is
@@ -237,31 +299,38 @@ def _walk(root: Path, found: list[tuple[str, Path]], problems: list[LogProblem],
                 else:
                     folders.append(entry)
                 continue
-            _found_file(entry, found, problems, False)
+            _found_file(entry, found, problems, False, unread)
         stack.extend(reversed(folders))
 
 
-def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool) -> None:
+def _found_file(path: Path, found: list[tuple[str, Path]], problems: list[LogProblem], explicit: bool,
+                unread: list[UnreadFile]) -> None:
+    """A file met: a log found, or named in ``unread`` (given by name, also a problem)."""
     if path.name == "hdb" and _is_irc_month(path.parent):
         found.append(("irc", path.parent))
         return
     try:
-        kind = _sniff(path)
+        kind, head = _sniff(path)
     except OSError as exc:
         problems.append(LogProblem(f"{path}:1", UNREADABLE, f"{UNREADABLE}: cannot read {path}: {exc.strerror or exc}"))
         return
+    if kind == _GAME_DEFINITION:
+        return
     if kind is not None:
         found.append((kind, path))
-    elif explicit:
-        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT,
-                                   f"{UNKNOWN_FORMAT}: {path} is not an IRC Poker Database month, an ACPC "
-                                   "log, a PHH file or an online room's hand history"))
+        return
+    file = UnreadFile(str(path), unread_files.looks_like(path, head))
+    unread.append(file)
+    if explicit:
+        problems.append(LogProblem(f"{path}:1", UNKNOWN_FORMAT, f"{UNKNOWN_FORMAT}: {file}"))
 
 
-def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
+def find_logs(paths: Sequence[str | Path], unread: list[UnreadFile] | None = None
+              ) -> tuple[list[tuple[str, Path]], list[LogProblem]]:
     """Every log at or under ``paths`` as (format, path), in the order given and sorted
-    within folders, each file and folder once however many links lead to it;
-    FileNotFoundError for a path that does not exist."""
+    within folders, each file and folder once however many links lead to it, and every
+    other file named in ``unread``; FileNotFoundError for a path that does not exist."""
+    unread = [] if unread is None else unread
     found: list[tuple[str, Path]] = []
     problems: list[LogProblem] = []
     seen: set[tuple[int, int]] = set()
@@ -287,9 +356,9 @@ def find_logs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Path]], list
             if _is_irc_month(path):
                 found.append(("irc", path))
             else:
-                _walk(path, found, problems, seen)
+                _walk(path, found, problems, seen, unread)
         else:
-            _found_file(path, found, problems, True)
+            _found_file(path, found, problems, True, unread)
     if len({p for _, p in found}) != len(found):  # a month reached as a folder and as its hdb
         unique: dict[Path, str] = {}
         for kind, p in found:
@@ -405,11 +474,20 @@ def _holds_something(raw: bytes | None) -> bool:
 
 def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
          acpc: AcpcSettings = AcpcSettings()) -> tuple[list[Chunk], list[LogProblem]]:
-    """The chunks of every log at or under ``paths``, in reading order, and the problems
-    found on the way (unreadable folders, files of no known format). ``network`` names
-    the players' network for every log (default: one per format). FileNotFoundError for a
-    path that does not exist; GameError for a bad ``acpc.game_file``. Files are read as
-    streams: planning holds a few numbers a chunk, not the logs."""
+    """The chunks and problems of :func:`plan_logs`."""
+    found = plan_logs(paths, chunk_hands=chunk_hands, network=network, acpc=acpc)
+    return found.chunks, found.problems
+
+
+def plan_logs(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str | None = None,
+              acpc: AcpcSettings = AcpcSettings()) -> Plan:
+    """The chunks of every log at or under ``paths``, in reading order, the problems
+    found on the way (unreadable folders, a file given by name that is no known format)
+    and every file met that is no format we read, named with what it looks like
+    (connectors.logs.unread). ``network`` names the players' network for every log
+    (default: one per format). FileNotFoundError for a path that does not exist;
+    GameError for a bad ``acpc.game_file``. Files are read as streams: planning holds a
+    few numbers a chunk, not the logs."""
     if chunk_hands < 1:
         raise ValueError(f"chunk_hands must be at least 1, got {chunk_hands}")
     if acpc.game_file is not None:
@@ -419,7 +497,8 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             if isinstance(exc, GameError):
                 raise
             raise GameError(str(exc)) from None
-    found, problems = find_logs(paths)
+    unread: list[UnreadFile] = []
+    found, problems = find_logs(paths, unread)
     chunks: list[Chunk] = []
     phh_files: list[str] = []
 
@@ -451,12 +530,11 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             elif kind.startswith("room:"):
                 room = kind.split(":", 1)[1]
                 try:
-                    hands = _room_file(spath, room)
+                    hands = sum(1 for _ in _room_stream(spath, room))  # counted as streamed, not held
                 except rooms.RoomError as exc:  # the reader refused the file (hostile XML): its problem only
-                    problems.append(LogProblem(f"{spath}:1", MALFORMED,
-                                               f"{MALFORMED}: {spath}: {str(exc).removeprefix(': ')}"))
+                    problems.append(_room_refused(spath, exc))
                     continue
-                count = max(1, len(hands))  # a file of no hand is reported once
+                count = max(1, hands)  # a file of no hand is reported once
                 for start in range(0, count, chunk_hands):
                     stop = min(count, start + chunk_hands)
                     chunks.append(Chunk(ROOM, spath, start, stop, network or room, stop - start, name=room))
@@ -470,7 +548,8 @@ def plan(paths: Sequence[str | Path], *, chunk_hands: int = 1000, network: str |
             problems.append(LogProblem(f"{spath}:1", UNREADABLE, f"{UNREADABLE}: cannot read {spath}: "
                                                                  f"{exc.strerror or exc}"))
     flush_phh_files()
-    return chunks, problems
+    inputs = len({c.path for c in chunks if c.kind != PHH_FILES} | {p for c in chunks for p in c.paths})
+    return Plan(chunks, problems, unread, inputs)
 
 
 # --------------------------------------------------------------------------- reading
@@ -765,51 +844,321 @@ class _TooLarge(OSError):
     pass
 
 
-def _room_text(path: str) -> str:
+_BLOCK = 1 << 16
+
+
+def _room_stream(path: str, room: str) -> Iterator[rooms.HandText]:
+    """The hands of a room's file, streamed through its reader: the file is read in
+    blocks, never whole; _TooLarge past MAX_ROOM_FILE bytes (a bound on the time a file
+    may take), RoomError when the reader refuses the file whole."""
     with open_input(path) as f:
-        data = f.read(MAX_ROOM_FILE + 1)
-    if len(data) > MAX_ROOM_FILE:
-        raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
-    return rooms.decode(data)
+        def blocks() -> Iterator[bytes]:
+            size = 0
+            while block := f.read(_BLOCK):
+                size += len(block)
+                if size > MAX_ROOM_FILE:
+                    raise _TooLarge(f"{path} is larger than {MAX_ROOM_FILE:,} bytes")
+                yield block
+
+        yield from ROOM_READERS[room].read_hands(blocks())
 
 
-def _room_file(path: str, room: str) -> list[tuple[int, str]]:
-    """The hands of a room's file: (first line, text) each, read once a process."""
-    return _cached(ROOM, path, lambda: ROOM_READERS[room].split_hands(_room_text(path)))  # type: ignore[return-value]  # the cache returns what the loader made
+def _room_refused(path: str, exc: rooms.RoomError) -> LogProblem:
+    return LogProblem(f"{path}:1", MALFORMED, f"{MALFORMED}: {path}: {str(exc).removeprefix(': ')}")
 
 
 def _room_hands(chunk: Chunk, skip: Callable[[str], bool] | None) -> Iterator[Item]:
-    reader = ROOM_READERS[chunk.name]
+    parse = ROOM_READERS[chunk.name].parse_hand
+    seen = 0
     try:
-        hands = _room_file(chunk.path, chunk.name)
+        for index, found in enumerate(_room_stream(chunk.path, chunk.name)):
+            seen += 1
+            if index < chunk.start:
+                continue
+            if index >= chunk.stop:
+                return
+            yield _room_hand(chunk, parse, found, skip)
     except rooms.RoomError as exc:  # refused whole (the file changed since it was planned)
-        yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}: {str(exc).removeprefix(': ')}")
+        yield _room_refused(chunk.path, exc)
         return
-    if not hands and chunk.start == 0:
+    if not seen and chunk.start == 0:
         yield LogProblem(f"{chunk.path}:1", MALFORMED, f"{MALFORMED}: {chunk.path}:1: no hand found in a file "
                                                         f"that looks like the room's ({chunk.name})")
-        return
-    for line, text in hands[chunk.start:chunk.stop]:
-        where = f"{chunk.path}:{line}"
-        if len(text) > rooms.MAX_HAND_CHARS:
-            yield LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {len(text):,} characters, more "
-                                               f"than {rooms.MAX_HAND_CHARS:,}")
-            continue
-        try:
-            hand = reader.parse_hand(text, where)
-        except rooms.OtherGame as exc:
-            yield LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}")
-            continue
-        except rooms.RoomError as exc:
-            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
-            continue
-        hand_id = rooms.hand_id(chunk.name, hand.number)
-        if skip is not None and skip(hand_id):
-            yield KnownHand(hand_id, where)
-            continue
-        try:
-            events = rooms.hand_events(hand)
-        except rooms.RoomError as exc:
-            yield LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
-            continue
-        yield LogHand(hand_id, where, events)
+
+
+def _room_hand(chunk: Chunk, parse: Callable[[str, str], rooms.RoomHand], found: rooms.HandText,
+               skip: Callable[[str], bool] | None) -> Item:
+    where = f"{chunk.path}:{found.line}"
+    if found.text is None or found.size > rooms.MAX_HAND_CHARS:
+        return LogProblem(where, MALFORMED, f"{MALFORMED}: {where}: a hand of {found.size:,} characters, more "
+                                            f"than {rooms.MAX_HAND_CHARS:,}")
+    try:
+        hand = parse(found.text, where)
+    except rooms.OtherGame as exc:
+        return LogProblem(where, OTHER_GAME, f"{OTHER_GAME}: {exc}", game=exc.game)
+    except rooms.PartialHand as exc:
+        return LogProblem(where, PARTIAL_HAND, f"{PARTIAL_HAND}: {exc}")
+    except rooms.RoomError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}")
+    hand_id = rooms.hand_id(hand)
+    if skip is not None and skip(hand_id):
+        return KnownHand(hand_id, where)
+    try:
+        events = rooms.hand_events(hand)
+    except rooms.RoomError as exc:
+        return LogProblem(where, _category(str(exc)), f"{_category(str(exc))}: {exc}", hand_id)
+    return LogHand(hand_id, where, events)
+
+
+# Logs being written -------------------------------------------------------------------------
+#
+# What agent.play.offline.follow needs to read a log while a room's client, a dealer or the
+# IRC dealer is still writing it: which of its hands are complete, as chunks of the hands
+# not read yet, so that read_chunk (the one reader) reads them and nothing else. When a
+# hand is complete, by format:
+#
+# * a room's text file: when the next hand's start line is there; the last hand of the
+#   file, when the file has been quiet (``quiet``), its last line has its line end and the
+#   hand parses whole (the rake's summary line read: a hand cut before it never parses);
+# * an iPoker session: a game at its end tag, only (the reader reads a game cut short as
+#   far as it goes, so a cut game may parse: it is waited for however long it is quiet);
+# * an ACPC log: a line at its line end (each hand is one line, written whole with its end
+#   by the dealers); a last line without one is waited for however long the file is quiet;
+# * a .phhs file: a table when the next table's header is there; the last table, when the
+#   file is quiet, ends in a line end and the table reads as a whole hand;
+# * a .phh file (one hand) and an IRC Poker Database month: read whole once quiet (and
+#   again after every change, once quiet again); hands stored already are known by id.
+
+
+WHOLE_KINDS = ("phh", IRC)  # read whole when quiet, not followed hand by hand
+
+
+@dataclass(slots=True)
+class Growing:
+    """How far a log being written has been read: ``done`` units (hands of a room's file,
+    lines of an ACPC log, tables of a .phhs file) taken, and for ACPC and .phhs logs the
+    byte offset and line number after them. ``kind`` is as :func:`find_logs` names it
+    ('room:<room>', 'acpc', 'phh' or 'irc'); ``refused``: the reader refused the file
+    whole (it is reported once, and not read again until it is replaced)."""
+
+    kind: str
+    path: str
+    done: int = 0
+    offset: int = 0
+    line: int = 1
+    refused: bool = False
+
+    def restart(self) -> None:
+        """From the top again (the file was replaced or cut short): the hands read before
+        are met again and known by their ids."""
+        self.done, self.offset, self.line, self.refused = 0, 0, 1, False
+
+
+@dataclass(frozen=True, slots=True)
+class Grown:
+    """What a log being written holds beyond what was read: ``chunks`` of complete hands
+    to read (in order), ``problems`` met finding them, and ``waiting``: the hand begun and
+    not complete yet (where, and what it waits for), or None."""
+
+    chunks: list[Chunk]
+    problems: list[LogProblem]
+    waiting: str | None
+
+
+def sniff(path: str | Path) -> str | None:
+    """The format of a file by its name or first bytes, as :func:`find_logs` names it
+    ('room:<room>', 'acpc', 'phh'), or None; OSError when it cannot be read."""
+    return _sniff(Path(path))[0]
+
+
+def is_irc_month(folder: str | Path) -> bool:
+    """Whether ``folder`` is an IRC Poker Database month (it holds ``hdb``)."""
+    return _is_irc_month(Path(folder))
+
+
+def grown(log: Growing, *, quiet_size: int | None, chunk_hands: int = 1000, network: str | None = None,
+          acpc: AcpcSettings = AcpcSettings()) -> Grown:
+    """The complete hands of ``log`` not read yet (see above), as chunks for
+    :func:`read_chunk`; ``log`` is advanced past them. ``quiet_size``: the size the file
+    kept for the caller's quiet time (None: it is not quiet); the file is quiet only if
+    it still has that size once read (appended to, it would be larger), so a last hand
+    is judged on exactly the bytes that were quiet. OSError when the log cannot be read."""
+    if log.refused:
+        return Grown([], [], None)
+    if log.kind.startswith("room:"):
+        return _grown_room(log, quiet_size, network)
+    if log.kind == "acpc":
+        return _grown_acpc(log, chunk_hands, network, acpc)
+    if log.kind == "phh" and Path(log.path).suffix.lower() == ".phhs":
+        return _grown_phhs(log, quiet_size, chunk_hands, network)
+    if log.kind in WHOLE_KINDS:
+        return _grown_whole(log, _still(log.path, quiet_size), chunk_hands, network, acpc)
+    raise ValueError(f"unknown kind of log {log.kind!r}")
+
+
+def _still(path: str, quiet_size: int | None) -> bool:
+    """Whether a file that kept ``quiet_size`` bytes for the quiet time still has them."""
+    if quiet_size is None:
+        return False
+    if os.path.isdir(path):
+        return True  # an IRC month: the caller's sizes are its files' (nothing read yet)
+    return os.stat(path).st_size == quiet_size
+
+
+def _grown_room(log: Growing, quiet_size: int | None, network: str | None) -> Grown:
+    room = log.kind.split(":", 1)[1]
+    start, complete = log.done, log.done
+    last: rooms.HandText | None = None
+    try:
+        for index, found in enumerate(_room_stream(log.path, room)):
+            if index < start:
+                continue
+            if found.ended:
+                complete = index + 1
+            else:
+                last = found  # the hand the file ends in: only ever the last one
+    except (rooms.RoomError, OSError):
+        # Refused whole (hostile XML, too large) or unreadable: read_chunk says which.
+        log.refused = True
+        return Grown([Chunk(ROOM, log.path, start, start + 1, network or room, 1, name=room)], [], None)
+    waiting = None
+    if last is not None:
+        quiet = _still(log.path, quiet_size)
+        why = _room_incomplete(room, last, f"{log.path}:{last.line}") if quiet else "the file is being written"
+        if why is None:
+            complete += 1
+        else:
+            waiting = f"{log.path}:{last.line}: {why}"
+    log.done = complete
+    chunks = [] if complete == start else [Chunk(ROOM, log.path, start, complete, network or room, complete - start,
+                                                 name=room)]
+    return Grown(chunks, [], waiting)
+
+
+# The rooms whose hands are XML (connectors.logs.ipoker, connectors.logs.xml_room).
+_XML_ROOMS = frozenset({ipoker.NETWORK, boss.NETWORK, everest.NETWORK, merge.NETWORK})
+
+
+def _room_incomplete(room: str, found: rooms.HandText, where: str) -> str | None:
+    """Why the hand a quiet file ends in is not complete yet, or None when it is."""
+    if found.text is None:
+        return None  # too long to be a hand whatever comes: read_chunk reports it
+    if room in _XML_ROOMS:
+        # An XML room's reader reads a hand cut short as far as it goes: only the next hand's
+        # start (or, for iPoker, the game's end tag) ends it.
+        return "its end is not written yet (the next hand has not begun)"
+    if not found.text.endswith("\n"):
+        return "its last line has no line end yet"
+    try:
+        ROOM_READERS[room].parse_hand(found.text, where)
+    except rooms.OtherGame:
+        return None  # complete enough to know it is another game's: counted
+    except rooms.RoomError as exc:
+        # The reader's message names the file and line: the hand's own lines (+N) are enough here.
+        return f"it does not read whole yet ({str(exc).removeprefix(where).lstrip(': ')[:120]})"
+    return None
+
+
+def _grown_acpc(log: Growing, chunk_hands: int, network: str | None, acpc: AcpcSettings) -> Grown:
+    """The lines of an ACPC log with their line ends, from ``log.offset``, in chunks."""
+    cuts: list[tuple[int, int, int, int]] = []  # offset, first line, lines, STATE lines
+    offset, first, count, units = log.offset, log.line, 0, 0
+    end, end_line = log.offset, log.line  # past the last line counted
+    last: bounded.Line | None = None
+
+    def take(line: bounded.Line) -> None:
+        nonlocal offset, first, count, units, end, end_line
+        count, units = count + 1, units + _is_state(line.raw)
+        end, end_line = line.offset + line.size, line.number + 1
+        if count == chunk_hands:
+            cuts.append((offset, first, count, units))
+            offset, first, count, units = end, end_line, 0, 0
+
+    for line in bounded.lines(log.path, start=log.offset, first=log.line):
+        if last is not None:
+            take(last)  # a line with another after it has its line end
+        last = line
+    waiting = None
+    if last is not None:
+        # The last line counts once its line end is written: the byte it ends with, read
+        # now, is a line end only if it was one when the line was read.
+        with open_input(log.path) as f:
+            f.seek(last.offset + last.size - 1)
+            ended = f.read(1) == b"\n"
+        if ended:
+            take(last)
+        else:
+            waiting = f"{log.path}:{last.number}: a line without its line end yet"
+    if count:
+        cuts.append((offset, first, count, units))
+    if not cuts:
+        return Grown([], [], waiting)
+    name, game_name = _acpc_header(Path(log.path))
+    game = _acpc_game(Path(log.path), game_name, acpc)
+    chunks = []
+    for offset, first, count, units in cuts:
+        chunks.append(Chunk(ACPC, log.path, log.done, log.done + count, network or ACPC_NETWORK, units, game=game,
+                            name=name or Path(log.path).stem, offset=offset, first_line=first))
+        log.done += count
+    log.offset, log.line = end, end_line
+    return Grown(chunks, [], waiting)
+
+
+def _grown_phhs(log: Growing, quiet_size: int | None, chunk_hands: int, network: str | None) -> Grown:
+    """The tables of a .phhs file from ``log.offset`` (the header of table ``log.done``,
+    or the top), in chunks; the last one once it reads whole in a quiet file."""
+    headers: list[tuple[int, int]] = []  # offset, line number of each table's header
+    last: bounded.Line | None = None
+    for line in bounded.lines(log.path, start=log.offset, first=log.line):
+        if _phhs_header(line.raw) is not None:
+            headers.append((line.offset, line.number))
+        last = line
+    if not headers:
+        return Grown([], [], None)  # no table begun (text before the first is read with it)
+    complete = len(headers) - 1  # each followed by the next one's header
+    waiting = None
+    tail = Chunk(PHHS, log.path, 0, 1, network or PHH_NETWORK, 1, offset=headers[-1][0], first_line=headers[-1][1])
+    where = f"{log.path}:{headers[-1][1]}"
+    if not _still(log.path, quiet_size):
+        waiting = f"{where}: the file is being written"
+    else:
+        assert last is not None
+        with open_input(log.path) as f:
+            f.seek(last.offset + last.size - 1)
+            ended = f.read(1) == b"\n"
+        item = next(iter(_phhs_hands(tail, None)), None) if ended else None
+        if isinstance(item, LogHand):
+            complete += 1
+        else:
+            why = "its last line has no line end yet" if not ended else \
+                f"it does not read whole yet ({'' if item is None else str(item)[:120]})"
+            waiting = f"{where}: {why}"
+    chunks = []
+    start, offset, first = log.done, log.offset, log.line
+    for i in range(0, complete, chunk_hands):
+        stop = min(complete, i + chunk_hands)
+        chunks.append(Chunk(PHHS, log.path, start + i, start + stop, network or PHH_NETWORK, stop - i,
+                            offset=offset, first_line=first))
+        if stop < len(headers):
+            offset, first = headers[stop]
+    log.done = start + complete
+    if complete < len(headers):
+        log.offset, log.line = headers[complete]
+    else:
+        assert last is not None
+        log.offset, log.line = last.offset + last.size, last.number + 1
+    return Grown(chunks, [], waiting)
+
+
+def _grown_whole(log: Growing, quiet: bool, chunk_hands: int, network: str | None, acpc: AcpcSettings) -> Grown:
+    """A .phh file or an IRC month, read whole once quiet (the caller asks again after
+    every change); a .phh file once its hand reads whole."""
+    if not quiet:
+        return Grown([], [], f"{log.path}: the file is being written")
+    chunks, problems = plan([log.path], chunk_hands=chunk_hands, network=network, acpc=acpc)
+    if log.kind == "phh":
+        item = next(iter(read_chunk(chunks[0])), None) if chunks else None
+        if not isinstance(item, LogHand):
+            return Grown([], [], f"{log.path}:1: it does not read whole yet ({'' if item is None else str(item)[:120]})")
+    log.done = 1
+    return Grown(chunks, problems, None)

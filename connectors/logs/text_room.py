@@ -55,13 +55,17 @@ arrivals, time-out notices) last, as ``skip``.
 ``button``     ``button``: the button's seat (absent: no button)
 ``post``       ``name``, ``amount``, ``what`` (the post as written, see :data:`POSTS`),
                ``dead`` (of ``amount``, the chips that are dead), ``allin``
-``dealt``      ``name``, ``cards``: the hero's hole cards
-``street``     ``street`` (flop, turn or river in any case), ``cards`` (the street's own);
-               a street dealt again with the same cards is read once
-``move``       ``name``, ``verb`` (see :data:`VERBS`), ``a`` (chips), ``to`` (the bet a raise
+``dealt``      ``name``, ``cards``: the hero's hole cards, or one of them (a room that deals
+               them a line a card: the lines gathered)
+``street``     ``street`` (flop, turn or river in any case; absent: the next street),
+               ``cards`` (the street's own); a street dealt again with the same cards is read once
+``board``      ``cards``: the whole board (a summary's); the streets not dealt yet are dealt
+               from it, those dealt must agree
+``move``       ``name``, ``verb`` (see :data:`VERBS`: "folds" or "fold", any case), ``a`` (chips), ``to`` (the bet a raise
                makes), ``protected`` (an all-in the room made on a time-out)
 ``uncalled``   ``name``, ``amount``: a bet nobody called, given back
-``won``        ``name``, ``amount``: chips taken from a pot
+``won``        ``name``, ``amount``: chips taken from a pot; ``cards`` (shown) when the line
+               shows them too
 ``shows``      ``name``, ``cards``
 ``mucks``      ``name``
 ``rake``       ``rake`` (absent: none); :attr:`TextRoom.house` adds the room's other cuts
@@ -81,29 +85,49 @@ happens to look like a move is not read as one.
 post (a player joining between the blinds); a player's posts are one post (a dead small
 blind and a live big blind together); a player who sits out but posts or acts is dealt
 in; a street's line repeated with the same cards is read once; when the room wrote no
-line for a bet nobody called, the chips counted (rooms.Wagers) give it back.
+line for a bet nobody called, the chips counted (rooms.Wagers) give it back; an opening
+bet into a bet that stands cannot be, so the room left out the next street's line (Bovada
+now and then): the move opens the next street, whose cards a ``board`` line must give.
 
 **Amounts** (:class:`Amounts`): ``WRITTEN``, a call's and a bet's chips are what the move
 adds and a raise names the bet it makes (``to``); ``ADDED``, every amount is the chips the
 move adds, the chips say whether it is a call, bet or raise and must agree with the verb
 (a raise the chips make an opening bet is read as the bet); ``RAISES_ONLY``, only a
-raise's ``to`` is read (the room's nets are the result).
+raise's ``to`` is read (the room's nets are the result). Whatever the amounts, a move the
+room names by its chips only (an all-in, :data:`VERBS`) is the chips it adds (``a``) or
+the bet it makes (``to``), and the chips say whether it calls, bets or raises.
 
 **Result** (:class:`Result`): ``WON``, what each player took and the rake are written;
 ``WON_NO_RAKE``, what each took is written, the rake is the pot less that (a hand without
-a winner was cut short); ``NET``, each player's net and the rake are written.
+a winner was cut short); ``NET``, each player's net and the rake are written; ``WON_ALL``,
+what each took is written, the bet nobody called in it, and nothing is raked (a
+tournament's pot: every chip in it goes to a winner). A room's header may give one hand
+another Result than the room's (Header.result). A room whose every bet given back is written (:attr:`TextRoom.returns_written`: what a player
+took holds the rest, Winamax, Bovada) has no uncalled bet added from the chips counted.
+A room whose short all-in big blind makes the bet before the flop
+(:attr:`TextRoom.short_blind_bet`, Bovada) says so to the rules through the hand.
+
+**Tournaments.** A hand of a tournament is read like a cash game's, its chips the
+tournament's: the header hook gives the room's tournament id and the blind level
+(Header.tournament, Header.level), which go with the hand to the database, where they
+keep tournament chips apart from money. A room that does not write the blinds of its
+tournament hands (PartyPoker) gives them in the header (Header.blinds): they are posted
+as the rules deal, by seat from the button, before the first card or move is read.
 """
 from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain, islice
 
 from agent.game.records import BET, CALL, CHECK, FOLD, RAISE
+from agent.game.rules import ONLINE, RuleVariant
 from connectors.logs import rooms
 from connectors.logs.rooms import ALL_IN, Move, OtherGame, Post, RoomError, RoomHand, chips
+from evaluator_pyx.cards import CARD_NAMES
 
 __all__ = [
     "ALL",
@@ -144,6 +168,7 @@ class Line(enum.Enum):
 
     SEAT = "seat"
     BUTTON = "button"
+    BOARD = "board"
     POST = "post"
     DEALT = "dealt"
     STREET = "street"
@@ -175,20 +200,22 @@ class Result(enum.Enum):
     WON = "won"
     WON_NO_RAKE = "won-no-rake"
     NET = "net"
+    WON_ALL = "won-all"
 
 
 # A move named by its chips alone (an all-in): a call, bet or raise as the chips make it.
 BY_CHIPS = "chips"
 # The moves the rooms write, in lower case.
 VERBS = {"folds": FOLD, "checks": CHECK, "calls": CALL, "bets": BET, "raises": RAISE, "is all-in": BY_CHIPS,
-         "all-in": BY_CHIPS}
+         "all-in": BY_CHIPS, "is all in": BY_CHIPS, "all-in(raise)": BY_CHIPS, "allin": BY_CHIPS,
+         "fold": FOLD, "check": CHECK, "call": CALL, "bet": BET, "raise": RAISE}
 
 # The posts the rooms write ("the"/"a"/"Posts" left out of the pattern's ``what``), in lower
 # case. BLINDS: both blinds at once, live up to a small bet, the rest dead.
 SB, BB, LIVE, DEAD, BLINDS = "sb", "bb", "live", "dead", "blinds"
 POSTS = {"small blind": SB, "big blind": BB, "": LIVE, "dead": DEAD, "dead small blind": DEAD,
          "dead big blind": DEAD, "small & big blinds": BLINDS, "small blind + dead": BLINDS,
-         "big blind + dead": BLINDS, "all-in": BB}  # before the cards, an all-in is a big blind
+         "big blind + dead": BLINDS, "dead chip": BLINDS, "all-in": BB}  # before the cards, an all-in is a big blind
 
 _STREETS = {"flop": 1, "turn": 2, "river": 3}
 _MONTHS = {name: i for i, month in enumerate(("January", "February", "March", "April", "May", "June", "July",
@@ -270,6 +297,15 @@ class Header:
     currency: str = ""
     button: int | None = None  # the room's seat number of the button, when the header says it
     hero: str | None = None  # the player the history was written for, when the header says it
+    # A tournament's hand: the room's tournament id and the blind level as written (module
+    # docstring, Tournaments); None for a cash game.
+    tournament: str | None = None
+    level: str | None = None
+    # The blinds the room posts without writing them (small, big), posted by seat from the
+    # button when the hand's first card, street or move is read; None: the posts are written.
+    blinds: tuple[int, int] | None = None
+    # How this hand ends when it is not as the room's usual hands do (its Result).
+    result: Result | None = None
 
 
 @dataclass(frozen=True)
@@ -283,6 +319,9 @@ class TextRoom:
     amounts: Amounts
     result: Result
     house: re.Pattern[str] | None = None  # what the room takes beside the rake, on the rake's line
+    returns_written: bool = False  # every bet given back is written (module docstring)
+    short_blind_bet: bool = False  # a short all-in big blind makes the bet (module docstring)
+    variant: RuleVariant = ONLINE  # the rules the room plays by (agent.game.variant)
     _by_phase: dict[Phase, tuple[Rule, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -302,12 +341,21 @@ class TextRoom:
         """Whether a file's first part is one of this room's hand histories."""
         return any(start.match(line) for line in head[:_HEAD_CHARS].split("\n") for start in self.starts)
 
+    def _start(self, head: Sequence[str | None]) -> re.Pattern[str]:
+        """Where hands begin: the first of :attr:`starts` found in a file's first lines."""
+        return next((s for s in self.starts if any(line is not None and s.match(line) for line in head)),
+                    self.starts[-1])
+
     def split_hands(self, text: str) -> list[tuple[int, str]]:
-        """Each hand of a file: (its first line, 1-based; its text). The hands are cut where
-        the first of :attr:`starts` found in the file's first lines begins one."""
-        head = text.split("\n", _SPLIT_LINES)[:_SPLIT_LINES]
-        start = next((s for s in self.starts if any(s.match(line) for line in head)), self.starts[-1])
-        return rooms.split_at(text, start)
+        """Each hand of a file's whole text: (its first line, 1-based; its text)."""
+        return rooms.split_at(text, self._start(text.split("\n", _SPLIT_LINES)[:_SPLIT_LINES]))
+
+    def read_hands(self, blocks: Iterable[bytes]) -> Iterator[rooms.HandText]:
+        """Each hand of a file given as blocks of its bytes, streamed (rooms.text_lines,
+        rooms.hands_at): a line or hand too long to hold is never held."""
+        lines = rooms.text_lines(blocks)
+        head = list(islice(lines, _SPLIT_LINES))
+        yield from rooms.hands_at(chain(head, lines), self._start(head))
 
     def parse_hand(self, text: str, where: str) -> RoomHand:
         """One hand; OtherGame for a hand of another game, RoomError for one we cannot read."""
@@ -315,8 +363,10 @@ class TextRoom:
         head = self.header(lines, where)
         hand = RoomHand(self.network, head.number, where, small_blind=max(1, head.small_bet // 2),
                         big_blind=head.small_bet, small_bet=head.small_bet, big_bet=head.big_bet, seats=[],
-                        button=head.button, started_at=head.started_at, currency=head.currency, hero=head.hero)
-        reading = _Reading(self, hand)
+                        button=head.button, started_at=head.started_at, currency=head.currency, hero=head.hero,
+                        short_blind_bet=self.short_blind_bet, tournament=head.tournament,
+                        level=head.level, variant=self.variant)
+        reading = _Reading(self, hand, head.result or self.result, head.blinds)
         for index in range(head.body, len(lines)):
             line = lines[index].strip()
             if line:
@@ -328,6 +378,8 @@ class TextRoom:
             found = rule.pattern.search(line)
             if found is None or rule.line in _SEATED and found.group("name") not in reading.seats:
                 continue
+            if reading.blinds is not None and rule.line in _DEALING:
+                _post_blinds(reading, at)
             _READ[rule.line](reading, found, at)
             return
         if reading.phase is not SUMMARY:
@@ -381,6 +433,8 @@ class _Reading:
 
     room: TextRoom
     hand: RoomHand
+    result: Result  # how the hand ends (the room's, or its header's for this hand)
+    blinds: tuple[int, int] | None = None  # blinds still to post as the room did not write them
     phase: Phase = DEAL
     street: int = 0
     seats: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -390,17 +444,28 @@ class _Reading:
     wagers: rooms.Wagers = field(default_factory=rooms.Wagers)
     returns_written: bool = False
     rake: int | None = None
+    hole: list[str] = field(default_factory=list)  # the hero's cards dealt a line a card, so far
 
     def finish(self) -> RoomHand:
         """The hand closed as the room's :class:`Result` says."""
         hand = self.hand
         # A player who posts or acts is dealt in, whatever the room said of him before.
         out = self.out - {p.player for p in hand.posts} - {m.player for moves in hand.streets for m in moves}
-        wagers = None if self.returns_written else self.wagers
-        if self.room.result is Result.NET:
+        if len(self.hole) == 1:
+            raise RoomError(f"{hand.where}: one hole card dealt to the hero")
+        # Given back: the uncalled bet the room did not write, unless what each took includes it.
+        wagers = None if self.returns_written or self.room.returns_written else self.wagers
+        if self.result is Result.NET:
             hand.net = self.net
             return hand.finish(self.seats, out, rake=self.rake)
-        if self.room.result is Result.WON_NO_RAKE:
+        if self.result is Result.WON_ALL:
+            # Every chip in the pot went to a winner: no rake, no uncalled bet to give back.
+            taken = sum(self.won.values())
+            if taken != sum(self.wagers.totals.values()):
+                raise RoomError(f"{hand.where}: the winners took {taken} chips of a pot of "
+                                f"{sum(self.wagers.totals.values())}")
+            return hand.finish(self.seats, out, self.won, 0)
+        if self.result is Result.WON_NO_RAKE:
             if not self.won:
                 raise RoomError(f"{hand.where}: the hand has no winner (a hand cut short)")
             if wagers is not None:
@@ -408,6 +473,8 @@ class _Reading:
             rake = sum(self.wagers.totals.values()) - sum(self.won.values())
             if rake < 0:
                 raise RoomError(f"{hand.where}: the winners took {-rake} more chips than the pot held")
+            if self.rake is not None and self.rake != rake:  # a rake written now and then must agree
+                raise RoomError(f"{hand.where}: the rake written, {self.rake}, is not the pot less what was won")
             return hand.finish(self.seats, out, self.won, rake)
         return hand.finish(self.seats, out, self.won, self.rake, wagers)
 
@@ -462,52 +529,108 @@ def _post(r: _Reading, found: re.Match[str], at: str) -> None:
     r.hand.posts.append(post)
 
 
+def _post_blinds(r: _Reading, at: str) -> None:
+    """The blinds the room did not write (Header.blinds), posted as the rules deal: the
+    small blind by the first player dealt in after the button's seat (heads-up, the
+    button), the big blind by the next, each all-in when it takes his last chip."""
+    assert r.blinds is not None
+    small, big = r.blinds
+    r.blinds = None
+    button = r.hand.button
+    seated = sorted((seat, name) for name, (seat, _) in r.seats.items() if name not in r.out)
+    if button is None or len(seated) < 2:
+        raise RoomError(f"{at}: the blinds are not written and cannot be placed (button {button}, "
+                        f"{len(seated)} players)")
+    after = [name for seat, name in seated if seat > button] + [name for seat, name in seated if seat <= button]
+    posters = (after[-1], after[0]) if len(seated) == 2 else (after[0], after[1])
+    for name, kind, amount in ((posters[0], SB, small), (posters[1], BB, big)):
+        stack = r.seats[name][1]
+        post = Post(name, kind, min(amount, stack), all_in=stack <= amount)
+        r.wagers.post(name, post.live)
+        r.hand.posts.append(post)
+
+
 def _dealt(r: _Reading, found: re.Match[str], at: str) -> None:
-    r.hand.dealt_to(found.group("name"), found.group("cards"), at)
+    text = found.group("cards")
+    if r.hole or len(rooms.cards(text, at)) == 1:
+        # A room that deals the hero's cards a line a card (Winning): gathered, read at the second.
+        r.hole.append(text)
+        if len(r.hole) < 2:
+            return
+        text = " ".join(r.hole)
+    r.hand.dealt_to(found.group("name"), text, at)
 
 
 def _street(r: _Reading, found: re.Match[str], at: str) -> None:
-    word = found.group("street").lower()
-    street = _STREETS[word]
+    named = _group(found, "street")
+    # A line that names no street (Bovada's "Card dealt to table") deals the next one.
+    street = _STREETS[named.lower()] if named else len(r.hand.board) + 1
+    word = named.lower() if named else "street"
     if street <= len(r.hand.board):
         # The room repeats a street's line now and then (OnGame): the same cards, read once.
         if r.hand.board[street - 1] != rooms.cards(found.group("cards"), at):
             raise RoomError(f"{at}: the {word} dealt again, differently")
         return
     r.hand.deal(street, found.group("cards"), at)
-    r.street = street
-    r.wagers.next_street(street)
+    if street > r.street:
+        r.street = street
+        r.wagers.next_street(street)
+
+
+def _board(r: _Reading, found: re.Match[str], at: str) -> None:
+    """The whole board: the streets not dealt yet dealt from it, those dealt checked."""
+    board = rooms.cards(found.group("cards"), at)
+    streets = [board[:3], *((card,) for card in board[3:5])] if len(board) >= 3 else []
+    if len(board) not in (0, 3, 4, 5):
+        raise RoomError(f"{at}: a board of {len(board)} cards")
+    for street, dealt in enumerate(streets, start=1):
+        if street <= len(r.hand.board):
+            if r.hand.board[street - 1] != dealt:
+                played = " ".join(CARD_NAMES[c] for cards in r.hand.board for c in cards)
+                raise RoomError(f"{at}: the board written, {found.group('cards').strip()}, is not the board "
+                                f"the hand dealt, {played}")
+        else:
+            r.hand.board.append(dealt)
+    if len(r.hand.board) > len(streets):
+        raise RoomError(f"{at}: the board has fewer cards than the streets dealt")
 
 
 def _move(r: _Reading, found: re.Match[str], at: str) -> None:
     name = found.group("name")
     kind = VERBS[found.group("verb").lower()]
     moves = r.hand.streets[r.street]
-    if kind == BY_CHIPS and r.room.amounts is not Amounts.ADDED:
+    if kind == BY_CHIPS and r.room.amounts is Amounts.RAISES_ONLY:
         raise RoomError(f"{at}: an all-in is read by its chips only: {found.string[:60]!r}")
+    if kind == BET and r.room.amounts is not Amounts.RAISES_ONLY and r.wagers.level() and r.street < 3:
+        # An opening bet into a bet that stands: the room left out the next street's line.
+        r.street += 1
+        r.wagers.next_street(r.street)
+        moves = r.hand.streets[r.street]
     if kind in (FOLD, CHECK):
         moves.append(Move(name, kind))
+    elif kind == BY_CHIPS and _group(found, "protected"):
+        moves.append(Move(name, ALL_IN))  # all-in protection: all-in for what he has put in
+    elif kind == BY_CHIPS or r.room.amounts is Amounts.ADDED:
+        moves.append(_chips_move(r, found, name, kind, at))
     elif r.room.amounts is Amounts.WRITTEN:
         r.hand.move(r.street, r.wagers, name, kind, _amount(found, "a", at) if kind != RAISE else None,
                     _amount(found, "to", at) if kind == RAISE else None)
-    elif r.room.amounts is Amounts.RAISES_ONLY:
-        moves.append(Move(name, kind, _amount(found, "to", at) if kind == RAISE else None))
-    elif kind == BY_CHIPS and _group(found, "protected"):
-        moves.append(Move(name, ALL_IN))  # all-in protection: all-in for what he has put in
     else:
-        moves.append(_chips_move(r, found, name, kind, at))
+        moves.append(Move(name, kind, _amount(found, "to", at) if kind == RAISE else None))
 
 
 def _chips_move(r: _Reading, found: re.Match[str], name: str, kind: str, at: str) -> Move:
     """A call, bet, raise or all-in written as the chips it adds (Amounts.ADDED)."""
     line = found.string
     added = _amount(found, "a", at)
-    if added is None:
+    written = _amount(found, "to", at)
+    if added is None and written is not None and kind == BY_CHIPS:
+        added = written - r.wagers.bets.get(name, 0)  # an all-in named by the bet it makes
+    if added is None or added < 0:
         raise RoomError(f"{at}: cannot read {line[:80]!r}: no chips")
     made, to = r.wagers.add(name, added)
     if kind != BY_CHIPS and made != kind and not (kind == RAISE and made == BET):
         raise RoomError(f"{at}: {line[:60]!r} puts in chips that make it a {made}")
-    written = _amount(found, "to", at)
     if written is not None and written != to:
         raise RoomError(f"{at}: {line[:60]!r}: the chips added make the bet {to}")
     return Move(name, made, to if kind in (BET, RAISE) else None)
@@ -521,6 +644,9 @@ def _uncalled(r: _Reading, found: re.Match[str], at: str) -> None:
 def _won(r: _Reading, found: re.Match[str], at: str) -> None:
     name = found.group("name")
     r.won[name] = r.won.get(name, 0) + chips(found.group("amount"), at)
+    shown = _group(found, "cards")
+    if shown:
+        r.hand.shown[name] = rooms.cards(shown, at, 2)
 
 
 def _shows(r: _Reading, found: re.Match[str], at: str) -> None:
@@ -553,7 +679,9 @@ def _sits_out(r: _Reading, found: re.Match[str], at: str) -> None:
 
 
 def _other_game(r: _Reading, found: re.Match[str], at: str) -> None:
-    raise OtherGame(f"{at}: {found.group('what')} posted: not a game played here")
+    what = found.group("what")
+    # Counted under the game it makes: hold'em with antes, with straddles.
+    raise OtherGame(f"{at}: {what} posted: not a game played here", f"hold'em with {what.split()[-1].rstrip('s')}s")
 
 
 def _to_play(r: _Reading, found: re.Match[str], at: str) -> None:
@@ -570,15 +698,18 @@ def _skip(r: _Reading, found: re.Match[str], at: str) -> None:
 
 # The groups each kind of line reads for certain (the others it reads when the pattern has them).
 _GROUPS: dict[Line, frozenset[str]] = {line: frozenset(groups.split()) for line, groups in {
-    Line.SEAT: "seat name stack", Line.BUTTON: "button", Line.POST: "name amount", Line.DEALT: "name cards",
-    Line.STREET: "street cards", Line.MOVE: "name verb", Line.UNCALLED: "name amount", Line.WON: "name amount",
+    Line.SEAT: "seat name stack", Line.BUTTON: "button", Line.BOARD: "cards", Line.POST: "name amount", Line.DEALT: "name cards",
+    Line.STREET: "cards", Line.MOVE: "name verb", Line.UNCALLED: "name amount", Line.WON: "name amount",
     Line.SHOWS: "name cards", Line.MUCKS: "name", Line.RAKE: "", Line.NET: "name", Line.SITS_OUT: "name",
     Line.OTHER_GAME: "what", Line.TO_PLAY: "", Line.TO_SUMMARY: "", Line.SKIP: "",
 }.items()}
+# The lines that come only once the blinds are posted (Header.blinds: posted before them).
+_DEALING = frozenset({Line.DEALT, Line.STREET, Line.MOVE, Line.UNCALLED, Line.WON, Line.SHOWS, Line.MUCKS,
+                      Line.NET, Line.TO_PLAY, Line.TO_SUMMARY})
 # The lines that name a player: read only when that player has a seat (module docstring).
 _SEATED = frozenset({Line.POST, Line.MOVE, Line.UNCALLED, Line.WON, Line.SHOWS, Line.MUCKS, Line.NET})
 _READ: dict[Line, Callable[[_Reading, re.Match[str], str], None]] = {
-    Line.SEAT: _seat, Line.BUTTON: _button, Line.POST: _post, Line.DEALT: _dealt, Line.STREET: _street,
+    Line.SEAT: _seat, Line.BUTTON: _button, Line.BOARD: _board, Line.POST: _post, Line.DEALT: _dealt, Line.STREET: _street,
     Line.MOVE: _move, Line.UNCALLED: _uncalled, Line.WON: _won, Line.SHOWS: _shows, Line.MUCKS: _mucks,
     Line.RAKE: _rake, Line.NET: _net, Line.SITS_OUT: _sits_out, Line.OTHER_GAME: _other_game,
     Line.TO_PLAY: _to_play, Line.TO_SUMMARY: _to_summary, Line.SKIP: _skip,

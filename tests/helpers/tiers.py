@@ -11,6 +11,10 @@ month) is declared with :func:`full_tier`, and conftest marks every test that us
 ``full``. A test that is the fast tier's smoke test of such a part says so with
 ``@pytest.mark.smoke``; a long sweep with no such fixture is ``@pytest.mark.slow``.
 Hypothesis tests take their example counts from :func:`examples`.
+
+A fixture that starts an IRC server is also declared with :func:`waits_on_servers`: its
+tests spend most of their time waiting on the server's flood limits, not on a core, so
+.ci/run runs them (``-m servers``) beside the rest (``-m "not servers"``), both at once.
 """
 from __future__ import annotations
 
@@ -23,6 +27,9 @@ FULL_TIER_FIXTURES: set[str] = set()
 
 F = TypeVar("F", bound=Callable[..., object])
 
+# Fixture names whose tests mostly wait on a server's limits (marked ``servers``).
+SERVER_FIXTURES: set[str] = set()
+
 # Set by conftest from --full before any test module is imported.
 FULL_ENV = "POKI_TEST_TIER"
 
@@ -31,6 +38,13 @@ def full_tier(fixture: F) -> F:
     """Declare a fixture costly: every test that uses it is in the full tier. Put it under
     ``@pytest.fixture`` (it records the function's name, which is the fixture's)."""
     FULL_TIER_FIXTURES.add(fixture.__name__)
+    return fixture
+
+
+def waits_on_servers(fixture: F) -> F:
+    """Declare a fixture a running IRC server: every test that uses it is marked
+    ``servers`` (and is in the full tier only if the fixture is declared full_tier too)."""
+    SERVER_FIXTURES.add(fixture.__name__)
     return fixture
 
 

@@ -662,7 +662,7 @@ class AcpcDealer:
         started = _make_started(
             f"{self.match_name}:{hand}", f"dealer hand {hand}", names,
             (game.stack or NO_STACK,) * n, n - 1, game.small_blind, game.big_blind,
-            game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None, None)
+            game.small_bet, game.big_bet, game.max_bets, True, None, False, None, None, None, None, None)
         hole_events: list[HoleCards] = []
         driver.start(started, holes, cards[2 * n:], fast=self.fast and not local, hole_events=hole_events)
         if local:

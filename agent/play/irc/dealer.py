@@ -30,6 +30,7 @@ from agent.play.irc.seats import BankError
 from agent.play.irc.table import DealerBot
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
+from connectors.irc.orders import Owners
 from connectors.logs import acpc_log, phh
 from db.bankroll import BankrollError, Bankrolls
 from db.database import Database
@@ -323,6 +324,7 @@ class DealerHost:
     fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
     claim_seconds: float = 120.0  # the longest a session's first hand waits for a claimed other dealer's proof
     drain_seconds: float = 60.0  # the longest a stop waits for its last lines to reach the server before QUIT
+    owners: Sequence[str] | None = None  # who may give the dealer orders (None: [irc] owners; connectors.irc.orders)
 
     def __post_init__(self) -> None:
         self.host, self.port = split_server(self.server)
@@ -347,13 +349,14 @@ class DealerHost:
         decks = EntropyDecks() if self.seed is None and self.deals is None else None
         network = self.network_options or NetworkOptions(connect_timeout=irc.connect_timeout_seconds)
         budget = send_budget(irc, self.flood_rate)
+        owners = Owners(irc.owners if self.owners is None else self.owners)  # a nick-only owner fails here
         self.client = IrcClient(
             self.host, self.port, self.nick, name=f"dealer {self.nick}",
             budget=budget.budget, by_server=budget.by_server,
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng(None if self.seed is None else [self.seed, 1]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
-            answer_gap=irc.answer_gap_seconds)
+            answer_gap=irc.answer_gap_seconds, capabilities=("account-tag",) if owners.wants_accounts else ())
         client = self.client
         started = threading.Event()
 
@@ -387,7 +390,7 @@ class DealerHost:
                     on_hand=self.logs.add if self.logs is not None else None,
                     done=self._session_over, deals=self.deals, decks=decks, interrupted=self.interrupted,
                     joined_clauses=self.joined_clauses, fair_clock=self.fair_clock,
-                    claim_seconds=self.claim_seconds, unheard=unheard, told=self._told)
+                    claim_seconds=self.claim_seconds, unheard=unheard, told=self._told, owners=owners)
             except BaseException as exc:  # noqa: BLE001 - reported to the starter
                 self.error = exc
                 opening.append(exc)

@@ -21,11 +21,15 @@ from connectors.irc.identity import Login, LoginError, Tls
 from connectors.irc.servers import PROFILES, SAFE, SendBudget
 
 __all__ = ["BudgetChoice", "NetworkError", "NetworkOptions", "PASSWORD_ENV", "SERVER_PASSWORD_ENV", "TLS_PORT",
-           "network_options", "read_secret", "send_budget"]
+           "port_hint", "network_options", "read_secret", "send_budget"]
 
 log = logging.getLogger("poki.irc")
 
 TLS_PORT = 6697  # the port of IRC over TLS: a server on it is taken to speak TLS
+# Ports that networks use for TLS (6697 by IRCv3's recommendation, 7000 by custom) and
+# for plain text: a bot told the other is told it may be wrong (log warning, not refused).
+TLS_PORTS = (6697, 7000)
+PLAIN_PORTS = (6667, 6668, 6669)
 PASSWORD_ENV = {"play": "POKI_IRC_PASSWORD", "deal": "POKI_IRC_DEALER_PASSWORD"}
 SERVER_PASSWORD_ENV = "POKI_IRC_SERVER_PASSWORD"
 MAX_SECRET_BYTES = 1024
@@ -130,13 +134,29 @@ def _secret(file_arg: str | None, env_name: str, file_setting: str, what: str, e
     return ""
 
 
+def port_hint(port: int, tls: bool) -> str:
+    """A warning when ``port`` is one networks use for the other kind of connection ("":
+    none)."""
+    if not tls and port in TLS_PORTS:
+        return (f"port {port} is usually IRC over TLS, and this connection is plain text: if the server "
+                f"does not answer (or answers in TLS), add --tls")
+    if tls and port in PLAIN_PORTS:
+        return (f"port {port} is usually plain-text IRC, and this connection uses TLS: if the server says "
+                f"it does not speak TLS, drop --tls (or use its TLS port, often {TLS_PORT})")
+    return ""
+
+
 def network_options(config: Config, role: str, port: int, *, tls: bool | None = None, tls_insecure: bool = False,
                     ca_file: str | None = None, cert_file: str | None = None, account: str | None = None,
                     password_file: str | None = None, server_password_file: str | None = None,
-                    sasl: str | None = None, environ: Mapping[str, str] | None = None) -> NetworkOptions:
+                    sasl: str | None = None, password_over_plain_text: bool = False,
+                    environ: Mapping[str, str] | None = None) -> NetworkOptions:
     """The TLS settings and login of the ``role`` ("play" or "deal") connecting to
     ``port``: the command line's values (the keyword arguments) over the environment over
-    the ``[irc]`` settings. NetworkError says what does not fit together."""
+    the ``[irc]`` settings. NetworkError says what does not fit together: among it, an
+    account password that would cross the network in clear text (SASL PLAIN or NickServ
+    IDENTIFY without TLS) unless ``password_over_plain_text`` (or the setting) allows it.
+    A port that usually carries the other kind of connection is warned about."""
     if role not in PASSWORD_ENV:
         raise ValueError(f"role must be play or deal, got {role!r}")
     irc = config.irc
@@ -152,6 +172,9 @@ def network_options(config: Config, role: str, port: int, *, tls: bool | None = 
         given = "--tls-cert" if cert else "--tls-insecure" if tls_insecure else "--tls-ca"
         raise NetworkError(f"{given} needs TLS: add --tls (or connect to port {TLS_PORT})")
     tls_settings = Tls(verify=irc.tls_verify and not tls_insecure, ca_file=ca, cert_file=cert) if use_tls else None
+    hint = port_hint(port, use_tls)
+    if hint:
+        log.warning("%s", hint)
     if tls_settings is not None:
         try:
             tls_settings.context()  # a file that is no certificate fails here, not at each connection
@@ -175,6 +198,13 @@ def network_options(config: Config, role: str, port: int, *, tls: bool | None = 
         raise NetworkError(f"SASL PLAIN needs the account's password: --password-file FILE or ${PASSWORD_ENV[role]}")
     if mechanism == "external" and not cert:
         raise NetworkError("SASL EXTERNAL needs a client certificate: --tls-cert FILE (PEM with its key)")
+    if password and mechanism in ("plain", "nickserv") and not use_tls \
+            and not (password_over_plain_text or irc.password_over_plain_text):
+        how = "SASL PLAIN" if mechanism == "plain" else f"{irc.services_nick} IDENTIFY"
+        raise NetworkError(f"{how} would send the account password in clear text (no TLS): connect with --tls "
+                           f"(the server's TLS port, often {TLS_PORT}); only on a network you trust (loopback, "
+                           f"your own) allow it with --password-over-plain-text "
+                           f"([irc] password_over_plain_text = true)")
     if name and mechanism == "none":
         raise NetworkError(f"--account {name} needs its password (--password-file FILE or ${PASSWORD_ENV[role]}) "
                            f"or a client certificate (--tls-cert FILE)")

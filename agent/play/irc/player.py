@@ -40,6 +40,7 @@ from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.irc import dialect as d
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient, Priority
+from connectors.irc.orders import Caller, OrderBook, Owners
 from connectors.irc.player import PlayerFeed
 
 __all__ = ["PlayerBot", "ReportOutcome"]
@@ -76,6 +77,9 @@ class PlayerBot:
     """Poki (or any player spec) at IRC tables; see the module docstring. ``start()``,
     then ``wait()`` until an owner says quit, or ``stop()``."""
 
+    # The owners' orders, declared on the methods below (connectors.irc.orders).
+    ORDERS: OrderBook[PlayerBot] = OrderBook("Poki")
+
     def __init__(self, config: Config, *, server: str, channels: Sequence[str], dealer: str,
                  spec: str | PlayerSpec = "poki", nick: str | None = None, db_path: str | Path | None = None,
                  seed: int | None = None, dealer_host: str | None = None, dealer_account: str | None = None,
@@ -83,6 +87,7 @@ class PlayerBot:
                  username: str | None = None, network_options: NetworkOptions | None = None) -> None:
         irc = config.irc
         self.config = config
+        owner_set = Owners(irc.owners if owners is None else owners)  # a nick-only owner fails here, first
         self.host, self.port = split_server(server)
         self.network = network_of(self.host)
         self.channels = list(channels)
@@ -105,12 +110,12 @@ class PlayerBot:
             reconnect_min=irc.reconnect_min_seconds, reconnect_max=irc.reconnect_max_seconds,
             rng=np.random.default_rng([self.seed, 2]), tls=network.tls, login=network.login,
             connect_timeout=network.connect_timeout, on_failure=self._network_failed,
-            capabilities=("account-tag",) if dealer_account else ())
+            capabilities=("account-tag",) if dealer_account or owner_set.wants_accounts else ())
         self.feed = PlayerFeed(self.client, self.channels, self,
                                dealer_nick=dealer,
                                dealer_host=irc.dealer_host if dealer_host is None else dealer_host,
                                dealer_account=dealer_account,
-                               owners=irc.owners if owners is None else owners)
+                               owners=owner_set)
         self.seats: dict[str, Seat] = {}
         self.status: dict[str, TableStatus] = {c: TableStatus() for c in self.channels}
         self.quit = threading.Event()
@@ -251,27 +256,34 @@ class PlayerBot:
         status.sit_asked = True
         self.client.say(channel, d.sit_command(), Priority.GAME)
 
-    def on_order(self, nick: str, order: str, args: list[str]) -> str:
-        if order == "help":
-            return "orders: status, leave #channel, report, quit"
-        if order == "status":
-            return self.summary()
-        if order == "report":
-            return self._report(nick)
-        if order == "leave":
-            channel = args[0] if args else ""
-            if channel not in self.status:
-                return f"not at {channel or '(no channel given)'}; tables: {', '.join(self.channels)}"
-            status = self.status[channel]
-            status.leaving = True
-            if self.feed.tables[channel.lower()].hand is not None:
-                return f"leaving {channel} when the hand in progress is over"
-            self._leave_now(channel)
-            return f"leaving {channel}"
-        if order == "quit":
-            self.quit.set()
-            return "quitting"
-        return ""
+    def on_order(self, caller: Caller, text: str) -> str:
+        return self.ORDERS.answer(self, caller, text)
+
+    @ORDERS.order("status", "each table's hands, small bets a hand, late moves; decks verified, hands stored")
+    def _status_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        return self.summary()
+
+    @ORDERS.order("report", "write the opponent report now (in a child process); says where when done")
+    def _report_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        return self._report(caller.nick)
+
+    @ORDERS.order("leave", "give up the seat at the table when the hand in progress is over, then part",
+                  params=("#channel",), example="leave #holdem")
+    def _leave_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        channel = args[0]
+        if channel not in self.status:
+            return f"not at {channel}; tables: {', '.join(self.channels)}"
+        status = self.status[channel]
+        status.leaving = True
+        if self.feed.tables[channel.lower()].hand is not None:
+            return f"leaving {channel} when the hand in progress is over"
+        self._leave_now(channel)
+        return f"leaving {channel}"
+
+    @ORDERS.order("quit", "leave IRC and stop the bot (the hands played are stored)")
+    def _quit_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        self.quit.set()
+        return "quitting"
 
     def _leave_now(self, channel: str) -> None:
         """Give the seat up (no hand in progress): the chips go back to the bankroll; we

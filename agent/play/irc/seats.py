@@ -69,5 +69,6 @@ class TableSeat:
     sitting_out: bool = False
     timeouts: int = 0
     leaving: bool = False  # release the seat when the hand ends
+    removed: bool = False  # an owner removed it: released when its hand ends, played out until then
     auto: bool = False  # sat out for time-outs: acted for at once until the player is back
     hand_name: str = ""  # the nick the current hand knows the seat by

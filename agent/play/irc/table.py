@@ -21,6 +21,9 @@ time-outs arrive.
 * A player who leaves the channel or quits mid-hand leaves the hand (a fold that needs no
   turn) where the rules allow it, else is checked/folded at once; the seat's chips go
   back to the bankroll when the hand is over.
+* Its owners (connectors.irc.orders: known by user@host or account, never by nick) give
+  it orders in private, declared on :attr:`DealerBot.ORDERS`: status, pause and resume,
+  quit when the hands in progress end, remove a player at the end of its hand.
 * If the dealer loses the server mid-hand, the hand is void: nothing of it is stored,
   every stack is as it was before it (stacks change only when a hand is committed), and
   ``Hand <n>: void, chips restored.`` is said when the dealer is back.
@@ -51,6 +54,7 @@ from agent.play.irc.seats import Bank, BankError, TableSeat
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent, Priority, Timer
 from connectors.irc.deck_log import DeckWatch
+from connectors.irc.orders import Caller, OrderBook, Owners
 from evaluator_pyx import evaluate_cards, hand_category
 
 __all__ = ["Bank", "BankError", "DealerBot", "DealerStats", "TableSeat", "hand_id_for"]
@@ -222,7 +226,11 @@ class DealerBot:
     docstring. ``hands`` stops dealing after that many hands in all (None: until
     stopped); ``done`` is called once then. ``on_hand(channel, record, holes)`` gets each
     committed hand (logs). ``deals``: each hand's cards from a seed, as every dealer given
-    it deals them (agent.play.deals.SeededDeals), instead of ``rng``."""
+    it deals them (agent.play.deals.SeededDeals), instead of ``rng``. ``owners``
+    may give it orders in private (the methods declared on ORDERS)."""
+
+    # The owners' orders, declared on the methods below (connectors.irc.orders).
+    ORDERS: OrderBook[DealerBot] = OrderBook("dealer")
 
     def __init__(self, client: IrcClient, channels: Iterable[str], table: TableConfig, bank: Bank, *,
                  rng: np.random.Generator, action_seconds: float = 30.0, max_timeouts: int = 3,
@@ -233,7 +241,8 @@ class DealerBot:
                  decks: DeckSource | None = None, interrupted: dict[str, int] | None = None,
                  joined_clauses: bool = True, fair_clock: bool = True, claim_seconds: float = 120.0,
                  unheard: dict[str, list[str]] | None = None,
-                 told: Callable[[str, int, tuple[str, ...] | None], object] | None = None) -> None:
+                 told: Callable[[str, int, tuple[str, ...] | None], object] | None = None,
+                 owners: Owners | None = None) -> None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("the dealer needs a numpy Generator for its cards")
         self.client = client
@@ -269,6 +278,10 @@ class DealerBot:
         self.told = told
         self._unconfirmed: list[tuple[str, int]] = []  # hands told whose lines await a confirmation
         self._started = 0  # hands started in this session (the deal source's hand index)
+        self.owners = owners if owners is not None else Owners(())
+        self.paused = False  # an owner's pause: no hand starts until resume
+        self.quitting = False  # an owner's quit: the session ends when the hands in progress do
+        self.removed: set[str] = set()  # identities (identity_of) an owner removed: no seat this session
         self.tables: dict[str, _Table] = {}
         for channel in channels:
             key = channel.lower()
@@ -482,6 +495,21 @@ class DealerBot:
     # --- commands -------------------------------------------------------------------------------
 
     def _on_private(self, ev: IrcEvent) -> None:
+        first = ev.text.split(maxsplit=1)[0].lower() if ev.text.strip() else ""
+        if first in self.ORDERS.names():
+            caller = Caller(ev.nick, ev.userhost, ev.account)
+            if self.owners.allows(caller):
+                answer = self.ORDERS.answer(self, caller, ev.text)
+                log.info("order from %s!%s: %r -> %s", ev.nick, ev.userhost, ev.text[:80], answer)
+                self.client.notice(ev.nick, answer, Priority.SEATED, key=f"answer:{ev.nick.lower()}:order")
+                return
+            if first != "help":  # a player's bare "help" gets the players' help below
+                self.stats.refused += 1
+                log.warning("order refused from %s!%s: %r", ev.nick, ev.userhost, ev.text[:80])
+                self._tell(ev.nick, "I take orders from my owners only.", "order")
+                return
+            self._tell(ev.nick, d.help_text(self.client.nick), "help")
+            return
         move = d.parse_move(ev.text)
         if move is not None:
             # A move said to the dealer alone (docs/irc-dialect.md): as if typed at the table.
@@ -501,6 +529,87 @@ class DealerBot:
             self._table_command(None, ev, cmd)
         elif cmd is not None:
             self._tell(ev.nick, d.refusal("in_channel"))
+
+    # --- the owners' orders (in private; connectors.irc.orders) ----------------------------------
+
+    @ORDERS.order("status", "each table's hand in progress and seats; hands dealt, voids, time-outs; paused or not")
+    def _status_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        parts = []
+        for table in self.tables.values():
+            hand = f"hand {table.hand.number} in progress" if table.hand is not None else "no hand in progress"
+            seated = ", ".join(f"{s.nick} {s.chips}" + (" (sitting out)" if s.sitting_out else "")
+                               for s in table.seats[:10]) or "nobody"
+            more = f" and {len(table.seats) - 10} more" if len(table.seats) > 10 else ""
+            parts.append(f"{table.channel}: {hand}; seated: {seated}{more}")
+        st = self.stats
+        state = ("over" if self._finished else "quitting when the hand in progress ends" if self.quitting
+                 else "paused" if self.paused else "running")
+        parts.append(f"{state}: {st.hands} hands dealt, {st.voided} void, {st.timeouts} time-outs, "
+                     f"{st.stranger_lines} dealer-like lines from others ignored; {self.client.describe_budget()}")
+        return "; ".join(parts)
+
+    @ORDERS.order("pause", "start no new hand (the hands in progress are played out) until resume")
+    def _pause_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        if self._finished or self.quitting:
+            return "the session is ending: nothing to pause"
+        if self.paused:
+            return "paused already (resume to go on)"
+        self.paused = True
+        for table in self.tables.values():
+            if table.pause is not None:
+                table.pause.cancel()  # type: ignore[attr-defined]  # set with call_later, a scheduled command
+                table.pause = None
+            if table.opened and self.client.registered:
+                self._say(table, d.table_paused())
+        busy = [f"{t.channel} hand {t.hand.number}" for t in self.tables.values() if t.hand is not None]
+        return "paused" + (f"; playing out {', '.join(busy)}" if busy else "") + "; resume to go on"
+
+    @ORDERS.order("resume", "deal again after a pause")
+    def _resume_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        if not self.paused:
+            return "not paused"
+        self.paused = False
+        for table in self.tables.values():
+            if table.opened and self.client.registered:
+                self._say(table, d.table_resumed())
+            self._schedule(table)
+        return "resumed"
+
+    @ORDERS.order("quit", "end the session when the hands in progress are over (their ends and decks said), then leave")
+    def _quit_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        if self._finished:
+            return "the session is over already"
+        self.quitting = True
+        for table in self.tables.values():
+            for timer in (table.pause, table.hold):
+                if timer is not None:
+                    timer.cancel()  # type: ignore[attr-defined]  # set with call_later, a scheduled command
+            table.pause = table.hold = None
+        busy = [f"{t.channel} hand {t.hand.number}" for t in self.tables.values() if t.hand is not None]
+        if not busy:
+            self._end_session()
+            return "quitting: no hand in progress"
+        return f"quitting when {', '.join(busy)} ends"
+
+    @ORDERS.order("remove", "take NICK's seat away when its hand is over (its chips go back); "
+                  "it cannot sit again this session", params=("NICK",), example="remove mallory")
+    def _remove_order(self, caller: Caller, args: tuple[str, ...]) -> str:
+        nick = args[0]
+        found = [(t, s) for t in self.tables.values() for s in t.seats if s.nick.lower() == nick.lower()]
+        if not found:
+            return f"{nick[:30]} is not seated at any table"
+        told = []
+        for table, seat in found:
+            self.removed.add(identity_of(seat.userhost))  # the connection, whatever nick it takes next
+            hand = table.hand
+            if hand is not None and seat in hand.seats:
+                seat.removed = True  # released by _after_hand: no fold forced, the hand is played out
+                told.append(f"{table.channel} when hand {hand.number} is over")
+            else:
+                self._release(table, seat)
+                told.append(table.channel)
+        log.warning("%s removed %s (%s) by an owner's order", ", ".join(told), nick, found[0][1].userhost)
+        return f"removing {nick} from {', '.join(told)}"
 
     def _on_line(self, table: _Table, ev: IrcEvent) -> None:
         if d.looks_like_dealer(ev.text) and ev.nick != self.client.nick:
@@ -678,6 +787,9 @@ class DealerBot:
         self._tell(nick, text)
 
     def _sit(self, table: _Table, nick: str, userhost: str, seat: TableSeat | None, amount: int | None) -> None:
+        if identity_of(userhost) in self.removed:
+            self._refuse(nick, d.refusal("removed", channel=table.channel))
+            return
         if seat is not None:
             if seat.sitting_out or seat.leaving:
                 seat.sitting_out = False
@@ -724,12 +836,14 @@ class DealerBot:
     # --- hands ----------------------------------------------------------------------------------
 
     def _eligible(self, table: _Table) -> list[TableSeat]:
-        return [s for s in table.seats if s.present and not s.sitting_out and not s.leaving and s.chips > 0]
+        return [s for s in table.seats
+                if s.present and not s.sitting_out and not s.leaving and not s.removed and s.chips > 0]
 
     def _schedule(self, table: _Table) -> None:
         """Start the next hand after the pause, if one can be dealt."""
         if (table.hand is not None or table.pause is not None or self._finished or table.other_dealer
-                or not table.opened or table.channel not in self.client.joined or table.end_pending):
+                or not table.opened or table.channel not in self.client.joined or table.end_pending
+                or self.paused or self.quitting):
             return
         held = self._held_for(table)
         if held > 0:  # someone says it deals here: wait for its proof, a bounded time
@@ -754,7 +868,8 @@ class DealerBot:
 
     def _start(self, table: _Table) -> None:
         table.pause = None
-        if table.hand is not None or table.channel not in self.client.joined or table.other_dealer or self._finished:
+        if (table.hand is not None or table.channel not in self.client.joined or table.other_dealer or self._finished
+                or self.paused or self.quitting):
             return
         if self._held_for(table) > 0:
             self._schedule(table)
@@ -1134,18 +1249,24 @@ class DealerBot:
             if seat.sitting_out and seat in table.seats:
                 self._say(table, d.TableSitOut(seat.nick, d.SIT_OUT_ASKED))
         for seat in hand.seats:
-            if seat.leaving or seat.chips <= 0:
+            if seat.leaving or seat.removed or seat.chips <= 0:
                 self._release(table, seat)
-        if self.hands_left is not None and self.hands_left <= 0:
-            if not self._finished and all(t.hand is None for t in self.tables.values()):
-                self._finished = True
-                for t in self.tables.values():
-                    self._say(t, d.session_over(self.stats.hands))
-                if self.done is not None:
-                    self.done()
+        if self.quitting or (self.hands_left is not None and self.hands_left <= 0):
+            self._end_session()
             return
         assert table.outgoing, "a hand's end or void is said before _after_hand"
         table.end_pending = True  # the next hand once the end is written (_end_written)
+
+    def _end_session(self) -> None:
+        """No hand in progress at any table any more: the session is over (said at every
+        table); ``done`` is told."""
+        if self._finished or any(t.hand is not None for t in self.tables.values()):
+            return
+        self._finished = True
+        for t in self.tables.values():
+            self._say(t, d.session_over(self.stats.hands))
+        if self.done is not None:
+            self.done()
 
     def _end_written(self, table: _Table) -> None:
         table.end_pending = False

@@ -57,13 +57,14 @@ from agent.models.ranges import DEFAULT_RANGE_SETTINGS, RangeSettings
 from agent.native import ROOT as REPOSITORY  # the folder holding agent/
 from connectors.logs.sources import (
     OTHER_GAME,
+    PARTIAL_HAND,
     AcpcSettings,
     Chunk,
     KnownHand,
     LogHand,
     LogProblem,
     clear_cache,
-    plan,
+    plan_logs,
     preload,
     read_chunk,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "decode_record",
     "encode_record",
     "replay",
+    "replay_chunks",
     "shared_irc_logs",
 ]
 
@@ -145,13 +147,15 @@ def encode_record(r: HandRecord) -> tuple:
         tuple([x.won for x in results]),
         r.rake,
         r.hero,
+        r.tournament,
+        r.level,
     )
 
 
 def decode_record(e: tuple) -> HandRecord:
     """The HandRecord of encode_record's tuple (equal to the original)."""
     (_, hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets, players, stacks, positions,
-     board, actions, shown, result_seats, put_in, won, rake, hero) = e
+     board, actions, shown, result_seats, put_in, won, rake, hero, tournament, level) = e
     return _hand(
         hand_id, source, started_at, sb, bb, small_bet, big_bet, max_bets,
         tuple(map(_seat, players, stacks, positions)),
@@ -162,6 +166,8 @@ def decode_record(e: tuple) -> HandRecord:
         tuple(map(_result, [players[i] for i in result_seats], put_in, won)),
         rake,
         hero,
+        tournament,
+        level,
     )
 
 
@@ -268,7 +274,7 @@ def _track_chunk(chunk: Chunk, known_db: str | None, output: str) -> list[tuple]
             append((_KNOWN, item.hand_id))
         else:
             assert isinstance(item, LogProblem)
-            append((_PROBLEM, item.where, item.category, item.reason, item.hand_id))
+            append((_PROBLEM, item.where, item.category, item.reason, item.hand_id, item.game))
     return entries
 
 
@@ -375,6 +381,7 @@ class ReplaySummary:
     skipped: int = 0
     outside: int = 0  # read, but started outside [since, until): left alone
     skipped_by_reason: Counter = field(default_factory=Counter)
+    skipped_by_game: Counter = field(default_factory=Counter)  # the other-game hands, by their game
     examples: dict[str, list[str]] = field(default_factory=dict)
     problems: list[LogProblem] = field(default_factory=list)  # the first KEPT_PROBLEMS
     on_problem: Callable[[LogProblem], None] | None = None  # told of every problem as it comes
@@ -385,6 +392,9 @@ class ReplaySummary:
     prediction: dict[str, Any] | None = None
     db_path: str = ""
     workers: int = 1
+    files_read: int = 0  # files (and IRC months) recognised as a format we read
+    files_not_read: int = 0  # files met that are no format we read
+    unread_files: list[str] = field(default_factory=list)  # the first KEPT_PROBLEMS of them, each named
 
     @property
     def duplicates(self) -> int:
@@ -398,6 +408,8 @@ class ReplaySummary:
         self.hands += 1
         self.skipped += 1
         self.skipped_by_reason[problem.category] += 1
+        if problem.game is not None:
+            self.skipped_by_game[problem.game] += 1
         # Kept up to a bound: a log of garbage must not fill memory with its problems.
         if len(self.problems) < KEPT_PROBLEMS:
             self.problems.append(problem)
@@ -421,12 +433,16 @@ class ReplaySummary:
             "skipped": self.skipped,
             "outside_time_window": self.outside,
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
+            "skipped_by_game": dict(sorted(self.skipped_by_game.items())),
             "examples": self.examples,
             "players": self.players,
             "actions": self.actions,
             "seconds": round(self.seconds, 3),
             "hands_per_s": round(self.hands_per_s, 1),
             "stopped": None if self.stopped is None else str(self.stopped),
+            "files_read": self.files_read,
+            "files_not_read": self.files_not_read,
+            "unread_files": self.unread_files,
             **({"prediction": self.prediction} if self.prediction is not None else {}),
         }
 
@@ -442,6 +458,8 @@ class ReplaySummary:
             lines.append(f"outside the time window (--since/--until): {self.outside:,}")
         for reason, n in sorted(self.skipped_by_reason.items()):
             lines.append(f"  {reason}: {n:,}")
+            if reason == OTHER_GAME:
+                lines += [f"    {game}: {count:,}" for game, count in sorted(self.skipped_by_game.items())]
             for example in self.examples.get(reason, ()):
                 lines.append(f"      e.g. {example}")
         lines += [
@@ -450,6 +468,11 @@ class ReplaySummary:
             f"seconds: {self.seconds:.2f}",
             f"hands/s: {self.hands_per_s:,.0f} ({self.workers} worker{'s' if self.workers != 1 else ''})",
         ]
+        if self.files_not_read:
+            lines.append(f"files not read: {self.files_not_read:,} (of {self.files_read + self.files_not_read:,})")
+            lines += [f"  {name}" for name in self.unread_files]
+            if self.files_not_read > len(self.unread_files):
+                lines.append(f"  ... and {self.files_not_read - len(self.unread_files):,} more")
         if self.stopped is not None:
             lines.append(f"stopped (--strict) at: {self.stopped}")
         return "\n".join(lines)
@@ -506,11 +529,29 @@ def replay(paths: Sequence[str | Path], options: ReplayOptions,
     dropped by the writer rather than before reading.
     ``on_problem`` hears of every problem as it is counted (the summary keeps the first
     KEPT_PROBLEMS)."""
+    start = time.perf_counter()
+    found = plan_logs(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
+    summary = replay_chunks(found.chunks, found.problems, options, progress=progress, on_total=on_total,
+                            pool=pool, on_problem=on_problem, started=start)
+    summary.files_read = found.inputs
+    summary.unread_files = [str(f) for f in found.unread[:KEPT_PROBLEMS]]
+    summary.files_not_read = len(found.unread)
+    return summary
+
+
+def replay_chunks(chunks: list[Chunk], problems: list[LogProblem], options: ReplayOptions,
+                  progress: Callable[[int], None] | None = None,
+                  on_total: Callable[[int], None] | None = None,
+                  pool: ChunkPool | None = None,
+                  on_problem: Callable[[LogProblem], None] | None = None,
+                  started: float | None = None) -> ReplaySummary:
+    """:func:`replay` of chunks planned already (connectors.logs.sources.plan, or the
+    complete hands of logs being written: agent.play.offline.follow) and the problems met
+    planning them: the one way hands are read, tracked and stored."""
     from db.database import Database
 
-    start = time.perf_counter()
+    start = time.perf_counter() if started is None else started
     summary = ReplaySummary(db_path=str(options.db_path), workers=max(1, options.workers), on_problem=on_problem)
-    chunks, problems = plan(paths, chunk_hands=options.chunk_hands, network=options.network, acpc=options.acpc)
     if on_total is not None:
         on_total(sum(c.units for c in chunks) + len(problems))
     for problem in problems:
@@ -640,10 +681,10 @@ def _take_chunk(chunk: Chunk, entries: list[tuple], database: Any, scorer: Any, 
             summary.known += 1
             continue
         else:
-            problem = LogProblem(e[1], e[2], e[3], e[4])
+            problem = LogProblem(e[1], e[2], e[3], e[4], e[5] if len(e) > 5 else None)
         summary.add_problem(problem)
         # A hand of another game (a room's no-limit hand, say) is skipped, not a fault.
-        if options.strict and problem.category != OTHER_GAME:
+        if options.strict and problem.category not in (OTHER_GAME, PARTIAL_HAND):
             stop = problem
             break
     if prepared:
