@@ -16,7 +16,8 @@ import evaluator_pyx as ev
 from agent.config import EngineConfig, TableConfig
 from agent.engine.player import PokiPlayer
 from agent.engine.triples import Situation, decision_triple
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import create_player
 
 NEW = EngineConfig(mix_width=0.0)  # steps, so each spot has one answer

@@ -20,7 +20,8 @@ from agent.engine.equilibrium import (
 )
 from agent.engine.heads_up import betting_string
 from agent.game.rules import Action
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import Player
 
 LETTER = {Action.FOLD: "f", Action.CHECK_CALL: "c", Action.BET_RAISE: "r"}

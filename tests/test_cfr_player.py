@@ -15,7 +15,8 @@ from agent.engine.cfr_player import EquilibriumPlayer
 from agent.engine.equilibrium import load_strategy
 from agent.engine.heads_up import HeadsUpError, betting_string, spot_of
 from agent.game.rules import Action
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.play.offline.tournament import TournamentSetup, run_tournament
 from agent.players import Player, create_player, known_kinds
 

@@ -12,7 +12,8 @@ from agent.config import Config, TableConfig
 from agent.game.context import GameContext
 from agent.game.events import BoardDealt, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action
-from agent.play.offline.dealer import Deal, Dealer, HandLog, play_match
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer, HandLog, play_match
 from agent.players import BasePlayer, create_player
 
 
@@ -70,7 +71,10 @@ def test_players_see_only_their_own_cards_and_every_public_event() -> None:
 
 def test_illegal_moves_become_calls_and_are_counted() -> None:
     class Stubborn(BasePlayer):
+        refused = 0  # turns it was shown that a fold is not legal
+
         def act(self, ctx: GameContext) -> Action:
+            self.refused += Action.FOLD not in ctx.legal_actions
             return Action.FOLD  # folds even when it could check
 
     # Against a caller the stubborn player often has a free check it refuses.
@@ -83,7 +87,7 @@ def test_illegal_moves_become_calls_and_are_counted() -> None:
                                   hand_id=f"x{hand}")
         assert "f" not in [a.kind for a in record.actions if a.bets_to_call == 0]
     assert dealer.invalid_actions["stub"] > 0
-    assert set(dealer.invalid_actions) == {"stub"}
+    assert dealer.invalid_actions == {"stub": players[0].refused}  # each one counted, once
 
 
 def test_play_match_is_reproducible_and_moves_the_button() -> None:

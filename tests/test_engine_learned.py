@@ -22,7 +22,8 @@ from agent.models import opponent_model
 from agent.models.frequencies import PlayerState
 from agent.models.learned import hand_features
 from agent.models.store import MemoryModelStore
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import SpecError, create_player
 from db import Database
 

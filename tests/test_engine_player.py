@@ -9,7 +9,8 @@ from agent.config import EngineConfig, ModelConfig, TableConfig
 from agent.engine.player import PokiPlayer, order_key
 from agent.engine.preflop import PreflopStrategy
 from agent.game.context import FINE_PER_COARSE
-from agent.play.offline.dealer import Deal, Dealer, play_match
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer, play_match
 from agent.play.offline.tournament import TournamentSetup, run_tournament
 from agent.players import create_player, parse_spec
 

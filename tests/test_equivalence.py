@@ -9,7 +9,7 @@ the meta-predictor's scores and the learned floor's off-model counts.
 What the test holds fixed so the three can be compared, and why:
 
 * The cards: every dealer takes each hand's cards by position from the same seed
-  (agent.play.offline.dealer.SeededDeals), and the seats sit so that the button moves the same
+  (agent.play.deals.SeededDeals), and the seats sit so that the button moves the same
   way at each table (the ACPC dealer moves every seat one position a hand; the IRC table
   and the in-process match move the button one seat a hand, so their seat order is the
   ACPC order turned by one).
@@ -39,9 +39,10 @@ import pytest
 
 from agent.config import Config, load_config
 from agent.play.acpc.dealer import AcpcDealer, DealerLimits
+from agent.play.deals import SeededDeals
 from agent.play.irc.dealer import DealerHost
 from agent.play.irc.player import PlayerBot
-from agent.play.offline.dealer import SeededDeals, play_match
+from agent.play.offline.dealer import play_match
 from agent.play.seat import Seat, table_generator
 from agent.players import create_player
 from connectors.acpc.game import standard_game

@@ -115,3 +115,37 @@ def test_a_player_leaves_when_the_rules_let_him() -> None:
     settled = driver.settle()
     assert settled.nets == (-1, 1, 0)
     assert not driver.leave(2)  # no hand in play: nothing to leave
+
+
+def test_default_counts_are_kept_for_the_latest_players_only() -> None:
+    """A long-lived table meets player after player: the check/call counts by player are
+    kept for the latest _PLAYERS_KEPT counted (exactly), never growing without limit."""
+    from agent.play.hand_driver import _PLAYERS_KEPT
+
+    driver = HandDriver()
+    regular = "regular"
+    lineups = _PLAYERS_KEPT + 20
+    for hand in range(lineups):
+        names = (regular, f"guest{hand}")
+        driver.start(HandStarted(hand_id=f"t:{hand}", source="test", players=names, stacks=(NO_STACK,) * 2,
+                                 button=1, small_blind=1, big_blind=2, small_bet=2, big_bet=4, max_bets=4,
+                                 heads_up_reverse_blinds=True), [(0, 1), (2, 3)], [4, 5, 6, 7, 8])
+        assert driver.step() == ACT and driver.names[driver.actor] == names[1]  # heads-up: the button first
+        driver.apply_default()
+        assert driver.step() == ACT and driver.names[driver.actor] == regular
+        assert driver.apply(Action.FOLD).action == Action.CHECK_CALL  # no bet to fold to: taken as a check
+        driver.abandon()
+        assert len(driver.defaults) <= _PLAYERS_KEPT
+    assert len(driver.defaults) == _PLAYERS_KEPT
+    assert driver.defaults[regular] == lineups  # counted every hand, so never the oldest
+    kept = {f"guest{hand}" for hand in range(lineups - _PLAYERS_KEPT + 1, lineups)}
+    assert set(driver.defaults) == kept | {regular}
+    assert all(driver.defaults[name] == 1 for name in kept)
+
+
+def test_play_runs_the_rules_mode_only() -> None:
+    """play() reads the rules state in place: a fast-mode hand is refused, not misread."""
+    driver = HandDriver(BettingCache())
+    driver.start(_started(2, 0), [(0, 1), (2, 3)], [4, 5, 6, 7, 8], fast=True)
+    with pytest.raises(RuntimeError, match="rules mode"):
+        driver.play([lambda ctx: Action.CHECK_CALL] * 2)

@@ -13,7 +13,8 @@ from agent.config import TableConfig
 from agent.engine.equilibrium import load_strategy
 from agent.engine.lbr import lbr_values, range_of, share_against
 from agent.engine.response import HeadsUpResponder, ResponseSettings, equilibrium_frequencies
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.play.offline.tournament import TournamentSetup, run_tournament
 from agent.players import create_player
 from tests.helpers.references import reference_package

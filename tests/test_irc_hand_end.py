@@ -18,9 +18,10 @@ import pytest
 
 from agent.config import Config, TableConfig
 from agent.game.records import RecordError
+from agent.play.deals import Deal
 from agent.play.irc.dealer import DealerHost, journal_path
 from agent.play.irc.journal import HandJournal, JournalEntry, JournalError, decode_entry, encode_entry, read_journal
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.offline.dealer import Dealer
 from agent.play.stores import DatabaseWriter
 from agent.players import create_player, parse_spec
 from connectors.irc.server import LoopbackServer

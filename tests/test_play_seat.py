@@ -14,7 +14,8 @@ from agent.config import TableConfig
 from agent.game.events import BoardDealt, CardsShown, HandEnded, HandStarted, HoleCards, PlayerActed
 from agent.game.rules import Action, Phase
 from agent.game.tracker import Tracker
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.play.seat import Seat, fallback_action
 from agent.players import BasePlayer, create_player
 

@@ -18,10 +18,11 @@ from agent.game.records import HandRecord
 from agent.game.rules import Action
 from agent.models.store import MemoryModelStore
 from agent.play.acpc.dealer_seats import LocalSeat
+from agent.play.deals import Deal
 from agent.play.irc.player import ReportOutcome
 from agent.play.irc.seats import Bank
 from agent.play.kinds import install_kinds
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.offline.dealer import Dealer
 from agent.play.offline.replay import ChunkPool
 from agent.play.seat import Seat
 from agent.players import BasePlayer, Player, create_player, known_kinds

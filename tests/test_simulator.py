@@ -16,7 +16,8 @@ from agent.config import TableConfig
 from agent.engine.player import PokiPlayer
 from agent.engine.simulator import choose
 from agent.game.rules import Action
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import create_player
 
 if os.environ.get("POKI_REQUIRE_COMPILED") == "1":  # CI: a missing build is a failure

@@ -24,7 +24,8 @@ import numpy as np
 from agent.config import Config, ModelConfig
 from agent.engine.player import PokiPlayer
 from agent.models.store import MemoryModelStore
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import Player, create_player
 
 

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from agent.config import Config
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import create_player
 
 TARGET_SELFPLAY_HANDS_PER_S = 2000.0

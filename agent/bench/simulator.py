@@ -20,7 +20,8 @@ import numpy as np
 import agent.engine.player as player_module
 from agent.config import Config
 from agent.engine.player import PokiPlayer
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.deals import Deal
+from agent.play.offline.dealer import Dealer
 from agent.players import Player, create_player
 
 TRIALS = 500

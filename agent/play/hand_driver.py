@@ -16,8 +16,10 @@ agent.play.acpc.dealer; the IRC dealer table, agent.play.irc.table) runs its han
   (agent.game.showdown.pay_pots).
 
 :meth:`HandDriver.play` is the synchronous loop on top, for a dealer whose players answer
-at once (agent.play.offline.dealer); a dealer whose answers arrive as events (the IRC dealer
-table: a player's line, a time-out, a player leaving) calls the steps itself.
+at once (agent.play.offline.dealer; the rules mode, each actor asked with its snapshot,
+whose legal moves are the ones :meth:`HandDriver.apply` checks); a dealer whose answers
+arrive as events (the IRC dealer table: a player's line, a time-out, a player leaving)
+calls the steps itself.
 
 Two modes, one driver. The rules mode applies every event to a rules state (the tracker
 over agent.game.rules, agent.game.operations and agent.game.showdown) and ends with its
@@ -50,7 +52,8 @@ _LETTERS = "fcr"  # the ACPC betting letter of each Action (FOLD, CHECK_CALL, BE
 _FOLD = Action.FOLD
 ENDED = HandEnded()  # events are immutable: one shared end
 _NO_ACTIONS: tuple[Action, ...] = ()
-_PLAYERS_KEPT = 1024  # players whose move events are kept built
+_LINEUPS_KEPT = 1024  # line-ups whose move events are kept built
+_PLAYERS_KEPT = 1024  # players whose default moves are kept counted
 # Positional constructors: a frozen dataclass's keyword __init__ costs several times more.
 _make_holes = slot_constructor(HoleCards)
 _make_board = slot_constructor(BoardDealt)
@@ -132,9 +135,10 @@ class HandDriver:
         self._state: State | None = None
         self._point: BettingPoint | None = None
         self._acts: list[Event] = []  # fast mode: the hand's actions and boards (for a cache miss)
-        # Events are immutable: each player's moves built once, indexed by Action.
-        self._acted: dict[str, tuple[PlayerActed, ...]] = {}
-        self._moves: list[tuple[PlayerActed, ...]] = []  # this hand's, by position
+        # Events are immutable: each line-up's moves built once (one look-up a hand), by
+        # position and then Action.
+        self._acted: dict[tuple[str, ...], tuple[tuple[PlayerActed, ...], ...]] = {}
+        self._moves: tuple[tuple[PlayerActed, ...], ...] = ()  # this hand's
 
     # --- the steps -----------------------------------------------------------------------
 
@@ -165,14 +169,12 @@ class HandDriver:
         self.legal = _NO_ACTIONS
         self._point = None
         acted = self._acted
-        if len(acted) > _PLAYERS_KEPT:
-            acted.clear()  # a long-lived table meets many players: keep the moves of the recent ones
-        moves = self._moves = []
-        for name in names:
-            mine = acted.get(name)
-            if mine is None:
-                mine = acted[name] = tuple([PlayerActed(name, a) for a in Action])
-            moves.append(mine)
+        moves = acted.get(names)
+        if moves is None:
+            if len(acted) >= _LINEUPS_KEPT:
+                acted.clear()  # a long-lived table meets many line-ups: keep the recent ones'
+            moves = acted[names] = tuple([tuple([PlayerActed(name, a) for a in Action]) for name in names])
+        self._moves = moves
         if fast:
             self._acts = []
             self.in_hand = True
@@ -220,27 +222,45 @@ class HandDriver:
         """Take the actor's move (after :meth:`step` returned ACT); the move taken. One that
         is not legal now is taken as check/call and counted (the ACPC dealer's rule): the
         event's action then differs from ``action``."""
-        if action in self.legal:
-            return self._act(action)
-        return self._default(False)
+        if action not in self.legal:
+            action = self._defaulted(False)
+        # The move is applied here and only here (one call a move: the hot path of self-play).
+        actor = self.actor
+        event = self._moves[actor][action]
+        if self.fast:
+            self._acts.append(event)
+        else:
+            self.tracker.apply(event)
+        self.betting += _LETTERS[action]
+        if action == _FOLD:
+            self.folded[actor] = True
+        return event
 
     def apply_default(self, *, check_or_fold: bool = False) -> PlayerActed:
         """The actor's move came late, malformed or not at all: check/call (the ACPC
         dealer's rule), or with ``check_or_fold`` check when it is free and fold when the
         actor faces a bet (a live table's rule for a player who let his time run out);
         counted. The move taken."""
-        return self._default(check_or_fold)
+        # Legal by the rules, so apply takes it as it is (no second count): check/call is
+        # open to every actor, and a fold is chosen only facing a bet.
+        return self.apply(self._defaulted(check_or_fold))
 
-    def _default(self, check_or_fold: bool) -> PlayerActed:
+    def _defaulted(self, check_or_fold: bool) -> Action:
+        """Count the actor's default move and say which it is (see :meth:`apply_default`)."""
         name = self.names[self.actor]
-        self.defaults[name] = self.defaults.get(name, 0) + 1
-        action = Action.CHECK_CALL
+        defaults = self.defaults
+        # Most recently counted last; a long-lived table meets many players: only the
+        # latest _PLAYERS_KEPT are kept (an in-process match or tournament has a handful).
+        count = defaults.pop(name, 0) + 1
+        defaults[name] = count
+        if len(defaults) > _PLAYERS_KEPT:
+            del defaults[next(iter(defaults))]
         if check_or_fold:
             st = self._state
             facing = Action.FOLD in self.legal if st is None or self.fast else st.to_call(self.actor) > 0
             if facing:
-                action = Action.FOLD
-        return self._act(action)
+                return Action.FOLD
+        return Action.CHECK_CALL
 
     def leave(self, position: int) -> bool:
         """``position`` leaves the hand now (a player who left the table; rules mode): its
@@ -263,18 +283,6 @@ class HandDriver:
         """The rules mode's state of the hand (read it, never move it from outside): the
         stacks, bets, pot and operations a table announces."""
         return None if self.fast else self._state
-
-    def _act(self, action: Action) -> PlayerActed:
-        actor = self.actor
-        event = self._moves[actor][action]
-        if self.fast:
-            self._acts.append(event)
-        else:
-            self.tracker.apply(event)
-        self.betting += _LETTERS[action]
-        if action == _FOLD:
-            self.folded[actor] = True
-        return event
 
     def deal_board(self) -> BoardDealt:
         """Deal the board cards the rules ask for now (after :meth:`step` returned BOARD)."""
@@ -301,9 +309,9 @@ class HandDriver:
     def settle(self) -> Settlement:
         """End the hand (after :meth:`step` returned OVER) and pay it: the rules state's
         record, or in the fast mode the cache's pots paid by :func:`settle_point`."""
-        self.in_hand = False
-        names = self.names
         if self.fast:
+            self.in_hand = False
+            names = self.names
             end = self._point
             assert end is not None and end.kind == OVER  # step said OVER
             nets = settle_point(end, self.holes, self.board)
@@ -311,10 +319,16 @@ class HandDriver:
             put_in = end.put_in
             results = tuple(PlayerResult(name, put_in[q], nets[q] + put_in[q]) for q, name in enumerate(names))
             return Settlement(tuple(nets), results, None)
-        record = self.tracker.apply(ENDED)
-        assert record is not None  # HandEnded always ends a hand with its record
+        record = self._record()
         results = record.results  # one per seat, in seat order (the tracker's record)
         return Settlement(tuple([r.won - r.put_in for r in results]), results, record)
+
+    def _record(self) -> HandRecord:
+        """End the rules mode's hand: the tracker's record (its pots paid by pay_pots)."""
+        self.in_hand = False
+        record = self.tracker.apply(ENDED)
+        assert record is not None  # HandEnded always ends a hand with its record
+        return record
 
     def ended(self, settlement: Settlement) -> HandRecord | SettledHand:
         """What a seat is told of the settled hand's end: the record, or the fast mode's
@@ -327,14 +341,13 @@ class HandDriver:
 
     def snapshot(self, position: int) -> GameContext:
         """The table as ``position`` sees it now (its own hole cards only)."""
-        name = self.names[position]
-        if self.fast:
-            started, cache = self.started, self.cache
-            assert started is not None and cache is not None  # started in the fast mode
-            return cache.context(
-                self.names, self.betting, position, started.hand_id, self.board, self.holes[position],
-                self._events)
-        return self.tracker.snapshot(name)
+        if not self.fast:
+            return self.tracker.snapshot(self.names[position])
+        started, cache = self.started, self.cache
+        assert started is not None and cache is not None  # started in the fast mode
+        return cache.context(
+            self.names, self.betting, position, started.hand_id, self.board, self.holes[position],
+            self._events)
 
     def _events(self) -> list[Event]:
         """The fast mode's hand so far as events (asked by the cache on a miss)."""
@@ -344,18 +357,34 @@ class HandDriver:
 
     # --- the synchronous loop ------------------------------------------------------------
 
-    def play(self, ask: Callable[[int], Action], observe: Callable[[Event], None] | None = None) -> Settlement:
-        """Run the started hand to its end: ``ask(position)`` gives the actor's move,
-        ``observe`` is told every action and board as it happens."""
+    def play(self, acts: Sequence[Callable[[GameContext], Action]],
+             observe: Callable[[Event], None] | None = None) -> HandRecord:
+        """Run a hand started in the rules mode to its end and settle it; its record.
+        ``acts[position]`` is asked the actor's move with the actor's snapshot; ``observe``
+        is told every action and board as it happens.
+
+        Self-play's hot loop, so each turn is :meth:`step`'s rules mode read in place (the
+        state's phase and actor) and its legal moves are the ones the actor's snapshot
+        shows (the same rules state's, computed once a turn); moves are taken by
+        :meth:`apply` and boards dealt by :meth:`deal_board` as for every dealer."""
+        st = self._state
+        if self.fast or not self.in_hand or st is None:
+            raise RuntimeError("play runs a hand started in the rules mode")
+        view = self.tracker.snapshot
+        names = self.names
+        apply, deal_board = self.apply, self.deal_board
         while True:
-            kind = self.step()
-            if kind == ACT:
-                acted = self.apply(ask(self.actor))
-                if observe is not None:
-                    observe(acted)
-            elif kind == BOARD:
-                event = self.deal_board()
-                if observe is not None:
-                    observe(event)
+            phase = st.phase
+            if phase == _BETTING:
+                actor = st.actor
+                assert actor is not None  # someone acts while betting
+                self.actor = actor
+                context = view(names[actor])
+                self.legal = context.legal_actions
+                event: Event = apply(acts[actor](context))
+            elif phase == _BOARD_DEALING:
+                event = deal_board()
             else:
-                return self.settle()
+                return self._record()
+            if observe is not None:
+                observe(event)

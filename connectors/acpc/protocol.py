@@ -176,10 +176,23 @@ def format_matchstate(position: int, hand_number: int, betting: str,
     """The MATCHSTATE line (no line end) of a view: ``betting`` as the protocol writes
     it ('/' after each finished round), ``holes`` by position (None: hidden), ``board``
     the new cards of each round reached."""
+    # Plain loops into one join: the dealer writes a line a seat a move, and nested
+    # generator expressions cost it about three times as much.
     names = CARD_NAMES
-    hole_text = "|".join("" if h is None else "".join(names[c] for c in h) for h in holes)
-    board_text = "".join("/" + "".join(names[c] for c in b) for b in board[1:])
-    return f"MATCHSTATE:{position}:{hand_number}:{betting}:{hole_text}{board_text}"
+    parts = [f"MATCHSTATE:{position}:{hand_number}:{betting}:"]
+    bar = False
+    for h in holes:
+        if bar:
+            parts.append("|")
+        bar = True
+        if h is not None:
+            for c in h:
+                parts.append(names[c])
+    for b in board[1:]:
+        parts.append("/")
+        for c in b:
+            parts.append(names[c])
+    return "".join(parts)
 
 
 def format_response(state_text: str, action: Action) -> str:

@@ -2,7 +2,7 @@
 
     python docs/strength_runs/acpc_table.py [HANDS] [DEAL_SEED] [POKI_SEED]
 
-Plays the same seeded deals (agent.play.offline.dealer.SeededDeals) with the same player seeds
+Plays the same seeded deals (agent.play.deals.SeededDeals) with the same player seeds
 twice: in-process (play_match with an opponent database attached, as `poki match --db`)
 and at our ACPC dealer (agent.play.acpc.dealer, the house bots in-process seats) with
 Poki as a separate `poki acpc play --db` process connected over TCP. The deadlines are an
@@ -22,8 +22,9 @@ from pathlib import Path
 
 from agent.config import load_config
 from agent.play.acpc.dealer import AcpcDealer, DealerLimits
+from agent.play.deals import SeededDeals
 from agent.play.kinds import install_kinds
-from agent.play.offline.dealer import SeededDeals, play_match
+from agent.play.offline.dealer import play_match
 from agent.play.seat import Seat, table_generator
 from agent.players import create_player
 from connectors.acpc.game import standard_game

@@ -76,8 +76,8 @@ from agent.play.acpc.dealer_seats import (
     SeatReport,
     TableSeat,
 )
+from agent.play.deals import SeededDeals
 from agent.play.hand_driver import BOARD, ENDED, OVER, HandDriver
-from agent.play.offline.dealer import SeededDeals
 from connectors.acpc.client import LineFramer, SocketPoller, socket_timeval
 from connectors.acpc.game import AcpcGame
 from connectors.acpc.protocol import (
@@ -135,7 +135,7 @@ class AcpcDealer:
     maps seat indexes to in-process seats; ``ports`` (0 or None: any free port) the
     listening port of each remote seat, in seat order; ``log_file`` receives the match
     log as it is played; ``deals`` gives each hand's cards instead of the seed (the same
-    cards any dealer given it deals: agent.play.offline.dealer.SeededDeals)."""
+    cards any dealer given it deals: agent.play.deals.SeededDeals)."""
 
     def __init__(self, game: AcpcGame, names: Sequence[str], hands: int, seed: int, *,
                  game_name: str = "game", match_name: str = "poki", host: str = "127.0.0.1",

@@ -22,12 +22,12 @@ import numpy as np
 
 from agent.config import Config, TableConfig
 from agent.game.records import HandRecord
+from agent.play.deals import SeededDeals
 from agent.play.irc.deck import EntropyDecks
 from agent.play.irc.journal import HandJournal, JournalEntry, read_journal
 from agent.play.irc.network import NetworkOptions, send_budget
 from agent.play.irc.seats import BankError
 from agent.play.irc.table import DealerBot
-from agent.play.offline.dealer import SeededDeals
 from connectors.irc.address import network_of, split_server
 from connectors.irc.client import IrcClient
 from connectors.irc.orders import Owners
@@ -319,7 +319,7 @@ class DealerHost:
     table: TableConfig | None = None
     min_players: int = 2  # seated before the session's first hand
     network_options: NetworkOptions | None = None  # TLS and the dealer's login (None: plain text, no login)
-    deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.offline.dealer), not ``seed``
+    deals: SeededDeals | None = None  # each hand's cards from a seed (agent.play.deals), not ``seed``
     joined_clauses: bool = True  # off: one clause a line (the dialect's older form; `poki bench` compares)
     fair_clock: bool = True  # off: the clock starts when the turn line is queued (`poki bench` compares)
     claim_seconds: float = 120.0  # the longest a session's first hand waits for a claimed other dealer's proof

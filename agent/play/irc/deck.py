@@ -81,7 +81,7 @@ class SeededDecks:
 
 def deck_of(hand: int, holes: list[tuple[int, int]], board: tuple[int, ...] | list[int], salt: str) -> HandDeck:
     """The deck that deals ``holes`` then ``board``, the unused cards after them in order
-    (a deal fixed elsewhere, agent.play.offline.dealer.SeededDeals, committed all the same)."""
+    (a deal fixed elsewhere, agent.play.deals.SeededDeals, committed all the same)."""
     used = [c for hole in holes for c in hole] + list(board)
     rest = [c for c in range(52) if c not in set(used)]
     return HandDeck(hand, tuple(used + rest), salt)

@@ -47,10 +47,10 @@ from agent.game.events import HandStarted
 from agent.game.records import HandRecord
 from agent.game.rules import Action, BetOrRaised, BlindPosted, CheckedOrCalled, Folded, State
 from agent.game.tracker import TrackerError
+from agent.play.deals import SeededDeals
 from agent.play.hand_driver import ACT, BOARD, HandDriver
 from agent.play.irc.deck import DeckSource, HandDeck, SeededDecks, deck_of
 from agent.play.irc.seats import Bank, BankError, TableSeat
-from agent.play.offline.dealer import SeededDeals
 from connectors.irc import dialect as d
 from connectors.irc.client import IrcClient, IrcEvent, Priority, Timer
 from connectors.irc.deck_log import DeckWatch
@@ -226,7 +226,7 @@ class DealerBot:
     docstring. ``hands`` stops dealing after that many hands in all (None: until
     stopped); ``done`` is called once then. ``on_hand(channel, record, holes)`` gets each
     committed hand (logs). ``deals``: each hand's cards from a seed, as every dealer given
-    it deals them (agent.play.offline.dealer.SeededDeals), instead of ``rng``. ``owners``
+    it deals them (agent.play.deals.SeededDeals), instead of ``rng``. ``owners``
     may give it orders in private (the methods declared on ORDERS)."""
 
     # The owners' orders, declared on the methods below (connectors.irc.orders).

@@ -2,7 +2,7 @@
 (agent.play.hand_driver, its rules mode: the rules and the tracker), with no network in
 between.
 
-Each hand is a :class:`Deal` (every seat's hole cards and the five board cards) drawn from
+Each hand is a :class:`~agent.play.deals.Deal` (every seat's hole cards and the five board cards) drawn from
 a seeded generator, so a seed reproduces a match and a duplicate tournament can replay the
 same deal with the seats rotated (agent.play.offline.tournament). The dealer sends the tracker the
 same events a connector would (HandStarted, HoleCards, PlayerActed, BoardDealt,
@@ -29,8 +29,8 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.events import Event, HandStarted, HoleCards
 from agent.game.records import HandRecord
-from agent.game.rules import Action
 from agent.models.store import ModelStore
+from agent.play.deals import Deal, SeededDeals
 from agent.play.hand_driver import ENDED as _ENDED
 from agent.play.hand_driver import HandDriver
 from agent.players import Player
@@ -38,51 +38,7 @@ from agent.players.interface import HandHooks
 from connectors.logs import acpc_log, phh
 from connectors.logs.phh import PhhHand
 
-__all__ = ["Deal", "Dealer", "HandLog", "MatchResult", "SeededDeals", "play_match"]
-
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """All the cards of one hand: two hole cards per seat (seat order) and the board."""
-
-    holes: tuple[tuple[int, int], ...]
-    board: tuple[int, ...]  # five cards: flop, turn, river
-
-    @classmethod
-    def draw(cls, rng: np.random.Generator, seats: int) -> Deal:
-        cards = rng.permutation(52)[: 2 * seats + 5].tolist()
-        holes = tuple((cards[2 * s], cards[2 * s + 1]) for s in range(seats))
-        return cls(holes, tuple(cards[2 * seats:]))
-
-    def rotated(self, by: int) -> Deal:
-        """Seat s gets the cards of seat s + by (mod seats)."""
-        n = len(self.holes)
-        return Deal(tuple(self.holes[(s + by) % n] for s in range(n)), self.board)
-
-
-@dataclass(frozen=True)
-class SeededDeals:
-    """The cards of the k-th hand a table deals, from a seed and k alone, whatever the
-    dealer: each position's two hole cards (position 0 the first after the button, the
-    button last), then the board. Given the same seed, the in-process dealer, our ACPC
-    dealer and the IRC dealer bot deal the same cards to the same positions hand by hand
-    (the equivalence test, the strength rows that compare tables). Seeds are for tests
-    and experiments; a dealer given none draws its cards as before."""
-
-    seed: int
-
-    def cards(self, hand: int, seats: int) -> list[int]:
-        return np.random.default_rng([self.seed, hand]).permutation(52)[: 2 * seats + 5].tolist()
-
-    def deal(self, hand: int, seats: int, button: int) -> Deal:
-        """The hand's cards by seat for a table whose button is at seat ``button``."""
-        cards = self.cards(hand, seats)
-        holes = []
-        for seat in range(seats):
-            position = (seat - button - 1) % seats
-            holes.append((cards[2 * position], cards[2 * position + 1]))
-        return Deal(tuple(holes), tuple(cards[2 * seats:]))
+__all__ = ["Dealer", "HandLog", "MatchResult", "play_match"]
 
 
 class HandLog:
@@ -161,17 +117,13 @@ class Dealer:
         for h, event in zip(hooks, hole_events):
             if h.observe is not None:
                 h.observe(event)
-        snapshot = driver.snapshot
+        tell: Callable[[Event], None] | None = None
+        if observers:
+            def tell(event: Event) -> None:
+                for each in observers:
+                    each(event)
 
-        def ask(seat: int) -> Action:
-            return players[seat].act(snapshot(seat))
-
-        def observe(event: Event) -> None:
-            for each in observers:
-                each(event)
-
-        record = driver.play(ask, observe if observers else None).record
-        assert record is not None  # the rules mode ends with the rules state's record
+        record = driver.play([p.act for p in players], tell)
         for observe_end in observers:
             observe_end(_ENDED)
         for h in hooks:

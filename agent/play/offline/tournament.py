@@ -36,8 +36,9 @@ import numpy as np
 from agent.config import TableConfig
 from agent.game.records import RecordError, with_content_id
 from agent.outputs import write_output
+from agent.play.deals import Deal
 from agent.play.kinds import ensure_kinds
-from agent.play.offline.dealer import Deal, Dealer, HandLog
+from agent.play.offline.dealer import Dealer, HandLog
 from agent.players import Player, PlayerSpec, create_player, parse_spec
 from connectors.logs import acpc_log, phh
 

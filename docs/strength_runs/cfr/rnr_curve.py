@@ -14,8 +14,9 @@ import numpy as np
 from agent.config import Config, TableConfig
 from agent.engine.equilibrium import load_strategy, mbb
 from agent.engine.response import HeadsUpResponder, ResponseSettings
+from agent.play.deals import Deal
 from agent.play.kinds import install_kinds
-from agent.play.offline.dealer import Deal, Dealer
+from agent.play.offline.dealer import Dealer
 from agent.players import create_player
 
 install_kinds(Config())
