@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 
 from connectors.logs.rooms import OtherGame, RoomError
-from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, rules
+from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, clock, line_within, rules
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
@@ -45,11 +45,7 @@ _HISTORY_WITHIN = 2  # lines: a hand begins at its history line (a BOM aside)
 
 
 def _header(lines: Sequence[str], where: str) -> Header:
-    found = [(i, m) for i, m in enumerate(map(_HISTORY.match, lines[:_HISTORY_WITHIN])) if m is not None]
-    if not found:
-        raise RoomError(f"{where}: no '***** ... Hand History for Game' line")
-    at, history = found[0]
-    head = lines[at + 1] if at + 1 < len(lines) else ""
+    at, history, head = line_within(lines, _HISTORY, _HISTORY_WITHIN, where, "'***** ... Hand History for Game'")
     g = _GAME.match(head)
     if g is None:
         if "Tournament" in head or "Blinds" in head:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 from agent.game.rules import ONLINE_PARTY
 from connectors.logs.rooms import OtherGame, RoomError
-from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, month_clock, rules
+from connectors.logs.text_room import Amounts, Header, Result, TextRoom, bets, line_within, month_clock, rules
 
 __all__ = ["NETWORK", "ROOM", "identify", "parse_hand", "read_hands", "split_hands"]
 
@@ -55,11 +55,7 @@ _HISTORY_WITHIN = 12  # lines: the history line follows the file's own header li
 
 
 def _header(lines: Sequence[str], where: str) -> Header:
-    found = [(i, m) for i, m in enumerate(map(_HISTORY.match, lines[:_HISTORY_WITHIN])) if m is not None]
-    if not found:
-        raise RoomError(f"{where}: no '***** Hand History for Game' line")
-    at, history = found[0]
-    head = lines[at + 1] if at + 1 < len(lines) else ""
+    at, history, head = line_within(lines, _HISTORY, _HISTORY_WITHIN, where, "'***** Hand History for Game'")
     t = _TOURNAMENT.match(head)
     if t is not None:
         return _tournament(t, history.group("id"), at + 2, where)

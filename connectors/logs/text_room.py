@@ -398,6 +398,18 @@ def first_line(lines: Sequence[str], pattern: re.Pattern[str], where: str, room:
     return found
 
 
+def line_within(lines: Sequence[str], pattern: re.Pattern[str], within: int, where: str,
+                what: str) -> tuple[int, re.Match[str], str]:
+    """The first of a hand's first ``within`` lines ``pattern`` reads, its index, and the line
+    after it ("" at the end): where a room writes its header below other lines (PartyPoker's
+    and 888's history line, the game line after it); RoomError naming ``what`` otherwise."""
+    for index, line in enumerate(lines[:within]):
+        found = pattern.match(line)
+        if found is not None:
+            return index, found, lines[index + 1] if index + 1 < len(lines) else ""
+    raise RoomError(f"{where}: no {what} line")
+
+
 def bets(stakes: str, where: str) -> tuple[int, int]:
     """The small and big bet of stakes written "$1/$2" (what follows a space ignored)."""
     parts = stakes.split()[0].split("/") if stakes.split() else []
