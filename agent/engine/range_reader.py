@@ -150,10 +150,13 @@ class RangeReader(BasePlayer):
         hole = ctx.hole_cards
         if hole is None:
             raise ValueError(f"{self.name}: needs its hole cards")
-        if ctx.hand_id != self._hand:
+        hole_mask = ev.cards_to_mask(hole)
+        # A new hand (or a context that is not a continuation of the one read: fewer
+        # actions, other cards) starts from fresh tables: nothing carries over.
+        if ctx.hand_id != self._hand or len(ctx.actions) < self._read or hole_mask != self._hole:
             self._hand = ctx.hand_id
             self._read = 0
-            self._hole = ev.cards_to_mask(hole)
+            self._hole = hole_mask
             self._board = 0
             base = live_holdings(self._hole).astype(np.float64)
             self._ranges = {p: base.copy() for p in ctx.players if p != self.name}
@@ -235,17 +238,14 @@ def _choose(ctx: GameContext, wanted: Action) -> Action:
     return CALL if CALL in legal else legal[0]
 
 
-_SHARE = {"low": 0.0, "high": 1.0}
-
-
 def _kind(name: str, tables: float, help_text: str) -> PlayerKind:
     return PlayerKind(name, lambda n, rng, **kw: RangeReader(n, rng, kw["tables"], kw["play"], kw["bet"], kw["raise"], kw["call"]), {
         "tables": Param(float, tables, "how tight it reads actions: 0 loosest, 1 tightest",
-                        **_SHARE),
-        "play": Param(float, 0.25, "share of starting hands it plays pre-flop", **_SHARE),
-        "bet": Param(float, 0.45, "EHS against the read ranges to bet", **_SHARE),
-        "raise": Param(float, 0.65, "EHS against the read ranges to raise", **_SHARE),
-        "call": Param(float, 0.0, "EHS above the pot odds needed to call", **_SHARE),
+                        low=0.0, high=1.0),
+        "play": Param(float, 0.25, "share of starting hands it plays pre-flop", low=0.0, high=1.0),
+        "bet": Param(float, 0.45, "EHS against the read ranges to bet", low=0.0, high=1.0),
+        "raise": Param(float, 0.65, "EHS against the read ranges to raise", low=0.0, high=1.0),
+        "call": Param(float, 0.0, "EHS above the pot odds needed to call", low=0.0, high=1.0),
     }, help_text)
 
 
