@@ -48,6 +48,7 @@ from agent.engine.modeler import (
 from agent.game.context import GameContext
 from agent.game.rules import Action
 from agent.players import BasePlayer, Param, PlayerKind
+from agent.players.housebots import nearest_legal
 
 __all__ = ["RANGE_KINDS", "RangeReader", "ReadingTables", "reading_tables"]
 
@@ -211,31 +212,20 @@ class RangeReader(BasePlayer):
         play = self.play
         if ctx.bets_this_round <= 1:
             if place <= 0.4 * play:
-                return _choose(ctx, RAISE)
-            return _choose(ctx, CALL if place <= play else FOLD)
+                return nearest_legal(ctx, RAISE)
+            return nearest_legal(ctx, CALL if place <= play else FOLD)
         if place <= 0.15 * play:
-            return _choose(ctx, RAISE)
-        return _choose(ctx, CALL if place <= 0.6 * play else FOLD)
+            return nearest_legal(ctx, RAISE)
+        return nearest_legal(ctx, CALL if place <= 0.6 * play else FOLD)
 
     def postflop_action(self, ctx: GameContext, ehs: float) -> Action:
         """Thresholds on EHS: raise (or bet) at ``raise``, bet at ``bet`` with nothing to
         call, call when EHS beats the pot odds by ``call``."""
         if ehs >= self.raise_:
-            return _choose(ctx, RAISE)
+            return nearest_legal(ctx, RAISE)
         if ctx.to_call == 0:
-            return _choose(ctx, RAISE if ehs >= self.bet else CALL)
-        return CALL if ehs >= ctx.pot_odds + self.call else _choose(ctx, FOLD)
-
-
-def _choose(ctx: GameContext, wanted: Action) -> Action:
-    """The wanted move, or the nearest legal one: a fold with nothing to call a check, a
-    raise when capped a call."""
-    legal = ctx.legal_actions
-    if wanted in legal:
-        return wanted
-    if wanted == FOLD:
-        return CALL
-    return CALL if CALL in legal else legal[0]
+            return nearest_legal(ctx, RAISE if ehs >= self.bet else CALL)
+        return CALL if ehs >= ctx.pot_odds + self.call else nearest_legal(ctx, FOLD)
 
 
 def _kind(name: str, tables: float, help_text: str) -> PlayerKind:
