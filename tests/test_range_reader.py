@@ -202,7 +202,7 @@ def test_it_learns_nothing_across_hands() -> None:
 
 def test_settings_presets_and_errors() -> None:
     ensure_kinds()
-    assert parse_spec("range-reader").settings == {"tables": 0.5, "play": 0.25, "bet": 0.45, "raise": 0.65,
+    assert parse_spec("range-reader").settings == {"tables": 0.5, "play": 0.45, "bet": 0.35, "raise": 0.55,
                                                    "call": 0.0}
     assert parse_spec("range-reader-tightest").settings["tables"] == 1.0
     assert parse_spec("range-reader-loosest").settings["tables"] == 0.0
