@@ -1,18 +1,19 @@
 """The range reader: a static opponent-range bot, the strongest rule-based opponent in our
-fields (issue 42). It reads each opponent's range from its actions with fixed tables and
+fields (issue 42; docs/strength.md, "The range reader"). It reads each opponent's range from its actions with fixed tables and
 plays effective hand strength against those ranges; it learns nothing across hands.
 
 Reading (one weight table of the 1326 holdings per opponent, rebuilt each hand from the
 hand's actions, the machinery of Poki's weight tables, agent.engine.modeler):
 
 * pre-flop a holding's strength is its income-rate percentile for the field size
-  (:func:`agent.engine.modeler.preflop_strengths`); a call keeps the top ``CALL`` share of
-  the holdings, a call of a raise the top ``COLD_CALL`` share, a raise the top ``RAISE``
-  share, a re-raise the top ``RERAISE`` share; a check or a blind says nothing;
+  (:func:`agent.engine.modeler.preflop_strengths`); a call keeps the top ``call`` share of
+  the holdings (:class:`ReadingTables`), a call of a raise the top ``cold_call`` share, a
+  raise the top ``raise_`` share, a re-raise the top ``reraise`` share; a check or a blind
+  says nothing;
 * after the flop a holding's strength is Poki's EHS-like board strength
-  (:func:`agent.engine.modeler.board_strengths`); a bet keeps the top ``BET`` share of the
-  opponent's current range, a raise the top ``RAISE_POST`` share, a call the top
-  ``CALL_POST`` share; a check says nothing.
+  (:func:`agent.engine.modeler.board_strengths`); a bet keeps the top ``bet`` share of the
+  opponent's current range, a raise the top ``raise_post`` share, a call the top
+  ``call_post`` share; a check says nothing.
 
 "Keeps" is a step at the weighted quantile of the current table: the holdings below it
 are multiplied by ``FLOOR`` (nothing is ever ruled out, so a bluff is not a contradiction).
@@ -143,7 +144,7 @@ class RangeReader(BasePlayer):
         self._board = 0
 
     def describe(self) -> str:
-        return (f"{self.name}: range reader (tables {self.tightness:g}, bet {self.bet:g}, "
+        return (f"{self.name}: range reader (tables {self.tightness:g}, play {self.play:g}, bet {self.bet:g}, "
                 f"raise {self.raise_:g}, call margin {self.call:g})")
 
     # --- reading -------------------------------------------------------------------------
