@@ -74,3 +74,12 @@ $PY $OUT/paired.py S10d poki 'poki(bettor=triples)'
 $PY $OUT/acpc_table.py 2000 2027 17
 # The rows of the table:
 $PY $OUT/summarize.py field4 regular4 cold4 S4 S10d B4 fieldAB5
+# The range reader (issue 42): the issue's field with each of its settings, fresh seeds.
+for row in "RR2 range-reader 4202" "RR3 range-reader-tightest 4203" "RR4 range-reader-loosest 4204"; do
+    set -- $row
+    F="poki $2 mc tight-aggressive call"
+    nice -n 5 $P match $F $F --deals 2000 --seed $3 --workers 2 --name $1 --json --json-hands --no-progress \
+        > $OUT/$1.json
+    $PY $OUT/paired.py $1 poki $2
+    $PY $OUT/paired.py $1 $2 mc
+done
