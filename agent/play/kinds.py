@@ -1,7 +1,7 @@
 """The player kinds this program plays, registered from above: the house bots
 (agent.players.housebots), the range reader (agent.engine.range_reader: it reads
-ranges with the engine's weight tables, so it lives above the players), the Poki engine (agent.engine.player), the heads-up
-equilibrium ``cfr`` (agent.engine.cfr_player) and the local best response ``lbr``
+ranges with the engine's weight tables, so it lives above the players), the Poki engine
+(agent.engine.player), the heads-up equilibrium ``cfr`` (agent.engine.cfr_player) and the local best response ``lbr``
 (agent.engine.lbr), the engine's defaults (and lbr's Poki ``p``) taken from the
 settings the program was given. The registry (agent.players) imports none of them;
 the command line calls :func:`install_kinds` with its settings first thing, and a
