@@ -99,3 +99,8 @@ done
 for other in 'poki(preflop=loose)' 'poki(bettor=triples)' 'poki(floor_on=weight)' range-reader; do
     $PY $OUT/paired.py RRabl2 poki "$other"
 done
+# The loose pre-flop setting in the house field (the loose Poki in T's seat).
+nice -n 5 $P match poki 'poki(preflop=loose)' mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive \
+    loose-passive rr --deals 800 --seed 4207 --workers 2 --name RRhouse --json --json-hands --no-progress \
+    > $OUT/RRhouse.json
+$PY $OUT/paired.py RRhouse 'poki(preflop=loose)' poki
