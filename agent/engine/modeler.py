@@ -52,6 +52,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -130,6 +131,41 @@ def board_strengths(board_mask: int, potential: bool = True) -> np.ndarray:
     if len(_BOARD_CACHE) > _BOARD_CACHE_SIZE:
         _BOARD_CACHE.popitem(last=False)
     return hs
+
+
+class Assessment(NamedTuple):
+    """Our hand against the live opponents' weight tables ([testbed-1998] §4.2-4.4)."""
+
+    ehs: float  # HS_n + (1 - HS_n) * Ppot
+    hs_n: float  # the product of our hand strength against each table (HS^n with uniform tables)
+    ppot: float  # positive potential, one card to come (0 on the river or without potential)
+    npot: float  # negative potential of the same enumeration
+    each: tuple[float, ...]  # our hand strength against each table, in the order given
+
+
+def assess_hand(hole_mask: int, board_mask: int, tables: Sequence[np.ndarray] | None, opponents: int,
+                potential: bool) -> Assessment:
+    """(EHS, HS_n, Ppot, Npot) of our hand on a 3-5 card board against each opponent's
+    weight table (``tables``; None: ``opponents`` uniform tables, HS^n), Ppot and Npot
+    with one card to come against the tables pooled (each scaled to sum 1): the one
+    assessment the Poki player and the range reader (agent.engine.range_reader) share."""
+    if tables is not None:
+        each = tuple(float(ev.hand_strength(hole_mask, board_mask, t)) for t in tables)
+        hs_n = 1.0
+        for h in each:
+            hs_n *= h
+    else:
+        each = ()
+        hs_n = ev.hand_strength(hole_mask, board_mask) ** max(1, opponents)
+    ppot = npot = 0.0
+    if potential and bin(board_mask).count("1") < 5:
+        pooled = None
+        if tables:
+            pooled = np.zeros(tables[0].shape)
+            for t in tables:
+                pooled += t / t.sum()
+        ppot, npot = ev.hand_potential(hole_mask, board_mask, pooled, 1)
+    return Assessment(hs_n + (1.0 - hs_n) * ppot, hs_n, float(ppot), float(npot), each)
 
 
 def weighted_quantile(strength: np.ndarray, weights: np.ndarray, q: float) -> float:

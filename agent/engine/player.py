@@ -26,7 +26,7 @@ import evaluator_pyx as ev
 from agent.config import ENGINE_CHOICES, Config, EngineConfig, ModelConfig
 from agent.engine.bettor_loki1 import loki1_action
 from agent.engine.income_rates import field_of_players, load_income_rates
-from agent.engine.modeler import FOLD, OpponentModeler, learned_eps, live_holdings, off_model_counts
+from agent.engine.modeler import FOLD, OpponentModeler, assess_hand, learned_eps, live_holdings, off_model_counts
 from agent.engine.preflop import PreflopStrategy, choose_strategy, preflop_action
 from agent.engine.selector import select_action
 from agent.engine.simulator import SimOutcome, simulate_decision
@@ -455,33 +455,16 @@ class PokiPlayer(BasePlayer):
         river or with potential off). The Npot of the same enumeration is kept in
         ``self.npot`` for the calling rule."""
         cfg = self.settings
-        hole = self._hole_mask
         board = ev.cards_to_mask(ctx.board)
         opponents = [p for p in ctx.active if p != self.name]
-        modeled = cfg.weights == "modeled"
-        if modeled:
+        tables = None
+        if cfg.weights == "modeled":
             self._modeler.see_board(board)
             tables = [self._modeler.tables[p] for p in opponents]
-        else:
-            tables = []
-        hs_n = 1.0
-        self._hs_each = {}
-        if modeled:
-            for p, t in zip(opponents, tables):
-                self._hs_each[p] = h = ev.hand_strength(hole, board, t)
-                hs_n *= h
-        else:
-            hs_n = ev.hand_strength(hole, board) ** max(1, len(opponents))
-        ppot = npot = 0.0
-        if cfg.potential and len(ctx.board) < 5:
-            pooled = None
-            if modeled and tables:
-                pooled = np.zeros(tables[0].shape)
-                for t in tables:
-                    pooled += t / t.sum()
-            ppot, npot = ev.hand_potential(hole, board, pooled, 1)
-        self.npot = float(npot)
-        return hs_n + (1.0 - hs_n) * ppot, hs_n, float(ppot)
+        got = assess_hand(self._hole_mask, board, tables, len(opponents), cfg.potential)
+        self._hs_each = dict(zip(opponents, got.each))
+        self.npot = got.npot
+        return got.ehs, got.hs_n, got.ppot
 
     def bets_to_come(self, ctx: GameContext) -> tuple[float, float]:
         """(F, I): the first two numbers of :meth:`call_outlook`."""

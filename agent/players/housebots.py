@@ -19,6 +19,9 @@ bets and raises after the flop. Here:
   ``vpip`` is the share of dealt hands played pre-flop, ``aggression`` how often a hand
   worth playing is bet or raised rather than checked or called.
 
+The range reader (``range-reader``: fixed tables read opponents' ranges, EHS against
+them) reads with the engine's weight tables, so it lives in agent.engine.range_reader.
+
 Hand strength is Mick West's: the share of random deals the hand wins (ties split)
 against the live opponents' random hands with the board completed at random, from the
 evaluator's Monte Carlo kernel ``evaluator_pyx.win_probability``. All randomness, the
@@ -41,6 +44,7 @@ __all__ = [
     "AlwaysRaise",
     "HOUSE_KINDS",
     "MonteCarloThresholds",
+    "nearest_legal",
     "RandomPlayer",
     "RateOfReturn",
     "StylePlayer",
@@ -85,7 +89,7 @@ def hand_strength(ctx: GameContext, trials: int, rng: np.random.Generator) -> fl
                            int(rng.integers(_SEED_LIMIT))))
 
 
-def _choose(ctx: GameContext, wanted: Action) -> Action:
+def nearest_legal(ctx: GameContext, wanted: Action) -> Action:
     """The wanted move, or the nearest legal one: a fold with nothing to call is a check,
     a raise when capped (or all-in) a call."""
     legal = ctx.legal_actions
@@ -175,7 +179,7 @@ class RateOfReturn(BasePlayer):
         fold, call, _ = rr_triple(rate_of_return(strength, ctx))
         x = self.rng.random()
         wanted = FOLD if x < fold else CALL if x < fold + call else RAISE
-        return _choose(ctx, wanted)
+        return nearest_legal(ctx, wanted)
 
 
 @lru_cache(maxsize=1)
@@ -241,23 +245,23 @@ class StylePlayer(BasePlayer):
             place = preflop_percentile(hole)
             floor = 1.0 - self.vpip
             if place < floor:
-                return _choose(ctx, FOLD)
+                return nearest_legal(ctx, FOLD)
             within = (place - floor) / self.vpip if self.vpip > 0 else 1.0
             if ctx.bets_to_call >= 2 and within < 0.3 * (ctx.bets_to_call - 1):
-                return _choose(ctx, FOLD)
+                return nearest_legal(ctx, FOLD)
             if rng.random() < self.aggression * within:
-                return _choose(ctx, RAISE)
+                return nearest_legal(ctx, RAISE)
             return CALL
         strength = hand_strength(ctx, self.trials, rng)
         rr = rate_of_return(strength, ctx)
         aggression = self.aggression
         if rr >= self.continue_bar + 0.3:
-            return _choose(ctx, RAISE if rng.random() < aggression else CALL)
+            return nearest_legal(ctx, RAISE if rng.random() < aggression else CALL)
         if rr >= self.continue_bar:
             # Worth a call; a bet or raise only now and then.
-            return _choose(ctx, RAISE if rng.random() < 0.25 * aggression else CALL)
+            return nearest_legal(ctx, RAISE if rng.random() < 0.25 * aggression else CALL)
         # Not worth going on: check if free, else fold, with a rare bluff.
-        return _choose(ctx, RAISE if rng.random() < 0.05 * aggression else FOLD)
+        return nearest_legal(ctx, RAISE if rng.random() < 0.05 * aggression else FOLD)
 
 
 class MonteCarloThresholds(BasePlayer):
@@ -279,16 +283,16 @@ class MonteCarloThresholds(BasePlayer):
                 raise ValueError(f"{self.name}: needs its hole cards")
             place = preflop_percentile(hole)
             if place < 1.0 - self.range:
-                return _choose(ctx, FOLD)
+                return nearest_legal(ctx, FOLD)
             # The top quarter of the range raises (up to the cap); the rest calls.
-            return _choose(ctx, RAISE if place >= 1.0 - self.range / 4 else CALL)
+            return nearest_legal(ctx, RAISE if place >= 1.0 - self.range / 4 else CALL)
         strength = hand_strength(ctx, self.trials, self.rng)
         threshold = self.bet if ctx.bets_this_round == 0 else self.raise_
         if strength >= threshold:
-            return _choose(ctx, RAISE)
+            return nearest_legal(ctx, RAISE)
         if strength >= ctx.pot_odds:
             return CALL
-        return _choose(ctx, FOLD)
+        return nearest_legal(ctx, FOLD)
 
 
 # --- registry ------------------------------------------------------------------------------

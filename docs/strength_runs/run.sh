@@ -74,3 +74,33 @@ $PY $OUT/paired.py S10d poki 'poki(bettor=triples)'
 $PY $OUT/acpc_table.py 2000 2027 17
 # The rows of the table:
 $PY $OUT/summarize.py field4 regular4 cold4 S4 S10d B4 fieldAB5
+# The range reader (issue 42): the issue's field with each of its settings, fresh seeds.
+for row in "RR2 range-reader 4202" "RR3 range-reader-tightest 4203" "RR4 range-reader-loosest 4204"; do
+    set -- $row
+    F="poki $2 mc tight-aggressive call"
+    nice -n 5 $P match $F $F --deals 2000 --seed $3 --workers 2 --name $1 --json --json-hands --no-progress \
+        > $OUT/$1.json
+    $PY $OUT/paired.py $1 poki $2
+    $PY $OUT/paired.py $1 $2 mc
+done
+# Where the difference lies (docs/lab/strength.md §14): by situation on RR2's first 1,000
+# deals, and Poki with one component changed at a time beside the range reader.
+$PY $OUT/situations.py 1000 4202 poki range-reader poki range-reader mc tight-aggressive call \
+    poki range-reader mc tight-aggressive call
+nice -n 5 $P match poki 'poki(preflop=loose)' 'poki(reweight=none)' 'poki(opponent_model=generic)' range-reader \
+    range-reader mc tight-aggressive call call --deals 800 --seed 4205 --workers 2 --name RRabl --json --json-hands \
+    --no-progress > $OUT/RRabl.json
+nice -n 5 $P match poki 'poki(preflop=loose)' 'poki(bettor=triples)' 'poki(floor_on=weight)' range-reader \
+    range-reader mc tight-aggressive call call --deals 800 --seed 4206 --workers 2 --name RRabl2 --json --json-hands \
+    --no-progress > $OUT/RRabl2.json
+for other in 'poki(preflop=loose)' 'poki(reweight=none)' 'poki(opponent_model=generic)' range-reader; do
+    $PY $OUT/paired.py RRabl poki "$other"
+done
+for other in 'poki(preflop=loose)' 'poki(bettor=triples)' 'poki(floor_on=weight)' range-reader; do
+    $PY $OUT/paired.py RRabl2 poki "$other"
+done
+# The loose pre-flop setting in the house field (the loose Poki in T's seat).
+nice -n 5 $P match poki 'poki(preflop=loose)' mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive \
+    loose-passive rr --deals 800 --seed 4207 --workers 2 --name RRhouse --json --json-hands --no-progress \
+    > $OUT/RRhouse.json
+$PY $OUT/paired.py RRhouse 'poki(preflop=loose)' poki
