@@ -67,6 +67,13 @@ class ResolveSettings:
     floor: float = 0.05  # the uniform share of the gadget's chance weights
 
 
+def _total(vectors: list[np.ndarray]) -> np.ndarray:
+    out = vectors[0].copy()
+    for v in vectors[1:]:
+        out += v
+    return out
+
+
 class RiverSubgame:
     """The river betting below ``root`` of ``tree`` on ``board`` (five cards), with the
     showdown's sort of the holdings that do not touch the board."""
@@ -137,23 +144,33 @@ class RiverSubgame:
         t, n = q.shape
         # Each card's total by cumulative sums over the slots (no BLAS: one core, small rows).
         ss = np.zeros((t, 2 * n + 1))
-        np.cumsum(q[:, self.slot_hand], axis=1, out=ss[:, 1:])
-        card_total = ss[:, self.slot_seg_hi] - ss[:, self.slot_seg_lo]
-        blocked = card_total[:, self.slot_of[:, 0]] + card_total[:, self.slot_of[:, 1]]
-        return q.sum(axis=1)[:, None] - blocked + q
+        np.cumsum(np.take(q, self.slot_hand, axis=1), axis=1, out=ss[:, 1:])
+        card_total = np.take(ss, self.slot_seg_hi, axis=1)
+        card_total -= np.take(ss, self.slot_seg_lo, axis=1)
+        out = q - np.take(card_total, self.slot_of[:, 0], axis=1)
+        out -= np.take(card_total, self.slot_of[:, 1], axis=1)
+        out += q.sum(axis=1)[:, None]
+        return out
 
     def showdown(self, q: np.ndarray) -> np.ndarray:
         """(T, n): for each holding, the weight of ``q``'s (T, n) rows it beats minus
         the weight it loses to, over the holdings sharing no card with it."""
         t, n = q.shape
         cs = np.zeros((t, n + 1))
-        np.cumsum(q[:, self.order], axis=1, out=cs[:, 1:])
+        np.cumsum(np.take(q, self.order, axis=1), axis=1, out=cs[:, 1:])
         # below - above = cs[lo] - (cs[n] - cs[hi])
-        net = cs[:, self.tie_lo] + cs[:, self.tie_hi] - cs[:, n:]
+        net = np.take(cs, self.tie_lo, axis=1)
+        net += np.take(cs, self.tie_hi, axis=1)
+        net -= cs[:, n:]
         ss = np.zeros((t, 2 * n + 1))
-        np.cumsum(q[:, self.slot_hand], axis=1, out=ss[:, 1:])
-        slot_net = ss[:, self.slot_tie_lo] - ss[:, self.slot_seg_lo] - ss[:, self.slot_seg_hi] + ss[:, self.slot_tie_hi]
-        return net - slot_net[:, self.slot_of[:, 0]] - slot_net[:, self.slot_of[:, 1]]
+        np.cumsum(np.take(q, self.slot_hand, axis=1), axis=1, out=ss[:, 1:])
+        slot_net = np.take(ss, self.slot_tie_lo, axis=1)
+        slot_net -= np.take(ss, self.slot_seg_lo, axis=1)
+        slot_net -= np.take(ss, self.slot_seg_hi, axis=1)
+        slot_net += np.take(ss, self.slot_tie_hi, axis=1)
+        net -= np.take(slot_net, self.slot_of[:, 0], axis=1)
+        net -= np.take(slot_net, self.slot_of[:, 1], axis=1)
+        return net
 
     def terminal_values(self, reach: dict[int, tuple[np.ndarray, np.ndarray]]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Each terminal's counterfactual values of both players (their values weighted
@@ -195,8 +212,8 @@ class RiverSubgame:
             if actor == best_responder:
                 v[actor] = np.max(np.stack([values[c][actor] for c in kids]), axis=0)
             else:
-                v[actor] = sum(s[i] * values[c][actor] for i, c in enumerate(kids))
-            v[1 - actor] = sum(values[c][1 - actor] for c in kids)
+                v[actor] = _total([s[i] * values[c][actor] for i, c in enumerate(kids)])
+            v[1 - actor] = _total([values[c][1 - actor] for c in kids])
             values[n] = (v[0], v[1])
         return values[self.root]
 
@@ -278,7 +295,7 @@ class RiverSolver:
                 s = strategy[n]
                 child = np.stack([values[c][actor] for c in kids])
                 mine = (s * child).sum(axis=0)
-                other = sum(values[c][1 - actor] for c in kids)
+                other = _total([values[c][1 - actor] for c in kids])
                 values[n] = (mine, other) if actor == 0 else (other, mine)
                 regrets = self.regrets[n]
                 regrets += child

@@ -1,0 +1,72 @@
+"""Decision time of river re-solving (agent.engine.resolve), on rivers the blueprint
+reaches in self-play: deals and betting drawn with a seeded generator from the shipped
+strategy, each river re-solved for the seat to act first there; prints the median, p90,
+p99 and maximum of the solve times and the fallbacks.
+
+    PYTHONPATH=. python docs/strength_runs/resolve/river_times.py [RIVERS] [SEED] [ITERATIONS]
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+import evaluator_pyx as ev
+from agent.engine.equilibrium import load_strategy
+from agent.engine.heads_up import StrategyView
+from agent.engine.resolve import ResolveSettings, RiverResolver
+
+
+def main() -> None:
+    rivers = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 43
+    iterations = int(sys.argv[3]) if len(sys.argv) > 3 else ResolveSettings().iterations
+    rng = np.random.default_rng(seed)
+    sf = load_strategy()
+    view = StrategyView(sf.game, sf.policy)
+    tree = sf.game.tree
+    resolver = RiverResolver(ResolveSettings(iterations=iterations))
+    names = ("A", "B")  # A the button (seat 0)
+    times: list[float] = []
+    hands = 0
+    while len(times) < rivers:
+        hands += 1
+        cards = [int(c) for c in rng.permutation(52)[:9]]
+        hole = (cards[0:2], cards[2:4])
+        board = cards[4:9]
+        shown = (0, 3, 4, 5)
+        history: list[list[tuple[str, str]]] = [[]]
+        node = 0
+        while True:
+            kind = int(tree.kind[node])
+            if kind == 3:
+                node = int(tree.children[int(tree.first[node])])
+                history.append([])
+                continue
+            if kind != 0:
+                break
+            rnd = int(tree.round[node])
+            if rnd == 3:
+                t0 = time.perf_counter()
+                resolver.view(view, tuple(tuple(r) for r in history), board, names, "A",
+                              names[int(tree.actor[node])], key=hands)
+                times.append(time.perf_counter() - t0)
+                break
+            who = int(tree.actor[node])
+            probs = view.probabilities(node, hole[who], board[:shown[rnd]])
+            p = np.asarray(probs, dtype=np.float64)
+            pick = int(rng.choice(len(p), p=p / p.sum()))
+            letter = view.letters(node)[pick]
+            if letter != "f":
+                history[-1].append((names[who], letter))
+            node = int(tree.children[int(tree.first[node]) + pick])
+    ms = np.array(times) * 1000.0
+    print(f"{len(ms)} rivers ({hands} deals, seed {seed}, {iterations} iterations, board e.g. "
+          f"{ev.cards_str(tuple(board))}): median {np.median(ms):.1f} ms, p90 {np.percentile(ms, 90):.1f}, "
+          f"p99 {np.percentile(ms, 99):.1f}, max {ms.max():.1f}; solves {resolver.solves}, "
+          f"fallbacks {resolver.fallbacks}")
+
+
+if __name__ == "__main__":
+    main()
