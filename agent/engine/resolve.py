@@ -20,17 +20,18 @@ agent.engine.lbr.range_of).
 opponent may reach the river with other holdings than the blueprint's. The re-solving
 gadget of Burch, Johanson and Bowling ("Solving imperfect information games using
 decomposition", AAAI 2014; CFR-D) removes that: at the subgame's root the opponent picks,
-for each of its holdings, either to enter the subgame or to take the counterfactual value
-that holding had against the blueprint in this subgame (both players playing the
-blueprint's river, our range as above). An equilibrium of the gadget game gives every
-opponent holding at most its blueprint counterfactual value, so the re-solved river gives
-up no more than the blueprint did (Brown and Sandholm, "Safe and nested subgame solving
+for each of its holdings, either to enter the subgame or to take that holding's
+counterfactual best-response value against the blueprint's river (our range as above;
+the best response, not the blueprint's own play, since the blueprint is no equilibrium of
+the real river: its own values would be a bound the blueprint itself breaks). An
+equilibrium of the gadget game gives every opponent holding at most that value, so the
+re-solved river gives up no more than the blueprint did (Brown and Sandholm, "Safe and nested subgame solving
 for imperfect-information games", NeurIPS 2017, call it Resolve). The gadget's chance
 weights are the opponent's Bayes range mixed with ``floor`` of the uniform one, so every
 holding (also one the blueprint would not have brought here) is protected.
 
-**Solving.** CFR+ (Tammelin 2014) vectorised over holdings with numpy, both players
-updated each iteration, the average weighted by the iteration number. A showdown's value
+**Solving.** CFR+ (Tammelin 2014) vectorised over holdings with numpy, the players
+updated in turn, the average weighted by the iteration number. A showdown's value
 for every holding is O(n) after one sort by hand rank per board: the opponent's weight
 below and above each holding by cumulative sums, and the weight of holdings sharing one of
 its cards by the same sums within each card's own holdings. Amounts are in small bets,
@@ -62,7 +63,7 @@ _HOLDING_CARDS = np.array(ev.HOLDING_CARDS, dtype=np.int64)  # (1326, 2)
 class ResolveSettings:
     """The re-solver's budget (module docstring)."""
 
-    iterations: int = 200
+    iterations: int = 30  # about 100 ms on this machine under load (docs: river_times.py)
     deadline_s: float = 1.0  # a solve longer than this is abandoned: the blueprint plays
     floor: float = 0.05  # the uniform share of the gadget's chance weights
 
@@ -172,25 +173,30 @@ class RiverSubgame:
         net -= np.take(slot_net, self.slot_of[:, 1], axis=1)
         return net
 
-    def terminal_values(self, reach: dict[int, tuple[np.ndarray, np.ndarray]]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """Each terminal's counterfactual values of both players (their values weighted
-        by the other's reach there), from the reaches."""
+    def terminal_values(self, reach: dict[int, tuple[np.ndarray, np.ndarray]],
+                        players: tuple[int, ...] = (0, 1)) -> dict[int, list[np.ndarray]]:
+        """Each terminal's counterfactual values of ``players`` (their values weighted by
+        the other's reach there; a list indexed by player, the others' entries empty)."""
         tree = self.tree
-        out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        empty = np.zeros(0)
+        out: dict[int, list[np.ndarray]] = {}
         if self.folds:
-            q = np.stack([reach[t][1 - p] for t in self.folds for p in (0, 1)])
-            free = self.unblocked(q)
+            free = self.unblocked(np.stack([reach[t][1 - p] for t in self.folds for p in players]))
             for i, t in enumerate(self.folds):
                 amount = float(tree.amount[t])
                 folder = int(tree.actor[t])
-                sign = [amount if p != folder else -amount for p in (0, 1)]
-                out[t] = (sign[0] * free[2 * i], sign[1] * free[2 * i + 1])
+                row = [empty, empty]
+                for j, p in enumerate(players):
+                    row[p] = (amount if p != folder else -amount) * free[len(players) * i + j]
+                out[t] = row
         if self.showdowns:
-            q = np.stack([reach[t][1 - p] for t in self.showdowns for p in (0, 1)])
-            net = self.showdown(q)
+            net = self.showdown(np.stack([reach[t][1 - p] for t in self.showdowns for p in players]))
             for i, t in enumerate(self.showdowns):
                 amount = float(tree.amount[t])
-                out[t] = (amount * net[2 * i], amount * net[2 * i + 1])
+                row = [empty, empty]
+                for j, p in enumerate(players):
+                    row[p] = amount * net[len(players) * i + j]
+                out[t] = row
         return out
 
     # --- walks ----------------------------------------------------------------------------
@@ -214,8 +220,8 @@ class RiverSubgame:
             else:
                 v[actor] = _total([s[i] * values[c][actor] for i, c in enumerate(kids)])
             v[1 - actor] = _total([values[c][1 - actor] for c in kids])
-            values[n] = (v[0], v[1])
-        return values[self.root]
+            values[n] = v
+        return values[self.root][0], values[self.root][1]
 
     def reaches(self, strategy: dict[int, np.ndarray], reach0: np.ndarray,
                 reach1: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -279,38 +285,44 @@ class RiverSolver:
         return r[0], r[1]
 
     def iterate(self, iterations: int, deadline: float | None = None) -> bool:
-        """CFR+ iterations; False when ``deadline`` (time.perf_counter) passed first."""
-        g = self.g
+        """CFR+ iterations, the players updated in turn (the opponent's pass also updates
+        the gadget); False when ``deadline`` (time.perf_counter) passed first."""
         for _ in range(iterations):
             if deadline is not None and time.perf_counter() > deadline:
                 return False
             self.t += 1
-            strategy = {n: self._current(n) for n in g.decisions}
-            r0, r1 = self.root_reaches()
-            reach = g.reaches(strategy, r0, r1)
-            values = g.terminal_values(reach)
-            for n in reversed(g.decisions):
-                actor = self._actor[n]
-                kids = g.kids[n]
-                s = strategy[n]
-                child = np.stack([values[c][actor] for c in kids])
-                mine = (s * child).sum(axis=0)
-                other = _total([values[c][1 - actor] for c in kids])
-                values[n] = (mine, other) if actor == 0 else (other, mine)
-                regrets = self.regrets[n]
-                regrets += child
-                regrets -= mine
-                np.maximum(regrets, 0.0, out=regrets)
-                self.sums[n] += (self.t * reach[n][actor]) * s
-            if self.gadget_values is not None:
-                enter = self._enter()
-                v_enter = values[g.root][self.opponent]
-                v_take = self.gadget_values
-                v = enter * v_enter + (1.0 - enter) * v_take
-                self.enter_regret[0] = np.maximum(self.enter_regret[0] + v_enter - v, 0.0)
-                self.enter_regret[1] = np.maximum(self.enter_regret[1] + v_take - v, 0.0)
-                self.enter_sum += self.t * self.ranges[self.opponent] * enter
+            for p in (0, 1):
+                self._pass(p)
         return True
+
+    def _pass(self, p: int) -> None:
+        g = self.g
+        strategy = {n: self._current(n) for n in g.decisions}
+        r0, r1 = self.root_reaches()
+        reach = g.reaches(strategy, r0, r1)
+        values = {t: v[p] for t, v in g.terminal_values(reach, (p,)).items()}
+        for n in reversed(g.decisions):
+            kids = g.kids[n]
+            if self._actor[n] != p:
+                values[n] = _total([values[c] for c in kids])
+                continue
+            s = strategy[n]
+            child = np.stack([values[c] for c in kids])
+            mine = (s * child).sum(axis=0)
+            values[n] = mine
+            regrets = self.regrets[n]
+            regrets += child
+            regrets -= mine
+            np.maximum(regrets, 0.0, out=regrets)
+            self.sums[n] += (self.t * reach[n][p]) * s
+        if p == self.opponent and self.gadget_values is not None:
+            enter = self._enter()
+            v_enter = values[g.root]
+            v_take = self.gadget_values
+            v = enter * v_enter + (1.0 - enter) * v_take
+            self.enter_regret[0] = np.maximum(self.enter_regret[0] + v_enter - v, 0.0)
+            self.enter_regret[1] = np.maximum(self.enter_regret[1] + v_take - v, 0.0)
+            self.enter_sum += self.t * self.ranges[self.opponent] * enter
 
     def average(self) -> dict[int, np.ndarray]:
         out = {}
@@ -419,8 +431,8 @@ class RiverResolver:
             self.fallbacks += 1
             return base
         blueprint = blueprint_strategy(subgame, base)
-        # The blueprint's counterfactual values of the opponent's holdings, against our range.
-        cfv = subgame.evaluate(blueprint, ranges[0], ranges[1])[them]
+        # What each opponent holding wins at most against our blueprint river (our range).
+        cfv = subgame.evaluate(blueprint, ranges[0], ranges[1], best_responder=them)[them]
         theirs = ranges[them]
         weights = theirs / theirs.sum() if theirs.sum() > 0 else np.full(subgame.n, 1.0 / subgame.n)
         gadget = [ranges[0], ranges[1]]
