@@ -4,8 +4,6 @@ and a brute-force best response written here, exploitability falling with iterat
 the re-solving gadget's safety bound, and the decision budget's fallback counting."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pytest
 
