@@ -166,10 +166,10 @@ class _PokiReplica:
         if len(names) == 2 and me in names:
             self.responder.observe(record, names[1 - names.index(me)])
 
-    def view(self, me: str, ctx: GameContext) -> StrategyView:
-        """Poki's strategy against ``me`` at ``ctx`` (its river re-solved, with ``resolve``)."""
+    def view(self, me: str, ctx: GameContext | None = None) -> StrategyView:
+        """Poki's strategy against ``me`` (at ``ctx``: its river re-solved, with ``resolve``)."""
         view = self.responder.view(me)
-        if self.resolver is not None and ctx.round == 3:
+        if self.resolver is not None and ctx is not None and ctx.round == 3:
             poki = next(p for p in ctx.players if p != me)
             view = self.resolver.view(view, ctx.history, ctx.board, ctx.players, ctx.players[ctx.button], poki,
                                       key=ctx.hand_id)
