@@ -214,3 +214,35 @@ def test_resolver_solves_once_a_hand_and_counts_fallbacks(shipped: StrategyFile)
     assert late.view(view, history, board, ("A", "B"), "A", "B", key="hand-2") is view
     assert late.fallbacks == 1 and late.solves == 0
     assert "1 fallbacks" in late.describe()
+
+
+def test_poki_re_solves_its_rivers_and_counts_the_fallbacks_of_its_seat_deadline(small_strategy: str) -> None:
+    from agent.config import TableConfig
+    from agent.play.offline.dealer import Deal, Dealer
+    from agent.players import create_player
+
+    table = TableConfig(seats=2, small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4,
+                        starting_stack=1000)
+    poki = create_player(f"poki(heads_up_strategy='{small_strategy}', heads_up_resolve=river)",
+                         np.random.default_rng(1), "poki")
+    other = create_player(f"cfr(strategy='{small_strategy}')", np.random.default_rng(2), "cfr")
+    poki.resolver().settings = ResolveSettings(iterations=10, deadline_s=60.0)  # no fallback from the load
+    dealer = Dealer(table)
+    rng = np.random.default_rng(4303)
+
+    def play(hands: int, first: int) -> None:
+        for h in range(first, first + hands):
+            seated = [poki, other] if h % 2 else [other, poki]
+            dealer.play_hand(seated, Deal.draw(rng, 2), button=1, hand_id=f"h{h}")
+
+    play(30, 0)
+    resolver = poki.resolver()
+    assert resolver.solves >= 1 and resolver.fallbacks == 0
+    assert poki.illegal_choices == 0
+    assert f"{resolver.solves} solves, 0 fallbacks" in poki.describe()
+    # A seat whose deadline leaves the solve no time: every river falls back to the blueprint.
+    solves = resolver.solves
+    poki.set_deadline(1e-9)
+    play(30, 30)
+    assert resolver.solves == solves and resolver.fallbacks >= 1
+    assert f"{resolver.fallbacks} fallbacks" in poki.describe()

@@ -435,8 +435,10 @@ class PokiPlayer(BasePlayer):
         opponent = ctx.players[1 - ctx.players.index(self.name)]
         view = self.responder().view(opponent)
         if ctx.round == 3 and self.settings.heads_up_resolve == "river":
+            # At a seat with a deadline the solve gets the simulator's share of it.
+            budget = None if self._deadline_s is None else DEADLINE_SHARE * self._deadline_s
             view = self.resolver().view(view, ctx.history, ctx.board, ctx.players, ctx.players[ctx.button],
-                                        self.name, key=ctx.hand_id)
+                                        self.name, key=ctx.hand_id, budget_s=budget)
         spot = spot_of(view.game, ctx, self.name)
         probs = view.probabilities(spot.node, hole, ctx.board)
         action, legal = view.choose(spot.node, probs, self.rng, ctx.legal_actions)

@@ -286,13 +286,18 @@ class RiverSolver:
 
     def iterate(self, iterations: int, deadline: float | None = None) -> bool:
         """CFR+ iterations, the players updated in turn (the opponent's pass also updates
-        the gadget); False when ``deadline`` (time.perf_counter) passed first."""
+        the gadget); False, with an iteration left undone, when it would end past
+        ``deadline`` (time.perf_counter; the next iteration taken to last as long as the
+        longest so far)."""
+        longest = 0.0
         for _ in range(iterations):
-            if deadline is not None and time.perf_counter() > deadline:
+            start = time.perf_counter()
+            if deadline is not None and start + longest > deadline:
                 return False
             self.t += 1
             for p in (0, 1):
                 self._pass(p)
+            longest = max(longest, time.perf_counter() - start)
         return True
 
     def _pass(self, p: int) -> None:
@@ -391,12 +396,13 @@ class RiverResolver:
                 f"{self.solves} solves, {self.fallbacks} fallbacks to the blueprint")
 
     def view(self, base: StrategyView, history: tuple, board: Sequence[int], players: Sequence[str],
-             button: str, player: str, key: object = None) -> StrategyView:
+             button: str, player: str, key: object = None, budget_s: float | None = None) -> StrategyView:
         """The strategy ``player`` plays on this river: ``base`` with ``player``'s river
         re-solved below the river's first node (``history`` the hand's, rounds up to the
         river; ``players`` the two, ``button`` one of them). The same hand (``key``, the
-        board and the betting before the river) reuses its solution; a solve past the
-        deadline gives ``base`` (counted)."""
+        board and the betting before the river) reuses its solution; a solve that would
+        end past the deadline (``deadline_s``, or ``budget_s`` when smaller: a seat's share
+        of its own deadline) gives ``base`` (counted)."""
         from agent.engine.heads_up import betting_string
         from agent.engine.lbr import range_of
 
@@ -416,14 +422,16 @@ class RiverResolver:
         ranges = [np.zeros(subgame.n), np.zeros(subgame.n)]
         for p in players:
             ranges[seat_of[p]] = subgame.restrict(range_of(base, pre, tuple(board), p, board_mask))
-        view = self.solve_view(base, subgame, (ranges[0], ranges[1]), seat_of[player], t0)
+        limit = self.settings.deadline_s if budget_s is None else min(self.settings.deadline_s, budget_s)
+        view = self.solve_view(base, subgame, (ranges[0], ranges[1]), seat_of[player], t0, t0 + limit)
         self._key, self._view = ident, view
         return view
 
     def solve_view(self, base: StrategyView, subgame: RiverSubgame, ranges: tuple[np.ndarray, np.ndarray],
-                   us: int, t0: float) -> StrategyView:
-        """``base`` with seat ``us``'s river re-solved, with the gadget for the other seat;
-        ``base`` itself when the deadline (from ``t0``) passed first or our range is empty
+                   us: int, t0: float, deadline: float) -> StrategyView:
+        """``base`` with seat ``us``'s river re-solved, with the gadget for the other seat
+        (``t0`` when the decision began); ``base`` itself when the solve would end past
+        ``deadline`` (time.perf_counter) or our range is empty
         (the blueprint would not be here: nothing to re-solve from); both counted."""
         s = self.settings
         them = 1 - us
@@ -438,7 +446,7 @@ class RiverResolver:
         gadget = [ranges[0], ranges[1]]
         gadget[them] = (1.0 - s.floor) * weights + s.floor / subgame.n
         solver = RiverSolver(subgame, (gadget[0], gadget[1]), them, cfv)
-        if not solver.iterate(s.iterations, t0 + s.deadline_s):
+        if not solver.iterate(s.iterations, deadline):
             self.fallbacks += 1
             self.seconds.append(time.perf_counter() - t0)
             return base
