@@ -19,14 +19,14 @@ agent.engine.lbr.range_of).
 **Safety.** Re-solving with the opponent's range held fixed can be exploited: the
 opponent may reach the river with other holdings than the blueprint's. The re-solving
 gadget of Burch, Johanson and Bowling ("Solving imperfect information games using
-decomposition", AAAI 2014; CFR-D) removes that: at the subgame's root the opponent picks,
+decomposition", AAAI 2014; CFR-D; ``[cfrd-2014]`` in docs/references.md) removes that: at the subgame's root the opponent picks,
 for each of its holdings, either to enter the subgame or to take that holding's
 counterfactual best-response value against the blueprint's river (our range as above;
 the best response, not the blueprint's own play, since the blueprint is no equilibrium of
 the real river: its own values would be a bound the blueprint itself breaks). An
 equilibrium of the gadget game gives every opponent holding at most that value, so the
 re-solved river gives up no more than the blueprint did (Brown and Sandholm, "Safe and nested subgame solving
-for imperfect-information games", NeurIPS 2017, call it Resolve). The gadget's chance
+for imperfect-information games", NIPS 2017, ``[safe-2017]``, call it Resolve). The gadget's chance
 weights are the opponent's Bayes range mixed with ``floor`` of the uniform one, so every
 holding (also one the blueprint would not have brought here) is protected.
 
@@ -245,6 +245,7 @@ class RiverSolution:
     strategy: dict[int, np.ndarray]
     iterations: int
     seconds: float
+    ranges: tuple[np.ndarray, np.ndarray]  # both seats' Bayes ranges at the river's start
 
 
 class RiverSolver:
@@ -455,4 +456,4 @@ class RiverResolver:
         self.solves += 1
         seconds = time.perf_counter() - t0
         self.seconds.append(seconds)
-        return ResolvedView(base, RiverSolution(subgame, mine, solver.t, seconds))
+        return ResolvedView(base, RiverSolution(subgame, mine, solver.t, seconds, ranges))

@@ -1,7 +1,10 @@
 """Decision time of river re-solving (agent.engine.resolve), on rivers the blueprint
 reaches in self-play: deals and betting drawn with a seeded generator from the shipped
 strategy, each river re-solved for the seat to act first there; prints the median, p90,
-p99 and maximum of the solve times and the fallbacks.
+p99 and maximum of the solve times (wall clock and this process's CPU time) and the
+fallbacks, and how much the opponent's best response wins on those rivers against the
+blueprint's river and against the re-solved one (the Bayes ranges at the river's start,
+small bets per deal reaching the river).
 
     PYTHONPATH=. python docs/strength_runs/resolve/river_times.py [RIVERS] [SEED] [ITERATIONS]
 """
@@ -15,7 +18,7 @@ import numpy as np
 import evaluator_pyx as ev
 from agent.engine.equilibrium import load_strategy
 from agent.engine.heads_up import StrategyView
-from agent.engine.resolve import ResolveSettings, RiverResolver
+from agent.engine.resolve import ResolvedView, ResolveSettings, RiverResolver, blueprint_strategy
 
 
 def main() -> None:
@@ -30,6 +33,7 @@ def main() -> None:
     names = ("A", "B")  # A the button (seat 0)
     times: list[float] = []  # wall clock (what the deadline counts)
     cpu: list[float] = []  # this process's CPU time: one core's, whatever the machine's load
+    br: list[tuple[float, float]] = []
     hands = 0
     while len(times) < rivers:
         hands += 1
@@ -50,10 +54,12 @@ def main() -> None:
             rnd = int(tree.round[node])
             if rnd == 3:
                 t0, c0 = time.perf_counter(), time.process_time()
-                resolver.view(view, tuple(tuple(r) for r in history), board, names, "A",
+                resolved = resolver.view(view, tuple(tuple(r) for r in history), board, names, "A",
                               names[int(tree.actor[node])], key=hands)
                 times.append(time.perf_counter() - t0)
                 cpu.append(time.process_time() - c0)
+                if isinstance(resolved, ResolvedView):
+                    br.append(_best_responses(resolved, view, int(tree.actor[node])))
                 break
             who = int(tree.actor[node])
             probs = view.probabilities(node, hole[who], board[:shown[rnd]])
@@ -69,6 +75,24 @@ def main() -> None:
         ms = np.array(values) * 1000.0
         print(f"  {name}: median {np.median(ms):.1f} ms, p90 {np.percentile(ms, 90):.1f}, "
               f"p99 {np.percentile(ms, 99):.1f}, max {ms.max():.1f}")
+    against = np.array(br)
+    print(f"  the opponent's best response wins, sb per deal reaching the river: against the blueprint's river "
+          f"{against[:, 0].mean():+.4f}, against the re-solved {against[:, 1].mean():+.4f} ({len(br)} rivers)")
+
+
+def _best_responses(resolved: ResolvedView, blueprint_view: StrategyView, us: int) -> tuple[float, float]:
+    """What the opponent's best response wins per unit of joint range weight, against our
+    blueprint river and against our re-solved one (its own range held at the Bayes one)."""
+    g = resolved.solution.subgame
+    ranges = resolved.solution.ranges
+    blueprint = blueprint_strategy(g, blueprint_view)
+    them = 1 - us
+    norm = float(ranges[0] @ g.unblocked(ranges[1][None, :])[0])
+    out = []
+    for ours in (blueprint, {**blueprint, **resolved.solution.strategy}):
+        values = g.evaluate(ours, ranges[0], ranges[1], best_responder=them)[them]
+        out.append(float(ranges[them] @ values) / norm)
+    return out[0], out[1]
 
 
 if __name__ == "__main__":
