@@ -10,6 +10,8 @@ import pytest
 import evaluator_pyx as ev
 from agent.engine.equilibrium import BettingTree, StrategyFile, betting_tree, load_strategy
 from agent.engine.heads_up import StrategyView
+from agent.engine.lbr import TargetedLocalBestResponse
+from agent.engine.player import PokiPlayer
 from agent.engine.resolve import (
     ResolvedView,
     ResolveSettings,
@@ -225,6 +227,7 @@ def test_poki_re_solves_its_rivers_and_counts_the_fallbacks_of_its_seat_deadline
                         starting_stack=1000)
     poki = create_player(f"poki(heads_up_strategy='{small_strategy}', heads_up_resolve=river)",
                          np.random.default_rng(1), "poki")
+    assert isinstance(poki, PokiPlayer)
     other = create_player(f"cfr(strategy='{small_strategy}')", np.random.default_rng(2), "cfr")
     poki.resolver().settings = ResolveSettings(iterations=10, deadline_s=60.0)  # no fallback from the load
     dealer = Dealer(table)
@@ -246,3 +249,35 @@ def test_poki_re_solves_its_rivers_and_counts_the_fallbacks_of_its_seat_deadline
     play(30, 30)
     assert resolver.solves == solves and resolver.fallbacks >= 1
     assert f"{resolver.fallbacks} fallbacks" in poki.describe()
+
+
+def test_lbr_replica_re_solves_the_river_poki_plays(small_strategy: str) -> None:
+    """LBR's replica of a re-solving Poki computes the very river strategy Poki plays
+    (the solve reads public information only), so LBR's figure is against Poki as it is."""
+    from agent.config import TableConfig
+    from agent.play.offline.dealer import Deal, Dealer
+    from agent.players import create_player
+
+    table = TableConfig(seats=2, small_blind=5, big_blind=10, small_bet=10, big_bet=20, max_bets=4,
+                        starting_stack=1000)
+    poki = create_player(f"poki(heads_up_strategy='{small_strategy}', heads_up_resolve=river)",
+                         np.random.default_rng(1), "poki")
+    lbr = create_player(f"lbr(target=poki, strategy='{small_strategy}', preflop_trials=200, resolve=river)",
+                        np.random.default_rng(2), "lbr")
+    assert isinstance(poki, PokiPlayer) and isinstance(lbr, TargetedLocalBestResponse)
+    poki.resolver().settings = ResolveSettings(iterations=10, deadline_s=60.0)
+    lbr._replica.resolver.settings = ResolveSettings(iterations=10, deadline_s=float("inf"))
+    dealer = Dealer(table)
+    rng = np.random.default_rng(4304)
+    compared = 0
+    for h in range(40):
+        seated = [poki, lbr] if h % 2 else [lbr, poki]
+        dealer.play_hand(seated, Deal.draw(rng, 2), button=1, hand_id=f"h{h}")
+        ours, theirs = poki.resolver()._view, lbr._replica.resolver._view
+        if isinstance(ours, ResolvedView) and isinstance(theirs, ResolvedView) and ours.solution.subgame.board == \
+                theirs.solution.subgame.board and poki.resolver()._key[0] == lbr._replica.resolver._key[0]:
+            assert ours.solution.strategy.keys() == theirs.solution.strategy.keys()
+            for node, strategy in ours.solution.strategy.items():
+                np.testing.assert_array_equal(strategy, theirs.solution.strategy[node])
+            compared += 1
+    assert compared >= 1
