@@ -29,7 +29,7 @@ target (``poki match 'lbr(target=cfr)' cfr``): against ``cfr`` it reads the same
 file; against Poki heads-up it keeps a replica of Poki's responder (agent.engine.response)
 fed the same finished hands, whose strategy is a function of those hands alone, so it
 knows the strategy Poki plays at every moment without looking inside the other seat; with
-``resolve=river`` it re-solves Poki's river as Poki does (agent.engine.resolve: the solve
+``resolve=river`` it re-solves the target's river as the target does (agent.engine.resolve: the solve
 reads public information only), with no deadline (a solve Poki abandons at its deadline,
 counted in Poki's fallbacks, is one LBR models wrongly).
 Against any other opponent its figure means nothing.
@@ -169,10 +169,8 @@ class _PokiReplica:
     def view(self, me: str, ctx: GameContext | None = None) -> StrategyView:
         """Poki's strategy against ``me`` (at ``ctx``: its river re-solved, with ``resolve``)."""
         view = self.responder.view(me)
-        if self.resolver is not None and ctx is not None and ctx.round == 3:
-            poki = next(p for p in ctx.players if p != me)
-            view = self.resolver.view(view, ctx.history, ctx.board, ctx.players, ctx.players[ctx.button], poki,
-                                      key=ctx.hand_id)
+        if self.resolver is not None and ctx is not None:
+            view = self.resolver.at(view, ctx, next(p for p in ctx.players if p != me))
         return view
 
 
@@ -188,6 +186,11 @@ class TargetedLocalBestResponse(LocalBestResponse):
             loaded = load_strategy(strategy or None)
             view = StrategyView(loaded.game, loaded.policy)
             opponent: Callable[[GameContext], StrategyView] = lambda ctx: view
+            if resolve == "river":  # cfr(resolve=river): its river re-solved as it does
+                from agent.engine.resolve import ResolveSettings, RiverResolver
+
+                resolver = RiverResolver(ResolveSettings(deadline_s=float("inf")))
+                opponent = lambda ctx: resolver.at(view, ctx, next(p for p in ctx.players if p != self.name))
         else:
             self._replica = _PokiReplica(p, strategy, resolve)
             opponent = lambda ctx: self._replica.view(self.name, ctx)
@@ -212,6 +215,7 @@ def lbr_kind(config: Config) -> PlayerKind:
                                     "default: the shipped one)"),
          "p": Param(float, config.engine.heads_up_p, "target=poki: Poki's heads_up_p", low=0.0, high=1.0),
          "preflop_trials": Param(int, 2000, "roll-outs of a pre-flop share of the pot", low=100, high=10**6),
-         "resolve": Param(str, config.engine.heads_up_resolve, "target=poki: Poki's heads_up_resolve",
+         "resolve": Param(str, config.engine.heads_up_resolve,
+                          "the target's river re-solving (Poki's heads_up_resolve, cfr's resolve)",
                           choices=("off", "river"))},
         "local best response (Lisý & Bowling 2017) to cfr or to Poki heads-up: a lower bound on its exploitability")

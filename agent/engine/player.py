@@ -434,11 +434,10 @@ class PokiPlayer(BasePlayer):
             raise ValueError(f"{self.name}: hand {ctx.hand_id} gave us no hole cards")
         opponent = ctx.players[1 - ctx.players.index(self.name)]
         view = self.responder().view(opponent)
-        if ctx.round == 3 and self.settings.heads_up_resolve == "river":
+        if self.settings.heads_up_resolve == "river":
             # At a seat with a deadline the solve gets the simulator's share of it.
             budget = None if self._deadline_s is None else DEADLINE_SHARE * self._deadline_s
-            view = self.resolver().view(view, ctx.history, ctx.board, ctx.players, ctx.players[ctx.button],
-                                        self.name, key=ctx.hand_id, budget_s=budget)
+            view = self.resolver().at(view, ctx, self.name, budget)
         spot = spot_of(view.game, ctx, self.name)
         probs = view.probabilities(spot.node, hole, ctx.board)
         action, legal = view.choose(spot.node, probs, self.rng, ctx.legal_actions)

@@ -46,12 +46,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 import evaluator_pyx as ev
 from agent.engine.equilibrium import BettingTree
 from agent.engine.heads_up import StrategyView
+
+if TYPE_CHECKING:
+    from agent.game.context import GameContext
 
 __all__ = ["ResolveSettings", "RiverResolver", "RiverSolution", "RiverSubgame", "ResolvedView"]
 
@@ -395,6 +399,14 @@ class RiverResolver:
         s = self.settings
         return (f"river re-solving ({s.iterations} CFR+ iterations, deadline {s.deadline_s:g} s): "
                 f"{self.solves} solves, {self.fallbacks} fallbacks to the blueprint")
+
+    def at(self, base: StrategyView, ctx: GameContext, player: str, budget_s: float | None = None) -> StrategyView:
+        """The strategy ``player`` plays at the decision ``ctx``: ``base`` before the
+        river, on the river ``base`` with ``player``'s river re-solved (``view``)."""
+        if ctx.round != 3:
+            return base
+        return self.view(base, ctx.history, ctx.board, ctx.players, ctx.players[ctx.button], player,
+                         key=ctx.hand_id, budget_s=budget_s)
 
     def view(self, base: StrategyView, history: tuple, board: Sequence[int], players: Sequence[str],
              button: str, player: str, key: object = None, budget_s: float | None = None) -> StrategyView:
