@@ -44,6 +44,7 @@ crosses it is abandoned and the blueprint's river is played for that hand (count
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -57,7 +58,8 @@ from agent.engine.heads_up import StrategyView
 if TYPE_CHECKING:
     from agent.game.context import GameContext
 
-__all__ = ["ResolveSettings", "RiverResolver", "RiverSolution", "RiverSubgame", "ResolvedView"]
+__all__ = ["ResolveSettings", "ResolvedView", "RiverResolver", "RiverSolution", "RiverSolver", "RiverSubgame",
+           "blueprint_strategy", "exploitability"]
 
 _DECISION, _FOLD, _SHOWDOWN = 0, 1, 2
 _HOLDING_CARDS = np.array(ev.HOLDING_CARDS, dtype=np.int64)  # (1326, 2)
@@ -67,7 +69,7 @@ _HOLDING_CARDS = np.array(ev.HOLDING_CARDS, dtype=np.int64)  # (1326, 2)
 class ResolveSettings:
     """The re-solver's budget (module docstring)."""
 
-    iterations: int = 30  # about 100 ms on this machine under load (docs: river_times.py)
+    iterations: int = 30  # about 53 ms of one core's time a solve (docs/lab/strength.md, river_times.py)
     deadline_s: float = 1.0  # a solve longer than this is abandoned: the blueprint plays
     floor: float = 0.05  # the uniform share of the gadget's chance weights
 
@@ -112,12 +114,9 @@ class RiverSubgame:
         # All holdings by rank: a holding's ties are sorted positions tie_lo .. tie_hi - 1.
         order = np.argsort(values, kind="stable")
         ranked = values[order]
-        pos = np.empty(n, dtype=np.int64)
-        pos[order] = np.arange(n)
         self.order = order
         self.tie_lo = np.searchsorted(ranked, values, side="left")
         self.tie_hi = np.searchsorted(ranked, values, side="right")
-        del pos
         # Slots: each holding twice, once under each of its cards, sorted by (card, rank).
         slot_card = cards.reshape(-1)
         slot_hand = np.repeat(np.arange(n), 2)
@@ -133,9 +132,6 @@ class RiverSubgame:
         self.slot_tie_hi = np.searchsorted(skey, skey, side="right")
         self.slot_seg_lo = np.searchsorted(scard, scard, side="left")
         self.slot_seg_hi = np.searchsorted(scard, scard, side="right")
-
-    def uniform(self) -> np.ndarray:
-        return np.ones(self.n)
 
     def restrict(self, weights1326: np.ndarray) -> np.ndarray:
         """A 1326-holding weight vector on this subgame's holdings."""
@@ -385,13 +381,13 @@ class ResolvedView(StrategyView):
 class RiverResolver:
     """Re-solves a hand's river once, at its first river decision, and keeps the
     solution for the hand's other river decisions. ``solves``, ``fallbacks`` (solves
-    abandoned at the deadline), ``seconds`` (each solve's time) are counted."""
+    abandoned at the deadline), ``seconds`` (the latest solves' times) are counted."""
 
     def __init__(self, settings: ResolveSettings | None = None) -> None:
         self.settings = settings or ResolveSettings()
         self.solves = 0
         self.fallbacks = 0
-        self.seconds: list[float] = []
+        self.seconds: deque[float] = deque(maxlen=10_000)  # the latest solves' times: a bot runs for months
         self._key: tuple | None = None
         self._view: StrategyView | None = None
 
