@@ -111,6 +111,7 @@ ENGINE_CHOICES = {
     "call_rule": ("showdown", "pot_odds"),
     "floor_on": ("action", "weight", "learned"),
     "heads_up": ("equilibrium", "engine"),
+    "heads_up_resolve": ("off", "river"),
 }
 # Settings that are probabilities or hand strengths, so lie in [0, 1].
 _ENGINE_UNIT = (
@@ -173,6 +174,9 @@ class EngineConfig:
     heads_up: str = "equilibrium"
     heads_up_p: float = 0.25
     heads_up_strategy: str = ""  # the strategy file (poki train-cfr); "" the shipped one
+    # "river": heads-up, the river is re-solved exactly at its first decision, safely
+    # (agent.engine.resolve); "off": the blueprint (or the response) plays the river.
+    heads_up_resolve: str = "off"
 
     def __post_init__(self) -> None:
         for name in ("sim_trials", "sim_min_trials"):

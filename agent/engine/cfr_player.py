@@ -18,6 +18,7 @@ import numpy as np
 
 from agent.engine.equilibrium import DEFAULT_STRATEGY, load_strategy
 from agent.engine.heads_up import StrategyView, check_structure, spot_of
+from agent.engine.resolve import RiverResolver
 from agent.game.rules import Action
 from agent.players import BasePlayer, Param, PlayerKind
 
@@ -30,20 +31,23 @@ __all__ = ["CFR_KIND", "EquilibriumPlayer"]
 class EquilibriumPlayer(BasePlayer):
     """See the module docstring. ``strategy``: a strategy file (default: the shipped one)."""
 
-    def __init__(self, name: str, rng: np.random.Generator, strategy: str = "") -> None:
+    def __init__(self, name: str, rng: np.random.Generator, strategy: str = "", resolve: str = "off") -> None:
         super().__init__(name, rng)
         self.strategy_file = load_strategy(strategy or None)
         self.view = StrategyView(self.strategy_file.game, self.strategy_file.policy)
         self.off_tree = 0  # drawn actions the table did not allow (a raise with no chips): calls
+        # resolve="river": the river re-solved at its first decision (agent.engine.resolve).
+        self.resolver = RiverResolver() if resolve == "river" else None
 
     def act(self, ctx: GameContext) -> Action:
         check_structure(ctx, self.name)
         hole = ctx.hole_cards
         if not hole or len(hole) != 2:
             raise ValueError(f"{self.name}: hand {ctx.hand_id} gave us no hole cards")
-        spot = spot_of(self.view.game, ctx, self.name)
-        probs = self.view.probabilities(spot.node, hole, ctx.board)
-        action, legal = self.view.choose(spot.node, probs, self.rng, ctx.legal_actions)
+        view = self.view if self.resolver is None else self.resolver.at(self.view, ctx, self.name)
+        spot = spot_of(view.game, ctx, self.name)
+        probs = view.probabilities(spot.node, hole, ctx.board)
+        action, legal = view.choose(spot.node, probs, self.rng, ctx.legal_actions)
         if not legal:
             self.off_tree += 1
         return action
@@ -56,7 +60,9 @@ class EquilibriumPlayer(BasePlayer):
 # The kind agent.play.kinds registers (the registry is filled from above, never by import).
 CFR_KIND = PlayerKind(
     "cfr",
-    lambda name, rng, strategy: EquilibriumPlayer(name, rng, strategy),
+    lambda name, rng, strategy, resolve: EquilibriumPlayer(name, rng, strategy, resolve),
     {"strategy": Param(str, "", f"strategy file from `poki train-cfr` (default: the shipped "
-                                f"{DEFAULT_STRATEGY.name})")},
+                                f"{DEFAULT_STRATEGY.name})"),
+     "resolve": Param(str, "off", "river: re-solve the river exactly at its first decision, safely "
+                                  "(agent.engine.resolve)", choices=("off", "river"))},
     "heads-up equilibrium of an abstract game, solved by CFR+ (PsOpti's successor; heads-up only)")

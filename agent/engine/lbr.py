@@ -20,14 +20,18 @@ the real game (a best response would win at least as much), in expectation; a ma
 it with a confidence interval (agent.play.lbr).
 
 The opponent is anything that can say, at each of its decisions in this hand, the action
-probabilities of every holding: ``opponent() -> StrategyView`` (agent.engine.heads_up),
-asked afresh at every decision of a hand (a learning opponent may change between hands).
+probabilities of every holding: ``opponent(ctx) -> StrategyView`` (agent.engine.heads_up),
+asked afresh at every decision of a hand (a learning opponent may change between hands,
+a re-solving one between rounds).
 
 Registered (by agent.play.kinds, :func:`lbr_kind`) as ``lbr(target=cfr)`` and ``lbr(target=poki)``, to be seated against that
 target (``poki match 'lbr(target=cfr)' cfr``): against ``cfr`` it reads the same strategy
 file; against Poki heads-up it keeps a replica of Poki's responder (agent.engine.response)
 fed the same finished hands, whose strategy is a function of those hands alone, so it
-knows the strategy Poki plays at every moment without looking inside the other seat.
+knows the strategy Poki plays at every moment without looking inside the other seat; with
+``resolve=river`` it re-solves the target's river as the target does (agent.engine.resolve: the solve
+reads public information only), with no deadline (a solve Poki abandons at its deadline,
+counted in Poki's fallbacks, is one LBR models wrongly).
 Against any other opponent its figure means nothing.
 """
 from __future__ import annotations
@@ -110,7 +114,7 @@ def lbr_values(wp: float, pot: float, to_call: float, bet: float, fold_share: fl
 class LocalBestResponse(BasePlayer):
     """See the module docstring. ``opponent``: returns the opponent's strategy view."""
 
-    def __init__(self, name: str, rng: np.random.Generator, opponent: Callable[[], StrategyView],
+    def __init__(self, name: str, rng: np.random.Generator, opponent: Callable[[GameContext], StrategyView],
                  preflop_trials: int = 2000) -> None:
         super().__init__(name, rng)
         self.opponent = opponent
@@ -119,7 +123,7 @@ class LocalBestResponse(BasePlayer):
 
     def act(self, ctx: GameContext) -> Action:
         check_structure(ctx, self.name)
-        view = self.opponent()
+        view = self.opponent(ctx)
         other = next(p for p in ctx.players if p != self.name)
         hole = ctx.hole_cards
         if not hole or len(hole) != 2:
@@ -149,36 +153,47 @@ class LocalBestResponse(BasePlayer):
 class _PokiReplica:
     """Poki's heads-up responder rebuilt from the hands it saw (agent.engine.response)."""
 
-    def __init__(self, p_max: float, strategy: str) -> None:
+    def __init__(self, p_max: float, strategy: str, resolve: str) -> None:
         from agent.engine.equilibrium import load_strategy
+        from agent.engine.resolve import ResolveSettings, RiverResolver
         from agent.engine.response import HeadsUpResponder, ResponseSettings
 
         self.responder = HeadsUpResponder(load_strategy(strategy or None), ResponseSettings(p_max=p_max))
+        self.resolver = RiverResolver(ResolveSettings(deadline_s=float("inf"))) if resolve == "river" else None
 
     def end_hand(self, record: HandRecord, me: str) -> None:
         names = [s.player for s in record.seats]
         if len(names) == 2 and me in names:
             self.responder.observe(record, names[1 - names.index(me)])
 
-    def view(self, me: str) -> StrategyView:
-        return self.responder.view(me)
+    def view(self, me: str, ctx: GameContext | None = None) -> StrategyView:
+        """Poki's strategy against ``me`` (at ``ctx``: its river re-solved, with ``resolve``)."""
+        view = self.responder.view(me)
+        if self.resolver is not None and ctx is not None:
+            view = self.resolver.at(view, ctx, next(p for p in ctx.players if p != me))
+        return view
 
 
 class TargetedLocalBestResponse(LocalBestResponse):
     """LBR against a named target (module docstring)."""
 
     def __init__(self, name: str, rng: np.random.Generator, target: str, strategy: str, p: float,
-                 preflop_trials: int) -> None:
+                 preflop_trials: int, resolve: str = "off") -> None:
         self._replica: Any = None
         if target == "cfr":
             from agent.engine.equilibrium import load_strategy
 
             loaded = load_strategy(strategy or None)
             view = StrategyView(loaded.game, loaded.policy)
-            opponent: Callable[[], StrategyView] = lambda: view
+            opponent: Callable[[GameContext], StrategyView] = lambda ctx: view
+            if resolve == "river":  # cfr(resolve=river): its river re-solved as it does
+                from agent.engine.resolve import ResolveSettings, RiverResolver
+
+                resolver = RiverResolver(ResolveSettings(deadline_s=float("inf")))
+                opponent = lambda ctx: resolver.at(view, ctx, next(p for p in ctx.players if p != self.name))
         else:
-            self._replica = _PokiReplica(p, strategy)
-            opponent = lambda: self._replica.view(self.name)
+            self._replica = _PokiReplica(p, strategy, resolve)
+            opponent = lambda ctx: self._replica.view(self.name, ctx)
         super().__init__(name, rng, opponent, preflop_trials)
         self.target = target
 
@@ -192,12 +207,15 @@ def lbr_kind(config: Config) -> PlayerKind:
     (agent.play.kinds registers it with the settings the program was given, as Poki's)."""
     return PlayerKind(
         "lbr",
-        lambda name, rng, target, strategy, p, preflop_trials: TargetedLocalBestResponse(
-            name, rng, target, strategy, p, preflop_trials),
+        lambda name, rng, target, strategy, p, preflop_trials, resolve: TargetedLocalBestResponse(
+            name, rng, target, strategy, p, preflop_trials, resolve),
         {"target": Param(str, "cfr", "the strategy it responds to (seat it against that player)",
                          choices=("cfr", "poki")),
          "strategy": Param(str, "", "the target's strategy file (cfr's strategy, Poki's heads_up_strategy; "
                                     "default: the shipped one)"),
          "p": Param(float, config.engine.heads_up_p, "target=poki: Poki's heads_up_p", low=0.0, high=1.0),
-         "preflop_trials": Param(int, 2000, "roll-outs of a pre-flop share of the pot", low=100, high=10**6)},
+         "preflop_trials": Param(int, 2000, "roll-outs of a pre-flop share of the pot", low=100, high=10**6),
+         "resolve": Param(str, config.engine.heads_up_resolve,
+                          "the target's river re-solving (Poki's heads_up_resolve, cfr's resolve)",
+                          choices=("off", "river"))},
         "local best response (Lisý & Bowling 2017) to cfr or to Poki heads-up: a lower bound on its exploitability")

@@ -115,6 +115,7 @@ class PokiPlayer(BasePlayer):
         self._responder: Any = None  # the heads-up equilibrium and responses (agent.engine.response)
         self.heads_up_decisions = 0
         self.heads_up_other_structure = 0  # heads-up hands of another structure: played by the engine
+        self._resolver: Any = None  # the river re-solver (agent.engine.resolve), with heads_up_resolve "river"
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -168,7 +169,7 @@ class PokiPlayer(BasePlayer):
             floor = "none: ranges learned from showdowns, kept in the store"
         writes = "this player writes its hands" if self._store_writes else "the table writes the hands"
         heads_up = (f"heads-up the equilibrium of {cfg.heads_up_strategy or 'the shipped strategy'} "
-                    f"(responses up to p {cfg.heads_up_p:g})" if cfg.heads_up == "equilibrium"
+                    f"(responses up to p {cfg.heads_up_p:g}; {self.resolve_status()})" if cfg.heads_up == "equilibrium"
                     else "heads-up the engine")
         return (f"{self.name}: bettor {cfg.bettor}, predictor {predictor}, re-weighting {cfg.reweight} "
                 f"(floor {floor}), {heads_up}, store {self.store.describe()} (network {self.network}; {writes})")
@@ -398,6 +399,20 @@ class PokiPlayer(BasePlayer):
                                                ResponseSettings(p_max=self.settings.heads_up_p))
         return self._responder
 
+    def resolver(self) -> Any:
+        """The river re-solver (agent.engine.resolve), made at its first use."""
+        if self._resolver is None:
+            from agent.engine.resolve import RiverResolver
+
+            self._resolver = RiverResolver()
+        return self._resolver
+
+    def resolve_status(self) -> str:
+        """River re-solving: off, or its solves and fallbacks to the blueprint so far."""
+        if self.settings.heads_up_resolve == "off":
+            return "river re-solving off"
+        return str(self.resolver().describe())
+
     def policy(self, opponent: str) -> Any:
         """The abstract strategy played against ``opponent`` heads-up now (a StrategyView),
         for a local best response that knows its opponent."""
@@ -419,6 +434,10 @@ class PokiPlayer(BasePlayer):
             raise ValueError(f"{self.name}: hand {ctx.hand_id} gave us no hole cards")
         opponent = ctx.players[1 - ctx.players.index(self.name)]
         view = self.responder().view(opponent)
+        if self.settings.heads_up_resolve == "river":
+            # At a seat with a deadline the solve gets the simulator's share of it.
+            budget = None if self._deadline_s is None else DEADLINE_SHARE * self._deadline_s
+            view = self.resolver().at(view, ctx, self.name, budget)
         spot = spot_of(view.game, ctx, self.name)
         probs = view.probabilities(spot.node, hole, ctx.board)
         action, legal = view.choose(spot.node, probs, self.rng, ctx.legal_actions)
