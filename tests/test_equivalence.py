@@ -162,7 +162,10 @@ def _irc(config: Config, config_path: Path, tmp_path: Path, path: Path) -> str:
                 conn.close()
 
         wait_for(lambda: stored() == HANDS, what="poki to store every hand")
-        proc.send_signal(signal.SIGINT)
+        # SIGTERM stops the bot as Ctrl-C does (agent/cli/irc.py); SIGINT would not reach it
+        # when the tests run as a background job (the shell starts those ignoring SIGINT, and
+        # the child inherits that), as a CI started with `&` does.
+        proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=600)
         return out
     finally:
