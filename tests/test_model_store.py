@@ -105,7 +105,8 @@ def test_poki_says_what_it_runs_with(tmp_path) -> None:
     player = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(bettor="simulator"))
     text = player.describe()
     for word in ("bettor simulator", "predictor meta", "floor learned", "store memory",
-                 "heads-up the equilibrium of the shipped strategy (responses up to p 0.25)"):
+                 "heads-up the equilibrium of the shipped strategy (responses up to p 0.25",
+                 "river re-solving off"):
         assert word in text
     engine = PokiPlayer("hero", np.random.default_rng(0), EngineConfig(heads_up="engine"))
     assert "heads-up the engine" in engine.describe()
