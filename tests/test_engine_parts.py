@@ -176,6 +176,21 @@ def test_preflop_thresholds_grow_with_position():
     assert choose_strategy(50.0, 9, "loose") == PS.MAKE1
 
 
+def test_shipped_preflop_is_loose():
+    """Since issue 42 Poki ships the loose pre-flop thresholds (docs/strength.md, "The
+    range reader"): the default and the shipped config.toml agree on it, and the old
+    setting stays selectable. A hand of income rate 50 under the gun at ten seats is
+    played by the shipped player and folded by the old default."""
+    import tomllib
+    from pathlib import Path
+
+    shipped = tomllib.loads((Path(__file__).resolve().parents[1] / "config.toml").read_text())
+    assert EngineConfig().preflop == "loose"
+    assert parse_config(shipped).engine.preflop == "loose"
+    assert choose_strategy(50.0, 9, EngineConfig().preflop) == PS.MAKE1
+    assert choose_strategy(50.0, 9, EngineConfig(preflop="moderate").preflop) == PS.MAKE0
+
+
 def test_preflop_actions():
     fold, call, rais = Action.FOLD, Action.CHECK_CALL, Action.BET_RAISE
     # Make0: the big blind checks for free, anyone facing the blind folds.
