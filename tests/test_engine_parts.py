@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -181,9 +183,6 @@ def test_shipped_preflop_is_loose():
     range reader"): the default and the shipped config.toml agree on it, and the old
     setting stays selectable. A hand of income rate 50 under the gun at ten seats is
     played by the shipped player and folded by the old default."""
-    import tomllib
-    from pathlib import Path
-
     shipped = tomllib.loads((Path(__file__).resolve().parents[1] / "config.toml").read_text())
     assert EngineConfig().preflop == "loose"
     assert parse_config(shipped).engine.preflop == "loose"
