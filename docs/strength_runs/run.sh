@@ -104,37 +104,40 @@ nice -n 5 $P match poki 'poki(preflop=loose)' mc mc tight-aggressive tight-aggre
     loose-passive rr --deals 800 --seed 4207 --workers 2 --name RRhouse --json --json-hands --no-progress \
     > $OUT/RRhouse.json
 $PY $OUT/paired.py RRhouse 'poki(preflop=loose)' poki
-# Issue 42 item 3: the loose pre-flop thresholds (`preflop=loose`, the default since then; the
-# old default is `poki(preflop=moderate)`), in the issue's field against each reader, fresh seeds.
-LP='poki(preflop=loose)'
+# Issue 42 item 3: the loose pre-flop thresholds, `poki`'s default since then (the old default
+# is `poki(preflop=moderate)`). A spec prints without its default settings, so the files
+# played before the change (RL1, RL4, RLhouse and the RR* ones) name the loose player
+# `poki(preflop=loose)` and the moderate one `poki`; RL3 and later name them `poki` and
+# `poki(preflop=moderate)`, as these commands (with the code as it is now) do.
 for row in "RL1 range-reader 4221" "RL4 range-reader-loosest 4223" "RL3 range-reader-tightest 4224"; do
     set -- $row
-    F="$LP $2 mc tight-aggressive call"
+    F="poki $2 mc tight-aggressive call"
     nice -n 5 $P match $F $F --deals 2000 --seed $3 --workers 2 --name $1 --json --json-hands --no-progress \
         > $OUT/$1.json
-    $PY $OUT/paired.py $1 "$LP" $2
+    $PY $OUT/paired.py $1 poki $2
     $PY $OUT/paired.py $1 $2 mc
 done
-# The house field with both pre-flop settings (as RRhouse, a fresh seed), and pooled with RRhouse.
-nice -n 5 $P match poki "$LP" mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive \
+# The house field with both pre-flop settings (as RRhouse, a fresh seed).
+M='poki(preflop=moderate)'
+nice -n 5 $P match "$M" poki mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive \
     loose-passive rr --deals 2000 --seed 4222 --workers 2 --name RLhouse --json --json-hands --no-progress \
     > $OUT/RLhouse.json
-$PY $OUT/paired.py RLhouse "$LP" poki
-$PY $OUT/paired.py RRhouse,RLhouse "$LP" poki
-$PY $OUT/paired.py RRabl,RRabl2 "$LP" poki
-# From here `poki` is the loose one (RRhouse, RLhouse and the RR*/RRabl* files above were
-# played when `poki` meant moderate). The house-field row again on field4's deals (seed
-# 6204), T loose too, and the new poki against the old one, paired across the two matches.
+$PY $OUT/paired.py RLhouse poki "$M"
+# The house-field row again on field4's deals (seed 6204; T is loose too now), and the
+# loose poki against the moderate one of field4, paired across the two matches.
 nice -n 5 $P match poki 'poki(bettor=triples)' $FIELD --deals 2000 --seed 6204 --workers 2 --name field4L --json \
     --json-hands --no-progress > $OUT/field4L.json
 $PY $OUT/paired.py field4L poki mc
 $PY $OUT/paired.py field4L poki 'poki(bettor=triples)'
 $PY $OUT/paired.py field4L poki poki field4
 # A post-flop lever beside the range reader (lab §14): lower betting thresholds, a smaller
-# opponent mix, each one copy beside two copies of the loose Poki.
-A='poki(preflop=loose,bet_threshold=0.4,raise_threshold=0.75)'
-B='poki(preflop=loose,opponent_mix=0.1)'
-nice -n 5 $P match "$LP" "$LP" "$A" "$B" range-reader range-reader mc tight-aggressive call call --deals 1200 \
+# opponent mix, one copy each beside two copies of the (loose) poki.
+A='poki(bet_threshold=0.4,raise_threshold=0.75)'
+B='poki(opponent_mix=0.1)'
+nice -n 5 $P match poki poki "$A" "$B" range-reader range-reader mc tight-aggressive call call --deals 1200 \
     --seed 4225 --workers 2 --name RLpost --json --json-hands --no-progress > $OUT/RLpost.json
-$PY $OUT/paired.py RLpost "$A" "$LP"
-$PY $OUT/paired.py RLpost "$B" "$LP"
+$PY $OUT/paired.py RLpost 'poki(bet_threshold=0.4, raise_threshold=0.75)' poki
+$PY $OUT/paired.py RLpost 'poki(opponent_mix=0.1)' poki
+# Pooled over matches on the stored files (spec names as played, see above).
+$PY $OUT/paired.py RRhouse,RLhouse 'poki(preflop=loose)' poki
+$PY $OUT/paired.py RRabl,RRabl2 'poki(preflop=loose)' poki
