@@ -109,7 +109,8 @@ $PY $OUT/paired.py RRhouse 'poki(preflop=loose)' poki
 # played before the change (RL1, RL4, RLhouse and the RR* ones) name the loose player
 # `poki(preflop=loose)` and the moderate one `poki`; RL3 and later name them `poki` and
 # `poki(preflop=moderate)`, as these commands (with the code as it is now) do.
-for row in "RL1 range-reader 4221" "RL4 range-reader-loosest 4223" "RL3 range-reader-tightest 4224"; do
+for row in "RL1 range-reader 4221" "RL4 range-reader-loosest 4223" "RL3 range-reader-tightest 4224" \
+        "RL4b range-reader-loosest 4226"; do
     set -- $row
     F="poki $2 mc tight-aggressive call"
     nice -n 5 $P match $F $F --deals 2000 --seed $3 --workers 2 --name $1 --json --json-hands --no-progress \
@@ -141,3 +142,4 @@ $PY $OUT/paired.py RLpost 'poki(opponent_mix=0.1)' poki
 # Pooled over matches on the stored files (spec names as played, see above).
 $PY $OUT/paired.py RRhouse,RLhouse 'poki(preflop=loose)' poki
 $PY $OUT/paired.py RRabl,RRabl2 'poki(preflop=loose)' poki
+$PY $OUT/paired.py "RL4:poki(preflop=loose),RL4b" poki range-reader-loosest
