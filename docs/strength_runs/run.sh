@@ -142,3 +142,4 @@ $PY $OUT/paired.py RLpost 'poki(opponent_mix=0.1)' poki
 $PY $OUT/paired.py RRhouse,RLhouse 'poki(preflop=loose)' poki
 $PY $OUT/paired.py RRabl,RRabl2 'poki(preflop=loose)' poki
 $PY $OUT/paired.py "RL4:poki(preflop=loose),RL4b" poki range-reader-loosest
+$PY $OUT/paired.py "RL1:poki(preflop=loose),RL1b" poki range-reader
