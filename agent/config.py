@@ -131,7 +131,9 @@ class EngineConfig:
     weights: str = "modeled"
     potential: bool = True
     opponent_model: str = "specific"
-    preflop: str = "moderate"
+    # Pre-flop income-rate thresholds (agent.engine.preflop): "loose" since issue 42, where it
+    # beat "moderate" beside the range reader and in the house field, paired (docs/strength.md).
+    preflop: str = "loose"
     bet_threshold: float = 0.5
     raise_threshold: float = 0.85
     reraise_step: float = 0.05

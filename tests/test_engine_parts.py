@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,6 +176,18 @@ def test_preflop_thresholds_grow_with_position():
     assert choose_strategy(50.0, 0) == PS.CALL1
     assert choose_strategy(50.0, 9) == PS.MAKE0  # the same hand under the gun
     assert choose_strategy(50.0, 9, "loose") == PS.MAKE1
+
+
+def test_shipped_preflop_is_loose():
+    """Since issue 42 Poki ships the loose pre-flop thresholds (docs/strength.md, "The
+    range reader"): the default and the shipped config.toml agree on it, and the old
+    setting stays selectable. A hand of income rate 50 under the gun at ten seats is
+    played by the shipped player and folded by the old default."""
+    shipped = tomllib.loads((Path(__file__).resolve().parents[1] / "config.toml").read_text())
+    assert EngineConfig().preflop == "loose"
+    assert parse_config(shipped).engine.preflop == "loose"
+    assert choose_strategy(50.0, 9, EngineConfig().preflop) == PS.MAKE1
+    assert choose_strategy(50.0, 9, EngineConfig(preflop="moderate").preflop) == PS.MAKE0
 
 
 def test_preflop_actions():

@@ -8,6 +8,11 @@ Usage: paired.py NAME SPEC_A SPEC_B [NAME_B]
   SPEC_A / SPEC_B: specs as the JSON prints them (e.g. "poki(bettor=triples)").
   NAME_B: SPEC_B's players are taken from this other match of the same seed and deals
   (e.g. the same match played cold and as a regular): the same cards, deal by deal.
+  NAME may be several matches joined by commas (RRhouse,RLhouse): the deals of all of them
+  pooled, each deal paired within its own match (no NAME_B then). NAME:SPEC names SPEC_A
+  as that match's file does (a spec prints without its default settings, so the same
+  player has another name in a match played before a default changed), e.g.
+  "RL4:poki(preflop=loose),RL4b" poki range-reader-loosest.
 
 Prints, per deal d, x_d = (mean over SPEC_A's copies) − (mean over SPEC_B's copies) of
 the small bets per hand won on that deal (all rotations), and mean(x) ± 1.96 sd(x)/√D:
@@ -15,6 +20,7 @@ the deal is the sampling unit, as in the match's own intervals, and both specs p
 same cards from the same seats, so most of the cards' luck cancels.
 """
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -53,6 +59,21 @@ def columns(d: dict, names: list[str], spec: str) -> list[int]:
 
 
 name, spec_a, spec_b = sys.argv[1], sys.argv[2], sys.argv[3]
+if "," in name:
+    if len(sys.argv) > 4:
+        sys.exit("pooled matches (NAME,NAME) take no NAME_B")
+    xs, parts = [], []
+    for entry in re.split(r",(?![^()]*\))", name):  # commas outside a spec's parentheses
+        one, _, own_a = entry.partition(":")
+        d, names, sb = load(one)
+        a, b = columns(d, names, own_a or spec_a), columns(d, names, spec_b)
+        xs.append(sb[:, a].mean(axis=1) - sb[:, b].mean(axis=1))
+        parts.append(f"{one} seed {d['seed']} {d['deals']}")
+    x = np.concatenate(xs)
+    half = 1.96 * x.std(ddof=1) / np.sqrt(x.size)
+    print(f"pooled ({'; '.join(parts)}; {x.size} deals): {spec_a} minus {spec_b}: "
+          f"{x.mean():+.3f} ± {half:.3f} sb/hand (paired by deal)")
+    sys.exit(0)
 d, names, sb = load(name)
 d_b, names_b, sb_b = (d, names, sb) if len(sys.argv) < 5 else load(sys.argv[4])
 if (d_b["seed"], d_b["deals"]) != (d["seed"], d["deals"]):

@@ -3,6 +3,8 @@
 # they were measured with), one at a time (2 workers, nice 5); each writes NAME.json here
 # and paired.py reduces the per-hand results to NAME.deals.json. Hours on two cores.
 # Run from anywhere; POKI="python -m agent.cli" runs a checkout without installing.
+# `poki` has had the loose pre-flop thresholds since issue 42 (item 3); the rows measured
+# before it were played with what is `poki(preflop=moderate)` now (add it to replay them).
 cd "$(dirname "$0")/../.."
 P=${POKI:-.venv/bin/poki}
 OUT=docs/strength_runs
@@ -74,13 +76,18 @@ $PY $OUT/paired.py S10d poki 'poki(bettor=triples)'
 $PY $OUT/acpc_table.py 2000 2027 17
 # The rows of the table:
 $PY $OUT/summarize.py field4 regular4 cold4 S4 S10d B4 fieldAB5
-# The range reader (issue 42): the issue's field with each of its settings, fresh seeds.
-for row in "RR2 range-reader 4202" "RR3 range-reader-tightest 4203" "RR4 range-reader-loosest 4204"; do
+# The range reader (issue 42): the issue's field with each of its settings, fresh seeds;
+# RR* with Poki as it was then (moderate pre-flop thresholds), RL* with the loose default
+# of item 3 (below).
+for row in "RR2 range-reader 4202 poki(preflop=moderate)" "RR3 range-reader-tightest 4203 poki(preflop=moderate)" \
+        "RR4 range-reader-loosest 4204 poki(preflop=moderate)" "RL1 range-reader 4221 poki" \
+        "RL4 range-reader-loosest 4223 poki" "RL3 range-reader-tightest 4224 poki" \
+        "RL4b range-reader-loosest 4226 poki" "RL1b range-reader 4227 poki"; do
     set -- $row
-    F="poki $2 mc tight-aggressive call"
+    F="$4 $2 mc tight-aggressive call"
     nice -n 5 $P match $F $F --deals 2000 --seed $3 --workers 2 --name $1 --json --json-hands --no-progress \
         > $OUT/$1.json
-    $PY $OUT/paired.py $1 poki $2
+    $PY $OUT/paired.py $1 "$4" $2
     $PY $OUT/paired.py $1 $2 mc
 done
 # Where the difference lies (docs/lab/strength.md §14): by situation on RR2's first 1,000
@@ -104,3 +111,35 @@ nice -n 5 $P match poki 'poki(preflop=loose)' mc mc tight-aggressive tight-aggre
     loose-passive rr --deals 800 --seed 4207 --workers 2 --name RRhouse --json --json-hands --no-progress \
     > $OUT/RRhouse.json
 $PY $OUT/paired.py RRhouse 'poki(preflop=loose)' poki
+# Issue 42 item 3: the loose pre-flop thresholds, `poki`'s default since then (the old default
+# is `poki(preflop=moderate)`). A spec prints without its default settings, so the files
+# played before the change (RL1, RL4, RLhouse and the RR* ones) name the loose player
+# `poki(preflop=loose)` and the moderate one `poki`; RL3 and later name them `poki` and
+# `poki(preflop=moderate)`, as these commands (with the code as it is now) do.
+# (RL1, RL4, RL3, RL4b, RL1b: in the loop of the range-reader rows above.)
+# The house field with both pre-flop settings (as RRhouse, a fresh seed).
+M='poki(preflop=moderate)'
+nice -n 5 $P match "$M" poki mc mc tight-aggressive tight-aggressive tight-passive loose-aggressive \
+    loose-passive rr --deals 2000 --seed 4222 --workers 2 --name RLhouse --json --json-hands --no-progress \
+    > $OUT/RLhouse.json
+$PY $OUT/paired.py RLhouse poki "$M"
+# The house-field row again on field4's deals (seed 6204; T is loose too now), and the
+# loose poki against the moderate one of field4, paired across the two matches.
+nice -n 5 $P match poki 'poki(bettor=triples)' $FIELD --deals 2000 --seed 6204 --workers 2 --name field4L --json \
+    --json-hands --no-progress > $OUT/field4L.json
+$PY $OUT/paired.py field4L poki mc
+$PY $OUT/paired.py field4L poki 'poki(bettor=triples)'
+$PY $OUT/paired.py field4L poki poki field4
+# A post-flop lever beside the range reader (lab §14): lower betting thresholds, a smaller
+# opponent mix, one copy each beside two copies of the (loose) poki.
+A='poki(bet_threshold=0.4,raise_threshold=0.75)'
+B='poki(opponent_mix=0.1)'
+nice -n 5 $P match poki poki "$A" "$B" range-reader range-reader mc tight-aggressive call call --deals 1200 \
+    --seed 4225 --workers 2 --name RLpost --json --json-hands --no-progress > $OUT/RLpost.json
+$PY $OUT/paired.py RLpost 'poki(bet_threshold=0.4, raise_threshold=0.75)' poki
+$PY $OUT/paired.py RLpost 'poki(opponent_mix=0.1)' poki
+# Pooled over matches on the stored files (spec names as played, see above).
+$PY $OUT/paired.py RRhouse,RLhouse 'poki(preflop=loose)' poki
+$PY $OUT/paired.py RRabl,RRabl2 'poki(preflop=loose)' poki
+$PY $OUT/paired.py "RL4:poki(preflop=loose),RL4b" poki range-reader-loosest
+$PY $OUT/paired.py "RL1:poki(preflop=loose),RL1b" poki range-reader
