@@ -1,10 +1,15 @@
-"""Large room files built from the real ones of ../shared/data/fpdb-lhe, for the memory
-tests of the room readers (tests/test_rooms.py) and the figures of docs/reliability.md."""
+"""Room files for the tests: large ones built from the real ones of ../shared/data/fpdb-lhe
+(the memory tests of the room readers, tests/test_rooms.py, and the figures of
+docs/reliability.md), and a file's hands read straight through its room's reader."""
 from __future__ import annotations
 
 import random
 import re
 from pathlib import Path
+
+from agent.game.tracker import Tracker
+from connectors.logs import rooms
+from connectors.logs.sources import ROOM_READERS
 
 _GAME = re.compile(rb'<game gamecode="\d+">.*?</game>', re.S)
 
@@ -41,3 +46,18 @@ def with_junk(source: Path, out: Path, size: int, rng: random.Random) -> None:
             n = min(left, 1 << 20)
             f.write(rng.randbytes(n))
             left -= n
+
+
+def hand_records(path: Path) -> list:
+    """The record of each hand of a room's file, read by the room that identifies it and
+    tracked by the rules (no database): what the readers make of the file, hand by hand."""
+    text = rooms.decode(path.read_bytes())
+    reader = next(r for r in ROOM_READERS.values() if r.identify(text))
+    out = []
+    for line, body in reader.split_hands(text):
+        tracker = Tracker()
+        record = None
+        for event in rooms.hand_events(reader.parse_hand(body, f"{path}:{line}")):
+            record = tracker.apply(event)
+        out.append(record)
+    return out

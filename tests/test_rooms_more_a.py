@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from room_files import hand_records
 from test_report_fpdb import SAME, _ours
 
 from agent.cli import main
@@ -38,18 +39,6 @@ FOLDERS = {"Cake": ("cake", 3), "Bovada": ("bovada", 362), "Winamax": ("winamax"
 # holdings, another board): refused, named, not stored.
 BOVADA_BROKEN = "LHE-USD-8-16-201204.old.format.txt:7822"
 
-
-def _records(path: Path) -> list:
-    text = rooms.decode(path.read_bytes())
-    reader = next(r for r in ROOM_READERS.values() if r.identify(text))
-    out = []
-    for line, body in reader.split_hands(text):
-        tracker = Tracker()
-        record = None
-        for event in rooms.hand_events(reader.parse_hand(body, f"{path}:{line}")):
-            record = tracker.apply(event)
-        out.append(record)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +167,7 @@ def test_cake_flags_and_profits_are_fpdbs() -> None:
     compared = 0
     for hp in sorted((MORE / "Cake").glob("*.hp")):
         expected = ast.literal_eval(hp.read_text())
-        (record,) = _records(hp.with_suffix(""))
+        (record,) = hand_records(hp.with_suffix(""))
         ids, flags, pos = _ours(record)
         for player, fp in expected.items():
             result = next(r for r in record.results if r.player == player)

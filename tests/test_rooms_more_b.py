@@ -14,6 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from room_files import hand_records
 
 from agent.cli import main
 from agent.game.tracker import Tracker
@@ -97,18 +98,6 @@ def test_each_hand_agrees_with_what_the_room_printed(tmp_path, capsys) -> None:
         assert heroes == 5
 
 
-def _records(path: Path) -> list:
-    text = rooms.decode(path.read_bytes())
-    reader = next(r for r in ROOM_READERS.values() if r.identify(text))
-    out = []
-    for line, body in reader.split_hands(text):
-        tracker = Tracker()
-        record = None
-        for event in rooms.hand_events(reader.parse_hand(body, f"{path}:{line}")):
-            record = tracker.apply(event)
-        out.append(record)
-    return out
-
 
 def test_the_written_case_of_each_room() -> None:
     """Each room's hardest hand as the room writes it (tests/room_cases_b): a short stack
@@ -117,7 +106,7 @@ def test_the_written_case_of_each_room() -> None:
     blind, nets)."""
     got = {}
     for path in sorted(CASES.iterdir()):
-        (record,) = _records(path)
+        (record,) = hand_records(path)
         won = {r.player: r.won for r in record.results}
         put = {r.player: r.put_in for r in record.results}
         assert sum(put.values()) == sum(won.values()) + record.rake, path.name
